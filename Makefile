@@ -1,0 +1,81 @@
+# verbsh: an interactive shell for RDMA verbs.
+#   make          build ./verbsh and ./verbs.so
+#   make run      build, then open the shell on a real device (or in the rxe micro-VM)
+#   make test     host tests, then device tests on rxe (host device or micro-VM),
+#                 then the same under ASan+UBSan
+#   make bench    benchmarks (in the micro-VM unless the host has a device)
+#   make clean    remove build output (the VM cache in .cache/ is kept)
+
+PKGS    := libibverbs librdmacm lua5.4 readline
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
+DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
+DEPLIBS   = $(shell pkg-config --libs $(PKGS))
+ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
+
+# The bindings (everything but the shell's own main and REPL) go into both
+# ./verbsh and the Lua C module ./verbs.so.
+SHELL_SRC := src/main.c src/repl.c
+LIB_SRC   := $(filter-out $(SHELL_SRC),$(wildcard src/*.c))
+LUA_SRC   := $(sort $(wildcard lua/*.lua))
+EMBED_C   := build/embedded_lua.c
+
+OBJ_DIR   := build/obj
+LIB_OBJ   := $(LIB_SRC:src/%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/embedded_lua.o
+SHELL_OBJ := $(SHELL_SRC:src/%.c=$(OBJ_DIR)/%.o)
+PIC_OBJ   := $(LIB_OBJ:$(OBJ_DIR)/%.o=build/pic/%.o)
+
+ASAN_DIR  := build/asan
+ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+
+.PHONY: all deps run test test-host test-device bench clean asan
+all: deps verbsh verbs.so
+
+deps:
+	@scripts/deps build
+
+verbsh: $(SHELL_OBJ) $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
+
+# The module must not link liblua itself: the interpreter that loads it provides Lua.
+verbs.so: $(PIC_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm)
+
+$(OBJ_DIR)/%.o: src/%.c src/*.h | $(OBJ_DIR)
+	$(CC) $(ALLCFLAGS) -c -o $@ $<
+$(OBJ_DIR)/embedded_lua.o: $(EMBED_C) | $(OBJ_DIR)
+	$(CC) $(ALLCFLAGS) -c -o $@ $<
+build/pic/%.o: src/%.c src/*.h | build/pic
+	$(CC) $(ALLCFLAGS) -fPIC -c -o $@ $<
+build/pic/embedded_lua.o: $(EMBED_C) | build/pic
+	$(CC) $(ALLCFLAGS) -fPIC -c -o $@ $<
+
+# lua/*.lua are compiled into the binary so that verbsh and verbs.so need no
+# install path to find their Lua half.
+$(EMBED_C): $(LUA_SRC) scripts/embed.lua | build
+	lua5.4 scripts/embed.lua $@ $(LUA_SRC)
+
+build $(OBJ_DIR) build/pic:
+	mkdir -p $@
+
+# The same program under ASan+UBSan, for `make test`.
+asan: deps
+	$(MAKE) --no-print-directory OBJ_DIR=$(ASAN_DIR)/obj CFLAGS="$(ASAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=address,undefined" $(ASAN_DIR)/verbsh
+$(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
+
+run: all
+	@scripts/run-shell
+
+test: all asan
+	@scripts/deps test
+	@tests/run
+
+bench: all
+	@scripts/deps bench
+	@$(MAKE) --no-print-directory -C bench
+
+clean:
+	rm -rf build verbsh verbs.so

@@ -1,0 +1,14 @@
+/* The Lua half of verbsh (lua/*.lua), compiled in by scripts/embed.lua. */
+#ifndef VERBSH_EMBEDDED_H
+#define VERBSH_EMBEDDED_H
+#include <stddef.h>
+
+struct embedded_lua {
+	const char *name;   /* module name: file name without ".lua" */
+	const char *source;
+	size_t len;
+};
+
+/* Terminated by an entry whose name is NULL. */
+extern const struct embedded_lua embedded_lua[];
+#endif
