@@ -20,10 +20,10 @@ void embedded_lua_preload(lua_State *L)
 {
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
 	for (int i = 0; embedded_lua[i].name; i++) {
+		lua_pushfstring(L, "verbs.%s", embedded_lua[i].name);
 		lua_pushinteger(L, i);
 		lua_pushcclosure(L, load_embedded, 1);
-		lua_setfield(L, -2, lua_pushfstring(L, "verbs.%s", embedded_lua[i].name));
-		lua_pop(L, 1); /* the name */
+		lua_rawset(L, -3);
 	}
 	lua_pop(L, 1);
 }
