@@ -1,4 +1,4 @@
-/* The Lua half of verbsh (lua/*.lua), compiled in by scripts/embed.lua. */
+/* The Lua half of verbsh (the files in lua/), compiled in by scripts/embed.lua. */
 #ifndef VERBSH_EMBEDDED_H
 #define VERBSH_EMBEDDED_H
 #include <stddef.h>

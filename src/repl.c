@@ -1,0 +1,1 @@
+/* REPL: to be written. */
