@@ -1,0 +1,25 @@
+# Shared by every .bats file: `load ../helpers`.
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+# The binary under test: ./verbsh, or build/asan/verbsh when tests/run runs
+# the suite again under ASan+UBSan.
+: "${VERBSH:=$ROOT/verbsh}"
+case $VERBSH in /*) ;; *) VERBSH=$ROOT/$VERBSH ;; esac
+export VERBSH ROOT
+# ASan: the process's own leaks fail the test; libibverbs' provider cache
+# (loaded once, on purpose kept until exit) is suppressed.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+[ -f "$ROOT/tests/lsan.supp" ] && export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/tests/lsan.supp}
+
+# Device tests need rxe: tests/run sets RXE_* (from the micro-VM or from the
+# host's own active port). Fail loudly when run some other way without them.
+require_device() {
+    if [ -z "${RXE_DEV:-}" ]; then
+        echo "no RDMA device: run device tests through tests/run or scripts/rxe-vm" >&2
+        return 1
+    fi
+}
+
+# Runs a Lua chunk in verbsh: vsh 'print(1)'
+vsh() { "$VERBSH" -e "$1"; }
