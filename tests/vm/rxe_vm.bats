@@ -1,0 +1,96 @@
+#!/usr/bin/env bats
+# The micro-VM harness itself. Each test boots its own guest (about 5 s).
+load ../helpers
+
+vm() { "$ROOT/scripts/rxe-vm" "$@"; }
+
+@test "rxe-vm passes the exit status through (0, 1, 3, 42)" {
+    for n in 0 1 3 42; do
+        run vm -- sh -c "exit $n"
+        [ "$status" -eq "$n" ] || { echo "exit $n came back as $status: $output"; return 1; }
+    done
+}
+
+@test "rxe-vm passes stdout and stderr through, separately and binary-safe" {
+    cd "$BATS_TEST_TMPDIR"
+    # Every byte value, then 1 MB of random bytes; the guest reports the hash
+    # of what it sent on stderr.
+    vm -- sh -c 'f=$(mktemp); { for i in $(seq 0 255); do printf "\\$(printf %o $i)"; done;
+                 head -c 1000000 /dev/urandom; } >$f; sha256sum <$f >&2; cat $f' \
+        >out.bin 2>err.txt
+    [ "$(stat -c %s out.bin)" -eq 1000256 ]
+    [ "$(head -c 256 out.bin | od -An -tx1 | tr -d ' \n' | cut -c1-8,505-512)" = 00010203fcfdfeff ]
+    [ "$(sha256sum <out.bin)" = "$(cat err.txt)" ]
+}
+
+@test "rxe-vm runs the command in the caller's working directory" {
+    mkdir -p "$BATS_TEST_TMPDIR/some dir"
+    cd "$BATS_TEST_TMPDIR/some dir"
+    run vm -- pwd
+    [ "$status" -eq 0 ]
+    [ "$output" = "$BATS_TEST_TMPDIR/some dir" ]
+}
+
+@test "rxe-vm ends a guest that runs too long with exit 124 and says so" {
+    run vm --timeout 12 -- sleep 600
+    [ "$status" -eq 124 ]
+    [[ $output == *"timeout: the guest did not finish within 12s"* ]]
+}
+
+@test "rxe-vm reports a guest kernel panic with the console tail and exit 125" {
+    run vm -- sh -c 'echo c >/proc/sysrq-trigger; sleep 60'
+    [ "$status" -eq 125 ]
+    [[ $output == *"never reported an exit status"* ]]
+    [[ $output == *"Kernel panic"* ]]
+}
+
+@test "rxe-vm fails clearly when qemu cannot start" {
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    printf '#!/bin/sh\necho "qemu: simulated failure" >&2\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/qemu-system-x86_64"
+    chmod +x "$BATS_TEST_TMPDIR/bin/qemu-system-x86_64"
+    PATH=$BATS_TEST_TMPDIR/bin:$PATH run vm -- true
+    [ "$status" -eq 125 ]
+    [[ $output == *"never reported an exit status"* ]]
+    [[ $output == *"simulated failure"* ]]
+}
+
+@test "rxe-vm exports the device environment and unlimited memlock" {
+    run vm -- sh -c 'echo "$RXE_DEV $RXE_NETDEV $RXE_ADDR $RXE_GID_INDEX $(ulimit -l)";
+        cat /sys/class/infiniband/$RXE_DEV/ports/1/gid_attrs/types/$RXE_GID_INDEX
+        cat /sys/class/infiniband/$RXE_DEV/ports/1/gids/$RXE_GID_INDEX'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "rxe0 dummy0 192.0.2.1 ${lines[0]##* 192.0.2.1 }" ]
+    [[ ${lines[0]} == *" unlimited" ]]
+    [ "${lines[1]}" = "RoCE v2" ]
+    [ "${lines[2]}" = "0000:0000:0000:0000:0000:ffff:c000:0201" ]
+}
+
+@test "rxe-vm with no command gives an interactive shell on a real tty" {
+    cd "$ROOT"
+    run expect -c '
+        set timeout 60
+        spawn scripts/rxe-vm
+        expect -re {[#$] $}
+        send "tty; echo rows=\$((6*7)); exit 7\r"
+        expect "rows=42"
+        expect eof
+        lassign [wait] pid spawnid os_error value
+        exit $value'
+    [ "$status" -eq 7 ]
+    [[ $output == *"/dev/hvc0"* ]]
+}
+
+@test "rxe-vm --two: rxe0 and rxe1 on a veth pair carry ibv_rc_pingpong" {
+    run vm --two -- sh -c '
+        echo "$RXE_DEV $RXE_NETDEV $RXE1_DEV $RXE1_NETDEV"
+        ibv_rc_pingpong -d rxe0 -g $RXE_GID_INDEX -n 100 >srv.out 2>&1 &
+        for i in $(seq 50); do ss -ltn | grep -q :18515 && break; sleep 0.1; done
+        ibv_rc_pingpong -d rxe1 -g $RXE1_GID_INDEX -n 100 $RXE_ADDR || exit 1
+        wait $! || { cat srv.out; exit 1; }
+        cat /sys/class/net/veth0/statistics/tx_packets'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "rxe0 veth0 rxe1 veth1" ]
+    [[ $output == *"100 iters in"* ]]
+    # the RDMA traffic really crossed the veth pair
+    [ "${lines[-1]}" -ge 200 ]
+}
