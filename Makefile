@@ -29,7 +29,7 @@ PIC_OBJ   := $(LIB_OBJ:$(OBJ_DIR)/%.o=build/pic/%.o)
 ASAN_DIR  := build/asan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: all deps run test test-host test-device bench clean asan
+.PHONY: all deps deps-test run test test-host test-device bench clean asan
 all: deps verbsh verbs.so
 
 deps:
@@ -67,11 +67,12 @@ $(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
 
 run: all
-	@scripts/run-shell
+	@scripts/run-shell $(ARGS)
 
-test: all asan
-	@scripts/deps test
+test: deps-test all asan
 	@tests/run
+deps-test:
+	@scripts/deps test
 
 bench: all
 	@scripts/deps bench
