@@ -1,0 +1,64 @@
+-- The benchmark's bulk row: post many WRs in batches, then poll them all,
+-- watching peak RSS stay flat from batch to batch.
+--   verbsh bench/bulk.lua [TOTAL_WRS [BATCH]]
+-- RDMA WRITEs need no receive on the far side, so the loop is all posting
+-- and polling.
+local total = tonumber(arg[1]) or 1000000
+local batch = tonumber(arg[2]) or 64
+local gid_index = tonumber(os.getenv("RXE_GID_INDEX")) or 1
+
+local ctx = verbs.open()
+local pd = ctx:alloc_pd()
+local mr = pd:reg_mr(65536, { "LOCAL_WRITE", "REMOTE_WRITE" })
+local gid = ctx:query_gid(1, gid_index)
+local cq = ctx:create_cq(batch * 2)
+local function rc_qp()
+  return pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
+    cap = { max_send_wr = batch, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }
+end
+local qa, qb = rc_qp(), rc_qp()
+for _, p in ipairs{ { qa, qb }, { qb, qa } } do
+  local qp, remote = p[1], p[2]
+  qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = "REMOTE_WRITE" }
+  qp:modify{ qp_state = "RTR", path_mtu = "1024", dest_qp_num = remote.qp_num, rq_psn = 0,
+             max_dest_rd_atomic = 1, min_rnr_timer = 1,
+             ah_attr = { is_global = 1, port_num = 1,
+                         grh = { dgid = gid, sgid_index = gid_index, hop_limit = 1 } } }
+  qp:modify{ qp_state = "RTS", sq_psn = 0, timeout = 14, retry_cnt = 7, rnr_retry = 7,
+             max_rd_atomic = 1 }
+end
+
+local wrs = {}
+for i = 1, batch do
+  wrs[i] = { wr_id = i, opcode = "RDMA_WRITE", send_flags = "SIGNALED",
+             sg_list = { { mr = mr, offset = 0, length = 64 } },
+             rdma = { remote_addr = mr.addr + 4096 + (i - 1) * 64, rkey = mr.rkey } }
+end
+
+local function now()
+  local f = assert(io.open("/proc/uptime"))
+  local t = f:read("n"); f:close(); return t
+end
+local function peak_rss_kb()
+  for line in io.lines("/proc/self/status") do
+    local kb = line:match("^VmHWM:%s*(%d+)")
+    if kb then return tonumber(kb) end
+  end
+end
+
+local clock = verbs.now or now
+local done, batches = 0, total // batch
+local rss = {}
+local t0 = clock()
+for b = 1, batches do
+  qa:post_send(wrs)
+  local wcs = cq:wait(batch)
+  for i = 1, #wcs do
+    if wcs[i].status ~= "SUCCESS" then error("bulk: " .. tostring(wcs[i])) end
+  end
+  done = done + #wcs
+  if b == 1 or b % (batches // 4) == 0 then rss[#rss + 1] = peak_rss_kb() end
+end
+local secs = clock() - t0
+print(("iters=%d seconds=%.3f iters_per_sec=%.0f"):format(done, secs, done / secs))
+print(("rss peak (KiB) after batch 1 and each quarter: %s"):format(table.concat(rss, " ")))
