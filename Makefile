@@ -69,14 +69,18 @@ $(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 run: all
 	@scripts/run-shell $(ARGS)
 
-test: deps-test all asan
+test: deps-test all asan bench/rc_loop
 	@tests/run
 deps-test:
 	@scripts/deps test
 
-bench: all
+bench: all bench/rc_loop
 	@scripts/deps bench
-	@$(MAKE) --no-print-directory -C bench
+	@bench/run
+
+# The C row of the benchmark: plain libibverbs, no verbsh.
+bench/rc_loop: bench/rc_loop.c
+	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $< $(shell pkg-config --cflags --libs libibverbs)
 
 clean:
-	rm -rf build verbsh verbs.so
+	rm -rf build verbsh verbs.so bench/rc_loop
