@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# verbs.oob: the out-of-band exchange between two processes, over TCP on
+# loopback. No RDMA device needed.
+load ../helpers
+
+# A free TCP port for this test.
+port() { echo $((20000 + (RANDOM % 20000))); }
+
+@test "oob: two processes swap connection data as typed values" {
+    p=$(port)
+    "$VERBSH" -e "
+        local oob = require 'verbs.oob'
+        local l = oob.listen($p)
+        local c = l:accept()
+        local peer = c:recv()
+        c:send{ qp_num = 0x12, psn = 0xabcdef, gid = '::ffff:192.0.2.1', lid = 0 }
+        print(('server got qp_num=%#x rkey=%#x addr=%#x ok=%s'):format(peer.qp_num, peer.rkey, peer.addr, peer.ok))
+    " >"$BATS_TEST_TMPDIR/srv" 2>&1 &
+    run "$VERBSH" -e "
+        local oob = require 'verbs.oob'
+        local c = oob.connect('127.0.0.1', $p)
+        c:send{ qp_num = 0x11, rkey = 0x1234, addr = 0x7f0000001000, ok = true }
+        local peer = c:recv()
+        print(('client got qp_num=%#x psn=%#x gid=%s %s'):format(peer.qp_num, peer.psn, peer.gid, math.type(peer.lid)))
+    "
+    wait $!
+    [ "$status" -eq 0 ]
+    [ "$output" = "client got qp_num=0x12 psn=0xabcdef gid=::ffff:192.0.2.1 integer" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/srv")" = "server got qp_num=0x11 rkey=0x1234 addr=0x7f0000001000 ok=true" ]
+}
+
+@test "oob: a peer that sends garbage gives a clear error" {
+    p=$(port)
+    "$VERBSH" -e "
+        local s = require('socket').bind('127.0.0.1', $p)
+        local c = s:accept(); c:send('HELLO I AM NOT VERBSH\n'); require('socket').sleep(2)
+    " &
+    run "$VERBSH" -e "local c = require('verbs.oob').connect('127.0.0.1', $p); c:recv()"
+    wait
+    [ "$status" -eq 1 ]
+    [[ $output == *"oob: bad message from 127.0.0.1:$p: not a verbsh-oob/1 message"* ]]
+}
+
+@test "oob: a peer that closes early gives a clear error" {
+    p=$(port)
+    "$VERBSH" -e "
+        local s = require('socket').bind('127.0.0.1', $p)
+        local c = s:accept(); c:send('verbsh-oob/1 qp_num=i:1'); c:close()
+    " &
+    run "$VERBSH" -e "local c = require('verbs.oob').connect('127.0.0.1', $p); c:recv()"
+    wait
+    [ "$status" -eq 1 ]
+    [[ $output == *"closed the connection in the middle of a message"* ]]
+}
+
+@test "oob: a silent peer times out instead of hanging" {
+    p=$(port)
+    "$VERBSH" -e "
+        local s = require('socket').bind('127.0.0.1', $p)
+        local c = s:accept(); require('socket').sleep(5)
+    " &
+    SECONDS=0
+    run "$VERBSH" -e "local oob = require('verbs.oob'); oob.timeout = 1; oob.connect('127.0.0.1', $p):recv()"
+    kill %1 2>/dev/null || true
+    [ "$status" -eq 1 ]
+    [[ $output == *"no message from 127.0.0.1:$p within 1s"* ]]
+    [ "$SECONDS" -lt 5 ]
+}
+
+@test "oob: malformed fields and unsendable values are errors" {
+    run "$VERBSH" -e "
+        local oob = require 'verbs.oob'
+        for _, line in ipairs{ 'verbsh-oob/1 qp_num=i:12x', 'verbsh-oob/1 s=s:%4', 'verbsh-oob/1 =i:1' } do
+            print((select(2, pcall(oob.decode, line, 'peer'))))
+        end
+        print((select(2, pcall(oob.encode, { f = print }))))
+        print((select(2, pcall(oob.encode, { [1] = 2 }))))
+    "
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == *'malformed field "qp_num=i:12x"'* ]]
+    [[ ${lines[1]} == *'malformed field "s=s:%4"'* ]]
+    [[ ${lines[2]} == *'malformed field "=i:1"'* ]]
+    [[ ${lines[3]} == *"cannot send a function value"* ]]
+    [[ ${lines[4]} == *"bad key"* ]]
+}
+
+@test "oob: listen binds to 127.0.0.1 unless told otherwise" {
+    run "$VERBSH" -e "local l = require('verbs.oob').listen(0); print(l.addr, l.port > 0, tostring(l))"
+    [ "$status" -eq 0 ]
+    [[ $output == "127.0.0.1	true	oob listener on 127.0.0.1:"* ]]
+}
