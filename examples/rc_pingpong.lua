@@ -1,0 +1,55 @@
+-- An RC ping-pong that interoperates with rdma-core's ibv_rc_pingpong, as
+-- client or as server: same TCP exchange, same QP attributes, same loop.
+--
+--   verbsh examples/rc_pingpong.lua [-d DEV] [-g GID_INDEX] [-n ITERS]
+--                                   [-s SIZE] [-p PORT] [-r RX_DEPTH] [SERVER]
+--
+-- Without SERVER it waits for a client, like `ibv_rc_pingpong -g 1`;
+-- with it, it connects, like `ibv_rc_pingpong -g 1 SERVER`.
+local pp = dofile((arg[0]:match("^(.*)/") or ".") .. "/pingpong.lua")
+local opt, server = pp.options(arg, { n = 1000, s = 4096, p = 18515, r = 500 },
+  "usage: rc_pingpong.lua [-d DEV] [-g GID_INDEX] [-n ITERS] [-s SIZE] [-p PORT] [-r RX_DEPTH] [SERVER]")
+
+local ctx = verbs.open(opt.d)
+local gid_index = opt.g or tonumber(os.getenv("RXE_GID_INDEX")) or 0
+local pd = ctx:alloc_pd()
+local mr = pd:reg_mr(opt.s, "LOCAL_WRITE")
+local cq = ctx:create_cq(opt.r + 1)
+local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
+  cap = { max_send_wr = 1, max_recv_wr = opt.r, max_send_sge = 1, max_recv_sge = 1 } }
+qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0 }
+
+local recv_wr = { wr_id = 1, sg_list = { { mr = mr, offset = 0, length = opt.s } } }
+local send_wr = { wr_id = 2, opcode = "SEND", send_flags = "SIGNALED",
+                  sg_list = { { mr = mr, offset = 0, length = opt.s } } }
+local function post_recvs(n)
+  local list = {}
+  for k = 1, n do list[k] = recv_wr end
+  qp:post_recv(list)
+end
+post_recvs(opt.r)
+
+local mine = { lid = ctx:query_port(1).lid, qpn = qp.qp_num, psn = math.random(0, 0xffffff),
+               gid = ctx:query_gid(1, gid_index) }
+pp.show("local address: ", mine)
+
+-- The same attributes as ibv_rc_pingpong's pp_connect_ctx.
+local function connect(dest)
+  qp:modify{ qp_state = "RTR", path_mtu = "1024", dest_qp_num = dest.qpn, rq_psn = dest.psn,
+    max_dest_rd_atomic = 1, min_rnr_timer = 12,
+    ah_attr = { is_global = 1, dlid = dest.lid, sl = 0, port_num = 1,
+                grh = { dgid = dest.gid, sgid_index = gid_index, hop_limit = 1 } } }
+  qp:modify{ qp_state = "RTS", timeout = 14, retry_cnt = 7, rnr_retry = 7,
+             sq_psn = mine.psn, max_rd_atomic = 1 }
+end
+
+local dest, sock
+if server then
+  dest, sock = pp.client(server, opt.p, mine)
+  connect(dest)
+else
+  dest, sock = pp.server(opt.p, mine, connect)
+end
+pp.show("remote address:", dest)
+pp.report(opt, pp.loop(qp, cq, send_wr, post_recvs, opt, server ~= nil))
+sock:close()
