@@ -1,0 +1,340 @@
+#!/usr/bin/env bats
+# verbs.explain with synthetic error objects and WCs: no RDMA device needed.
+# The expected attribute lists are written out here from the kernel's
+# qp_state_table, independently of the module's own table.
+load ../helpers
+
+# Runs Lua with x = verbs.explain and mq(type, from, to, attr[, errname]) =
+# the text of an ibv_modify_qp error whose mask is attr's keys.
+xl() {
+    run "$VERBSH" -e "
+        x = require 'verbs.explain'
+        function mq(qp_type, from, to, attr, errname)
+          attr.qp_state = to
+          errname = errname or 'EINVAL'
+          return tostring(x.verb_error{ verb = 'ibv_modify_qp', errno = x.ERRNO[errname], errname = errname,
+            context = { qp_type = qp_type, cur_state = from, qp_state = to, attr = attr } })
+        end
+        $1"
+}
+
+# Full, correct attribute sets per transition, by IBV_QP_* name -> attr key.
+REQUIRED='
+  REQ = {
+    RC = { ["RESET INIT"] = { PKEY_INDEX = "pkey_index", PORT = "port_num", ACCESS_FLAGS = "qp_access_flags" },
+           ["INIT RTR"] = { AV = "ah_attr", PATH_MTU = "path_mtu", DEST_QPN = "dest_qp_num", RQ_PSN = "rq_psn",
+                            MAX_DEST_RD_ATOMIC = "max_dest_rd_atomic", MIN_RNR_TIMER = "min_rnr_timer" },
+           ["RTR RTS"] = { SQ_PSN = "sq_psn", TIMEOUT = "timeout", RETRY_CNT = "retry_cnt", RNR_RETRY = "rnr_retry",
+                           MAX_QP_RD_ATOMIC = "max_rd_atomic" } },
+    UC = { ["RESET INIT"] = { PKEY_INDEX = "pkey_index", PORT = "port_num", ACCESS_FLAGS = "qp_access_flags" },
+           ["INIT RTR"] = { AV = "ah_attr", PATH_MTU = "path_mtu", DEST_QPN = "dest_qp_num", RQ_PSN = "rq_psn" },
+           ["RTR RTS"] = { SQ_PSN = "sq_psn" } },
+    UD = { ["RESET INIT"] = { PKEY_INDEX = "pkey_index", PORT = "port_num", QKEY = "qkey" },
+           ["RTR RTS"] = { SQ_PSN = "sq_psn" } },
+  }
+  VAL = { pkey_index = 0, port_num = 1, qp_access_flags = 0, qkey = 0x11111111, path_mtu = "1024",
+          ah_attr = { is_global = 1, port_num = 1, grh = { sgid_index = 1 } }, dest_qp_num = 17, rq_psn = 0,
+          max_dest_rd_atomic = 1, min_rnr_timer = 12, sq_psn = 0, timeout = 14, retry_cnt = 7, rnr_retry = 7,
+          max_rd_atomic = 1 }
+'
+
+@test "explain: every transition with one required attribute missing names exactly that attribute" {
+    xl "$REQUIRED"'
+      local n = 0
+      for qpt, trs in pairs(REQ) do
+        for tr, req in pairs(trs) do
+          local from, to = tr:match("(%S+) (%S+)")
+          for gone, gone_key in pairs(req) do
+            local attr = {}
+            for _, key in pairs(req) do if key ~= gone_key then attr[key] = VAL[key] end end
+            local s = mq(qpt, from, to, attr)
+            local want = ("required but missing for %s %s->%s: IBV_QP_%s (%s)\n"):format(qpt, from, to, gone, gone_key)
+            if not s:find(want, 1, true) then print("MISSING NOT NAMED", qpt, tr, gone, s) end
+            for other in pairs(req) do
+              if other ~= gone and s:find("IBV_QP_" .. other .. " ", 1, true) then print("WRONGLY NAMED", qpt, tr, other) end
+            end
+            if s:find("present but not allowed", 1, true) then print("SPURIOUS EXTRA", qpt, tr, s) end
+            n = n + 1
+          end
+        end
+      end
+      print("checked " .. n)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "checked 26" ]   # RC 3+6+5, UC 3+4+1, UD 3+1
+}
+
+@test "explain: complete attribute sets produce no missing/extra finding, and say what else rxe checks" {
+    xl "$REQUIRED"'
+      for qpt, trs in pairs(REQ) do
+        for tr, req in pairs(trs) do
+          local from, to = tr:match("(%S+) (%S+)")
+          local attr = {}
+          for _, key in pairs(req) do attr[key] = VAL[key] end
+          local s = mq(qpt, from, to, attr)
+          if s:find("missing", 1, true) or s:find("not allowed", 1, true) or not s:find("rxe also checks", 1, true) then
+            print("BAD", qpt, tr, s)
+          end
+        end
+      end
+      print("done")'
+    echo "$output"
+    [ "$output" = "done" ]
+}
+
+@test "explain: two missing attributes are both named, in bit order, with the fix" {
+    xl 'print(mq("RC", "INIT", "RTR", { ah_attr = { is_global = 1, port_num = 1 }, path_mtu = "1024", rq_psn = 0, max_dest_rd_atomic = 1 }))'
+    [ "$status" -eq 0 ]
+    [[ $output == *"required but missing for RC INIT->RTR: IBV_QP_MIN_RNR_TIMER (min_rnr_timer), IBV_QP_DEST_QPN (dest_qp_num)"* ]]
+    [[ $output == *"fix: add min_rnr_timer = 12, dest_qp_num = PEER_QPN"* ]]
+}
+
+@test "explain: present but not allowed names the bit, the key and why (ACCESS_FLAGS on UD, QKEY on RC)" {
+    xl 'print(mq("UD", "RESET", "INIT", { pkey_index = 0, port_num = 1, qkey = 1, qp_access_flags = 0 }))
+        print(mq("RC", "RTR", "RTS", { sq_psn = 0, timeout = 14, retry_cnt = 7, rnr_retry = 7, max_rd_atomic = 1, qkey = 5 }))'
+    [ "$status" -eq 0 ]
+    [[ $output == *"present but not allowed in UD RESET->INIT: IBV_QP_ACCESS_FLAGS (qp_access_flags) (a UD QP has no RDMA or atomics"* ]]
+    [[ $output == *"fix: remove qp_access_flags"* ]]
+    [[ $output == *"present but not allowed in RC RTR->RTS: IBV_QP_QKEY (qkey) (Q_Keys belong to UD"* ]]
+    [[ $output == *"allowed here besides the required ones: IBV_QP_CUR_STATE (cur_qp_state), IBV_QP_ACCESS_FLAGS (qp_access_flags), IBV_QP_ALT_PATH"* ]]
+}
+
+@test "explain: illegal transitions RESET->RTS, RESET->ERR, INIT->RTS, ERR->RTS and the path to take" {
+    xl 'print(mq("RC", "RESET", "RTS", {}))
+        print(mq("UD", "RESET", "ERR", {}))
+        print(mq("RC", "INIT", "RTS", {}))
+        print(mq("RC", "ERR", "RTS", {}))'
+    [ "$status" -eq 0 ]
+    [[ $output == *"RESET->RTS is an illegal transition; from RESET a QP can go to: RESET, INIT"* ]]
+    [[ $output == *"fix: go RESET->INIT->RTR->RTS, one qp:modify per step"* ]]
+    [[ $output == *"RESET->ERR is an illegal transition"*"has no work to flush"* ]]
+    [[ $output == *"INIT->RTS is an illegal transition; from INIT a QP can go to: RESET, INIT, RTR, ERR"* ]]
+    [[ $output == *"fix: go INIT->RTR->RTS"* ]]
+    [[ $output == *"ERR->RTS is an illegal transition"*"leaves ERR only through RESET"*"fix: go ERR->RESET->INIT->RTR->RTS"* ]]
+}
+
+@test "explain: the mask may come as IBV_QP_* names or an integer; CUR_STATE outside RTR/RTS/SQD/SQE" {
+    xl 'local function e(mask, cur, to) return tostring(x.verb_error{ verb = "ibv_modify_qp", errno = 22, errname = "EINVAL",
+          context = { qp_type = "RC", cur_state = cur, qp_state = to, mask = mask, attr = {} } }) end
+        print(e({ "STATE", "PKEY_INDEX", "PORT" }, "RESET", "INIT"))
+        print(e(1 | 16 | 32 | 8 | 64, "RESET", "INIT"))
+        print(e({ "IBV_QP_STATE", "IBV_QP_CUR_STATE" }, "INIT", "INIT"))'
+    [ "$status" -eq 0 ]
+    [[ ${lines[2]} == *"required but missing for RC RESET->INIT: IBV_QP_ACCESS_FLAGS (qp_access_flags)" ]]
+    [[ $output == *"present but not allowed in RC RESET->INIT: IBV_QP_QKEY (qkey)"* ]]
+    [[ $output == *"IBV_QP_CUR_STATE (cur_qp_state) is only allowed when the QP is in RTR, RTS, SQD or SQE, not INIT"* ]]
+}
+
+@test "explain: RoCE pitfalls: is_global unset, empty sgid slot (ENODATA), timeout > 31, path_mtu" {
+    xl 'local rtr = { path_mtu = "1024", dest_qp_num = 17, rq_psn = 0, max_dest_rd_atomic = 1, min_rnr_timer = 12 }
+        rtr.ah_attr = { is_global = 0, port_num = 1, dlid = 0 }
+        print(mq("RC", "INIT", "RTR", rtr))
+        rtr.ah_attr = { is_global = 1, port_num = 1, grh = { sgid_index = 7 } }
+        print(mq("RC", "INIT", "RTR", rtr, "ENODATA"))
+        print(mq("RC", "RTR", "RTS", { sq_psn = 0, timeout = 40, retry_cnt = 7, rnr_retry = 7, max_rd_atomic = 1 }))
+        rtr.ah_attr.grh.sgid_index = 1; rtr.path_mtu = "4096"
+        print(mq("RC", "INIT", "RTR", rtr))
+        rtr.path_mtu = 1500
+        print(mq("RC", "INIT", "RTR", rtr))'
+    [ "$status" -eq 0 ]
+    [[ $output == *"why: ah_attr.is_global is not set, but rxe is RoCEv2"*"fix: ah_attr = { is_global = 1"* ]]
+    [[ $output == *"ibv_modify_qp failed: ENODATA (errno 61)"* ]]
+    [[ $output == *"grh.sgid_index 7 points at an empty slot of the port's GID table (rxe answers ENODATA, not EINVAL)"* ]]
+    [[ $output == *"timeout 40 is above 31"*"fix: timeout = 14"* ]]
+    [[ $output == *"note: path_mtu 4096: rxe refuses a path_mtu above the port's max_mtu"*"RETRY_EXC_ERR"* ]]
+    [[ $output == *"path_mtu 1500 is not an ibv_mtu (256, 512, 1024, 2048, 4096)"* ]]
+}
+
+@test "explain: post_recv in RESET, post_send before RTS, atomics, inline, num_sge, UD opcodes; bad WR index" {
+    xl 'local function p(verb, ctx) print(tostring(x.verb_error{ verb = verb, errno = 22, errname = "EINVAL", context = ctx })) end
+        p("ibv_post_recv", { bad_wr = 1, qp_type = "RC", qp_state = "RESET", wr = { wr_id = 7, sg_list = {} } })
+        p("ibv_post_send", { bad_wr = 2, qp_type = "RC", qp_state = "RTR", wr = { wr_id = 8, opcode = "SEND" } })
+        p("ibv_post_send", { bad_wr = 3, qp_type = "RC", qp_state = "RTS",
+          wr = { opcode = "ATOMIC_FETCH_AND_ADD", wr = { atomic = { remote_addr = 0x1004 } }, sg_list = { { length = 8 } } } })
+        p("ibv_post_send", { bad_wr = 1, qp_type = "RC", qp_state = "RTS",
+          wr = { opcode = "IBV_WR_ATOMIC_CMP_AND_SWP", wr = { atomic = { remote_addr = 0x1000 } }, sg_list = { { length = 16 } } } })
+        p("ibv_post_send", { bad_wr = 1, qp_type = "RC", qp_state = "RTS", cap = { max_inline_data = 64 },
+          wr = { opcode = "SEND", send_flags = { "SIGNALED", "INLINE" }, sg_list = { { length = 100 } } } })
+        p("ibv_post_send", { bad_wr = 1, qp_type = "RC", qp_state = "RTS", cap = { max_send_sge = 1 },
+          wr = { opcode = "SEND", sg_list = { { length = 1 }, { length = 1 } } } })
+        p("ibv_post_send", { bad_wr = 1, qp_type = "UD", qp_state = "RTS", wr = { opcode = "RDMA_WRITE", wr = { ud = { ah = 1 } } } })'
+    [ "$status" -eq 0 ]
+    [[ $output == *"RC QP in RESET, WR #1 (wr_id=7)"* ]]
+    [[ $output == *"WR #1 of the list was rejected: the WRs before it were posted"* ]]
+    [[ $output == *"why: post_recv on a QP in RESET: its receive queue takes WRs from INIT on"* ]]
+    [[ $output == *"why: post_send on a QP in RTR: its send queue takes WRs only in RTS"*"fix: bring it to RTS first (RTR->RTS)"* ]]
+    [[ $output == *"WR #3"*"atomic remote_addr 0x1004 is not 8-byte aligned"* ]]
+    [[ $output == *"an atomic's sg_list must cover exactly 8 bytes"*"not 16"* ]]
+    [[ $output == *"INLINE send of 100 bytes is above the QP's cap.max_inline_data 64"* ]]
+    [[ $output == *"num_sge 2 is above the QP's cap.max_send_sge 1"* ]]
+    [[ $output == *"opcode RDMA_WRITE on a UD QP: UD can only SEND and SEND_WITH_IMM"* ]]
+}
+
+@test "explain: memlock from reg_mr/create_cq/create_qp shows the limit and the three fixes" {
+    xl 'print(x.verb_error{ verb = "ibv_reg_mr", errno = 12, errname = "ENOMEM", message = "Cannot allocate memory",
+          context = { memlock = 8388608, length = 16777216 } })
+        local e = x.verb_error{ verb = "ibv_create_cq", errno = 1, errname = "EPERM", context = { memlock = 65536 } }
+        print(e); print("HINT " .. e.hint)
+        print(x.verb_error{ verb = "ibv_create_qp", errno = 12, errname = "ENOMEM", context = { memlock = "unlimited" } })'
+    [ "$status" -eq 0 ]
+    [[ $output == *"ibv_reg_mr failed: ENOMEM (errno 12, Cannot allocate memory)"* ]]
+    [[ $output == *"RLIMIT_MEMLOCK (ulimit -l): the limit is 8 MiB (8388608 bytes), and this asks for 16 MiB more"* ]]
+    [[ $output == *"ibv_create_cq pins memory"*"the limit is 64 KiB (65536 bytes)"* ]]
+    [[ $output == *"HINT ulimit -l unlimited"*"--ulimit memlock=-1"*"/etc/security/limits.conf"* ]]
+    [[ $output == *"RLIMIT_MEMLOCK is unlimited, so the limit on pinned memory is not the cause"* ]]
+}
+
+@test "explain: generic fallbacks: EBUSY on dealloc_pd/destroy_cq, ETIMEDOUT, unknown errno" {
+    xl 'for _, v in ipairs{ { "ibv_dealloc_pd", "EBUSY", 16 }, { "ibv_destroy_cq", "EBUSY", 16 },
+                           { "rdma_resolve_addr", "ETIMEDOUT", 110 }, { "ibv_query_port", nil, 22 }, { "ibv_x", "EWHAT", 999 } } do
+          print(x.verb_error{ verb = v[1], errname = v[2], errno = v[3], context = {} })
+        end'
+    [ "$status" -eq 0 ]
+    [[ $output == *"ibv_dealloc_pd failed: EBUSY (errno 16)"*"the PD still has MRs, QPs, AHs, SRQs or MWs"* ]]
+    [[ $output == *"ibv_destroy_cq failed: EBUSY"*"QPs (or SRQs) still use this CQ"* ]]
+    [[ $output == *"rdma_resolve_addr failed: ETIMEDOUT (errno 110)"*"timed out"* ]]
+    [[ $output == *"ibv_query_port failed: EINVAL (errno 22)"* ]]   # name filled in from the number
+    [[ $output == *"ibv_x failed: EWHAT (errno 999)"* ]]
+}
+
+@test "explain: error objects: metatable, hint, the fields kept, never raising on junk context" {
+    xl 'local e = x.verb_error{ verb = "ibv_modify_qp", errno = 22, errname = "EINVAL", object = io.stdout,
+          context = { qp_type = "RC", cur_state = "INIT", qp_state = "RTR", attr = { qp_state = "RTR" } } }
+        print(getmetatable(e).__name, e.errname, e.errno, e.object == io.stdout, type(e.hint))
+        print(x.explain(e) == tostring(e), select(2, pcall(error, e)) == e)
+        local j = x.verb_error{ verb = "ibv_modify_qp", errno = 22, errname = "EINVAL", context = { attr = 5, mask = "x", cur_state = {} } }
+        print(tostring(j):match("^[^\n]*"))
+        local k = x.verb_error{ verb = "ibv_post_send", errno = 22, errname = "EINVAL", context = { wr = "junk", bad_wr = "z" } }
+        print(tostring(k):match("^[^\n]*"))'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "verbs.error	EINVAL	22	true	string" ]
+    [ "${lines[1]}" = "true	true" ]
+    [ "${lines[2]}" = "ibv_modify_qp failed: EINVAL (errno 22)" ]
+    [ "${lines[3]}" = "ibv_post_send failed: EINVAL (errno 22)" ]
+}
+
+@test "wc_meta: one line for SUCCESS, with imm_data, wc_flags and src_qp when present" {
+    xl 'print(setmetatable({ wr_id = 1, status = "SUCCESS", opcode = "SEND", byte_len = 64, qp_num = 0x11, vendor_err = 0 }, x.wc_meta))
+        print(setmetatable({ wr_id = 2, status = "SUCCESS", opcode = "RECV", byte_len = 5, imm_data = 0x1234,
+          wc_flags = { "GRH", "WITH_IMM" }, src_qp = 0x12, qp_num = 0x11 }, x.wc_meta))
+        print(setmetatable({ wr_id = 3, status = "SUCCESS", opcode = "RECV", byte_len = 49, wc_flags = {}, src_qp = 0, qp_num = 0x11 }, x.wc_meta))
+        print(x.wc_meta.__name)'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "wc wr_id=1 SEND SUCCESS byte_len=64 qp_num=0x000011" ]
+    [ "${lines[1]}" = "wc wr_id=2 RECV SUCCESS byte_len=5 imm_data=0x1234 wc_flags=GRH|WITH_IMM src_qp=0x000012 qp_num=0x000011" ]
+    [ "${lines[2]}" = "wc wr_id=3 RECV SUCCESS byte_len=49 qp_num=0x000011" ]
+    [ "${lines[3]}" = "ibv_wc" ]
+}
+
+@test "wc_meta and explain: each error status's probable cause" {
+    xl 'for _, s in ipairs{ "RNR_RETRY_EXC_ERR", "REM_ACCESS_ERR", "REM_INV_REQ_ERR", "WR_FLUSH_ERR", "RETRY_EXC_ERR",
+                           "LOC_PROT_ERR", "LOC_QP_OP_ERR", "LOC_LEN_ERR", "REM_OP_ERR", "LOC_ACCESS_ERR", "BAD_RESP_ERR", "GENERAL_ERR" } do
+          print(setmetatable({ wr_id = 9, status = s, vendor_err = 0, qp_num = 0x11 }, x.wc_meta))
+        end'
+    [ "$status" -eq 0 ]
+    [[ $output == *"wc wr_id=9 RNR_RETRY_EXC_ERR qp_num=0x000011
+  cause: no receive was posted at the responder (RNR NAK) and rnr_retry ran out"* ]]
+    [[ $output == *"REM_ACCESS_ERR qp_num=0x000011
+  cause: the responder's MR refused the access: the target MR lacks REMOTE_WRITE"*"rkey is wrong"*"On rxe both QPs then go to ERR"* ]]
+    [[ $output == *"REM_INV_REQ_ERR"*"qp_access_flags lack REMOTE_WRITE"*"max_dest_rd_atomic is 0"*"larger than its posted receive"* ]]
+    [[ $output == *"WR_FLUSH_ERR"*"the QP is in ERR"*"The real error is the first completion with another status"* ]]
+    [[ $output == *"RETRY_EXC_ERR"*"Wrong dest_qp_num or ah_attr.grh.dgid"*"the peer QP not yet in RTR"* ]]
+    [[ $output == *"LOC_PROT_ERR"*"lkey is not a valid MR"* ]]
+    [[ $output == *"LOC_QP_OP_ERR"*"an opcode the QP type lacks"* ]]
+    [[ $output == *"LOC_LEN_ERR"*"longer than the posted receive buffer"* ]]
+    [[ $output == *"REM_OP_ERR"*"responder could not complete"* ]]
+    [ "$(grep -c '^  fix: ' <<<"$output")" -eq 12 ]
+}
+
+@test "explain(): status numbers and names, errno names, unknown keys, WC tables, bad input" {
+    xl 'print(x.explain(13)); print(x.explain("IBV_WC_WR_FLUSH_ERR")); print(x.explain("rem_access_err"))
+        print(x.explain(99)); print(x.explain("EBUSY"))
+        print(x.explain("bad argument #1 to '"'"'modify'"'"' (unknown key '"'"'qp_acess_flags'"'"')"))
+        print(x.explain("bad argument #1 to '"'"'post_send'"'"' (unknown key '"'"'sg_lst'"'"')"))
+        print(x.explain({ wr_id = 1, status = "LOC_PROT_ERR", qp_num = 1 }))
+        print(x.explain(true))'
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "RNR_RETRY_EXC_ERR (13): no receive was posted at the responder (RNR NAK) and rnr_retry ran out"* ]]
+    [[ $output == *"WR_FLUSH_ERR (5): the QP is in ERR"* ]]
+    [[ $output == *"REM_ACCESS_ERR (10): "* ]]
+    [[ $output == *"99 is not an ibv_wc_status (0..23)"* ]]
+    [[ $output == *"EBUSY (errno 16): the object is still in use"* ]]
+    [[ $output == *"did you mean 'qp_access_flags'?"* ]]
+    [[ $output == *"did you mean 'sg_list'?"* ]]
+    [[ $output == *"wc wr_id=1 LOC_PROT_ERR qp_num=0x000001"*"cause: local protection error"* ]]
+    [[ $output == *"explain() takes a WC"*"not a boolean"* ]]
+}
+
+# A fake system root for verbs.open diagnosis: mk DIR... / file PATH CONTENT.
+mkroot() {
+    R=$BATS_TEST_TMPDIR/root; rm -rf "$R"; mkdir -p "$R"
+}
+d() { for p; do mkdir -p "$R$p"; done; }
+f() { mkdir -p "$(dirname "$R$1")"; printf '%s\n' "$2" >"$R$1"; }
+netdev() { d /sys/class/net/$1; f /sys/class/net/$1/flags "$2"; f /sys/class/net/$1/operstate "$3"; }
+diag() {
+    run "$VERBSH" -e "
+        local x = require 'verbs.explain'
+        x.sys.root = '$R'
+        print(x.verb_error{ verb = '$1', errno = 19, errname = 'ENODEV', message = 'No such device',
+          context = { reason = '$2', requested = ${3:-nil}, devices = { ${4:-} } } })"
+}
+
+@test "open: no RDMA in the kernel and no modules -> the micro-VM" {
+    mkroot; netdev lo 0x9 unknown; netdev eth0 0x1003 up
+    diag ibv_get_device_list no_device
+    [ "$status" -eq 0 ]
+    [[ $output == *"case: no_rdma_kernel"* ]]
+    [[ $output == *"fix: run verbsh in the project's micro-VM"*'`scripts/rxe-vm -- ./verbsh` or `make run`'* ]]
+}
+
+@test "open: modules there but not loaded -> modprobe rdma_rxe, then rdma link add on an up interface" {
+    mkroot; netdev lo 0x9 unknown; netdev ifb0 0x82 down; netdev eth7 0x1003 up
+    f /proc/modules ""; f /proc/sys/kernel/osrelease 6.1.0-test
+    f /lib/modules/6.1.0-test/kernel/drivers/infiniband/core/ib_core.ko ""
+    f /lib/modules/6.1.0-test/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko.xz ""
+    diag ibv_get_device_list no_device
+    [[ $output == *"case: module_not_loaded"* ]]
+    [[ $output == *"fix: sudo modprobe rdma_rxe && sudo rdma link add rxe0 type rxe netdev eth7"* ]]
+}
+
+@test "open: ib_core without an rxe module -> the micro-VM" {
+    mkroot; d /sys/module/ib_core; f /proc/modules "ib_core 1 0"
+    diag ibv_get_device_list no_device
+    [[ $output == *"case: no_rxe_module"*"scripts/rxe-vm"* ]]
+}
+
+@test "open: rdma_rxe loaded, no link -> the exact rdma link add line (dummy interface: operstate unknown)" {
+    mkroot; d /sys/module/ib_core /sys/module/rdma_rxe; netdev lo 0x9 unknown; netdev dummy0 0x83 unknown
+    diag ibv_get_device_list no_device
+    [[ $output == *"case: no_rxe_link"* ]]
+    [[ $output == *"fix: sudo rdma link add rxe0 type rxe netdev dummy0 (check with \`rdma link show\`)"* ]]
+}
+
+@test "open: rxe0 in the kernel, no uverbs node -> modprobe ib_uverbs" {
+    mkroot; d /sys/module/ib_core /sys/module/rdma_rxe /sys/class/infiniband/rxe0
+    diag ibv_get_device_list no_device
+    [[ $output == *"case: no_uverbs"*"fix: sudo modprobe ib_uverbs"* ]]
+}
+
+@test "open: rxe0 and uverbs0 but no provider -> apt-get install ibverbs-providers" {
+    mkroot; d /sys/module/ib_core /sys/module/rdma_rxe /sys/class/infiniband/rxe0; f /dev/infiniband/uverbs0 ""
+    diag ibv_get_device_list no_device
+    [[ $output == *"case: provider_missing"*"no userspace device-specific driver found"*"/etc/libibverbs.d/rxe.driver"* ]]
+    [[ $output == *"fix: sudo apt-get install ibverbs-providers"* ]]
+}
+
+@test "open: a name that is not there -> the devices there are, and how to pick one" {
+    mkroot; d /sys/module/ib_core /sys/module/rdma_rxe /sys/class/infiniband/rxe0; f /dev/infiniband/uverbs0 ""
+    f /etc/libibverbs.d/rxe.driver "driver rxe"; f /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so ""
+    diag ibv_open_device not_found "'mlx5_0'" "'rxe0'"
+    [[ $output == *"case: not_found"*'there is no device "mlx5_0"; libibverbs sees: rxe0'* ]]
+    [[ $output == *'fix: verbs.open("rxe0"), or start the shell with `verbsh -d rxe0`'* ]]
+}
+
+@test "open: this host, as it is (no RDMA kernel here -> micro-VM)" {
+    [ -e /sys/module/ib_core ] && skip "this host has RDMA in its kernel"
+    [ -e /proc/modules ] && skip "this host can load modules"
+    run "$VERBSH" -e "print(require('verbs.explain').sys.diagnose_open({ reason = 'no_device', devices = {} }).case)"
+    [ "$output" = "no_rdma_kernel" ]
+}
