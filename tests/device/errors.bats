@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# Error paths on real rxe: each scenario is a script in tests/lua/errors_*.lua
+# that checks statuses and messages itself and prints "observed: ..." lines;
+# here the key values are asserted once more, by value.
+load ../helpers
+
+setup() { require_device; }
+
+scenario() { run "$VERBSH" "$ROOT/tests/lua/errors_$1.lua"; echo "$output"; }
+
+@test "modify_qp: each RC step with one required attribute missing -> EINVAL naming it; RoCE pitfalls; illegal transitions" {
+    scenario modify
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '^observed: RC .* without .*: EINVAL 22, still ' <<<"$output")" -eq 14 ]
+    [[ $output == *"observed: RC INIT->RTR without ah_attr: EINVAL 22, still INIT"* ]]
+    [[ $output == *"observed: RC RESET->INIT without qp_access_flags: EINVAL 22, still RESET"* ]]
+    [[ $output == *"observed: RC RTR->RTS without max_rd_atomic: EINVAL 22, still RTR"* ]]
+    [[ $output == *"observed: RTR with is_global = 0: EINVAL 22, still INIT"* ]]
+    [[ $output == *"observed: RTR with sgid_index 7 (empty): ENODATA 61"* ]]
+    [[ $output == *"observed: RTS with timeout 40: EINVAL 22: timeout 40 is above 31"* ]]
+    [[ $output == *"observed: RESET->RTS: EINVAL 22, still RESET"* ]]
+    [[ $output == *"observed: RESET->ERR: EINVAL 22, still RESET"* ]]
+    [[ $output == *"observed: UD RESET->INIT with qp_access_flags: EINVAL 22"* ]]
+    [[ $output == *"errors_modify: ok"* ]]
+}
+
+@test "post_recv in RESET -> EINVAL with the WR index; accepted in INIT" {
+    scenario post
+    [ "$status" -eq 0 ]
+    [[ $output == *"observed: post_recv in RESET: EINVAL 22 bad_wr=1"* ]]
+    [[ $output == *"observed: post_recv in INIT: accepted"* ]]
+    [[ $output == *"errors_post: ok"* ]]
+}
+
+@test "SEND with no receive and rnr_retry = 0 -> RNR_RETRY_EXC_ERR, requester in ERR, then WR_FLUSH_ERR" {
+    scenario rnr
+    [ "$status" -eq 0 ]
+    [[ $output == *"observed: SEND without receive: RNR_RETRY_EXC_ERR"* ]]
+    [[ $output == *"wc wr_id=1 RNR_RETRY_EXC_ERR "*"cause: no receive was posted at the responder (RNR NAK) and rnr_retry ran out"* ]]
+    [[ $output == *"observed: requester state: ERR"* ]]
+    [[ $output == *"observed: post_send in ERR: accepted"* ]]
+    [[ $output == *"observed: SEND after ERR: WR_FLUSH_ERR"* ]]
+    [[ $output == *"errors_rnr: ok"* ]]
+}
+
+@test "RDMA WRITE to an MR without REMOTE_WRITE -> REM_ACCESS_ERR, both QPs in ERR, then WR_FLUSH_ERR" {
+    scenario access
+    [ "$status" -eq 0 ]
+    [[ $output == *"observed: RDMA WRITE to an MR without REMOTE_WRITE: REM_ACCESS_ERR"* ]]
+    [[ $output == *"observed: requester state: ERR"* ]]
+    [[ $output == *"observed: responder state: ERR"* ]]
+    [[ $output == *"observed: post_recv on the responder after ERR: WR_FLUSH_ERR"* ]]
+    [[ $output == *"errors_access: ok"* ]]
+}
