@@ -1,0 +1,443 @@
+-- The lesson runner: a guided course through RC and UD verbs on a real device.
+--
+--   verbsh --lesson              list the lessons
+--   verbsh --lesson rc-send      start one (a number, a name or a unique prefix)
+--   verbsh --lesson 5 --auto     run every step's model solution and check it;
+--                                exit 0 only when every check passed
+--   lesson "rc-send"             the same from the prompt; lesson() lists
+--
+-- A lesson (lessons/NN-name.lua) returns { title=, intro=, setup=fn, steps={...} }.
+-- Each step has title, text, c (the C it corresponds to), task, hint,
+-- solution (Lua code, as the learner would type it) and check(S), which looks
+-- at real state (ibv_query_qp, CQ contents, MR bytes) and returns true[, note]
+-- or false, why. S is a per-step table that enter(S) may fill first.
+-- The runner never looks at what was typed: after every chunk the REPL
+-- evaluates, it runs the current step's check.
+local K = require "verbs.lesson_kit"
+local repl = require "verbs.repl"
+
+local M = { kit = K }
+local cur            -- the running lesson: { lesson=, name=, short=, i=, S=, auto= }
+
+local function out(...) io.write(...) io.write("\n") io.flush() end
+
+-- Where lessons/*.lua live: $VERBSH_LESSONS, else next to the verbsh binary
+-- or verbs.so that runs us (found in /proc/self/maps: pure Lua, no readlink),
+-- else an installed copy, else ./lessons.
+local function exists(path)
+  local f = io.open(path .. "/01-devices.lua")
+  if f then f:close() return true end
+end
+function M.dir()
+  local env = os.getenv("VERBSH_LESSONS")
+  if env and env ~= "" then return env end
+  local cands = {}
+  local maps = io.open("/proc/self/maps")
+  if maps then
+    for line in maps:lines() do
+      local path = line:match("%s(/%S*/)verbsh$") or line:match("%s(/%S*/)verbs%.so$")
+      if path then cands[#cands + 1] = path; break end
+    end
+    maps:close()
+  end
+  if arg and arg[0] then cands[#cands + 1] = (arg[0]:match("^(.*/)") or "./") end
+  for _, base in ipairs(cands) do
+    for _, rel in ipairs { "lessons", "../lessons", "../../lessons", "../share/verbsh/lessons" } do
+      if exists(base .. rel) then return base .. rel end
+    end
+  end
+  for _, d in ipairs { "/usr/local/share/verbsh/lessons", "/usr/share/verbsh/lessons", "lessons" } do
+    if exists(d) then return d end
+  end
+  return nil, "cannot find the lessons directory (set VERBSH_LESSONS=/path/to/verbsh/lessons)"
+end
+
+-- { {num=1, name="01-devices", short="devices", path=..., title=...}, ... }
+function M.list()
+  local dir, err = M.dir()
+  if not dir then error(err, 0) end
+  local p = assert(io.popen('ls -1 "' .. dir .. '" 2>/dev/null'))
+  local all = {}
+  for file in p:lines() do
+    local num, short = file:match("^(%d+)%-(.+)%.lua$")
+    if num then
+      all[#all + 1] = { num = tonumber(num), name = file:sub(1, -5), short = short,
+                        path = dir .. "/" .. file }
+    end
+  end
+  p:close()
+  table.sort(all, function(a, b) return a.num < b.num end)
+  return all
+end
+
+local function load_lesson(entry)
+  local chunk, err = loadfile(entry.path, "t")
+  if not chunk then error("lesson " .. entry.name .. ": " .. err, 0) end
+  local l = chunk()
+  assert(type(l) == "table" and type(l.steps) == "table",
+         "lesson " .. entry.name .. " must return a table with steps")
+  return l
+end
+
+-- "5", "05", "rc-send", "05-rc-send" or a unique prefix of the short name.
+function M.find(what)
+  local all = M.list()
+  what = tostring(what)
+  local n = tonumber(what)
+  for _, e in ipairs(all) do
+    if (n and e.num == n) or e.name == what or e.short == what then return e end
+  end
+  local hits = {}
+  for _, e in ipairs(all) do
+    if e.short:sub(1, #what) == what then hits[#hits + 1] = e end
+  end
+  if #hits == 1 then return hits[1] end
+  local names = {}
+  for _, e in ipairs(#hits > 1 and hits or all) do names[#names + 1] = e.short end
+  error(("no lesson %s %q; %s: %s"):format(#hits > 1 and "uniquely named" or "named", what,
+        #hits > 1 and "it could be" or "there are", table.concat(names, ", ")), 0)
+end
+
+function M.print_list()
+  out("Lessons (start one with `lesson \"NAME\"` or `verbsh --lesson NAME`):")
+  for _, e in ipairs(M.list()) do
+    local ok, l = pcall(load_lesson, e)
+    out(("  %2d  %-14s %s"):format(e.num, e.short, ok and l.title or ("(broken: " .. tostring(l) .. ")")))
+  end
+end
+
+---------------------------------------------------------------------------
+-- Running code as if typed at the prompt.
+
+local function show_values(n, ...)
+  if n == 0 then return end
+  local ok, pretty = pcall(require, "verbs.pretty")
+  local vals = table.pack(...)
+  local parts = {}
+  for i = 1, n do
+    local v = vals[i]
+    if ok and type(pretty) == "table" and type(pretty.format) == "function" then
+      parts[i] = pretty.format(v)
+    else
+      parts[i] = K.repr(v)
+    end
+  end
+  out(table.concat(parts, "\t"))
+end
+
+-- Runs `code` line by line the way the REPL does (try "return LINE" first,
+-- keep reading while the chunk is incomplete), echoing each chunk after
+-- `prompt` when echo is set. Returns false when a chunk raised.
+function M.run_code(code, echo, prompt)
+  local all_ok = true
+  local buf
+  for line in (code:gsub("\n+$", "") .. "\n"):gmatch("(.-)\n") do
+    if echo then out((buf and ">> " or (prompt or "verbsh> ")) .. line) end
+    buf = buf and (buf .. "\n" .. line) or line
+    local fn = load("return " .. buf, "=stdin", "t")
+    local err
+    if not fn then fn, err = load(buf, "=stdin", "t") end
+    if fn then
+      buf = nil
+      local res = table.pack(xpcall(fn, function(e)
+        if type(e) == "table" then return e end
+        return debug.traceback(tostring(e), 2)
+      end))
+      if res[1] then
+        show_values(res.n - 1, table.unpack(res, 2, res.n))
+      else
+        all_ok = false
+        out(tostring(res[2]))
+      end
+    elseif not err:find("<eof>$") then
+      buf = nil
+      all_ok = false
+      out(err)
+    end
+  end
+  return all_ok
+end
+
+---------------------------------------------------------------------------
+-- Steps.
+
+local function dedent(s)
+  s = (s or ""):gsub("^\n", ""):gsub("%s+$", "")
+  local indent
+  for l in s:gmatch("[^\n]+") do
+    local sp = l:match("^( *)%S")
+    if sp and (not indent or #sp < #indent) then indent = sp end
+  end
+  if indent and #indent > 0 then
+    s = ("\n" .. s):gsub("\n" .. indent, "\n"):sub(2)
+  end
+  return s
+end
+M.dedent = dedent
+
+local function indent(s, pre)
+  return (pre .. dedent(s):gsub("\n", "\n" .. pre)):gsub(" +\n", "\n")
+end
+
+local function set_prefix()
+  if cur and not cur.finished then
+    repl.prefix = ("[%s %d/%d] "):format(cur.short, cur.i, #cur.lesson.steps)
+  else
+    repl.prefix = ""
+  end
+end
+
+local function step() return cur.lesson.steps[cur.i] end
+
+function M.show()
+  if not cur then out("No lesson is running: lesson() lists them.") return end
+  if cur.finished then out("Lesson " .. cur.short .. " is complete.") return end
+  local st = step()
+  local head = ("── %s %d/%d: %s "):format(cur.short, cur.i, #cur.lesson.steps, st.title)
+  out("\n", head, ("─"):rep(math.max(4, 78 - utf8.len(head))))
+  out(dedent(st.text))
+  if st.c then out("\n  In C:\n", indent(st.c, "    ")) end
+  out("\nTask: ", dedent(st.task))
+  if not cur.auto then out("      (hint()  show()  skip()  check()  restart()  progress())") end
+end
+
+local function enter_step()
+  local st = step()
+  cur.S = {}
+  -- The WCs of this step: whatever the learner keeps in `wcs` from now on.
+  local w = rawget(_G, "wcs")
+  cur.S.wcs_tbl, cur.S.wcs_base = w, type(w) == "table" and #w or 0
+  if st.enter then st.enter(cur.S) end
+  set_prefix()
+  M.show()
+end
+
+local function finish()
+  cur.finished = true
+  set_prefix()
+  repl.remove(M.after_eval)
+  local all = M.list()
+  local nxt
+  for k, e in ipairs(all) do if e.name == cur.name then nxt = all[k + 1] end end
+  out(("\n★ Lesson %s complete (%d steps). The objects stay yours to play with."):format(
+      cur.short, #cur.lesson.steps))
+  if nxt and not cur.auto then out(("  Next: lesson %q  -- %s"):format(nxt.short, load_lesson(nxt).title)) end
+end
+
+-- Runs the current step's check. Returns passed, text.
+local function run_check()
+  local st = step()
+  local ok, passed, why = pcall(st.check, cur.S)
+  if not ok then return false, "check could not run: " .. tostring(passed) end
+  return passed and true or false, why
+end
+
+local function advance(note)
+  local st = step()
+  cur.log[#cur.log + 1] = { i = cur.i, title = st.title, note = note }
+  out(("✓ step %d done%s"):format(cur.i, note and (": " .. note) or ""))
+  if st.after then st.after(cur.S) end
+  if cur.i == #cur.lesson.steps then
+    finish()
+  else
+    cur.i = cur.i + 1
+    enter_step()
+  end
+end
+
+-- The REPL hook: after every chunk, see whether the task is done.
+function M.after_eval()
+  if not cur or cur.finished or cur.auto or cur.busy then return end
+  cur.busy = true
+  local ok, e = pcall(function()
+    local passed, note = run_check()
+    if passed then advance(note) end
+  end)
+  cur.busy = false
+  if not ok then out("lesson: ", tostring(e)) end
+end
+
+---------------------------------------------------------------------------
+-- Commands.
+
+local commands = {}
+function commands.hint()
+  if not cur or cur.finished then return end
+  out(dedent(step().hint or "No hint for this step: try skip() to see the solution."))
+end
+commands.show = function() M.show() end
+function commands.check()
+  if not cur or cur.finished then return end
+  local passed, why = run_check()
+  if passed then
+    advance(why)
+  else
+    out("Not done yet: ", why or "the check did not pass")
+  end
+end
+function commands.skip()
+  if not cur or cur.finished then return end
+  out("The model solution, as you would type it:")
+  cur.busy = true
+  M.run_code(dedent(step().solution), true, repl.prefix .. "verbsh> ")
+  cur.busy = false
+  commands.check()
+end
+function commands.restart()
+  if not cur then return end
+  M.start(cur.name)
+end
+function commands.progress()
+  if not cur then out("No lesson is running.") return end
+  out(("%s: step %d/%d%s"):format(cur.short, cur.i, #cur.lesson.steps,
+      cur.finished and " (complete)" or (" -- " .. step().title)))
+end
+
+local function install_commands()
+  for k, f in pairs(commands) do _G[k] = f end
+end
+local function remove_commands()
+  for k, f in pairs(commands) do if rawget(_G, k) == f then _G[k] = nil end end
+end
+
+---------------------------------------------------------------------------
+-- Starting, stopping, auto mode.
+
+function M.stop(quiet)
+  if cur then
+    repl.remove(M.after_eval)
+    cur = nil
+    set_prefix()
+    remove_commands()
+    if not quiet then out("Lesson stopped; its objects are still there.") end
+  end
+end
+
+-- Loads the lesson and runs its setup. Returns the entry, or nil, reason when
+-- the device lacks something the lesson needs.
+local function begin(what, auto)
+  local entry = type(what) == "table" and what or M.find(what)
+  local l = load_lesson(entry)
+  M.stop(true)
+  K.teardown()
+  cur = { lesson = l, name = entry.name, short = entry.short, i = 1, auto = auto, log = {} }
+  out(("\n════ Lesson %d: %s ════"):format(entry.num, l.title))
+  if l.intro then out(dedent(l.intro)) end
+  if l.setup then
+    local made = l.setup(K)
+    if made then out("\nThe lesson set up for you: ", made) end
+  end
+  if l.requires then
+    local reason = l.requires(K)
+    if reason then
+      out("\nThis lesson cannot run here: ", reason)
+      M.stop(true)
+      return nil, reason
+    end
+  end
+  return entry
+end
+
+function M.start(what)
+  if not begin(what, false) then return end
+  install_commands()
+  repl.remove(M.after_eval)
+  repl.add(M.after_eval)
+  enter_step()
+end
+
+-- Runs one lesson without a learner. Returns true, or false and the failed
+-- step, or nil and the skip reason.
+function M.auto(what)
+  local entry, reason = begin(what, true)
+  if not entry then return nil, reason end
+  local l = cur.lesson
+  while true do
+    enter_step()
+    local st = step()
+    out("")
+    M.run_code(dedent(st.solution), true, repl.prefix .. "verbsh> ")
+    local passed, note = run_check()
+    if not passed then
+      local failed = ("lesson %s step %d (%s): %s"):format(cur.short, cur.i, st.title,
+                                                            note or "check did not pass")
+      out("\n✗ FAILED ", failed)
+      M.stop(true)
+      K.teardown()
+      return false, failed
+    end
+    advance(note)
+    if cur.finished then break end
+  end
+  out("\nObserved on this device:")
+  for _, r in ipairs(cur.log) do
+    out(("  %2d %-34s %s"):format(r.i, r.title, r.note or "ok"))
+  end
+  M.stop(true)
+  K.teardown()
+  return true
+end
+
+-- The global `lesson`: lesson() lists, lesson "x" starts, lesson(false) stops.
+function M.lesson(what)
+  if what == nil then
+    if cur and not cur.finished then commands.progress() end
+    M.print_list()
+  elseif what == false or what == "stop" then
+    M.stop()
+  else
+    M.start(what)
+  end
+end
+
+-- Entry point for `verbsh --lesson [NAME|all] [--auto]`; args are the strings
+-- after --lesson. Returns an exit status when the shell should exit, or nil
+-- when it should go on into the REPL with the lesson running.
+function M.main(args)
+  args = args or {}
+  local auto, names = false, {}
+  for _, a in ipairs(args) do
+    if a == "--auto" then auto = true else names[#names + 1] = a end
+  end
+  local ok, res = pcall(function()
+    if #names == 0 and not auto then M.print_list() return 0 end
+    if not auto then
+      if #names > 1 then error("one lesson at a time (or --auto to run several)", 0) end
+      M.start(names[1])
+      return nil
+    end
+    if #names == 0 or names[1] == "all" then
+      names = {}
+      for _, e in ipairs(M.list()) do names[#names + 1] = e end
+    end
+    local status, summary = 0, {}
+    for _, n in ipairs(names) do
+      local passed, why = M.auto(n)
+      local label = type(n) == "table" and n.short or n
+      if passed then
+        summary[#summary + 1] = "PASS " .. label
+      elseif passed == nil then
+        summary[#summary + 1] = "SKIP " .. label .. ": " .. why
+        if status == 0 then status = 77 end
+      else
+        summary[#summary + 1] = "FAIL " .. why
+        status = 1
+      end
+    end
+    out("\n", table.concat(summary, "\n"))
+    return status
+  end)
+  if not ok then
+    out("verbsh --lesson: ", tostring(res))
+    return 2
+  end
+  return res
+end
+
+function M.current() return cur end
+
+-- The global: callable (lesson "rc-send"), and lesson.kit holds the helpers
+-- the lessons use (lesson.kit.vm_pin_kb(), lesson.kit.roce_gid(ctx) ...).
+_G.lesson = setmetatable({ kit = K, stop = function() M.stop() end, list = M.print_list },
+                         { __call = function(_, what) return M.lesson(what) end })
+return M

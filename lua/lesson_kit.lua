@@ -1,0 +1,321 @@
+-- What the lessons share: picking the RoCEv2 GID, building the objects a
+-- lesson starts from (the steps of earlier lessons, done for the learner),
+-- collecting a step's work completions, and tearing everything down.
+local K = { port = 1, qkey = 0x11111111 }
+
+local function out(...) io.write(...) io.write("\n") io.flush() end
+
+-- "verbs.qp" for a verbs object, nil otherwise.
+function K.kind(v)
+  if type(v) ~= "userdata" then return nil end
+  local mt = getmetatable(v)
+  return type(mt) == "table" and rawget(mt, "__name") or nil
+end
+function K.is(v, kind) return K.kind(v) == "verbs." .. kind end
+
+-- A short one-line rendering for transcripts (the REPL's pretty printer is
+-- used instead when it is there).
+function K.repr(v, depth)
+  depth = depth or 0
+  if type(v) == "string" then return ("%q"):format(v) end
+  if type(v) ~= "table" or getmetatable(v) and getmetatable(v).__tostring then return tostring(v) end
+  if depth > 2 then return "{...}" end
+  local parts, n = {}, 0
+  for i, x in ipairs(v) do n = i; parts[#parts + 1] = K.repr(x, depth + 1) end
+  local keys = {}
+  for k in pairs(v) do
+    if not (math.type(k) == "integer" and k >= 1 and k <= n) then keys[#keys + 1] = k end
+  end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  for _, k in ipairs(keys) do
+    parts[#parts + 1] = tostring(k) .. "=" .. K.repr(v[k], depth + 1)
+  end
+  local s = "{" .. table.concat(parts, ", ") .. "}"
+  if depth == 0 and #s > 100 and n > 1 then
+    s = "{\n  " .. table.concat(parts, ",\n  ") .. "\n}"
+  end
+  return s
+end
+
+---------------------------------------------------------------------------
+-- GIDs.
+
+-- IPv6 text ("::ffff:192.0.2.1", "0000:...:c000:0201", "fe80::1") -> 16 bytes.
+function K.gid_bytes(text)
+  if type(text) ~= "string" then return nil end
+  if #text == 16 and text:find("[^%x:%.]") then return text end   -- already raw
+  local v4 = text:match(":(%d+%.%d+%.%d+%.%d+)$")
+  local groups = {}
+  local function add(part, into)
+    for g in part:gmatch("[^:]+") do into[#into + 1] = tonumber(g, 16) end
+  end
+  local body = v4 and text:sub(1, -#v4 - 1) or text
+  if v4 then body = body:gsub(":$", ":0:0") end   -- placeholders for the IPv4 groups
+  local head, tail = body:match("^(.-)::(.*)$")
+  if head then
+    local h, t = {}, {}
+    add(head, h); add(tail, t)
+    for _ = 1, 8 - #h - #t do h[#h + 1] = 0 end
+    for _, g in ipairs(t) do h[#h + 1] = g end
+    groups = h
+  else
+    add(body, groups)
+  end
+  if #groups ~= 8 then return nil end
+  if v4 then
+    local a, b, c, d = v4:match("(%d+)%.(%d+)%.(%d+)%.(%d+)")
+    groups[7], groups[8] = a * 256 + b, c * 256 + d
+  end
+  local bytes = {}
+  for i, g in ipairs(groups) do
+    if not g or g > 0xffff then return nil end
+    bytes[2 * i - 1], bytes[2 * i] = string.char(g >> 8), string.char(g & 0xff)
+  end
+  return table.concat(bytes)
+end
+
+-- "192.0.2.1" when the GID is IPv4-mapped (::ffff:a.b.c.d), else nil.
+function K.gid_ipv4(text)
+  local b = K.gid_bytes(text)
+  if not b or b:sub(1, 12) ~= ("\0"):rep(10) .. "\xff\xff" then return nil end
+  return ("%d.%d.%d.%d"):format(b:byte(13, 16))
+end
+
+-- The GID index to use on RoCE: the RoCE v2 GID holding an IPv4-mapped
+-- address, chosen by type and address, never by a fixed number (index 0 is
+-- the link-local fe80:: GID; the others follow the netdev's addresses).
+-- Returns index, gid text; or nil, why.
+function K.roce_gid(ctx, port)
+  port = port or K.port
+  local v2
+  for _, g in ipairs(ctx:gids(port)) do
+    if g.type == "RoCE v2" then
+      if K.gid_ipv4(g.gid) then return g.index, g.gid end
+      v2 = v2 or g
+    end
+  end
+  if v2 then return v2.index, v2.gid end
+  return nil, "port " .. port .. " has no RoCE v2 GID (is the netdev up with an address?)"
+end
+
+---------------------------------------------------------------------------
+-- Objects a lesson starts from. Each helper sets the globals the lessons
+-- talk about and returns a one-line description of them.
+
+local function set(name, v) rawset(_G, name, v) return v end
+local function G(name) return rawget(_G, name) end
+
+function K.open()
+  if not K.is(G"ctx", "context") then set("ctx", verbs.open()) end
+  local idx, gid = K.roce_gid(G"ctx")
+  if not idx then error(gid, 0) end
+  set("gid_index", idx)
+  K.gid = gid
+  return G"ctx"
+end
+
+K.all_remote = { "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC" }
+
+function K.base(opts)
+  opts = opts or {}
+  K.open()
+  set("pd", G"ctx":alloc_pd())
+  set("cq", G"ctx":create_cq(opts.cqe or 64))
+  set("mr_a", G"pd":reg_mr(opts.size or 4096, opts.access_a or K.all_remote))
+  set("mr_b", G"pd":reg_mr(opts.size or 4096, opts.access_b or K.all_remote))
+end
+
+function K.rc_qp(cq, extra)
+  local attr = { qp_type = "RC", send_cq = cq or G"cq", recv_cq = cq or G"cq",
+                 cap = { max_send_wr = 32, max_recv_wr = 32, max_send_sge = 2, max_recv_sge = 2 } }
+  for k, v in pairs(extra or {}) do attr[k] = v end
+  if attr.srq then attr.cap.max_recv_wr, attr.cap.max_recv_sge = 0, 0 end
+  return G"pd":create_qp(attr)
+end
+
+-- Moves qp from any state through RESET, INIT, RTR to RTS, connected to peer
+-- (a QP, or a QP number) on this device. opts overrides any attribute.
+-- Exposed to the learner as the global rc_connect(qp, peer [, opts]) once
+-- lesson 4 has shown each transition by hand.
+function K.rc_connect(qp, peer, opts)
+  opts = opts or {}
+  local ctx = G"ctx"
+  local idx = opts.sgid_index or G"gid_index" or K.roce_gid(ctx)
+  local function o(k, dflt) if opts[k] == nil then return dflt end return opts[k] end
+  if qp.state ~= "RESET" then qp:modify{ qp_state = "RESET" } end
+  qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = K.port,
+             qp_access_flags = o("qp_access_flags", { "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC" }) }
+  qp:modify{ qp_state = "RTR", path_mtu = o("path_mtu", "1024"),
+             dest_qp_num = o("dest_qp_num", type(peer) == "number" and peer or peer.qp_num),
+             rq_psn = o("rq_psn", 0), max_dest_rd_atomic = o("max_dest_rd_atomic", 1),
+             min_rnr_timer = o("min_rnr_timer", 1),
+             ah_attr = { is_global = 1, port_num = K.port, sl = 0,
+                         grh = { dgid = ctx:query_gid(K.port, idx), sgid_index = idx, hop_limit = 1 } } }
+  qp:modify{ qp_state = "RTS", sq_psn = o("sq_psn", 0), timeout = o("timeout", 14),
+             retry_cnt = o("retry_cnt", 7), rnr_retry = o("rnr_retry", 7),
+             max_rd_atomic = o("max_rd_atomic", 1) }
+  return qp
+end
+rawset(_G, "rc_connect", K.rc_connect)
+
+-- ctx, pd, cq, mr_a, mr_b, and qp_a <-> qp_b connected in RTS.
+-- opts.a / opts.b: rc_connect options for each side.
+function K.rc_pair(opts)
+  opts = opts or {}
+  K.base(opts)
+  set("qp_a", K.rc_qp())
+  set("qp_b", K.rc_qp())
+  K.rc_connect(G"qp_a", G"qp_b", opts.a)
+  K.rc_connect(G"qp_b", G"qp_a", opts.b)
+  return K.describe { "ctx", "pd", "cq", "mr_a", "mr_b", "qp_a", "qp_b", "gid_index" }
+end
+
+function K.ud_qp()
+  return G"pd":create_qp{ qp_type = "UD", send_cq = G"cq", recv_cq = G"cq",
+    cap = { max_send_wr = 32, max_recv_wr = 32, max_send_sge = 1, max_recv_sge = 1 } }
+end
+
+function K.ud_ready(qp, qkey)
+  qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = K.port, qkey = qkey or K.qkey }
+  qp:modify{ qp_state = "RTR" }
+  qp:modify{ qp_state = "RTS", sq_psn = 0 }
+  return qp
+end
+
+function K.ud_ah()
+  local idx = G"gid_index"
+  return G"pd":create_ah{ is_global = 1, port_num = K.port, sl = 0,
+    grh = { dgid = G"ctx":query_gid(K.port, idx), sgid_index = idx, hop_limit = 1 } }
+end
+
+-- ctx, pd, cq, mr_a, mr_b, UD qp_a and qp_b in RTS (Q_Key K.qkey), ah to this port.
+function K.ud_pair(opts)
+  K.base(opts)
+  set("qp_a", K.ud_ready(K.ud_qp()))
+  set("qp_b", K.ud_ready(K.ud_qp()))
+  set("ah", K.ud_ah())
+  return K.describe { "ctx", "pd", "cq", "mr_a", "mr_b", "qp_a", "qp_b", "ah", "gid_index" }
+end
+
+function K.describe(names)
+  local parts = {}
+  for _, n in ipairs(names) do
+    local v = G(n)
+    if v ~= nil then parts[#parts + 1] = ("\n  %-9s = %s"):format(n, tostring(v)) end
+  end
+  return table.concat(parts)
+end
+
+---------------------------------------------------------------------------
+-- Teardown: every verbs object in a global, children first, then the
+-- globals the lessons use.
+
+local order = { "qp", "ah", "srq", "mr", "cq", "comp_channel", "pd", "context" }
+local closers = { qp = "destroy", ah = "destroy", srq = "destroy", mr = "dereg", cq = "destroy",
+                  comp_channel = "destroy", pd = "dealloc", context = "close" }
+K.lesson_globals = { "wcs", "err", "ok", "ev", "ev_cq", "gid_index", "gid", "port", "dev", "src_ip",
+                     "before", "pinned", "reads", "adds", "mtu" }
+
+function K.teardown()
+  local found = {}
+  for name, v in pairs(_G) do
+    local kind = K.kind(v)
+    kind = kind and kind:match("^verbs%.(.+)$")
+    if kind and closers[kind] then
+      found[kind] = found[kind] or {}
+      table.insert(found[kind], name)
+    end
+  end
+  for _, kind in ipairs(order) do
+    for _, name in ipairs(found[kind] or {}) do
+      local obj = rawget(_G, name)
+      local close = obj[closers[kind]]
+      if close then pcall(close, obj) end
+      rawset(_G, name, nil)
+    end
+  end
+  for _, n in ipairs(K.lesson_globals) do rawset(_G, n, nil) end
+  collectgarbage()
+end
+
+---------------------------------------------------------------------------
+-- Checks.
+
+-- The work completions of the current step: those in the global `wcs` since
+-- the step began (the learner's own `wcs = cq:poll()` counts), plus what the
+-- check polls from cq itself, waiting up to timeout_ms for `want` in all.
+-- What the check polls is appended to `wcs` and printed, so that the learner
+-- still sees every completion.
+function K.step_wcs(S, cq, want, timeout_ms)
+  local t = rawget(_G, "wcs")
+  if type(t) ~= "table" or K.kind(t) then t = {}; rawset(_G, "wcs", t) end
+  local base = (t == S.wcs_tbl) and S.wcs_base or 0
+  local list = {}
+  for i = base + 1, #t do
+    if type(t[i]) == "table" and t[i].status then list[#list + 1] = t[i] end
+  end
+  if K.is(cq, "cq") and #list < want then
+    local got = cq:wait(want - #list, timeout_ms or 500)
+    for _, wc in ipairs(got) do
+      t[#t + 1] = wc
+      list[#list + 1] = wc
+      out("  (the check polled cq) wcs[", #t, "] = ", tostring(wc))
+    end
+  end
+  return list
+end
+
+-- The first WC in list matching every field of pattern.
+function K.find_wc(list, pattern)
+  for _, wc in ipairs(list) do
+    local match = true
+    for k, v in pairs(pattern) do if wc[k] ~= v then match = false break end end
+    if match then return wc end
+  end
+end
+
+function K.has_flag(list, name)
+  if type(list) ~= "table" then return false end
+  for _, f in ipairs(list) do if f == name then return true end end
+  return false
+end
+
+-- A compact description of what a WC showed, for the step's note.
+function K.wc_note(wc)
+  local s = wc.status
+  if wc.status == "SUCCESS" then
+    s = ("%s %s byte_len=%s"):format(wc.opcode, wc.status, tostring(wc.byte_len))
+    if wc.imm_data then s = s .. (" imm_data=0x%x"):format(wc.imm_data) end
+  end
+  return s
+end
+
+-- An error object raised by a verb: e.verb == verb and e.errname == errname.
+function K.is_verb_error(e, verb, errname)
+  return type(e) == "table" and e.verb == verb and (errname == nil or e.errname == errname)
+end
+
+-- The value of a 64-bit word in an MR (host byte order, as atomics store it).
+function K.u64(mr, off) return (string.unpack("=I8", mr:read(off, 8))) end
+
+-- Pinned memory of this process, in kB (mm->pinned_vm, which reg_mr raises).
+function K.vm_pin_kb()
+  local f = io.open("/proc/self/status")
+  if not f then return nil end
+  local kb = f:read("a"):match("VmPin:%s*(%d+)")
+  f:close()
+  return tonumber(kb)
+end
+
+-- "Max locked memory" soft limit: a number of bytes or "unlimited".
+function K.memlock()
+  local f = io.open("/proc/self/limits")
+  if not f then return nil end
+  local soft = f:read("a"):match("Max locked memory%s+(%S+)")
+  f:close()
+  return tonumber(soft) or soft
+end
+
+function K.check(cond, why) if cond then return true end return false, why end
+
+return K
