@@ -2,6 +2,8 @@
 -- (drivers/infiniband/core/verbs.c, qp_state_table + ib_modify_qp_is_ok, which
 -- rxe_qp_chk_attr calls first) as data, then the value checks rxe makes.
 -- Each analysis returns a list of findings { why = ..., fix = ... }.
+local sys = require "verbs.explain_sys"
+
 local M = {}
 
 -- The ibv_qp_attr_mask bits in bit order: name, the attr keys that set the
@@ -216,8 +218,12 @@ local VALUE_CHECKS = {
   { "AV", function(a, e)
       if e.errname ~= "ENODATA" then return end
       local grh = type(a.ah_attr) == "table" and type(a.ah_attr.grh) == "table" and a.ah_attr.grh or {}
-      return ("grh.sgid_index %s points at an empty slot of the port's GID table (rxe answers ENODATA, not EINVAL)")
-        :format(tostring(grh.sgid_index or 0)),
+      local filled = {}
+      for _, g in ipairs(sys.gids(e.context.device, e.context.port_num)) do
+        filled[#filled + 1] = ("%d %s (%s)"):format(g.index, g.gid, g.type or "?")
+      end
+      return ("grh.sgid_index %s points at an empty slot of the port's GID table (rxe answers ENODATA, not EINVAL)%s")
+        :format(tostring(grh.sgid_index or 0), #filled > 0 and "; filled slots: " .. table.concat(filled, ", ") or ""),
         "pick a filled slot: ctx:query_gid(1, i); the RoCE v2 IPv4 GID (::ffff:a.b.c.d) is usually index 1"
         .. " (see /sys/class/infiniband/DEV/ports/1/gid_attrs/types/N)"
     end },

@@ -160,6 +160,26 @@ function M.diagnose_open(ctx)
            fix = "run `ibv_devinfo -v` to see what libibverbs says; check dmesg" }
 end
 
+-- The filled slots of a port's GID table: { {index=, gid=, type=}, ... }.
+-- dev may be nil when the system has exactly one RDMA device.
+function M.gids(dev, port)
+  if not dev then
+    local devs = list("/sys/class/infiniband")
+    if #devs ~= 1 then return {} end
+    dev = devs[1]
+  end
+  local base = ("/sys/class/infiniband/%s/ports/%d/"):format(dev, port or 1)
+  local out = {}
+  for _, n in ipairs(list(base .. "gids")) do
+    local gid = read(base .. "gids/" .. n)
+    if tonumber(n) and gid and not gid:find("^[0:]+$") then
+      out[#out + 1] = { index = tonumber(n), gid = gid, type = read(base .. "gid_attrs/types/" .. n) }
+    end
+  end
+  table.sort(out, function(a, b) return a.index < b.index end)
+  return out
+end
+
 -- Sizes as people say them: 8388608 -> "8 MiB".
 local function size(n)
   if math.type(n) ~= "integer" then return tostring(n) end

@@ -338,3 +338,15 @@ diag() {
     run "$VERBSH" -e "print(require('verbs.explain').sys.diagnose_open({ reason = 'no_device', devices = {} }).case)"
     [ "$output" = "no_rdma_kernel" ]
 }
+
+@test "modify_qp ENODATA: the filled GID slots of the only device are listed" {
+    mkroot; G=/sys/class/infiniband/rxe0/ports/1
+    f $G/gids/0 fe80:0000:0000:0000:5054:00ff:fe12:3456; f $G/gid_attrs/types/0 "RoCE v2"
+    f $G/gids/1 0000:0000:0000:0000:0000:ffff:0a00:0001; f $G/gid_attrs/types/1 "RoCE v2"
+    f $G/gids/2 0000:0000:0000:0000:0000:0000:0000:0000
+    xl "x.sys.root = '$R'"'
+        print(mq("RC", "INIT", "RTR", { ah_attr = { is_global = 1, port_num = 1, grh = { sgid_index = 7 } }, path_mtu = "1024",
+          dest_qp_num = 1, rq_psn = 0, max_dest_rd_atomic = 1, min_rnr_timer = 1 }, "ENODATA"))'
+    [ "$status" -eq 0 ]
+    [[ $output == *"grh.sgid_index 7 points at an empty slot"*"; filled slots: 0 fe80:0000:0000:0000:5054:00ff:fe12:3456 (RoCE v2), 1 0000:0000:0000:0000:0000:ffff:0a00:0001 (RoCE v2)"$'\n'* ]]
+}
