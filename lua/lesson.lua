@@ -176,7 +176,8 @@ end
 M.dedent = dedent
 
 local function indent(s, pre)
-  return (pre .. dedent(s):gsub("\n", "\n" .. pre)):gsub(" +\n", "\n")
+  local r = (pre .. dedent(s):gsub("\n", "\n" .. pre)):gsub(" +\n", "\n")
+  return r
 end
 
 local function set_prefix()

@@ -1,0 +1,151 @@
+#!/usr/bin/env bats
+# The lesson runner without a device: finding lessons, the step checks that
+# drive it (a step is done only when its check sees the state), commands,
+# auto mode and its exit status. Uses small pure-Lua lessons in a temp dir.
+load ../helpers
+
+setup() {
+    FAKE=$BATS_TEST_TMPDIR/lessons
+    mkdir -p "$FAKE"
+    # 01-devices.lua is how the runner recognises a lessons directory.
+    cat >"$FAKE/01-devices.lua" <<'LUA'
+return { title = "Counting", steps = {
+  { title = "Set x", text = "x is a global.", c = "int x = 1;", task = "Set x to 1.",
+    hint = "x = 1", solution = "x = 1",
+    check = function() if x == 1 then return true, "x is 1" end return false, "x is " .. tostring(x) end },
+  { title = "Set y", text = "y too.", task = "Set y to x + 1.", solution = "y = x + 1",
+    check = function() return y == 2, "y is " .. tostring(y) end },
+} }
+LUA
+    cat >"$FAKE/02-broken.lua" <<'LUA'
+return { title = "A wrong model solution", steps = {
+  { title = "Never", text = ".", task = "Set z to 3.", solution = "z = 4",
+    check = function() return z == 3, "z is " .. tostring(z) end },
+} }
+LUA
+    cat >"$FAKE/03-needs.lua" <<'LUA'
+return { title = "Needs hardware", requires = function() return "no such feature on this device" end,
+  steps = { { title = "t", text = ".", task = ".", solution = "", check = function() return true end } } }
+LUA
+}
+
+lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
+
+@test "the real course: twelve lessons in order, each with a title" {
+    run "$VERBSH" -e 'require("verbs.lesson").print_list()'
+    [ "$status" -eq 0 ]
+    [[ ${lines[1]} == *" 1  devices "*"Devices, ports and GIDs" ]]
+    [[ $output == *" 4  rc-states "*"state machine"* ]]
+    [[ $output == *"12  ud-drops "*"UD silent drops"* ]]
+    [ "$(grep -c '^ *[0-9][0-9]* ' <<<"$output")" -eq 12 ]
+    [[ $output != *broken* ]]
+}
+
+@test "every real lesson step has text, task, hint, a compiling solution and a check" {
+    run "$VERBSH" -e '
+      local L = require "verbs.lesson"
+      local n = 0
+      for _, e in ipairs(L.list()) do
+        local l = dofile(e.path)
+        assert(type(l.title) == "string", e.name)
+        for i, st in ipairs(l.steps) do
+          for _, k in ipairs{"title", "text", "c", "task", "hint", "solution"} do
+            assert(type(st[k]) == "string", e.name .. " step " .. i .. " lacks " .. k)
+          end
+          assert(type(st.check) == "function", e.name .. " step " .. i .. " has no check")
+          for line in L.dedent(st.solution):gmatch("[^\n]+") do
+            assert(load("return " .. line) or load(line), e.name .. " step " .. i .. ": " .. line)
+          end
+          n = n + 1
+        end
+      end
+      print(n .. " steps")'
+    [ "$status" -eq 0 ]
+    [[ $output =~ ^([0-9]+)\ steps$ ]] && [ "${BASH_REMATCH[1]}" -ge 40 ]
+}
+
+@test "names: number, full name, short name, unique prefix; unknown and ambiguous ones are errors" {
+    run lua_run 'local L = require "verbs.lesson"
+      print(L.find(1).short, L.find("02").short, L.find("02-broken").short, L.find("ne").short)'
+    [ "$output" = "devices	broken	broken	needs" ]
+    run lua_run 'local L = require "verbs.lesson"; print(pcall(L.find, "zz"))'
+    [[ $output == *'no lesson named "zz"; there are: devices, broken, needs'* ]]
+    run "$VERBSH" -e 'print(pcall(require("verbs.lesson").find, "rc"))'
+    [[ $output == *'no lesson uniquely named "rc"; it could be: rc-states, rc-send, rc-errors'* ]]
+}
+
+@test "a step is not done until its check sees the state; then the runner moves on" {
+    run lua_run '
+      local L, repl = require "verbs.lesson", require "verbs.repl"
+      L.start("devices")
+      print("prompt:", repl.prompt())
+      repl.after_eval(true)                 -- the learner typed something else
+      print("after unrelated chunk:", L.current().i)
+      x = 2; repl.after_eval(true)
+      print("after x = 2:", L.current().i)
+      check()
+      x = 1; repl.after_eval(true)
+      print("after x = 1:", L.current().i, repl.prompt())
+      y = 2; repl.after_eval(true)
+      print("finished:", L.current().finished, "prompt:", repl.prompt())'
+    [ "$status" -eq 0 ]
+    [[ $output == *"prompt:	[devices 1/2] verbsh> "* ]]
+    [[ $output == *"after unrelated chunk:	1"* ]]
+    [[ $output == *"after x = 2:	1"* ]]
+    [[ $output == *"Not done yet: x is 2"* ]]
+    [[ $output == *"✓ step 1 done: x is 1"* ]]
+    [[ $output == *"after x = 1:	2	[devices 2/2] verbsh> "* ]]
+    [[ $output == *"★ Lesson devices complete"* ]]
+    [[ $output == *"finished:	true	prompt:	verbsh> "* ]]
+}
+
+@test "commands: show, hint, progress, skip runs the model solution, restart starts over" {
+    run lua_run '
+      local L = require "verbs.lesson"
+      lesson "devices"
+      hint(); progress()
+      skip()
+      progress()
+      restart()
+      progress()
+      lesson(false)
+      print("commands after stop:", skip, hint)'
+    [ "$status" -eq 0 ]
+    [[ $output == *"── devices 1/2: Set x"* ]]
+    [[ $output == *"In C:"*"    int x = 1;"$'\n'* ]]
+    [[ $output == *"Task: Set x to 1."* ]]
+    [[ $output == *"devices: step 1/2 -- Set x"* ]]
+    [[ $output == *"[devices 1/2] verbsh> x = 1"* ]]
+    [[ $output == *"devices: step 2/2 -- Set y"* ]]
+    [ "$(grep -c 'devices: step 1/2' <<<"$output")" -eq 2 ]
+    [[ $output == *"commands after stop:	nil	nil"* ]]
+}
+
+@test "auto mode: a passing lesson returns 0 and prints the transcript" {
+    run lua_run 'os.exit(require("verbs.lesson").main{"devices", "--auto"})'
+    [ "$status" -eq 0 ]
+    [[ $output == *"[devices 1/2] verbsh> x = 1"* ]]
+    [[ $output == *"[devices 2/2] verbsh> y = x + 1"* ]]
+    [[ $output == *"PASS devices"* ]]
+}
+
+@test "auto mode: a failing check returns 1 and names the step" {
+    run lua_run 'os.exit(require("verbs.lesson").main{"broken", "--auto"})'
+    [ "$status" -eq 1 ]
+    [[ $output == *"FAIL lesson broken step 1 (Never): z is 4"* ]]
+}
+
+@test "a lesson the device cannot run says why and exits 77 in auto mode" {
+    run lua_run 'os.exit(require("verbs.lesson").main{"needs", "--auto"})'
+    [ "$status" -eq 77 ]
+    [[ $output == *"This lesson cannot run here: no such feature on this device"* ]]
+    [[ $output == *"SKIP needs: no such feature on this device"* ]]
+}
+
+@test "main: no arguments lists (status 0); a lesson name starts it and returns nil for the REPL" {
+    run lua_run 'local L = require "verbs.lesson"; print(L.main{}); print(L.main{"devices"}); print(L.current().short)'
+    [[ ${lines[0]} == "Lessons"* ]]
+    [[ $output == *"0"* ]]
+    [[ $output == *"── devices 1/2"* ]]
+    [[ ${lines[-2]} == "nil" ]] && [[ ${lines[-1]} == "devices" ]]
+}
