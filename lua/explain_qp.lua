@@ -390,7 +390,8 @@ local POST_CHECKS = {
   function(c, wr, send)
     local op = opname(wr.opcode)
     if send and c.qp_type == "UD" and (RDMA[op] or ATOMIC[op]) then
-      return ("opcode %s on a UD QP: UD can only SEND and SEND_WITH_IMM"):format(op), "use an RC QP for RDMA and atomics"
+      return ("opcode %s on a UD QP: UD can only SEND and SEND_WITH_IMM (rxe's provider may accept the post;"
+        .. " the WR then completes with LOC_QP_OP_ERR)"):format(op), "use an RC QP for RDMA and atomics"
     elseif send and c.qp_type == "UC" and (op == "RDMA_READ" or ATOMIC[op]) then
       return ("opcode %s on a UC QP: UC has no READ or atomics (no responder state)"):format(op), "use an RC QP"
     end
