@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+# The course on real rxe: every lesson's model solutions pass their checks
+# (--auto), a check does not pass before its task is done, and a learner can
+# take a lesson through the REPL by typing at a terminal.
+load ../helpers
+
+setup() { require_device; }
+
+# Runs one lesson non-interactively; its transcript is the test's output.
+auto() {
+    run "$VERBSH" --lesson "$1" --auto
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"PASS $2"* ]]
+}
+
+@test "lesson 1 devices: --auto passes" { auto 1 devices; }
+@test "lesson 2 pd-mr: --auto passes" { auto 2 pd-mr; }
+@test "lesson 3 cq: --auto passes" { auto 3 cq; }
+@test "lesson 4 rc-states: --auto passes, and shows the EINVAL explanation" {
+    auto 4 rc-states
+    [[ $output == *"EINVAL"* ]]
+}
+@test "lesson 5 rc-send: --auto passes" { auto 5 rc-send; }
+@test "lesson 6 rdma-write: --auto passes" { auto 6 rdma-write; }
+@test "lesson 7 rdma-read: --auto passes" { auto 7 rdma-read; }
+@test "lesson 8 atomics: --auto passes" { auto 8 atomics; }
+@test "lesson 9 ud: --auto passes" { auto 9 ud; }
+@test "lesson 10 rc-errors: --auto passes" { auto 10 rc-errors; }
+@test "lesson 11 srq: --auto passes" { auto 11 srq; }
+@test "lesson 12 ud-drops: --auto passes" { auto 12 ud-drops; }
+
+# Drives the runner the way the REPL does (after_eval after each chunk) and
+# asserts that a step stays open until the device's state says it is done.
+@test "checks look at real state: half-done tasks do not pass" {
+    run "$VERBSH" -e '
+      local L, repl = require "verbs.lesson", require "verbs.repl"
+      local function step() return L.current().i end
+      local function eval(code) load(code)(); repl.after_eval(true) end
+      L.start("rc-states")
+      eval("x = 1")
+      print("A", step())
+      eval([[qp_a = pd:create_qp{qp_type = "RC", send_cq = cq, recv_cq = cq, cap = {max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1}}]])
+      print("B", step())
+      eval([[qp_b = pd:create_qp{qp_type = "RC", send_cq = cq, recv_cq = cq, cap = {max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1}}]])
+      print("C", step())
+      eval([[qp_a:modify{qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0}]])
+      print("D", step())
+      eval([[qp_b:modify{qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0}]])
+      print("E", step())
+      eval([[err = "EINVAL"]])
+      print("F", step())
+      eval([[ok, err = pcall(qp_a.modify, qp_a, {qp_state = "RTR"})]])
+      print("G", step())
+      L.start("rc-send")
+      eval([[qp_b:post_recv{wr_id = 100, sg_list = {{mr = mr_b, offset = 0, length = 64}}}]])
+      print("H", step())
+      eval([[mr_a:write(0, "hello")]])
+      eval([[qp_a:post_send{wr_id = 1, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 5}}}]])
+      print("I", step(), #wcs)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"A	1"* ]]        # an unrelated chunk
+    [[ $output == *"B	1"* ]]        # only one of the two QPs
+    [[ $output == *"C	2"* ]]        # both QPs exist, in RESET
+    [[ $output == *"D	2"* ]]        # qp_b still in RESET
+    [[ $output == *"E	3"* ]]        # both in INIT
+    [[ $output == *"F	3"* ]]        # a string is not the verb's error
+    [[ $output == *"G	4"* ]]        # the real EINVAL, qp_a still INIT
+    [[ $output == *"H	1"* ]]        # a receive alone completes nothing
+    [[ $output == *"(the check polled cq) wcs[1] ="* ]]
+    [[ $output == *"I	2	2"* ]]     # SEND and RECV seen; both kept in wcs
+}
+
+# A learner at a terminal: the REPL's prompt shows progress and each task
+# typed at it is recognised.
+@test "a lesson taken at the prompt through a pty" {
+    command -v expect >/dev/null || skip "expect is not installed"
+    run expect -c '
+      set timeout 60
+      spawn '"$VERBSH"' --lesson devices
+      expect -re {\[devices 1/4\] verbsh> $}
+      send "ctx = verbs.open()\r"
+      expect "✓ step 1 done"
+      expect -re {\[devices 2/4\] verbsh> $}
+      send "port = 42\r"
+      expect -re {\[devices 2/4\] verbsh> $}
+      send "port = ctx:query_port(1)\r"
+      expect "✓ step 2 done"
+      expect -re {\[devices 3/4\] verbsh> $}
+      send "skip()\r"
+      expect "✓ step 3 done"
+      send "progress()\r"
+      expect "devices: step 4/4"
+      send "dev = ctx:query_device()\r"
+      expect "★ Lesson devices complete"
+      expect -re {\nverbsh> $}
+      send "os.exit(0)\r"
+      expect eof
+      catch wait result
+      exit [lindex $result 3]'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
