@@ -21,23 +21,26 @@ return {
       title = "A READ the responder refuses",
       text = [[
         qp_b accepts no READs (max_dest_rd_atomic 0), so it answers the request
-        with a NAK "invalid request": the requester's WC is REM_INV_REQ_ERR and
-        qp_a goes to ERR. Errors always complete, even unsignaled WRs.]],
+        with a NAK "invalid request": the requester's WC is REM_INV_REQ_ERR.
+        It is a protocol error on both ends: qp_a and qp_b both go to ERR.
+        Errors always complete, even unsignaled WRs.]],
       c = [[
         swr.opcode = IBV_WR_RDMA_READ; swr.sg_list = &sge_a;   /* where the data goes */
         swr.wr.rdma.remote_addr = (uintptr_t)buf_b; swr.wr.rdma.rkey = mr_b->rkey;]],
-      task = [[READ 11 bytes of mr_b into mr_a (wr_id 1); wcs = cq:wait(1); look at qp_a.state.]],
+      task = [[READ 11 bytes of mr_b into mr_a (wr_id 1); wcs = cq:wait(1); look at qp_a.state and qp_b.state.]],
       hint = [[qp_a:post_send{wr_id = 1, opcode = "RDMA_READ", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 11}}, rdma = {remote_addr = mr_b.addr, rkey = mr_b.rkey}}]],
       solution = [[
         qp_a:post_send{wr_id = 1, opcode = "RDMA_READ", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 11}}, rdma = {remote_addr = mr_b.addr, rkey = mr_b.rkey}}
         wcs = cq:wait(1)
-        qp_a.state]],
+        qp_a.state, qp_b.state]],
       check = function(S)
         local l = K.step_wcs(S, cq, 1, 2000)
         local w = K.find_wc(l, { wr_id = 1 })
         if not w then return false, "no completion for wr_id 1 yet" end
         if w.status ~= "REM_INV_REQ_ERR" then return false, "wr_id 1 ended " .. w.status end
-        if qp_a.state ~= "ERR" then return false, "qp_a is " .. qp_a.state end
+        if qp_a.state ~= "ERR" or qp_b.state ~= "ERR" then
+          return false, ("qp_a is %s, qp_b is %s"):format(qp_a.state, qp_b.state)
+        end
         return true, ("%s; qp_a %s, qp_b %s"):format(w.status, qp_a.state, qp_b.state)
       end,
     },

@@ -12,7 +12,7 @@ return {
   intro = [[
     UD has no acknowledgements, so a sender cannot know whether a datagram
     arrived: its completion only says "the packet left". Whatever goes wrong at
-    the receiver is dropped there, silently. qp_a and qp_b are UD QPs in RTS
+    the receiver stays there; the sender always sees SUCCESS. qp_a and qp_b are UD QPs in RTS
     (Q_Key 0x11111111) and ah addresses this port, as in lesson 9.]],
   setup = function() return K.ud_pair() end,
 
@@ -89,28 +89,33 @@ return {
     {
       title = "Receive buffer too small",
       text = [[
-        A UD receive must hold the 40-byte GRH plus the payload. A datagram
-        that does not fit is dropped -- the sender still sees SUCCESS and the
-        receiver sees nothing. (With an SRQ the receive would complete in
-        error instead.) So size UD receives for 40 + the largest message,
-        normally 40 + active_mtu.]],
+        A UD receive must hold the 40-byte GRH plus the payload. When a
+        datagram does not fit, the sender still sees SUCCESS -- nothing comes
+        back to it. The receiver is worse off: on rxe the receive completes
+        with LOC_QP_OP_ERR and qp_b goes to ERR, so it silently loses every
+        later datagram too, until it is reset. (Other devices may report
+        LOC_LEN_ERR, or just drop the datagram.) Size UD receives for
+        40 + the largest message, normally 40 + active_mtu.]],
       c = [[rsge.length = 40 + 4;   /* a 9-byte datagram does not fit */]],
       task = [[
         Post a receive of only 40 + 4 bytes on qp_b (wr_id 101); send 9 bytes
-        (wr_id 4); wcs = cq:wait(2, 500).]],
+        (wr_id 4); wcs = cq:wait(2, 500); look at qp_b.state.]],
       hint = [[qp_b:post_recv{wr_id = 101, sg_list = {{mr = mr_b, offset = 0, length = 44}}}]],
       solution = [[
         qp_b:post_recv{wr_id = 101, sg_list = {{mr = mr_b, offset = 0, length = 40 + 4}}}
         qp_a:post_send{wr_id = 4, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 9}}, ud = {ah = ah, remote_qpn = qp_b.qp_num, remote_qkey = 0x11111111}}
-        wcs = cq:wait(2, 500)]],
+        wcs = cq:wait(2, 500)
+        qp_b.state]],
       check = function(S)
         local l = K.step_wcs(S, cq, 2, 500)
         local s = K.find_wc(l, { wr_id = 4 })
         if not s then return false, "no completion for wr_id 4 yet" end
         if s.status ~= "SUCCESS" then return false, "the send ended " .. s.status end
         local r = K.find_wc(l, { wr_id = 101 })
-        if r then return false, "receive 101 completed: " .. K.wc_note(r) end
-        return true, "sender " .. K.wc_note(s) .. "; nothing on qp_b, qp_b " .. qp_b.state
+        if not r then return false, "no completion for the receive wr_id 101 yet" end
+        if r.status == "SUCCESS" then return false, "receive 101 succeeded: was it 44 bytes?" end
+        if qp_b.state ~= "ERR" then return false, "qp_b is " .. qp_b.state end
+        return true, ("sender %s; receive 101 %s, qp_b %s"):format(K.wc_note(s), r.status, qp_b.state)
       end,
     },
   },
