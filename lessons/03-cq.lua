@@ -119,7 +119,7 @@ return {
         cq:ack_events(1)
         wcs = cq:poll(16)]],
       check = function(S)
-        if not rawequal(ev_cq, cq) then
+        if not (rawequal(ev_cq, cq) or K.is(ev_cq, "cq") and tostring(ev_cq) == tostring(cq)) then
           return false, "ev_cq is not cq: arm with cq:req_notify(), post, then ev_cq = ch:get_cq_event(1000)"
         end
         local l = K.step_wcs(S, cq, 2)

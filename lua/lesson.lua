@@ -320,7 +320,8 @@ local function begin(what, auto)
   local entry = type(what) == "table" and what or M.find(what)
   local l = load_lesson(entry)
   M.stop(true)
-  K.teardown()
+  local gone = K.teardown()
+  if #gone > 0 then out("(A lesson starts afresh: destroyed ", table.concat(gone, ", "), ".)") end
   cur = { lesson = l, name = entry.name, short = entry.short, i = 1, auto = auto, log = {} }
   out(("\n════ Lesson %d: %s ════"):format(entry.num, l.title))
   if l.intro then out(dedent(l.intro)) end
@@ -352,9 +353,8 @@ end
 function M.auto(what)
   local entry, reason = begin(what, true)
   if not entry then return nil, reason end
-  local l = cur.lesson
+  enter_step()
   while true do
-    enter_step()
     local st = step()
     out("")
     M.run_code(dedent(st.solution), true, repl.prefix .. "verbsh> ")

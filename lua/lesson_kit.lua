@@ -217,7 +217,7 @@ K.lesson_globals = { "wcs", "err", "ok", "ev", "ev_cq", "gid_index", "gid", "por
                      "before", "pinned", "reads", "adds", "mtu" }
 
 function K.teardown()
-  local found = {}
+  local found, names = {}, {}
   for name, v in pairs(_G) do
     local kind = K.kind(v)
     kind = kind and kind:match("^verbs%.(.+)$")
@@ -232,10 +232,12 @@ function K.teardown()
       local close = obj[closers[kind]]
       if close then pcall(close, obj) end
       rawset(_G, name, nil)
+      names[#names + 1] = name
     end
   end
   for _, n in ipairs(K.lesson_globals) do rawset(_G, n, nil) end
   collectgarbage()
+  return names
 end
 
 ---------------------------------------------------------------------------
@@ -255,7 +257,7 @@ function K.step_wcs(S, cq, want, timeout_ms)
     if type(t[i]) == "table" and t[i].status then list[#list + 1] = t[i] end
   end
   if K.is(cq, "cq") and #list < want then
-    local got = cq:wait(want - #list, timeout_ms or 500)
+    local got = cq:wait(want - #list, timeout_ms or 300)
     for _, wc in ipairs(got) do
       t[#t + 1] = wc
       list[#list + 1] = wc

@@ -127,6 +127,7 @@ lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
     [[ $output == *"[devices 1/2] verbsh> x = 1"* ]]
     [[ $output == *"[devices 2/2] verbsh> y = x + 1"* ]]
     [[ $output == *"PASS devices"* ]]
+    [ "$(grep -c '── devices' <<<"$output")" -eq 2 ]   # each step shown once
 }
 
 @test "auto mode: a failing check returns 1 and names the step" {
