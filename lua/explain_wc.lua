@@ -15,8 +15,10 @@ M.STATUS = {
     "post receives at least as large as the largest message the peer sends (UD: + 40 bytes)" },
   { "LOC_QP_OP_ERR",
     "the WR is not valid for this QP: an opcode the QP type lacks (RDMA or atomics on UD, READ or atomics on UC),"
-      .. " or a send larger than the path MTU on UD",
-    "use the QP type that has the opcode (RC for READ and atomics); keep UD messages within the active MTU" },
+      .. " or a send larger than the path MTU on UD; on rxe also a UD receive too small for 40 bytes of GRH plus"
+      .. " the datagram (that receiver's QP then goes to ERR)",
+    "use the QP type that has the opcode (RC for READ and atomics); keep UD messages within the active MTU;"
+      .. " size UD receives 40 + the largest message" },
   { "LOC_EEC_OP_ERR", NOT_RXE, nil },
   { "LOC_PROT_ERR",
     "local protection error: an sg_list entry's lkey is not a valid MR of this QP's PD, or the address range"
@@ -40,7 +42,8 @@ M.STATUS = {
   { "REM_INV_REQ_ERR",
     "the responder rejected the request as invalid: its QP's qp_access_flags lack REMOTE_WRITE/REMOTE_READ/"
       .. "REMOTE_ATOMIC for this RDMA op, or its max_dest_rd_atomic is 0 and a READ or atomic arrived, or the"
-      .. " SEND is larger than its posted receive (then its receive completes in error and its QP goes to ERR)",
+      .. " SEND is larger than its posted receive (then its receive completes in error). It is a protocol error:"
+      .. " on rxe the responder's QP goes to ERR as well as the requester's",
     "on the responder: qp_access_flags with the remote rights, max_dest_rd_atomic >= 1 at RTR, receives as"
       .. " large as the sends" },
   { "REM_ACCESS_ERR",
