@@ -150,3 +150,21 @@ lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
     [[ $output == *"── devices 1/2"* ]]
     [[ ${lines[-2]} == "nil" ]] && [[ ${lines[-1]} == "devices" ]]
 }
+
+@test "kit: GIDs are parsed from either text form; only ::ffff:a.b.c.d counts as IPv4-mapped" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      print(K.gid_ipv4("::ffff:192.0.2.1"))
+      print(K.gid_ipv4("0000:0000:0000:0000:0000:ffff:c000:0201"))
+      print(K.gid_ipv4("fe80::5054:ff:fe12:3456"))
+      print(K.gid_ipv4("::1:c000:201"))
+      print(#K.gid_bytes("fe80::1"), K.gid_bytes("fe80::1"):byte(1, 2))
+      print(K.gid_bytes("1:2:3"))'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "192.0.2.1" ]
+    [ "${lines[1]}" = "192.0.2.1" ]
+    [ "${lines[2]}" = "nil" ]
+    [ "${lines[3]}" = "nil" ]
+    [ "${lines[4]}" = "16	254	128" ]
+    [ "${lines[5]}" = "nil" ]
+}
