@@ -1,11 +1,18 @@
 /* The "verbs" module: entry point shared by ./verbsh and ./verbs.so. */
-#include <lua.h>
-#include <lauxlib.h>
+#include "verbsh.h"
 #include "embedded.h"
 
 int luaopen_verbs(lua_State *L)
 {
 	embedded_lua_preload(L);
 	lua_newtable(L);
+	context_open(L);
+	pd_open(L);
+	cq_open(L);
+	qp_open(L);
+	srq_open(L);
+	venum_open(L);
+	lua_setfield(L, -2, "enums");
+	vtrace_open(L);
 	return 1;
 }

@@ -1,0 +1,374 @@
+/* Completion queues and completion channels: create, poll, wait, notify,
+ * events. cq:poll() and cq:wait() are on the benchmark's hot path: WCs are
+ * polled into a stack array, and each becomes one table. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <arpa/inet.h>
+#include "verbsh.h"
+#include "interrupt.h"
+
+#define WC_BATCH 32
+
+static int cq_destroy(struct vnode *n)
+{
+	/* ibv_destroy_cq waits until every event of the CQ is acknowledged. */
+	if (n->events)
+		ibv_ack_cq_events(n->h, n->events);
+	n->events = 0;
+	return ibv_destroy_cq(n->h);
+}
+
+static void cq_describe(lua_State *L, struct vnode *n)
+{
+	lua_pushfstring(L, "cqe %d", ((struct ibv_cq *)n->h)->cqe);
+}
+
+static int cq_field(lua_State *L, struct vnode *n, const char *key)
+{
+	if (strcmp(key, "cqe") == 0)
+		lua_pushinteger(L, ((struct ibv_cq *)n->h)->cqe);
+	else if (strcmp(key, "handle") == 0)
+		lua_pushinteger(L, ((struct ibv_cq *)n->h)->handle);
+	else
+		return 0;
+	return 1;
+}
+
+struct cq_opts {
+	struct ibv_comp_channel *channel;
+	int comp_vector;
+};
+static const struct vfield vf_cq_opts[] = {
+	VF(struct cq_opts, channel, VT_OBJ, .cls = &vc_channel),
+	VF(struct cq_opts, comp_vector, VT_INT, .max = 1024),
+	VF_END
+};
+
+/* ctx:create_cq(cqe [, {channel=, comp_vector=}]) */
+int cq_create(lua_State *L)
+{
+	struct vnode *c = vobj_check(L, 1, &vc_context);
+	int cqe = (int)vm_check_uint(L, 2, 2, 0x7fffffff, "cqe");
+	struct cq_opts o = { 0 };
+	int deps[2] = { 1, 0 };
+
+	lua_settop(L, 3);
+	if (!lua_isnil(L, 3)) {
+		luaL_checktype(L, 3, LUA_TTABLE);
+		vm_read(L, 3, 3, vf_cq_opts, &o);
+		lua_getfield(L, 3, "channel");   /* index 4: kept as a user value */
+		deps[1] = 4;
+	}
+	struct vnode *n = vobj_new(L, &vc_cq, 2, deps);
+	struct ibv_cq *cq = ibv_create_cq(c->h, cqe, NULL, o.channel, o.comp_vector);
+	int err = errno;
+	if (vrecording) {
+		char call[128], a[32], b[32], ch[32] = "NULL";
+		if (o.channel)
+			vobj_cname(vobj_find(o.channel), ch, sizeof ch);
+		snprintf(call, sizeof call, "ibv_create_cq(%s, %d, NULL, %s, %d)", vobj_cname(c, a, sizeof a), cqe, ch,
+			 o.comp_vector);
+		vrecord(L, NULL, call, cq ? vobj_cname(n, b, sizeof b) : "NULL");
+	}
+	if (!cq) {
+		lua_createtable(L, 0, 1);
+		verr_push_memlock(L);
+		lua_setfield(L, -2, "memlock");
+		return verr(L, "ibv_create_cq", err, 1, -1);
+	}
+	vobj_set(n, cq);
+	return 1;
+}
+
+/* ---- WCs ------------------------------------------------------------------- */
+
+static const char WC_META[] = "verbs.wc_meta";
+
+/* The metatable of WCs: require("verbs.explain").wc_meta, looked up once. */
+static void push_wc_meta(lua_State *L)
+{
+	if (lua_getfield(L, LUA_REGISTRYINDEX, WC_META) != LUA_TNIL)
+		return;
+	lua_pop(L, 1);
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "verbs.explain");
+	if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1))
+		lua_getfield(L, -1, "wc_meta");
+	else
+		lua_pushboolean(L, 0);
+	if (!lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		lua_pushboolean(L, 0);
+	}
+	lua_remove(L, -2);
+	lua_pushvalue(L, -1);
+	lua_setfield(L, LUA_REGISTRYINDEX, WC_META);
+}
+
+void cq_push_wc(lua_State *L, const struct ibv_wc *wc)
+{
+	bool ok = wc->status == IBV_WC_SUCCESS;
+	lua_createtable(L, 0, ok ? 13 : 4);
+	lua_pushinteger(L, (lua_Integer)wc->wr_id);
+	lua_setfield(L, -2, "wr_id");
+	venum_push(L, &ve_wc_status, wc->status);
+	lua_setfield(L, -2, "status");
+	lua_pushinteger(L, wc->vendor_err);
+	lua_setfield(L, -2, "vendor_err");
+	lua_pushinteger(L, wc->qp_num);
+	lua_setfield(L, -2, "qp_num");
+	if (ok) {
+		venum_push(L, &ve_wc_opcode, wc->opcode);
+		lua_setfield(L, -2, "opcode");
+		lua_pushinteger(L, wc->byte_len);
+		lua_setfield(L, -2, "byte_len");
+		if (wc->wc_flags & IBV_WC_WITH_IMM) {
+			lua_pushinteger(L, ntohl(wc->imm_data));
+			lua_setfield(L, -2, "imm_data");
+		}
+		lua_pushinteger(L, wc->src_qp);
+		lua_setfield(L, -2, "src_qp");
+		vflags_push(L, &ve_wc_flags, wc->wc_flags);
+		lua_setfield(L, -2, "wc_flags");
+		lua_pushinteger(L, wc->pkey_index);
+		lua_setfield(L, -2, "pkey_index");
+		lua_pushinteger(L, wc->slid);
+		lua_setfield(L, -2, "slid");
+		lua_pushinteger(L, wc->sl);
+		lua_setfield(L, -2, "sl");
+		lua_pushinteger(L, wc->dlid_path_bits);
+		lua_setfield(L, -2, "dlid_path_bits");
+	}
+	push_wc_meta(L);
+	if (lua_istable(L, -1))
+		lua_setmetatable(L, -2);
+	else
+		lua_pop(L, 1);
+}
+
+static void record_poll(lua_State *L, struct vnode *n, int max, int got, const char *note)
+{
+	char call[96], ret[64], name[32];
+	snprintf(call, sizeof call, "ibv_poll_cq(%s, %d, wc)", vobj_cname(n, name, sizeof name), max);
+	snprintf(ret, sizeof ret, "%d%s", got, note);
+	vrecord(L, "struct ibv_wc wc[32];", call, ret);
+}
+
+/* cq:poll([max = 16]) -> list of WCs (possibly empty) */
+static int l_poll(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	int max = lua_isnoneornil(L, 2) ? 16 : (int)vm_check_uint(L, 2, 2, 1 << 20, "max");
+	struct ibv_wc wc[WC_BATCH];
+	int got = 0;
+
+	lua_createtable(L, max < 4 ? max : 4, 0);
+	while (got < max) {
+		int want = max - got < WC_BATCH ? max - got : WC_BATCH;
+		int r = ibv_poll_cq(n->h, want, wc);
+		if (r < 0)
+			return verr(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
+		for (int i = 0; i < r; i++) {
+			cq_push_wc(L, &wc[i]);
+			lua_rawseti(L, -2, ++got);
+		}
+		if (r < want)
+			break;
+	}
+	if (vrecording)
+		record_poll(L, n, max, got, "");
+	return 1;
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* cq:wait(n [, timeout_ms]) -> list of up to n WCs: polls until n arrived or
+ * the timeout passed (none: forever). Ctrl-C stops it; WCs already polled are
+ * returned rather than lost. */
+static int l_wait(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	int want = lua_isnoneornil(L, 2) ? 1 : (int)vm_check_uint(L, 2, 2, 1 << 20, "n");
+	double timeout = lua_isnoneornil(L, 3) ? -1 : (double)vm_check_uint(L, 3, 3, 0, "timeout_ms");
+	struct ibv_wc wc[WC_BATCH];
+	int got = 0;
+	unsigned idle = 0;
+	double t0 = 0;
+
+	lua_createtable(L, want < 8 ? want : 8, 0);
+	while (got < want) {
+		int batch = want - got < WC_BATCH ? want - got : WC_BATCH;
+		int r = ibv_poll_cq(n->h, batch, wc);
+		if (r < 0)
+			return verr(L, "ibv_poll_cq", -r, 1, 0);
+		for (int i = 0; i < r; i++) {
+			cq_push_wc(L, &wc[i]);
+			lua_rawseti(L, -2, ++got);
+		}
+		if (r > 0) {
+			idle = 0;
+			continue;
+		}
+		if (verbsh_interrupted) {
+			if (got)
+				break;   /* the shell's hook raises "interrupted" at the next Lua instruction */
+			verbsh_check_interrupt(L);
+		}
+		/* Spin briefly (rxe completes in microseconds), then yield the CPU
+		 * to rxe's own threads, then sleep in short naps. */
+		if (++idle < 64)
+			continue;
+		double t = now_ms();
+		if (t0 == 0)
+			t0 = t;
+		if (timeout >= 0 && t - t0 >= timeout)
+			break;
+		if (t - t0 < 2)
+			sched_yield();
+		else
+			nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
+	}
+	if (vrecording)
+		record_poll(L, n, want, got, "  /* cq:wait: polled until this many */");
+	return 1;
+}
+
+/* cq:req_notify([solicited_only]) */
+static int l_req_notify(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	int sol = lua_toboolean(L, 2);
+	int ret = ibv_req_notify_cq(n->h, sol);
+	if (vrecording) {
+		char call[64], name[32], r[16];
+		snprintf(call, sizeof call, "ibv_req_notify_cq(%s, %d)", vobj_cname(n, name, sizeof name), sol);
+		snprintf(r, sizeof r, "%d", ret);
+		vrecord(L, NULL, call, r);
+	}
+	if (ret)
+		return verr(L, "ibv_req_notify_cq", ret, 1, 0);
+	return 0;
+}
+
+/* cq:ack_events(n) */
+static int l_ack_events(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	unsigned k = (unsigned)vm_check_uint(L, 2, 2, 0xffffffff, "n");
+	if (k > n->events)
+		return luaL_argerror(L, 2, lua_pushfstring(L, "%d events to ack, but only %d were received and not acked",
+							   (int)k, (int)n->events));
+	ibv_ack_cq_events(n->h, k);
+	n->events -= k;
+	if (vrecording) {
+		char call[64], name[32];
+		snprintf(call, sizeof call, "ibv_ack_cq_events(%s, %u)", vobj_cname(n, name, sizeof name), k);
+		vrecord(L, NULL, call, "(void)");
+	}
+	return 0;
+}
+
+/* ---- completion channel ---------------------------------------------------- */
+
+static int channel_destroy(struct vnode *n) { return ibv_destroy_comp_channel(n->h); }
+
+static void channel_describe(lua_State *L, struct vnode *n)
+{
+	lua_pushfstring(L, "fd %d", ((struct ibv_comp_channel *)n->h)->fd);
+}
+
+static int channel_field(lua_State *L, struct vnode *n, const char *key)
+{
+	if (strcmp(key, "fd") != 0)
+		return 0;
+	lua_pushinteger(L, ((struct ibv_comp_channel *)n->h)->fd);
+	return 1;
+}
+
+/* ctx:create_comp_channel() */
+int channel_create(lua_State *L)
+{
+	struct vnode *c = vobj_check(L, 1, &vc_context);
+	int deps[] = { 1 };
+	struct vnode *n = vobj_new(L, &vc_channel, 1, deps);
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(c->h);
+	int err = errno;
+	if (vrecording) {
+		char call[64], a[32], b[32];
+		snprintf(call, sizeof call, "ibv_create_comp_channel(%s)", vobj_cname(c, a, sizeof a));
+		vrecord(L, NULL, call, ch ? vobj_cname(n, b, sizeof b) : "NULL");
+	}
+	if (!ch)
+		return verr(L, "ibv_create_comp_channel", err, 1, 0);
+	vobj_set(n, ch);
+	return 1;
+}
+
+/* channel:get_cq_event([timeout_ms]) -> the cq, or nil after the timeout.
+ * The event counts as received: cq:ack_events(n) acknowledges it (and
+ * destroying the CQ acknowledges what is left). */
+static int l_get_cq_event(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_channel);
+	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)vm_check_uint(L, 2, 2, 0, "timeout_ms");
+	struct ibv_comp_channel *ch = n->h;
+	struct ibv_cq *cq;
+	void *cq_ctx;
+
+	if (!wait_readable(L, ch->fd, timeout)) {
+		lua_pushnil(L);
+		return 1;
+	}
+	int ret = ibv_get_cq_event(ch, &cq, &cq_ctx);
+	int err = errno;
+	struct vnode *cn = ret ? NULL : vobj_find(cq);
+	if (vrecording) {
+		char call[96], a[32], b[32] = "?";
+		if (cn)
+			vobj_cname(cn, b, sizeof b);
+		snprintf(call, sizeof call, "ibv_get_cq_event(%s, &ev_cq /* = %s */, &ev_ctx)",
+			 vobj_cname(n, a, sizeof a), b);
+		vrecord(L, NULL, call, ret ? "-1" : "0");
+	}
+	if (ret)
+		return verr(L, "ibv_get_cq_event", err, 1, 0);
+	if (!cn) {   /* cannot happen while the CQ's node lives; ack so that nothing hangs */
+		ibv_ack_cq_events(cq, 1);
+		return luaL_error(L, "get_cq_event: event for an unknown CQ");
+	}
+	cn->events++;
+	if (!vobj_push(L, cn))
+		lua_pushnil(L);
+	return 1;
+}
+
+static const luaL_Reg cq_methods[] = {
+	{ "poll", l_poll }, { "wait", l_wait }, { "req_notify", l_req_notify }, { "ack_events", l_ack_events },
+	{ NULL, NULL }
+};
+static const luaL_Reg channel_methods[] = { { "get_cq_event", l_get_cq_event }, { NULL, NULL } };
+
+struct vclass vc_cq = {
+	.kind = "cq", .var = "cq", .tname = "verbs.cq", .destroy_verb = "ibv_destroy_cq",
+	.destroy_method = "destroy", .destroy = cq_destroy, .describe = cq_describe, .field = cq_field,
+	.methods = cq_methods,
+};
+struct vclass vc_channel = {
+	.kind = "comp_channel", .var = "channel", .tname = "verbs.comp_channel",
+	.destroy_verb = "ibv_destroy_comp_channel", .destroy_method = "destroy", .destroy = channel_destroy,
+	.describe = channel_describe, .field = channel_field, .methods = channel_methods,
+};
+
+void cq_open(lua_State *L)
+{
+	vobj_register(L, &vc_cq);
+	vobj_register(L, &vc_channel);
+}

@@ -1,0 +1,264 @@
+/* Every C enum and flag set the bindings speak, written once: names without
+ * their prefix, as the shell shows them and accepts them. verbs.enums exports
+ * them keyed by C type name. */
+#include <string.h>
+#include "verbsh.h"
+
+#define E(p, n) { #n, p##n }
+#define TABLE(var, ct, pfx, fl, ...) \
+	static const struct venum_entry var##_e[] = { __VA_ARGS__ }; \
+	const struct venum var = { ct, pfx, fl, var##_e, sizeof(var##_e) / sizeof(var##_e[0]) };
+
+TABLE(ve_qp_state, "ibv_qp_state", "IBV_QPS_", false,
+	E(IBV_QPS_, RESET), E(IBV_QPS_, INIT), E(IBV_QPS_, RTR), E(IBV_QPS_, RTS), E(IBV_QPS_, SQD),
+	E(IBV_QPS_, SQE), E(IBV_QPS_, ERR), E(IBV_QPS_, UNKNOWN))
+TABLE(ve_qp_type, "ibv_qp_type", "IBV_QPT_", false,
+	E(IBV_QPT_, RC), E(IBV_QPT_, UC), E(IBV_QPT_, UD), E(IBV_QPT_, RAW_PACKET), E(IBV_QPT_, XRC_SEND),
+	E(IBV_QPT_, XRC_RECV), E(IBV_QPT_, DRIVER))
+TABLE(ve_mtu, "ibv_mtu", "IBV_MTU_", false,
+	{ "256", IBV_MTU_256 }, { "512", IBV_MTU_512 }, { "1024", IBV_MTU_1024 }, { "2048", IBV_MTU_2048 },
+	{ "4096", IBV_MTU_4096 })
+TABLE(ve_wc_status, "ibv_wc_status", "IBV_WC_", false,
+	E(IBV_WC_, SUCCESS), E(IBV_WC_, LOC_LEN_ERR), E(IBV_WC_, LOC_QP_OP_ERR), E(IBV_WC_, LOC_EEC_OP_ERR),
+	E(IBV_WC_, LOC_PROT_ERR), E(IBV_WC_, WR_FLUSH_ERR), E(IBV_WC_, MW_BIND_ERR), E(IBV_WC_, BAD_RESP_ERR),
+	E(IBV_WC_, LOC_ACCESS_ERR), E(IBV_WC_, REM_INV_REQ_ERR), E(IBV_WC_, REM_ACCESS_ERR),
+	E(IBV_WC_, REM_OP_ERR), E(IBV_WC_, RETRY_EXC_ERR), E(IBV_WC_, RNR_RETRY_EXC_ERR),
+	E(IBV_WC_, LOC_RDD_VIOL_ERR), E(IBV_WC_, REM_INV_RD_REQ_ERR), E(IBV_WC_, REM_ABORT_ERR),
+	E(IBV_WC_, INV_EECN_ERR), E(IBV_WC_, INV_EEC_STATE_ERR), E(IBV_WC_, FATAL_ERR),
+	E(IBV_WC_, RESP_TIMEOUT_ERR), E(IBV_WC_, GENERAL_ERR), E(IBV_WC_, TM_ERR),
+	E(IBV_WC_, TM_RNDV_INCOMPLETE))
+TABLE(ve_wc_opcode, "ibv_wc_opcode", "IBV_WC_", false,
+	E(IBV_WC_, SEND), E(IBV_WC_, RDMA_WRITE), E(IBV_WC_, RDMA_READ), E(IBV_WC_, COMP_SWAP),
+	E(IBV_WC_, FETCH_ADD), E(IBV_WC_, BIND_MW), E(IBV_WC_, LOCAL_INV), E(IBV_WC_, TSO), E(IBV_WC_, RECV),
+	E(IBV_WC_, RECV_RDMA_WITH_IMM))
+TABLE(ve_wr_opcode, "ibv_wr_opcode", "IBV_WR_", false,
+	E(IBV_WR_, RDMA_WRITE), E(IBV_WR_, RDMA_WRITE_WITH_IMM), E(IBV_WR_, SEND), E(IBV_WR_, SEND_WITH_IMM),
+	E(IBV_WR_, RDMA_READ), E(IBV_WR_, ATOMIC_CMP_AND_SWP), E(IBV_WR_, ATOMIC_FETCH_AND_ADD),
+	E(IBV_WR_, LOCAL_INV), E(IBV_WR_, BIND_MW), E(IBV_WR_, SEND_WITH_INV), E(IBV_WR_, TSO))
+TABLE(ve_access, "ibv_access_flags", "IBV_ACCESS_", true,
+	E(IBV_ACCESS_, LOCAL_WRITE), E(IBV_ACCESS_, REMOTE_WRITE), E(IBV_ACCESS_, REMOTE_READ),
+	E(IBV_ACCESS_, REMOTE_ATOMIC), E(IBV_ACCESS_, MW_BIND), E(IBV_ACCESS_, ZERO_BASED),
+	E(IBV_ACCESS_, ON_DEMAND), E(IBV_ACCESS_, HUGETLB), E(IBV_ACCESS_, RELAXED_ORDERING))
+TABLE(ve_send_flags, "ibv_send_flags", "IBV_SEND_", true,
+	E(IBV_SEND_, FENCE), E(IBV_SEND_, SIGNALED), E(IBV_SEND_, SOLICITED), E(IBV_SEND_, INLINE),
+	E(IBV_SEND_, IP_CSUM))
+TABLE(ve_wc_flags, "ibv_wc_flags", "IBV_WC_", true,
+	E(IBV_WC_, GRH), E(IBV_WC_, WITH_IMM), E(IBV_WC_, IP_CSUM_OK), E(IBV_WC_, WITH_INV),
+	E(IBV_WC_, TM_SYNC_REQ), E(IBV_WC_, TM_MATCH), E(IBV_WC_, TM_DATA_VALID))
+TABLE(ve_qp_attr_mask, "ibv_qp_attr_mask", "IBV_QP_", true,
+	E(IBV_QP_, STATE), E(IBV_QP_, CUR_STATE), E(IBV_QP_, EN_SQD_ASYNC_NOTIFY), E(IBV_QP_, ACCESS_FLAGS),
+	E(IBV_QP_, PKEY_INDEX), E(IBV_QP_, PORT), E(IBV_QP_, QKEY), E(IBV_QP_, AV), E(IBV_QP_, PATH_MTU),
+	E(IBV_QP_, TIMEOUT), E(IBV_QP_, RETRY_CNT), E(IBV_QP_, RNR_RETRY), E(IBV_QP_, RQ_PSN),
+	E(IBV_QP_, MAX_QP_RD_ATOMIC), E(IBV_QP_, ALT_PATH), E(IBV_QP_, MIN_RNR_TIMER), E(IBV_QP_, SQ_PSN),
+	E(IBV_QP_, MAX_DEST_RD_ATOMIC), E(IBV_QP_, PATH_MIG_STATE), E(IBV_QP_, CAP), E(IBV_QP_, DEST_QPN),
+	E(IBV_QP_, RATE_LIMIT))
+TABLE(ve_srq_attr_mask, "ibv_srq_attr_mask", "IBV_SRQ_", true, E(IBV_SRQ_, MAX_WR), E(IBV_SRQ_, LIMIT))
+TABLE(ve_port_state, "ibv_port_state", "IBV_PORT_", false,
+	E(IBV_PORT_, NOP), E(IBV_PORT_, DOWN), E(IBV_PORT_, INIT), E(IBV_PORT_, ARMED), E(IBV_PORT_, ACTIVE),
+	E(IBV_PORT_, ACTIVE_DEFER))
+/* phys_state is a plain uint8_t in ibv_port_attr; the values are the IBTA's. */
+TABLE(ve_port_phys_state, "ibv_port_phys_state", "", false,
+	{ "SLEEP", 1 }, { "POLLING", 2 }, { "DISABLED", 3 }, { "PORT_CONFIGURATION_TRAINING", 4 },
+	{ "LINK_UP", 5 }, { "LINK_ERROR_RECOVERY", 6 }, { "PHY_TEST", 7 })
+TABLE(ve_link_layer, "ibv_link_layer", "IBV_LINK_LAYER_", false,
+	E(IBV_LINK_LAYER_, UNSPECIFIED), E(IBV_LINK_LAYER_, INFINIBAND), E(IBV_LINK_LAYER_, ETHERNET))
+TABLE(ve_node_type, "ibv_node_type", "IBV_NODE_", false,
+	E(IBV_NODE_, UNKNOWN), E(IBV_NODE_, CA), E(IBV_NODE_, SWITCH), E(IBV_NODE_, ROUTER), E(IBV_NODE_, RNIC),
+	E(IBV_NODE_, USNIC), E(IBV_NODE_, USNIC_UDP), E(IBV_NODE_, UNSPECIFIED))
+TABLE(ve_transport_type, "ibv_transport_type", "IBV_TRANSPORT_", false,
+	E(IBV_TRANSPORT_, UNKNOWN), E(IBV_TRANSPORT_, IB), E(IBV_TRANSPORT_, IWARP), E(IBV_TRANSPORT_, USNIC),
+	E(IBV_TRANSPORT_, USNIC_UDP), E(IBV_TRANSPORT_, UNSPECIFIED))
+TABLE(ve_event_type, "ibv_event_type", "IBV_EVENT_", false,
+	E(IBV_EVENT_, CQ_ERR), E(IBV_EVENT_, QP_FATAL), E(IBV_EVENT_, QP_REQ_ERR), E(IBV_EVENT_, QP_ACCESS_ERR),
+	E(IBV_EVENT_, COMM_EST), E(IBV_EVENT_, SQ_DRAINED), E(IBV_EVENT_, PATH_MIG), E(IBV_EVENT_, PATH_MIG_ERR),
+	E(IBV_EVENT_, DEVICE_FATAL), E(IBV_EVENT_, PORT_ACTIVE), E(IBV_EVENT_, PORT_ERR),
+	E(IBV_EVENT_, LID_CHANGE), E(IBV_EVENT_, PKEY_CHANGE), E(IBV_EVENT_, SM_CHANGE), E(IBV_EVENT_, SRQ_ERR),
+	E(IBV_EVENT_, SRQ_LIMIT_REACHED), E(IBV_EVENT_, QP_LAST_WQE_REACHED), E(IBV_EVENT_, CLIENT_REREGISTER),
+	E(IBV_EVENT_, GID_CHANGE), E(IBV_EVENT_, WQ_FATAL))
+TABLE(ve_gid_type, "ibv_gid_type", "IBV_GID_TYPE_", false,
+	E(IBV_GID_TYPE_, IB), E(IBV_GID_TYPE_, ROCE_V1), E(IBV_GID_TYPE_, ROCE_V2))
+TABLE(ve_mig_state, "ibv_mig_state", "IBV_MIG_", false,
+	E(IBV_MIG_, MIGRATED), E(IBV_MIG_, REARM), E(IBV_MIG_, ARMED))
+TABLE(ve_atomic_cap, "ibv_atomic_cap", "IBV_ATOMIC_", false,
+	E(IBV_ATOMIC_, NONE), E(IBV_ATOMIC_, HCA), E(IBV_ATOMIC_, GLOB))
+TABLE(ve_device_cap, "ibv_device_cap_flags", "IBV_DEVICE_", true,
+	E(IBV_DEVICE_, RESIZE_MAX_WR), E(IBV_DEVICE_, BAD_PKEY_CNTR), E(IBV_DEVICE_, BAD_QKEY_CNTR),
+	E(IBV_DEVICE_, RAW_MULTI), E(IBV_DEVICE_, AUTO_PATH_MIG), E(IBV_DEVICE_, CHANGE_PHY_PORT),
+	E(IBV_DEVICE_, UD_AV_PORT_ENFORCE), E(IBV_DEVICE_, CURR_QP_STATE_MOD), E(IBV_DEVICE_, SHUTDOWN_PORT),
+	E(IBV_DEVICE_, INIT_TYPE), E(IBV_DEVICE_, PORT_ACTIVE_EVENT), E(IBV_DEVICE_, SYS_IMAGE_GUID),
+	E(IBV_DEVICE_, RC_RNR_NAK_GEN), E(IBV_DEVICE_, SRQ_RESIZE), E(IBV_DEVICE_, N_NOTIFY_CQ),
+	E(IBV_DEVICE_, MEM_WINDOW), E(IBV_DEVICE_, UD_IP_CSUM), E(IBV_DEVICE_, XRC),
+	E(IBV_DEVICE_, MEM_MGT_EXTENSIONS), E(IBV_DEVICE_, MEM_WINDOW_TYPE_2A),
+	E(IBV_DEVICE_, MEM_WINDOW_TYPE_2B), E(IBV_DEVICE_, RC_IP_CSUM), E(IBV_DEVICE_, RAW_IP_CSUM),
+	E(IBV_DEVICE_, MANAGED_FLOW_STEERING))
+
+static const struct venum *const all[] = {
+	&ve_qp_state, &ve_qp_type, &ve_mtu, &ve_wc_status, &ve_wc_opcode, &ve_wr_opcode, &ve_access,
+	&ve_send_flags, &ve_wc_flags, &ve_qp_attr_mask, &ve_srq_attr_mask, &ve_port_state,
+	&ve_port_phys_state, &ve_link_layer, &ve_node_type, &ve_transport_type, &ve_event_type,
+	&ve_gid_type, &ve_mig_state, &ve_atomic_cap, &ve_device_cap,
+};
+
+const char *venum_name(const struct venum *t, int64_t v)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->e[i].value == v)
+			return t->e[i].name;
+	return NULL;
+}
+
+void venum_push(lua_State *L, const struct venum *t, int64_t v)
+{
+	const char *s = venum_name(t, v);
+	if (s)
+		lua_pushstring(L, s);
+	else
+		lua_pushinteger(L, v);
+}
+
+void vflags_push(lua_State *L, const struct venum *t, uint64_t v)
+{
+	int k = 0;
+	lua_createtable(L, 4, 0);
+	for (int bit = 0; bit < 64; bit++) {
+		uint64_t m = (uint64_t)1 << bit;
+		if (!(v & m))
+			continue;
+		venum_push(L, t, (int64_t)m);
+		lua_rawseti(L, -2, ++k);
+	}
+}
+
+/* A short name, or the full name with the prefix. */
+static bool lookup(const struct venum *t, const char *s, int64_t *out)
+{
+	size_t pl = strlen(t->prefix);
+	if (pl && strncmp(s, t->prefix, pl) == 0)
+		s += pl;
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->e[i].name, s) == 0) {
+			*out = t->e[i].value;
+			return true;
+		}
+	return false;
+}
+
+static const char *bad_name(lua_State *L, const struct venum *t, const char *s)
+{
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	lua_pushfstring(L, "'%s' is not a name of %s (known: ", s, t->ctype);
+	luaL_addvalue(&b);
+	for (size_t i = 0; i < t->n; i++) {
+		if (i)
+			luaL_addstring(&b, ", ");
+		luaL_addstring(&b, t->e[i].name);
+	}
+	luaL_addstring(&b, ")");
+	luaL_pushresult(&b);
+	return lua_tostring(L, -1);
+}
+
+const char *venum_read(lua_State *L, int idx, const struct venum *t, int64_t *out)
+{
+	switch (lua_type(L, idx)) {
+	case LUA_TSTRING:
+		if (lookup(t, lua_tostring(L, idx), out))
+			return NULL;
+		return bad_name(L, t, lua_tostring(L, idx));
+	case LUA_TNUMBER: {
+		int isint;
+		lua_Integer v = lua_tointegerx(L, idx, &isint);
+		if (!isint)
+			return lua_pushfstring(L, "%s: %s is not an integer", t->ctype, lua_tostring(L, idx));
+		if (!t->flags && !venum_name(t, v))
+			return lua_pushfstring(L, "%d is not a value of %s", (int)v, t->ctype);
+		if (t->flags && v < 0)
+			return lua_pushfstring(L, "%s: %d is negative", t->ctype, (int)v);
+		*out = v;
+		return NULL;
+	}
+	case LUA_TTABLE:
+		if (t->flags) {
+			int64_t acc = 0, one;
+			lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+			for (lua_Integer i = 1; i <= n; i++) {
+				lua_rawgeti(L, idx, i);
+				if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER)
+					return lua_pushfstring(L, "%s list: item %d is a %s", t->ctype, (int)i,
+							       luaL_typename(L, -1));
+				const char *e = venum_read(L, lua_gettop(L), t, &one);
+				if (e)
+					return e;
+				lua_pop(L, 1);
+				acc |= one;
+			}
+			/* Every entry of a list is an item: keys other than 1..n are typos. */
+			lua_pushnil(L);
+			while (lua_next(L, idx)) {
+				lua_pop(L, 1);
+				if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > n) {
+					lua_pushfstring(L, "%s list: unexpected key '%s'", t->ctype,
+							luaL_tolstring(L, -1, NULL));
+					return lua_tostring(L, -1);
+				}
+			}
+			*out = acc;
+			return NULL;
+		}
+		/* fallthrough */
+	default:
+		return lua_pushfstring(L, "%s expected (a name%s or an integer), got %s", t->ctype,
+				       t->flags ? ", a list of names" : "", luaL_typename(L, idx));
+	}
+}
+
+void venum_c(luaL_Buffer *b, const struct venum *t, int64_t v)
+{
+	char num[32];
+	if (!t->flags) {
+		const char *s = venum_name(t, v);
+		if (s) {
+			luaL_addstring(b, t->prefix);
+			luaL_addstring(b, s);
+		} else {
+			snprintf(num, sizeof num, "%lld", (long long)v);
+			luaL_addstring(b, num);
+		}
+		return;
+	}
+	if (v == 0) {
+		luaL_addchar(b, '0');
+		return;
+	}
+	bool first = true;
+	for (int bit = 0; bit < 64; bit++) {
+		uint64_t m = (uint64_t)1 << bit;
+		if (!((uint64_t)v & m))
+			continue;
+		if (!first)
+			luaL_addstring(b, " | ");
+		first = false;
+		const char *s = venum_name(t, (int64_t)m);
+		if (s) {
+			luaL_addstring(b, t->prefix);
+			luaL_addstring(b, s);
+		} else {
+			snprintf(num, sizeof num, "0x%llx", (unsigned long long)m);
+			luaL_addstring(b, num);
+		}
+	}
+}
+
+void venum_open(lua_State *L)
+{
+	lua_createtable(L, 0, sizeof all / sizeof all[0]);
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		lua_createtable(L, (int)all[i]->n, 0);
+		for (size_t j = 0; j < all[i]->n; j++) {
+			lua_pushstring(L, all[i]->e[j].name);
+			lua_rawseti(L, -2, (lua_Integer)j + 1);
+		}
+		lua_setfield(L, -2, all[i]->ctype);
+	}
+}

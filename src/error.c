@@ -1,0 +1,145 @@
+/* Failed verbs become error objects that lua/explain.lua turns into a
+ * lesson (interfaces.md: verb, errno, errname, message, object, context);
+ * and every verb call passes through vrecord(), the one recording point that
+ * verbs.trace() prints as C. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "verbsh.h"
+
+const char *verrname(int err)
+{
+	switch (err) {
+#define N(e) case e: return #e;
+	N(EPERM) N(ENOENT) N(EINTR) N(EIO) N(ENXIO) N(EAGAIN) N(ENOMEM) N(EACCES) N(EFAULT) N(EBUSY)
+	N(EEXIST) N(ENODEV) N(EINVAL) N(ENOSPC) N(ERANGE) N(ENOSYS) N(ENODATA) N(EPROTO) N(EOPNOTSUPP)
+	N(EADDRINUSE) N(EADDRNOTAVAIL) N(ENETUNREACH) N(ECONNRESET) N(ETIMEDOUT) N(ECONNREFUSED)
+	N(EHOSTUNREACH) N(E2BIG) N(ESRCH)
+#undef N
+	}
+	return NULL;
+}
+
+void verr_push_memlock(lua_State *L)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)
+		lua_pushnil(L);
+	else if (rl.rlim_cur == RLIM_INFINITY)
+		lua_pushliteral(L, "unlimited");
+	else
+		lua_pushinteger(L, (lua_Integer)rl.rlim_cur);
+}
+
+/* Used when verbs.explain cannot be loaded: the error still prints. */
+static int fallback_tostring(lua_State *L)
+{
+	lua_getfield(L, 1, "verb");
+	lua_getfield(L, 1, "errname");
+	lua_getfield(L, 1, "errno");
+	lua_getfield(L, 1, "message");
+	lua_pushfstring(L, "%s failed: %s (errno %s, %s)", luaL_optstring(L, 2, "verb"),
+			luaL_optstring(L, 3, "?"), luaL_tolstring(L, 4, NULL), luaL_optstring(L, 5, ""));
+	return 1;
+}
+
+static int explain(lua_State *L)
+{
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "verbs.explain");
+	lua_call(L, 1, 1);
+	lua_getfield(L, -1, "verb_error");
+	lua_pushvalue(L, 1);
+	lua_call(L, 1, 1);
+	return 1;
+}
+
+int verr(lua_State *L, const char *verb, int err, int obj, int ctxidx)
+{
+	const char *name = verrname(err);
+	obj = obj ? lua_absindex(L, obj) : 0;
+	ctxidx = ctxidx ? lua_absindex(L, ctxidx) : 0;
+	lua_createtable(L, 0, 8);
+	lua_pushstring(L, verb);
+	lua_setfield(L, -2, "verb");
+	lua_pushinteger(L, err);
+	lua_setfield(L, -2, "errno");
+	if (name) {
+		lua_pushstring(L, name);
+		lua_setfield(L, -2, "errname");
+	}
+	lua_pushstring(L, strerror(err));
+	lua_setfield(L, -2, "message");
+	if (obj) {
+		lua_pushvalue(L, obj);
+		lua_setfield(L, -2, "object");
+	}
+	if (ctxidx)
+		lua_pushvalue(L, ctxidx);
+	else
+		lua_newtable(L);
+	lua_setfield(L, -2, "context");
+
+	/* The explanation must never hide the verb's own error. */
+	int e = lua_gettop(L);
+	lua_pushcfunction(L, explain);
+	lua_pushvalue(L, e);
+	if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		if (luaL_newmetatable(L, "verbs.error")) {
+			lua_pushcfunction(L, fallback_tostring);
+			lua_setfield(L, -2, "__tostring");
+		}
+		lua_setmetatable(L, e);
+		lua_pushvalue(L, e);
+	}
+	return lua_error(L);
+}
+
+/* ---- the recording point ------------------------------------------------ */
+
+int vrecording;
+static const char REC_KEY[] = "verbs.trace";   /* registry: true or a function */
+
+void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
+{
+	int top = lua_gettop(L);
+	lua_getfield(L, LUA_REGISTRYINDEX, REC_KEY);
+	if (lua_isfunction(L, -1)) {
+		lua_pushstring(L, call);
+		lua_pushstring(L, ret);
+		if (decl)
+			lua_pushstring(L, decl);
+		else
+			lua_pushnil(L);
+		/* A failing recorder must not turn a verb that worked into an error. */
+		if (lua_pcall(L, 3, 0, 0) != LUA_OK)
+			fprintf(stderr, "verbs.trace: recorder failed: %s\n", lua_tostring(L, -1));
+	} else {
+		if (decl)
+			fprintf(stderr, "%s\n", decl);
+		fprintf(stderr, "%s = %s\n", call, ret);
+	}
+	lua_settop(L, top);
+}
+
+/* verbs.trace(true | false | function(call, ret, decl)) -> previous setting */
+static int l_trace(lua_State *L)
+{
+	lua_getfield(L, LUA_REGISTRYINDEX, REC_KEY);
+	if (lua_isnone(L, 1))
+		return 1;
+	if (!lua_isboolean(L, 1) && !lua_isfunction(L, 1) && !lua_isnil(L, 1))
+		luaL_typeerror(L, 1, "boolean or function");
+	lua_pushvalue(L, 1);
+	lua_setfield(L, LUA_REGISTRYINDEX, REC_KEY);
+	vrecording = lua_toboolean(L, 1);
+	return 1;
+}
+
+void vtrace_open(lua_State *L)
+{
+	lua_pushcfunction(L, l_trace);
+	lua_setfield(L, -2, "trace");
+}

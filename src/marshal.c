@@ -1,0 +1,288 @@
+/* The one table<->struct marshaller. Each C struct the bindings take or give
+ * is described once by an array of struct vfield (name, type, offset, enum
+ * table, nested descriptor, mask bit); this file walks those descriptors to
+ * fill a struct from a Lua table (rejecting unknown keys, wrong types and
+ * out-of-range values, naming the key), to turn a struct back into a table,
+ * and to write it as a C initializer for the trace. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "verbsh.h"
+
+#define PATH_MAX_LEN 96
+
+static void put_uint(void *p, int size, uint64_t v)
+{
+	switch (size) {
+	case 1: *(uint8_t *)p = (uint8_t)v; break;
+	case 2: *(uint16_t *)p = (uint16_t)v; break;
+	case 4: *(uint32_t *)p = (uint32_t)v; break;
+	default: *(uint64_t *)p = v; break;
+	}
+}
+
+static uint64_t get_uint(const void *p, int size)
+{
+	switch (size) {
+	case 1: return *(const uint8_t *)p;
+	case 2: return *(const uint16_t *)p;
+	case 4: return *(const uint32_t *)p;
+	default: return *(const uint64_t *)p;
+	}
+}
+
+static int64_t get_int(const void *p, int size)
+{
+	switch (size) {
+	case 1: return *(const int8_t *)p;
+	case 2: return *(const int16_t *)p;
+	case 4: return *(const int32_t *)p;
+	default: return *(const int64_t *)p;
+	}
+}
+
+__attribute__((noreturn))
+static void bad_key(lua_State *L, int arg, const char *path, const char *msg)
+{
+	luaL_argerror(L, arg, lua_pushfstring(L, "key '%s': %s", path, msg));
+	abort(); /* not reached: luaL_argerror raises */
+}
+
+uint64_t vm_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what)
+{
+	int isint;
+	lua_Integer v = lua_tointegerx(L, idx, &isint);
+	if (!isint || lua_type(L, idx) != LUA_TNUMBER)
+		luaL_argerror(L, arg, lua_pushfstring(L, "%s: integer expected, got %s", what,
+						      lua_type(L, idx) == LUA_TNUMBER ? "a fraction"
+										  : luaL_typename(L, idx)));
+	if (v < 0 || (max && (uint64_t)v > max))
+		luaL_argerror(L, arg, lua_pushfstring(L, "%s: %I is out of range (0..%I)", what, v,
+						      (lua_Integer)max));
+	return (uint64_t)v;
+}
+
+const char *vm_gid_read(lua_State *L, int idx, union ibv_gid *gid)
+{
+	size_t len;
+	if (lua_type(L, idx) != LUA_TSTRING)
+		return lua_pushfstring(L, "GID expected (text such as \"fe80::1\" or 16 bytes), got %s",
+				       luaL_typename(L, idx));
+	const char *s = lua_tolstring(L, idx, &len);
+	if (inet_pton(AF_INET6, s, gid->raw) == 1)
+		return NULL;
+	if (len == 16) {
+		memcpy(gid->raw, s, 16);
+		return NULL;
+	}
+	return lua_pushfstring(L, "'%s' is not a GID (IPv6 text such as \"fe80::1\" or 16 raw bytes)", s);
+}
+
+void vm_gid_push(lua_State *L, const union ibv_gid *gid)
+{
+	char text[INET6_ADDRSTRLEN];
+	inet_ntop(AF_INET6, gid->raw, text, sizeof text);
+	lua_pushstring(L, text);
+}
+
+
+static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path)
+{
+	char *p = (char *)dst + f->offset;
+	const char *err;
+	int64_t v;
+
+	switch (f->type) {
+	case VT_INT:
+	case VT_UINT: {
+		int isint;
+		lua_Integer n;
+		if (f->max == 1 && lua_type(L, idx) == LUA_TBOOLEAN) {   /* a 0/1 field takes booleans */
+			put_uint(p, f->size, lua_toboolean(L, idx));
+			return;
+		}
+		n = lua_tointegerx(L, idx, &isint);
+		if (lua_type(L, idx) != LUA_TNUMBER || !isint)
+			bad_key(L, arg, path, lua_pushfstring(L, "integer expected, got %s",
+				lua_type(L, idx) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, idx)));
+		if (f->type == VT_UINT && f->size < 8) {
+			uint64_t max = f->max ? (uint64_t)f->max : ((uint64_t)1 << (8 * f->size)) - 1;
+			if (n < 0 || (uint64_t)n > max)
+				bad_key(L, arg, path, lua_pushfstring(L, "%I is out of range (0..%I)", n,
+								      (lua_Integer)max));
+		} else if (f->type == VT_INT && f->size < 8) {
+			int64_t max = f->max ? f->max : ((int64_t)1 << (8 * f->size - 1)) - 1;
+			int64_t min = f->max ? 0 : -max - 1;
+			if (n < min || n > max)
+				bad_key(L, arg, path, lua_pushfstring(L, "%I is out of range (%I..%I)", n,
+								      (lua_Integer)min, (lua_Integer)max));
+		} else if (f->max && (n < 0 || n > f->max)) {
+			bad_key(L, arg, path, lua_pushfstring(L, "%I is out of range (0..%I)", n,
+							      (lua_Integer)f->max));
+		}
+		put_uint(p, f->size, (uint64_t)n);
+		return;
+	}
+	case VT_ENUM:
+	case VT_FLAGS:
+		if ((err = venum_read(L, idx, f->en, &v)))
+			bad_key(L, arg, path, err);
+		if (f->size < 8 && (uint64_t)v >> (8 * f->size) && v >= 0)
+			bad_key(L, arg, path, lua_pushfstring(L, "%I does not fit in %d bytes", (lua_Integer)v,
+							      (int)f->size));
+		put_uint(p, f->size, (uint64_t)v);
+		return;
+	case VT_GID:
+		if ((err = vm_gid_read(L, idx, (union ibv_gid *)p)))
+			bad_key(L, arg, path, err);
+		return;
+	case VT_STRUCT:
+		if (!lua_istable(L, idx))
+			bad_key(L, arg, path, lua_pushfstring(L, "table expected, got %s", luaL_typename(L, idx)));
+		vm_read_path(L, arg, idx, f->sub, p, path);
+		return;
+	case VT_OBJ: {
+		struct vnode *n = vobj_test(L, idx, f->cls);
+		if (!n)
+			bad_key(L, arg, path, lua_pushfstring(L, "%s expected, got %s", f->cls->tname,
+							      luaL_typename(L, idx)));
+		if (!n->h)
+			bad_key(L, arg, path, lua_pushfstring(L, "%s is destroyed", f->cls->kind));
+		*(void **)p = n->h;
+		return;
+	}
+	case VT_CUSTOM:
+		if ((err = f->custom(L, idx, dst, f)))
+			bad_key(L, arg, path, err);
+		return;
+	}
+}
+
+void vm_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path)
+{
+	read_value(L, arg, lua_absindex(L, idx), f, dst, path);
+}
+
+uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix)
+{
+	uint64_t mask = 0;
+	char path[PATH_MAX_LEN];
+
+	tidx = lua_absindex(L, tidx);
+	luaL_checkstack(L, 8, "table too deep");
+	lua_pushnil(L);
+	while (lua_next(L, tidx)) {
+		const struct vfield *fd;
+		if (lua_type(L, -2) != LUA_TSTRING) {
+			const char *k = luaL_tolstring(L, -2, NULL);
+			luaL_argerror(L, arg, lua_pushfstring(L, "unexpected key %s%s%s (keys are field names)",
+							      *prefix ? prefix : "", *prefix ? "." : "", k));
+		}
+		const char *key = lua_tostring(L, -2);
+		for (fd = f; fd->name; fd++)
+			if (strcmp(fd->name, key) == 0)
+				break;
+		snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", key);
+		if (!fd->name)
+			luaL_argerror(L, arg, lua_pushfstring(L, "unknown key '%s'", path));
+		read_value(L, arg, lua_gettop(L), fd, dst, path);
+		mask |= fd->bit;
+		lua_pop(L, 1);
+	}
+	return mask;
+}
+
+uint64_t vm_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst)
+{
+	return vm_read_path(L, arg, tidx, f, dst, "");
+}
+
+void vm_push(lua_State *L, const struct vfield *f, const void *src)
+{
+	lua_newtable(L);
+	for (; f->name; f++) {
+		const char *p = (const char *)src + f->offset;
+		if (f->no_output)
+			continue;
+		switch (f->type) {
+		case VT_INT: lua_pushinteger(L, get_int(p, f->size)); break;
+		case VT_UINT: lua_pushinteger(L, (lua_Integer)get_uint(p, f->size)); break;
+		case VT_ENUM:
+			venum_push(L, f->en, f->size == 4 ? (int64_t)get_int(p, 4) : (int64_t)get_uint(p, f->size));
+			break;
+		case VT_FLAGS: vflags_push(L, f->en, get_uint(p, f->size)); break;
+		case VT_GID: vm_gid_push(L, (const union ibv_gid *)p); break;
+		case VT_STRUCT: vm_push(L, f->sub, p); break;
+		default: continue;
+		}
+		lua_setfield(L, -2, f->name);
+	}
+}
+
+static bool all_zero(const char *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* The size of the whole nested struct: the end of its last member. */
+static size_t struct_span(const struct vfield *f)
+{
+	size_t end = 0;
+	for (; f->name; f++)
+		if ((size_t)f->offset + f->size > end)
+			end = (size_t)f->offset + f->size;
+	return end;
+}
+
+void vm_c_init(luaL_Buffer *b, const struct vfield *f, const void *src)
+{
+	char num[48];
+	bool first = true;
+	luaL_addstring(b, "{");
+	for (; f->name; f++) {
+		const char *p = (const char *)src + f->offset;
+		size_t size = f->type == VT_STRUCT ? struct_span(f->sub) : f->size;
+		if (f->type == VT_CUSTOM || all_zero(p, size))
+			continue;
+		luaL_addstring(b, first ? " ." : ", .");
+		first = false;
+		luaL_addstring(b, f->cname ? f->cname : f->name);
+		luaL_addstring(b, " = ");
+		switch (f->type) {
+		case VT_INT: snprintf(num, sizeof num, "%lld", (long long)get_int(p, f->size)); break;
+		case VT_UINT: {
+			uint64_t v = get_uint(p, f->size);
+			snprintf(num, sizeof num, v > 0xffff ? "0x%llx" : "%llu", (unsigned long long)v);
+			break;
+		}
+		case VT_ENUM:
+		case VT_FLAGS:
+			venum_c(b, f->en, f->type == VT_ENUM && f->size == 4 ? get_int(p, 4) : (int64_t)get_uint(p, f->size));
+			continue;
+		case VT_GID: {
+			luaL_addstring(b, "{ .raw = {");
+			for (int i = 0; i < 16; i++) {
+				snprintf(num, sizeof num, "%s0x%02x", i ? ", " : " ", ((const uint8_t *)p)[i]);
+				luaL_addstring(b, num);
+			}
+			luaL_addstring(b, " } }");
+			continue;
+		}
+		case VT_STRUCT: vm_c_init(b, f->sub, p); continue;
+		case VT_OBJ: {
+			struct vnode *n = vobj_find(*(void *const *)p);
+			if (n)
+				vobj_cname(n, num, sizeof num);
+			else
+				snprintf(num, sizeof num, "%p", *(void *const *)p);
+			break;
+		}
+		}
+		luaL_addstring(b, num);
+	}
+	luaL_addstring(b, first ? "}" : " }");
+}

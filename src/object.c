@@ -1,0 +1,305 @@
+/* The object layer: a userdata per verbs object, in the style of liolib and
+ * LuaSocket's auxiliar.c.
+ *
+ * The userdata holds only a pointer to a malloc'd struct vnode. A node keeps
+ * its handle until it is destroyed explicitly (qp:destroy()) or until both its
+ * userdata is finalized and no live object uses it any more. So a PD whose
+ * userdata is collected before its QPs (lua_close finalizes in any order) is
+ * deallocated only after the last QP is destroyed, and never twice. The user
+ * values of a child's userdata hold its parents, so that the GC sees them as
+ * reachable while the child is. */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include "verbsh.h"
+
+static struct vnode all = { .next = &all, .prev = &all };
+
+static const char OBJECTS[] = "verbs.objects";
+
+bool vobj_push(lua_State *L, struct vnode *n)
+{
+	lua_getfield(L, LUA_REGISTRYINDEX, OBJECTS);
+	if (!n || lua_rawgetp(L, -1, n) == LUA_TNIL) {
+		lua_pop(L, 2);
+		return false;
+	}
+	lua_remove(L, -2);
+	return true;
+}
+
+struct vnode *vobj_find(void *h)
+{
+	if (!h)
+		return NULL;
+	for (struct vnode *n = all.next; n != &all; n = n->next)
+		if (n->h == h)
+			return n;
+	return NULL;
+}
+
+const char *vobj_cname(struct vnode *n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%u", n->cls->var, n->id);
+	return buf;
+}
+
+struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const int *deps)
+{
+	struct vnode **ud = lua_newuserdatauv(L, sizeof *ud, ndeps > 0 ? ndeps : 1);
+	struct vnode *n;
+
+	*ud = NULL;
+	n = calloc(1, sizeof *n);
+	if (!n)
+		luaL_error(L, "out of memory");
+	n->cls = cls;
+	n->lua_alive = true;
+	n->id = ++((struct vclass *)cls)->count;
+	n->next = &all;
+	n->prev = all.prev;
+	all.prev->next = n;
+	all.prev = n;
+	*ud = n;
+	luaL_setmetatable(L, cls->tname);
+	/* node -> userdata, so that an event naming a handle can give back its object */
+	if (!luaL_getsubtable(L, LUA_REGISTRYINDEX, OBJECTS)) {
+		lua_pushliteral(L, "v");
+		lua_setfield(L, -2, "__mode");
+		lua_pushvalue(L, -1);
+		lua_setmetatable(L, -2);
+	}
+	lua_pushvalue(L, -2);
+	lua_rawsetp(L, -2, n);
+	lua_pop(L, 1);
+	for (int i = 0; i < ndeps && i < VN_MAXDEPS; i++) {
+		if (!deps[i] || lua_isnoneornil(L, deps[i]))
+			continue;
+		n->deps[i] = *(struct vnode **)lua_touserdata(L, deps[i]);
+		lua_pushvalue(L, deps[i]);
+		lua_setiuservalue(L, -2, i + 1);
+	}
+	return n;
+}
+
+/* The deps are counted as used only once the handle exists: a node whose
+ * creation failed holds nothing. */
+void vobj_set(struct vnode *n, void *h)
+{
+	n->h = h;
+	for (int i = 0; i < VN_MAXDEPS; i++)
+		if (n->deps[i])
+			n->deps[i]->users++;
+}
+
+static void maybe_free(struct vnode *n);
+
+static void release_deps(struct vnode *n)
+{
+	for (int i = 0; i < VN_MAXDEPS; i++) {
+		struct vnode *d = n->deps[i];
+		if (!d)
+			continue;
+		n->deps[i] = NULL;
+		d->users--;
+		maybe_free(d);
+	}
+}
+
+static void record_destroy(lua_State *L, struct vnode *n, int err, const char *why)
+{
+	char call[128], ret[64], name[32];
+	if (!vrecording || !L)
+		return;
+	snprintf(call, sizeof call, "%s(%s)", n->cls->destroy_verb, vobj_cname(n, name, sizeof name));
+	snprintf(ret, sizeof ret, "%d%s", err, why);
+	vrecord(L, NULL, call, ret);
+}
+
+/* The last reference went away: destroy quietly (nothing can be raised from
+ * a finalizer), then let go of the parents. */
+static lua_State *gc_state;
+static void maybe_free(struct vnode *n)
+{
+	if (n->lua_alive || n->users)
+		return;
+	if (n->h) {
+		int err = n->cls->destroy(n);
+		record_destroy(gc_state, n, err, "  /* garbage collected */");
+		n->h = NULL;
+		release_deps(n);
+	}
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	free(n);
+}
+
+static struct vnode *node_at(lua_State *L, int idx, const struct vclass *cls)
+{
+	struct vnode **ud = luaL_testudata(L, idx, cls->tname);
+	return ud ? *ud : NULL;
+}
+
+struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls)
+{
+	return node_at(L, idx, cls);
+}
+
+struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls)
+{
+	struct vnode *n = node_at(L, idx, cls);
+	if (!n)
+		luaL_typeerror(L, idx, cls->tname);
+	if (!n->h) {
+		if (idx == 1)
+			luaL_error(L, "%s is destroyed", cls->kind);
+		luaL_argerror(L, idx, lua_pushfstring(L, "%s is destroyed", cls->kind));
+	}
+	return n;
+}
+
+void vobj_uservalue(lua_State *L, int idx, int i)
+{
+	lua_getiuservalue(L, idx, i);
+}
+
+/* "qp RC 0x000011 RTS" */
+static void push_tostring(lua_State *L, struct vnode *n)
+{
+	if (!n->h) {
+		lua_pushfstring(L, "%s (destroyed)", n->cls->kind);
+		return;
+	}
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	luaL_addstring(&b, n->cls->kind);
+	luaL_addchar(&b, ' ');
+	n->cls->describe(L, n);
+	luaL_addvalue(&b);
+	luaL_pushresult(&b);
+}
+
+/* "qp1 (qp RC 0x000011 RTS), mr2 (mr 4096 bytes lkey 0x1234)" */
+static void push_users(lua_State *L, struct vnode *n)
+{
+	luaL_Buffer b;
+	char name[32];
+	int k = 0;
+	luaL_buffinit(L, &b);
+	for (struct vnode *m = all.next; m != &all; m = m->next) {
+		bool uses = false;
+		for (int i = 0; i < VN_MAXDEPS; i++)
+			uses |= m->deps[i] == n;
+		if (!uses || !m->h)
+			continue;
+		if (k++)
+			luaL_addstring(&b, ", ");
+		luaL_addstring(&b, vobj_cname(m, name, sizeof name));
+		luaL_addstring(&b, " (");
+		push_tostring(L, m);
+		luaL_addvalue(&b);
+		luaL_addstring(&b, ")");
+	}
+	luaL_pushresult(&b);
+}
+
+static int obj_destroy(lua_State *L)
+{
+	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	struct vnode *n = vobj_check(L, 1, cls);
+	int err;
+
+	if (n->users) {
+		char name[32];
+		push_users(L, n);
+		return luaL_error(L, "%s: %s is still used by %d object%s: %s; destroy %s first",
+				  cls->destroy_method, vobj_cname(n, name, sizeof name), n->users,
+				  n->users == 1 ? "" : "s", lua_tostring(L, -1), n->users == 1 ? "it" : "them");
+	}
+	err = cls->destroy(n);
+	record_destroy(L, n, err, "");
+	if (err)
+		return verr(L, cls->destroy_verb, err, 1, 0);
+	n->h = NULL;
+	release_deps(n);
+	return 0;
+}
+
+static int obj_gc(lua_State *L)
+{
+	struct vnode **ud = lua_touserdata(L, 1);
+	struct vnode *n = ud ? *ud : NULL;
+	if (!n)
+		return 0;
+	*ud = NULL;
+	n->lua_alive = false;
+	gc_state = L;
+	maybe_free(n);
+	return 0;
+}
+
+/* To-be-closed: the same as the destroy method, and a no-op once destroyed. */
+static int obj_close(lua_State *L)
+{
+	struct vnode **ud = lua_touserdata(L, 1);
+	if (!ud || !*ud || !(*ud)->h)
+		return 0;
+	lua_settop(L, 1);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_pushcclosure(L, obj_destroy, 1);
+	lua_insert(L, 1);
+	lua_call(L, 1, 0);
+	return 0;
+}
+
+static int obj_tostring(lua_State *L)
+{
+	struct vnode **ud = lua_touserdata(L, 1);
+	if (!*ud)
+		return lua_pushliteral(L, "(finalized verbs object)"), 1;
+	push_tostring(L, *ud);
+	return 1;
+}
+
+/* Methods first (raw lookup), then the class's live fields (qp.state). */
+static int obj_index(lua_State *L)
+{
+	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(2));
+	struct vnode **ud = lua_touserdata(L, 1);
+	lua_pushvalue(L, 2);
+	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL || lua_type(L, 2) != LUA_TSTRING)
+		return 1;
+	if (!*ud || !(*ud)->h)
+		return luaL_error(L, "%s is destroyed (reading '%s')", cls->kind, lua_tostring(L, 2));
+	lua_pop(L, 1);
+	if (cls->field && cls->field(L, *ud, lua_tostring(L, 2)))
+		return 1;
+	lua_pushnil(L);
+	return 1;
+}
+
+void vobj_register(lua_State *L, const struct vclass *cls)
+{
+	luaL_newmetatable(L, cls->tname);
+	/* methods */
+	lua_newtable(L);
+	luaL_setfuncs(L, cls->methods, 0);
+	lua_pushlightuserdata(L, (void *)cls);
+	lua_pushcclosure(L, obj_destroy, 1);
+	lua_setfield(L, -2, cls->destroy_method);
+	lua_pushvalue(L, -1);
+	lua_setfield(L, -3, "__methods");
+	if (cls->field) {
+		lua_pushlightuserdata(L, (void *)cls);
+		lua_pushcclosure(L, obj_index, 2);
+	}
+	lua_setfield(L, -2, "__index");
+	lua_pushcfunction(L, obj_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_pushlightuserdata(L, (void *)cls);
+	lua_pushcclosure(L, obj_close, 1);
+	lua_setfield(L, -2, "__close");
+	lua_pushcfunction(L, obj_tostring);
+	lua_setfield(L, -2, "__tostring");
+	lua_pop(L, 1);
+}

@@ -1,0 +1,208 @@
+/* Protection domains and memory regions. verbsh allocates the memory of an
+ * MR itself (page-aligned, owned by the MR), so that a learner can register,
+ * read and write a buffer without pointers, and nothing reads past it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "verbsh.h"
+
+int ah_create(lua_State *L);        /* ah.c */
+int qp_create(lua_State *L);        /* qp.c */
+int srq_create(lua_State *L);       /* srq.c */
+
+static int pd_destroy(struct vnode *n) { return ibv_dealloc_pd(n->h); }
+
+static void pd_describe(lua_State *L, struct vnode *n)
+{
+	lua_pushfstring(L, "handle %d", (int)((struct ibv_pd *)n->h)->handle);
+}
+
+/* ctx:alloc_pd() */
+int pd_alloc(lua_State *L)
+{
+	struct vnode *c = vobj_check(L, 1, &vc_context);
+	int deps[] = { 1 };
+	struct vnode *n = vobj_new(L, &vc_pd, 1, deps);
+	struct ibv_pd *pd = ibv_alloc_pd(c->h);
+	int err = errno;
+	if (vrecording) {
+		char call[64], a[32], b[32];
+		snprintf(call, sizeof call, "ibv_alloc_pd(%s)", vobj_cname(c, a, sizeof a));
+		vrecord(L, NULL, call, pd ? vobj_cname(n, b, sizeof b) : "NULL");
+	}
+	if (!pd)
+		return verr(L, "ibv_alloc_pd", err, 1, 0);
+	vobj_set(n, pd);
+	return 1;
+}
+
+/* ---- MR ------------------------------------------------------------------- */
+
+static int mr_destroy(struct vnode *n)
+{
+	int err = ibv_dereg_mr(n->h);
+	if (!err) {
+		free(n->buf);
+		n->buf = NULL;
+	}
+	return err;
+}
+
+static void mr_describe(lua_State *L, struct vnode *n)
+{
+	struct ibv_mr *mr = n->h;
+	char s[96];
+	snprintf(s, sizeof s, "%zu bytes lkey 0x%x rkey 0x%x", n->len, mr->lkey, mr->rkey);
+	lua_pushstring(L, s);
+}
+
+static int mr_field(lua_State *L, struct vnode *n, const char *key)
+{
+	struct ibv_mr *mr = n->h;
+	if (strcmp(key, "addr") == 0)
+		lua_pushinteger(L, (lua_Integer)(uintptr_t)mr->addr);
+	else if (strcmp(key, "length") == 0)
+		lua_pushinteger(L, (lua_Integer)mr->length);
+	else if (strcmp(key, "lkey") == 0)
+		lua_pushinteger(L, mr->lkey);
+	else if (strcmp(key, "rkey") == 0)
+		lua_pushinteger(L, mr->rkey);
+	else if (strcmp(key, "handle") == 0)
+		lua_pushinteger(L, mr->handle);
+	else if (strcmp(key, "access") == 0)
+		vflags_push(L, &ve_access, (uint64_t)n->aux);
+	else
+		return 0;
+	return 1;
+}
+
+/* pd:reg_mr(size_or_string [, access]) */
+static int l_reg_mr(lua_State *L)
+{
+	struct vnode *p = vobj_check(L, 1, &vc_pd);
+	size_t len;
+	const char *init = NULL;
+	int64_t access = 0;
+	const char *e;
+	long page = sysconf(_SC_PAGESIZE);
+	void *buf;
+
+	if (lua_type(L, 2) == LUA_TSTRING)
+		init = lua_tolstring(L, 2, &len);
+	else if (lua_type(L, 2) == LUA_TNUMBER)
+		len = (size_t)vm_check_uint(L, 2, 2, (uint64_t)1 << 40, "length");
+	else
+		return luaL_typeerror(L, 2, "length (integer) or initial contents (string)");
+	if (!lua_isnoneornil(L, 3) && (e = venum_read(L, 3, &ve_access, &access)))
+		return luaL_argerror(L, 3, e);
+	if (posix_memalign(&buf, (size_t)page, len ? (len + (size_t)page - 1) / (size_t)page * (size_t)page
+						  : (size_t)page))
+		return luaL_error(L, "reg_mr: cannot allocate %I bytes", (lua_Integer)len);
+	if (init)
+		memcpy(buf, init, len);
+	else
+		memset(buf, 0, len);
+	int deps[] = { 1 };
+	struct vnode *n = vobj_new(L, &vc_mr, 1, deps);
+	n->buf = buf;
+	n->len = len;
+	n->aux = (int)access;
+	struct ibv_mr *mr = ibv_reg_mr(p->h, buf, len, (int)access);
+	int err = errno;
+	if (vrecording) {
+		char decl[96], call[200], a[32], b[32];
+		luaL_Buffer fl;
+		snprintf(decl, sizeof decl, "void *buf%u = aligned_alloc(%ld, %zu);", n->id, page, len);
+		luaL_buffinit(L, &fl);
+		venum_c(&fl, &ve_access, access);
+		luaL_pushresult(&fl);
+		snprintf(call, sizeof call, "ibv_reg_mr(%s, buf%u, %zu, %s)", vobj_cname(p, a, sizeof a), n->id, len,
+			 lua_tostring(L, -1));
+		lua_pop(L, 1);
+		vrecord(L, decl, call, mr ? vobj_cname(n, b, sizeof b) : "NULL");
+	}
+	if (!mr) {
+		lua_createtable(L, 0, 2);
+		verr_push_memlock(L);
+		lua_setfield(L, -2, "memlock");
+		lua_pushinteger(L, (lua_Integer)len);
+		lua_setfield(L, -2, "length");
+		return verr(L, "ibv_reg_mr", err, 1, -1);
+	}
+	vobj_set(n, mr);
+	return 1;
+}
+
+/* The range [off, off+len) of the MR at 1, checked; args at oarg, oarg+1. */
+static void mr_range(lua_State *L, struct vnode *n, int oarg, size_t *off, size_t *len, bool len_given)
+{
+	*off = lua_isnoneornil(L, oarg) ? 0 : (size_t)vm_check_uint(L, oarg, oarg, n->len, "offset");
+	if (len_given && !lua_isnoneornil(L, oarg + 1)) {
+		*len = (size_t)vm_check_uint(L, oarg + 1, oarg + 1, 0, "length");
+		if (*len > n->len - *off)
+			luaL_argerror(L, oarg + 1, lua_pushfstring(L, "offset %I + length %I is beyond the MR's %I bytes",
+				(lua_Integer)*off, (lua_Integer)*len, (lua_Integer)n->len));
+	} else {
+		*len = n->len - *off;
+	}
+}
+
+/* mr:read([offset [, length]]) -> string */
+static int l_mr_read(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_mr);
+	size_t off, len;
+	mr_range(L, n, 2, &off, &len, true);
+	lua_pushlstring(L, (const char *)n->buf + off, len);
+	return 1;
+}
+
+/* mr:write(offset, string) */
+static int l_mr_write(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_mr);
+	size_t off = (size_t)vm_check_uint(L, 2, 2, n->len, "offset"), len;
+	const char *s = luaL_checklstring(L, 3, &len);
+	if (len > n->len - off)
+		return luaL_argerror(L, 3, lua_pushfstring(L, "%I bytes at offset %I are beyond the MR's %I bytes",
+			(lua_Integer)len, (lua_Integer)off, (lua_Integer)n->len));
+	memcpy((char *)n->buf + off, s, len);
+	return 0;
+}
+
+/* mr:fill(byte [, offset [, length]]) */
+static int l_mr_fill(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_mr);
+	int byte = (int)vm_check_uint(L, 2, 2, 255, "byte");
+	size_t off, len;
+	mr_range(L, n, 3, &off, &len, true);
+	memset((char *)n->buf + off, byte, len);
+	return 0;
+}
+
+static const luaL_Reg pd_methods[] = {
+	{ "reg_mr", l_reg_mr }, { "create_qp", qp_create }, { "create_ah", ah_create },
+	{ "create_srq", srq_create }, { NULL, NULL }
+};
+static const luaL_Reg mr_methods[] = {
+	{ "read", l_mr_read }, { "write", l_mr_write }, { "fill", l_mr_fill }, { NULL, NULL }
+};
+
+struct vclass vc_pd = {
+	.kind = "pd", .var = "pd", .tname = "verbs.pd", .destroy_verb = "ibv_dealloc_pd",
+	.destroy_method = "dealloc", .destroy = pd_destroy, .describe = pd_describe, .methods = pd_methods,
+};
+struct vclass vc_mr = {
+	.kind = "mr", .var = "mr", .tname = "verbs.mr", .destroy_verb = "ibv_dereg_mr",
+	.destroy_method = "dereg", .destroy = mr_destroy, .describe = mr_describe, .field = mr_field,
+	.methods = mr_methods,
+};
+
+void pd_open(lua_State *L)
+{
+	vobj_register(L, &vc_pd);
+	vobj_register(L, &vc_mr);
+}

@@ -1,0 +1,147 @@
+/* Shared receive queues: receives posted once, consumed by any QP created
+ * with srq = this SRQ. */
+#include <errno.h>
+#include <stdio.h>
+#include "verbsh.h"
+
+#define SA(m, b) VF(struct ibv_srq_attr, m, VT_UINT, .bit = (b))
+static const struct vfield vf_srq_attr[] = {
+	SA(max_wr, IBV_SRQ_MAX_WR), SA(max_sge, 0), SA(srq_limit, IBV_SRQ_LIMIT), VF_END
+};
+
+static int srq_destroy(struct vnode *n) { return ibv_destroy_srq(n->h); }
+
+static void srq_describe(lua_State *L, struct vnode *n)
+{
+	struct ibv_srq_attr a;
+	if (ibv_query_srq(n->h, &a) == 0)
+		lua_pushfstring(L, "max_wr %d max_sge %d srq_limit %d", (int)a.max_wr, (int)a.max_sge, (int)a.srq_limit);
+	else
+		lua_pushfstring(L, "handle %d", (int)((struct ibv_srq *)n->h)->handle);
+}
+
+static void record_ret(lua_State *L, const char *decl, const char *call, int ret)
+{
+	char r[48];
+	snprintf(r, sizeof r, "%d", ret);
+	vrecord(L, decl, call, r);
+}
+
+/* pd:create_srq{ max_wr=, max_sge=, srq_limit= } */
+int srq_create(lua_State *L)
+{
+	struct vnode *p = vobj_check(L, 1, &vc_pd);
+	struct ibv_srq_init_attr ia = { 0 };
+	int deps[] = { 1 };
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	vm_read(L, 2, 2, vf_srq_attr, &ia.attr);
+	struct vnode *n = vobj_new(L, &vc_srq, 1, deps);
+	struct ibv_srq *srq = ibv_create_srq(p->h, &ia);
+	int err = errno;
+	if (vrecording) {
+		char call[64], x[32], y[32];
+		luaL_Buffer b;
+		luaL_buffinit(L, &b);
+		luaL_addstring(&b, "struct ibv_srq_init_attr srq_init_attr = { .attr = ");
+		vm_c_init(&b, vf_srq_attr, &ia.attr);
+		luaL_addstring(&b, " };");
+		luaL_pushresult(&b);
+		snprintf(call, sizeof call, "ibv_create_srq(%s, &srq_init_attr)", vobj_cname(p, x, sizeof x));
+		vrecord(L, lua_tostring(L, -1), call, srq ? vobj_cname(n, y, sizeof y) : "NULL");
+		lua_pop(L, 1);
+	}
+	if (!srq) {
+		lua_createtable(L, 0, 1);
+		verr_push_memlock(L);
+		lua_setfield(L, -2, "memlock");
+		return verr(L, "ibv_create_srq", err, 1, -1);
+	}
+	vobj_set(n, srq);
+	return 1;
+}
+
+/* srq:modify(attr [, mask]) */
+static int l_modify(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_srq);
+	struct ibv_srq_attr a = { 0 };
+	int64_t given;
+	const char *e;
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	lua_settop(L, 3);
+	uint64_t mask = vm_read(L, 2, 2, vf_srq_attr, &a);
+	if (!lua_isnil(L, 3)) {
+		if ((e = venum_read(L, 3, &ve_srq_attr_mask, &given)))
+			return luaL_argerror(L, 3, e);
+		mask = (uint64_t)given;
+	}
+	int ret = ibv_modify_srq(n->h, &a, (int)mask);
+	if (vrecording) {
+		char name[32];
+		luaL_Buffer b;
+		luaL_buffinit(L, &b);
+		luaL_addstring(&b, "struct ibv_srq_attr srq_attr = ");
+		vm_c_init(&b, vf_srq_attr, &a);
+		luaL_addchar(&b, ';');
+		luaL_pushresult(&b);
+		luaL_buffinit(L, &b);
+		luaL_addstring(&b, "ibv_modify_srq(");
+		luaL_addstring(&b, vobj_cname(n, name, sizeof name));
+		luaL_addstring(&b, ", &srq_attr, ");
+		venum_c(&b, &ve_srq_attr_mask, (int64_t)mask);
+		luaL_addchar(&b, ')');
+		luaL_pushresult(&b);
+		record_ret(L, lua_tostring(L, -2), lua_tostring(L, -1), ret);
+		lua_pop(L, 2);
+	}
+	if (ret) {
+		lua_createtable(L, 0, 2);
+		vflags_push(L, &ve_srq_attr_mask, mask);
+		lua_setfield(L, -2, "mask");
+		lua_pushvalue(L, 2);
+		lua_setfield(L, -2, "attr");
+		return verr(L, "ibv_modify_srq", ret, 1, -1);
+	}
+	return 0;
+}
+
+/* srq:query() -> { max_wr=, max_sge=, srq_limit= } */
+static int l_query(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_srq);
+	struct ibv_srq_attr a;
+	int ret = ibv_query_srq(n->h, &a);
+	if (vrecording) {
+		char call[64], name[32];
+		snprintf(call, sizeof call, "ibv_query_srq(%s, &srq_attr)", vobj_cname(n, name, sizeof name));
+		record_ret(L, NULL, call, ret);
+	}
+	if (ret)
+		return verr(L, "ibv_query_srq", ret, 1, 0);
+	vm_push(L, vf_srq_attr, &a);
+	return 1;
+}
+
+/* srq:post_recv(wr or list of WRs) */
+static int l_post_recv(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_srq);
+	lua_settop(L, 2);
+	return post_recv_list(L, 1, 2, "ibv_post_srq_recv", n->h);
+}
+
+static const luaL_Reg srq_methods[] = {
+	{ "modify", l_modify }, { "query", l_query }, { "post_recv", l_post_recv }, { NULL, NULL }
+};
+
+struct vclass vc_srq = {
+	.kind = "srq", .var = "srq", .tname = "verbs.srq", .destroy_verb = "ibv_destroy_srq",
+	.destroy_method = "destroy", .destroy = srq_destroy, .describe = srq_describe, .methods = srq_methods,
+};
+
+void srq_open(lua_State *L)
+{
+	vobj_register(L, &vc_srq);
+}

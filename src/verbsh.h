@@ -1,0 +1,202 @@
+/* What the binding files share: enum/flag name tables, the one table<->struct
+ * marshaller, the object layer, verb errors and the trace point.
+ *
+ * Every verbs object is a Lua userdata holding a pointer to a `struct vnode`
+ * (malloc'd, not in the userdata): the node outlives its userdata while
+ * objects that depend on it are still alive, so that finalizers may run in
+ * any order (lua_close finalizes everything, parents included). */
+#ifndef VERBSH_H
+#define VERBSH_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+#include <lauxlib.h>
+#include <infiniband/verbs.h>
+
+/* ---- enums.c: C enumerator names, written once ------------------------- */
+
+struct venum_entry {
+	const char *name;   /* without the prefix: "RTS", "REMOTE_WRITE", "1024" */
+	int64_t value;
+};
+struct venum {
+	const char *ctype;  /* "ibv_qp_state": the key in verbs.enums */
+	const char *prefix; /* "IBV_QPS_": accepted in front of a name on input */
+	bool flags;         /* a bit set: input as name, list of names or integer */
+	const struct venum_entry *e;
+	size_t n;
+};
+
+extern const struct venum ve_qp_state, ve_qp_type, ve_mtu, ve_wc_status, ve_wc_opcode, ve_wr_opcode,
+	ve_access, ve_send_flags, ve_wc_flags, ve_qp_attr_mask, ve_port_state, ve_link_layer,
+	ve_node_type, ve_transport_type, ve_event_type, ve_gid_type, ve_mig_state, ve_atomic_cap,
+	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state;
+
+const char *venum_name(const struct venum *t, int64_t v);   /* NULL when v has no name */
+/* Pushes the name of v, or v itself when it has no name. */
+void venum_push(lua_State *L, const struct venum *t, int64_t v);
+/* Pushes a list of the names of the bits set in v (bits without a name as integers). */
+void vflags_push(lua_State *L, const struct venum *t, uint64_t v);
+/* Reads the value at idx (a name, a full name, a list of names for flags, or
+ * an integer). Returns NULL, or an error message pushed on the stack. */
+const char *venum_read(lua_State *L, int idx, const struct venum *t, int64_t *out);
+/* "IBV_QPS_RTS" / "IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE", for the trace. */
+void venum_c(luaL_Buffer *b, const struct venum *t, int64_t v);
+void venum_open(lua_State *L);   /* pushes verbs.enums */
+
+/* ---- marshal.c: C structs <-> Lua tables, driven by field descriptors --- */
+
+enum vtype {
+	VT_INT,     /* signed integer of `size` bytes */
+	VT_UINT,    /* unsigned integer of `size` bytes */
+	VT_ENUM,    /* integer of `size` bytes, named by `en` */
+	VT_FLAGS,   /* bit set of `size` bytes, named by `en` */
+	VT_GID,     /* union ibv_gid: text ("fe80::1", "::ffff:10.0.0.1") or 16 raw bytes */
+	VT_STRUCT,  /* nested table described by `sub` */
+	VT_OBJ,     /* a verbs object of class `cls`: its handle pointer is stored */
+	VT_CUSTOM,  /* `custom` reads the value */
+};
+
+struct vfield;
+struct vclass;
+/* A custom reader: the value is at stack index idx; dst is the whole struct.
+ * Returns NULL or an error message pushed on the stack. */
+typedef const char *(*vcustom_fn)(lua_State *L, int idx, void *dst, const struct vfield *f);
+
+struct vfield {
+	const char *name;
+	const char *cname;         /* the C member when it differs from name ("wr.rdma") */
+	uint8_t type;
+	uint8_t size;
+	uint16_t offset;
+	uint64_t bit;              /* mask bit set when the key is present (IBV_QP_*), or 0 */
+	const struct venum *en;
+	const struct vfield *sub;
+	const struct vclass *cls;
+	vcustom_fn custom;
+	int64_t max;               /* when nonzero: the largest value accepted (1: booleans too) */
+	bool no_output;            /* input only (not converted back to a table) */
+};
+#define VMEMBER_SIZE(st, m) sizeof(((st *)0)->m)
+/* VF(struct, member, type, ...): the key is the member's own name. */
+#define VF(st, m, t, ...) { .name = #m, .type = (t), .size = VMEMBER_SIZE(st, m), \
+	.offset = offsetof(st, m), __VA_ARGS__ }
+/* VFN("key", struct, member path, type, ...): for union members (wr.rdma -> "rdma"). */
+#define VFN(key, st, m, t, ...) { .name = (key), .cname = #m, .type = (t), \
+	.size = VMEMBER_SIZE(st, m), .offset = offsetof(st, m), __VA_ARGS__ }
+#define VF_END { .name = NULL }
+
+/* Fills dst (which the caller zeroed) from the table at tidx, described by f.
+ * Unknown keys, wrong types and out-of-range values raise
+ * "bad argument #arg to 'fn' (...)" naming the key. Returns the OR of the
+ * `bit`s of the keys present. */
+uint64_t vm_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst);
+/* The same, naming keys as prefix.key ("[2].sg_list"). */
+uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix);
+/* Reads one value of field f at stack index idx into dst (the whole struct). */
+void vm_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path);
+/* Pushes a table with every field of f read from src. */
+void vm_push(lua_State *L, const struct vfield *f, const void *src);
+/* Appends a C initializer of the nonzero fields of src: "{ .qp_state = IBV_QPS_INIT, ... }". */
+void vm_c_init(luaL_Buffer *b, const struct vfield *f, const void *src);
+/* Reads an unsigned integer in [0, max] at idx, or raises naming `what`. */
+uint64_t vm_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what);
+/* GID text <-> bytes. */
+const char *vm_gid_read(lua_State *L, int idx, union ibv_gid *gid);
+void vm_gid_push(lua_State *L, const union ibv_gid *gid);
+
+/* ---- object.c: userdata over verbs handles ------------------------------ */
+
+#define VN_MAXDEPS 4
+
+struct vnode {
+	const struct vclass *cls;
+	void *h;                         /* the ibv_* handle; NULL once destroyed */
+	struct vnode *deps[VN_MAXDEPS];  /* objects this one uses; each counts us in its users */
+	int users;                       /* live (not destroyed) objects that use this one */
+	bool lua_alive;                  /* its userdata has not been finalized yet */
+	unsigned id;                     /* qp1, qp2, ... in traces */
+	struct vnode *next, *prev;       /* every node, to list the users of one */
+	/* Per-class data. */
+	void *buf;                       /* mr: the memory verbsh allocated */
+	size_t len;                      /* mr: its length */
+	int aux;                         /* qp: port_num once set */
+	unsigned events;                 /* cq: completion events not acked yet */
+};
+
+struct vclass {
+	const char *kind;                /* "qp" */
+	const char *var;                 /* "qp": the trace names objects qp1, qp2, ... */
+	const char *tname;               /* "verbs.qp" */
+	const char *destroy_verb;        /* "ibv_destroy_qp" */
+	const char *destroy_method;      /* "destroy" */
+	int (*destroy)(struct vnode *n); /* returns 0 or an errno */
+	void (*describe)(lua_State *L, struct vnode *n); /* pushes "RC 0x000011 RTS" */
+	int (*field)(lua_State *L, struct vnode *n, const char *key); /* live fields; pushes 1 or 0 */
+	const luaL_Reg *methods;
+	unsigned count;                  /* ids handed out */
+};
+
+/* Pushes a new userdata for class cls with no handle yet. deps: absolute
+ * stack indices of the objects it will use (its user values, so that they
+ * stay reachable), 0 entries ignored. */
+struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const int *deps);
+/* Gives the node its handle, and counts it as a user of its deps. */
+void vobj_set(struct vnode *n, void *h);
+/* The node of a live object at idx, or a Lua error: wrong type, "qp is destroyed". */
+struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls);
+/* The node at idx when it is an object of class cls (destroyed or not), else NULL. */
+struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls);
+/* Registers the metatable of cls (methods, __gc, __close, __tostring, __index). */
+void vobj_register(lua_State *L, const struct vclass *cls);
+/* "qp3" */
+const char *vobj_cname(struct vnode *n, char *buf, size_t len);
+/* The live node whose handle is h, or NULL (for the trace's names). */
+struct vnode *vobj_find(void *h);
+/* Pushes the userdata of node n if it still exists; false (nothing pushed) if not. */
+bool vobj_push(lua_State *L, struct vnode *n);
+/* Pushes the user value `i` (1-based) of the userdata at idx. */
+void vobj_uservalue(lua_State *L, int idx, int i);
+
+/* ---- error.c: verb failures as error objects, the trace point ------------ */
+
+/* Raises the error object of interfaces.md for a failed verb. obj: stack
+ * index of the object the verb was called on (0: none); ctxidx: index of a
+ * context table (0: empty). Never returns. */
+int verr(lua_State *L, const char *verb, int err, int obj, int ctxidx);
+/* Pushes the soft RLIMIT_MEMLOCK: bytes, or "unlimited". */
+void verr_push_memlock(lua_State *L);
+/* errno -> "EINVAL" */
+const char *verrname(int err);
+
+/* The one recording point: every verb call passes through vrecord() once it
+ * returned. decl: C declarations the call needs (may be NULL); call: the call
+ * ("ibv_modify_qp(qp1, &attr, IBV_QP_STATE)"); ret: its result ("0", "qp1",
+ * "NULL (errno 22)"). Callers test vrecording first, so that an untraced
+ * call costs one branch. */
+extern int vrecording;
+void vrecord(lua_State *L, const char *decl, const char *call, const char *ret);
+void vtrace_open(lua_State *L);   /* sets verbs.trace in the table at -1 */
+
+/* ---- the classes ------------------------------------------------------- */
+
+extern struct vclass vc_context, vc_pd, vc_mr, vc_cq, vc_channel, vc_qp, vc_ah, vc_srq;
+extern const struct vfield vf_ah_attr[];
+int ah_create(lua_State *L);
+
+void context_open(lua_State *L);   /* each adds its functions to the module table at -1 */
+void pd_open(lua_State *L);
+void cq_open(lua_State *L);
+void qp_open(lua_State *L);
+void srq_open(lua_State *L);
+
+/* context.c: waits until fd is readable (true) or timeout_ms passed (false;
+ * < 0: forever), in slices of at most 100 ms that check for Ctrl-C. */
+bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
+/* cq.c: pushes the WC table of one completion. */
+void cq_push_wc(lua_State *L, const struct ibv_wc *wc);
+/* qp.c: reads a receive WR (or list) at idx and calls post (ibv_post_recv or
+ * ibv_post_srq_recv on the handle h); raises the verb error naming the bad WR. */
+int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h);
+#endif
