@@ -51,7 +51,7 @@ int ah_create(lua_State *L)
 		lua_pop(L, 1);
 	}
 	if (!ah)
-		return verr(L, "ibv_create_ah", err, 1, 0);
+		return vraise(L, "ibv_create_ah", err, 1, 0);
 	vobj_set(n, ah);
 	return 1;
 }

@@ -57,7 +57,7 @@ static int l_devices(lua_State *L)
 	if (!list) {
 		if (errno == ENOSYS || errno == ENOENT || errno == ENODEV)
 			return 1;
-		return verr(L, "ibv_get_device_list", errno, 0, 0);
+		return vraise(L, "ibv_get_device_list", errno, 0, 0);
 	}
 	for (int i = 0; i < n; i++) {
 		lua_createtable(L, 0, 4);
@@ -107,7 +107,7 @@ static int open_error(lua_State *L, const char *verb, int err, const char *req, 
 	lua_setfield(L, -2, "reason");
 	if (list)
 		ibv_free_device_list(list);
-	return verr(L, verb, err, 0, -1);
+	return vraise(L, verb, err, 0, -1);
 }
 
 /* verbs.open([name]): name, else $VERBSH_DEVICE, else the first device with
@@ -206,7 +206,7 @@ static int l_query_device(lua_State *L)
 		record_int(L, call, ret);
 	}
 	if (ret)
-		return verr(L, "ibv_query_device", ret > 0 ? ret : errno, 1, 0);
+		return vraise(L, "ibv_query_device", ret > 0 ? ret : errno, 1, 0);
 	vm_push(L, vf_device_attr, &a);
 	lua_pushstring(L, a.fw_ver);
 	lua_setfield(L, -2, "fw_ver");
@@ -236,7 +236,7 @@ static int l_query_port(lua_State *L)
 		record_int(L, call, ret);
 	}
 	if (ret)
-		return verr(L, "ibv_query_port", ret > 0 ? ret : errno, 1, 0);
+		return vraise(L, "ibv_query_port", ret > 0 ? ret : errno, 1, 0);
 	vm_push(L, vf_port_attr, &a);
 	lua_pushinteger(L, port);
 	lua_setfield(L, -2, "port_num");
@@ -259,7 +259,7 @@ static int l_query_gid(lua_State *L)
 		record_int(L, call, ret);
 	}
 	if (ret)
-		return verr(L, "ibv_query_gid", err, 1, 0);
+		return vraise(L, "ibv_query_gid", err, 1, 0);
 	vm_gid_push(L, &gid);
 	return 1;
 }
@@ -285,7 +285,7 @@ static int l_gids(lua_State *L)
 	char call[96], name[32], ifname[IF_NAMESIZE];
 
 	if (ret)
-		return verr(L, "ibv_query_port", ret > 0 ? ret : errno, 1, 0);
+		return vraise(L, "ibv_query_port", ret > 0 ? ret : errno, 1, 0);
 	e = calloc(pa.gid_tbl_len > 0 ? (size_t)pa.gid_tbl_len * 8 : 1, sizeof *e);   /* all ports */
 	if (!e)
 		return luaL_error(L, "out of memory");
@@ -298,7 +298,7 @@ static int l_gids(lua_State *L)
 	if (cnt < 0) {
 		int err = (int)-cnt;
 		free(e);
-		return verr(L, "ibv_query_gid_table", err, 1, 0);
+		return vraise(L, "ibv_query_gid_table", err, 1, 0);
 	}
 	lua_newtable(L);
 	for (ssize_t i = 0; i < cnt; i++) {
@@ -375,7 +375,7 @@ static int l_get_async_event(lua_State *L)
 		record_int(L, call, ret);
 	}
 	if (ret)
-		return verr(L, "ibv_get_async_event", errno, 1, 0);
+		return vraise(L, "ibv_get_async_event", errno, 1, 0);
 	lua_createtable(L, 0, 2);
 	venum_push(L, &ve_event_type, ev.event_type);
 	lua_setfield(L, -2, "event_type");

@@ -75,9 +75,9 @@ int cq_create(lua_State *L)
 	}
 	if (!cq) {
 		lua_createtable(L, 0, 1);
-		verr_push_memlock(L);
+		vraise_push_memlock(L);
 		lua_setfield(L, -2, "memlock");
-		return verr(L, "ibv_create_cq", err, 1, -1);
+		return vraise(L, "ibv_create_cq", err, 1, -1);
 	}
 	vobj_set(n, cq);
 	return 1;
@@ -170,7 +170,7 @@ static int l_poll(lua_State *L)
 		int want = max - got < WC_BATCH ? max - got : WC_BATCH;
 		int r = ibv_poll_cq(n->h, want, wc);
 		if (r < 0)
-			return verr(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
+			return vraise(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
 		for (int i = 0; i < r; i++) {
 			cq_push_wc(L, &wc[i]);
 			lua_rawseti(L, -2, ++got);
@@ -208,7 +208,7 @@ static int l_wait(lua_State *L)
 		int batch = want - got < WC_BATCH ? want - got : WC_BATCH;
 		int r = ibv_poll_cq(n->h, batch, wc);
 		if (r < 0)
-			return verr(L, "ibv_poll_cq", -r, 1, 0);
+			return vraise(L, "ibv_poll_cq", -r, 1, 0);
 		for (int i = 0; i < r; i++) {
 			cq_push_wc(L, &wc[i]);
 			lua_rawseti(L, -2, ++got);
@@ -254,7 +254,7 @@ static int l_req_notify(lua_State *L)
 		vrecord(L, NULL, call, r);
 	}
 	if (ret)
-		return verr(L, "ibv_req_notify_cq", ret, 1, 0);
+		return vraise(L, "ibv_req_notify_cq", ret, 1, 0);
 	return 0;
 }
 
@@ -307,7 +307,7 @@ int channel_create(lua_State *L)
 		vrecord(L, NULL, call, ch ? vobj_cname(n, b, sizeof b) : "NULL");
 	}
 	if (!ch)
-		return verr(L, "ibv_create_comp_channel", err, 1, 0);
+		return vraise(L, "ibv_create_comp_channel", err, 1, 0);
 	vobj_set(n, ch);
 	return 1;
 }
@@ -339,7 +339,7 @@ static int l_get_cq_event(lua_State *L)
 		vrecord(L, NULL, call, ret ? "-1" : "0");
 	}
 	if (ret)
-		return verr(L, "ibv_get_cq_event", err, 1, 0);
+		return vraise(L, "ibv_get_cq_event", err, 1, 0);
 	if (!cn) {   /* cannot happen while the CQ's node lives; ack so that nothing hangs */
 		ibv_ack_cq_events(cq, 1);
 		return luaL_error(L, "get_cq_event: event for an unknown CQ");

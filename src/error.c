@@ -21,7 +21,7 @@ const char *verrname(int err)
 	return NULL;
 }
 
-void verr_push_memlock(lua_State *L)
+void vraise_push_memlock(lua_State *L)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)
@@ -55,7 +55,7 @@ static int explain(lua_State *L)
 	return 1;
 }
 
-int verr(lua_State *L, const char *verb, int err, int obj, int ctxidx)
+int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx)
 {
 	const char *name = verrname(err);
 	obj = obj ? lua_absindex(L, obj) : 0;

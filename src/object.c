@@ -219,7 +219,7 @@ static int obj_destroy(lua_State *L)
 	err = cls->destroy(n);
 	record_destroy(L, n, err, "");
 	if (err)
-		return verr(L, cls->destroy_verb, err, 1, 0);
+		return vraise(L, cls->destroy_verb, err, 1, 0);
 	n->h = NULL;
 	release_deps(n);
 	return 0;

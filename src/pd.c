@@ -33,7 +33,7 @@ int pd_alloc(lua_State *L)
 		vrecord(L, NULL, call, pd ? vobj_cname(n, b, sizeof b) : "NULL");
 	}
 	if (!pd)
-		return verr(L, "ibv_alloc_pd", err, 1, 0);
+		return vraise(L, "ibv_alloc_pd", err, 1, 0);
 	vobj_set(n, pd);
 	return 1;
 }
@@ -125,11 +125,11 @@ static int l_reg_mr(lua_State *L)
 	}
 	if (!mr) {
 		lua_createtable(L, 0, 2);
-		verr_push_memlock(L);
+		vraise_push_memlock(L);
 		lua_setfield(L, -2, "memlock");
 		lua_pushinteger(L, (lua_Integer)len);
 		lua_setfield(L, -2, "length");
-		return verr(L, "ibv_reg_mr", err, 1, -1);
+		return vraise(L, "ibv_reg_mr", err, 1, -1);
 	}
 	vobj_set(n, mr);
 	return 1;

@@ -285,9 +285,9 @@ int qp_create(lua_State *L)
 	}
 	if (!qp) {
 		lua_createtable(L, 0, 1);
-		verr_push_memlock(L);
+		vraise_push_memlock(L);
 		lua_setfield(L, -2, "memlock");
-		return verr(L, "ibv_create_qp", err, 1, -1);
+		return vraise(L, "ibv_create_qp", err, 1, -1);
 	}
 	vobj_set(n, qp);
 	return 1;
@@ -356,7 +356,7 @@ static int l_modify(lua_State *L)
 	}
 	lua_pushstring(L, ibv_get_device_name(qp->context->device));
 	lua_setfield(L, -2, "device");
-	return verr(L, "ibv_modify_qp", ret, 1, -1);
+	return vraise(L, "ibv_modify_qp", ret, 1, -1);
 }
 
 /* qp:query() -> attr, init_attr (C field names) */
@@ -380,7 +380,7 @@ static int l_query(lua_State *L)
 		record_simple(L, NULL, call, ret);
 	}
 	if (ret)
-		return verr(L, "ibv_query_qp", ret, 1, 0);
+		return vraise(L, "ibv_query_qp", ret, 1, 0);
 	vm_push(L, vf_qp_attr, &a);
 	lua_pushinteger(L, ((struct ibv_qp *)n->h)->qp_num);
 	lua_setfield(L, -2, "qp_num");
@@ -433,7 +433,7 @@ static int post_error(lua_State *L, const char *verb, int err, int self, int lis
 			lua_setfield(L, -2, "cap");
 		}
 	}
-	return verr(L, verb, err, self, -1);
+	return vraise(L, verb, err, self, -1);
 }
 
 static void record_post(lua_State *L, struct vnode *n, const char *verb, const struct vfield *f, void *wrs,

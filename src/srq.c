@@ -53,9 +53,9 @@ int srq_create(lua_State *L)
 	}
 	if (!srq) {
 		lua_createtable(L, 0, 1);
-		verr_push_memlock(L);
+		vraise_push_memlock(L);
 		lua_setfield(L, -2, "memlock");
-		return verr(L, "ibv_create_srq", err, 1, -1);
+		return vraise(L, "ibv_create_srq", err, 1, -1);
 	}
 	vobj_set(n, srq);
 	return 1;
@@ -102,7 +102,7 @@ static int l_modify(lua_State *L)
 		lua_setfield(L, -2, "mask");
 		lua_pushvalue(L, 2);
 		lua_setfield(L, -2, "attr");
-		return verr(L, "ibv_modify_srq", ret, 1, -1);
+		return vraise(L, "ibv_modify_srq", ret, 1, -1);
 	}
 	return 0;
 }
@@ -119,7 +119,7 @@ static int l_query(lua_State *L)
 		record_ret(L, NULL, call, ret);
 	}
 	if (ret)
-		return verr(L, "ibv_query_srq", ret, 1, 0);
+		return vraise(L, "ibv_query_srq", ret, 1, 0);
 	vm_push(L, vf_srq_attr, &a);
 	return 1;
 }

@@ -164,9 +164,9 @@ void vobj_uservalue(lua_State *L, int idx, int i);
 /* Raises the error object of interfaces.md for a failed verb. obj: stack
  * index of the object the verb was called on (0: none); ctxidx: index of a
  * context table (0: empty). Never returns. */
-int verr(lua_State *L, const char *verb, int err, int obj, int ctxidx);
+int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx);
 /* Pushes the soft RLIMIT_MEMLOCK: bytes, or "unlimited". */
-void verr_push_memlock(lua_State *L);
+void vraise_push_memlock(lua_State *L);
 /* errno -> "EINVAL" */
 const char *verrname(int err);
 
