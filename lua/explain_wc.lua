@@ -28,7 +28,8 @@ M.STATUS = {
     "the QP is in ERR: this WR was outstanding, or posted afterwards, and was flushed without running."
       .. " The real error is the first completion with another status (on this QP or its peer)",
     "find the first non-flush completion and fix that; a QP leaves ERR only through RESET:"
-      .. ' qp:modify{ qp_state = "RESET" }, then INIT, RTR, RTS again (on both sides)' },
+      .. ' qp:modify{ qp_state = "RESET" }, then INIT, RTR, RTS again (on both sides). On rxe a receive posted'
+      .. " after the QP is in ERR is flushed only when something wakes the responder (e.g. another modify to ERR)" },
   { "MW_BIND_ERR",
     "memory window bind failed: the MR lacks MW_BIND, or the window's range or rights exceed the MR's",
     "register the MR with MW_BIND and bind within its range and rights" },
