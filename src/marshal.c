@@ -22,6 +22,16 @@ static void put_uint(void *p, int size, uint64_t v)
 	}
 }
 
+/* "verbs.pd" for a verbs object, else the Lua type name (as luaL_typeerror says it). */
+static const char *type_name(lua_State *L, int idx)
+{
+	int t = luaL_getmetafield(L, idx, "__name");
+	const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, idx);
+	if (t != LUA_TNIL)
+		lua_pop(L, 1);   /* the name stays alive in the metatable */
+	return s;
+}
+
 static uint64_t get_uint(const void *p, int size)
 {
 	switch (size) {
@@ -146,7 +156,7 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 		struct vnode *n = vobj_test(L, idx, f->cls);
 		if (!n)
 			bad_key(L, arg, path, lua_pushfstring(L, "%s expected, got %s", f->cls->tname,
-							      luaL_typename(L, idx)));
+							      type_name(L, idx)));
 		if (!n->h)
 			bad_key(L, arg, path, lua_pushfstring(L, "%s is destroyed", f->cls->kind));
 		*(void **)p = n->h;

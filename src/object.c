@@ -38,6 +38,15 @@ struct vnode *vobj_find(void *h)
 	return NULL;
 }
 
+bool vobj_mr_covers(uint64_t addr, uint64_t len)
+{
+	for (struct vnode *n = all.next; n != &all; n = n->next)
+		if (n->cls == &vc_mr && n->h && addr >= (uintptr_t)n->buf && addr - (uintptr_t)n->buf <= n->len &&
+		    len <= n->len - (addr - (uintptr_t)n->buf))
+			return true;
+	return false;
+}
+
 const char *vobj_cname(struct vnode *n, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%u", n->cls->var, n->id);
@@ -180,7 +189,7 @@ static void push_tostring(lua_State *L, struct vnode *n)
 }
 
 /* "qp1 (qp RC 0x000011 RTS), mr2 (mr 4096 bytes lkey 0x1234)" */
-static void push_users(lua_State *L, struct vnode *n)
+static int push_users(lua_State *L, struct vnode *n)
 {
 	luaL_Buffer b;
 	char name[32];
@@ -201,6 +210,7 @@ static void push_users(lua_State *L, struct vnode *n)
 		luaL_addstring(&b, ")");
 	}
 	luaL_pushresult(&b);
+	return k;
 }
 
 static int obj_destroy(lua_State *L)
@@ -211,10 +221,10 @@ static int obj_destroy(lua_State *L)
 
 	if (n->users) {
 		char name[32];
-		push_users(L, n);
+		int k = push_users(L, n);   /* a QP using one CQ twice counts once */
 		return luaL_error(L, "%s: %s is still used by %d object%s: %s; destroy %s first",
-				  cls->destroy_method, vobj_cname(n, name, sizeof name), n->users,
-				  n->users == 1 ? "" : "s", lua_tostring(L, -1), n->users == 1 ? "it" : "them");
+				  cls->destroy_method, vobj_cname(n, name, sizeof name), k,
+				  k == 1 ? "" : "s", lua_tostring(L, -1), k == 1 ? "it" : "them");
 	}
 	err = cls->destroy(n);
 	record_destroy(L, n, err, "");

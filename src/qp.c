@@ -515,6 +515,17 @@ static int l_post_send(lua_State *L)
 		if (__builtin_popcountll(m & (W_RDMA | W_ATOMIC | W_UD)) > 1)
 			return luaL_argerror(L, 2, lua_pushfstring(L, "%srdma, atomic and ud share a union in ibv_send_wr: give one",
 								   is_list ? path : ""));
+		/* Checks for what the provider itself would crash on rather than fail. */
+		if (((struct ibv_qp *)n->h)->qp_type == IBV_QPT_UD && !w->wr.ud.ah)
+			return luaL_argerror(L, 2, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
+				"remote_qpn =, remote_qkey = }); the provider would dereference a NULL AH", is_list ? path : ""));
+		if (w->send_flags & IBV_SEND_INLINE)
+			for (int s = 0; s < w->num_sge; s++)
+				if (!vobj_mr_covers(w->sg_list[s].addr, w->sg_list[s].length))
+					return luaL_argerror(L, 2, lua_pushfstring(L, "%ssg_list[%d]: an INLINE send copies "
+						"from addr in this process, and 0x%p..+%d is not inside an MR of verbsh",
+						is_list ? path : "", s + 1, (void *)(uintptr_t)w->sg_list[s].addr,
+						(int)w->sg_list[s].length));
 		w->next = i + 1 < count ? &wrs[i + 1] : NULL;
 	}
 	int ret = ibv_post_send(n->h, wrs, &bad);

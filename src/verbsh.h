@@ -154,6 +154,8 @@ void vobj_register(lua_State *L, const struct vclass *cls);
 const char *vobj_cname(struct vnode *n, char *buf, size_t len);
 /* The live node whose handle is h, or NULL (for the trace's names). */
 struct vnode *vobj_find(void *h);
+/* Whether [addr, addr+len) lies inside the memory of a live MR verbsh allocated. */
+bool vobj_mr_covers(uint64_t addr, uint64_t len);
 /* Pushes the userdata of node n if it still exists; false (nothing pushed) if not. */
 bool vobj_push(lua_State *L, struct vnode *n);
 /* Pushes the user value `i` (1-based) of the userdata at idx. */
