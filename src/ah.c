@@ -33,7 +33,7 @@ int ah_create(lua_State *L)
 	struct ibv_ah_attr a = { 0 };
 	int deps[] = { 1 };
 
-	luaL_checktype(L, 2, LUA_TTABLE);
+	vchecktable(L, 2);
 	vm_read(L, 2, 2, vf_ah_attr, &a);
 	struct vnode *n = vobj_new(L, &vc_ah, 1, deps);
 	struct ibv_ah *ah = ibv_create_ah(p->h, &a);

@@ -114,7 +114,9 @@ static int open_error(lua_State *L, const char *verb, int err, const char *req, 
  * an ACTIVE port, else the first device. */
 static int l_open(lua_State *L)
 {
-	const char *req = luaL_optstring(L, 1, NULL);
+	if (!lua_isnoneornil(L, 1) && lua_type(L, 1) != LUA_TSTRING)
+		return vtypeerror(L, 1, "device name (string)");
+	const char *req = lua_tostring(L, 1);
 	struct ibv_device **list, *dev = NULL;
 	struct ibv_context *c;
 	struct vnode *node;
@@ -360,7 +362,7 @@ bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms)
 static int l_get_async_event(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
-	lua_Integer timeout = luaL_optinteger(L, 2, -1);
+	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)vm_check_uint(L, 2, 2, 0, "timeout_ms");
 	struct ibv_context *c = n->h;
 	struct ibv_async_event ev;
 	char call[96], name[32];
@@ -413,7 +415,7 @@ static int l_gid_bytes(lua_State *L)
 	union ibv_gid g;
 	const char *err = vm_gid_read(L, 1, &g);
 	if (err)
-		return luaL_argerror(L, 1, err);
+		return vargerror(L, 1, err);
 	lua_pushlstring(L, (const char *)g.raw, 16);
 	return 1;
 }

@@ -57,7 +57,7 @@ int cq_create(lua_State *L)
 
 	lua_settop(L, 3);
 	if (!lua_isnil(L, 3)) {
-		luaL_checktype(L, 3, LUA_TTABLE);
+		vchecktable(L, 3);
 		vm_read(L, 3, 3, vf_cq_opts, &o);
 		lua_getfield(L, 3, "channel");   /* index 4: kept as a user value */
 		deps[1] = 4;
@@ -264,7 +264,7 @@ static int l_ack_events(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
 	unsigned k = (unsigned)vm_check_uint(L, 2, 2, 0xffffffff, "n");
 	if (k > n->events)
-		return luaL_argerror(L, 2, lua_pushfstring(L, "%d events to ack, but only %d were received and not acked",
+		return vargerror(L, 2, lua_pushfstring(L, "%d events to ack, but only %d were received and not acked",
 							   (int)k, (int)n->events));
 	ibv_ack_cq_events(n->h, k);
 	n->events -= k;

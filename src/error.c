@@ -143,3 +143,81 @@ void vtrace_open(lua_State *L)
 	lua_pushcfunction(L, l_trace);
 	lua_setfield(L, -2, "trace");
 }
+
+/* ---- argument errors that name the method -------------------------------------
+ * luaL_argerror names the function from the call site, which gives
+ * "bad argument #2 to '?'" under pcall(qp.modify, qp, t). The bindings know
+ * their own names: look the running C function up in the method tables and
+ * the module table, and count arguments as a method call does (self is not #1). */
+
+static struct vclass *const classes[] = { &vc_context, &vc_pd, &vc_mr, &vc_cq, &vc_channel, &vc_qp, &vc_ah, &vc_srq };
+
+/* With the function at the top: its name in the table at -2 (pushed), or false. */
+static bool find_in(lua_State *L, int t)
+{
+	lua_pushnil(L);
+	while (lua_next(L, t)) {
+		if (lua_rawequal(L, -1, -3) && lua_type(L, -2) == LUA_TSTRING) {
+			lua_pop(L, 1);
+			return true;
+		}
+		lua_pop(L, 1);
+	}
+	return false;
+}
+
+static const char *own_name(lua_State *L, bool *method)
+{
+	lua_Debug ar;
+	if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "f", &ar))
+		return NULL;
+	int f = lua_gettop(L);
+	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+		luaL_getmetatable(L, classes[i]->tname);
+		if (lua_istable(L, -1) && lua_getfield(L, -1, "__methods") == LUA_TTABLE) {
+			lua_pushvalue(L, f);
+			if (find_in(L, lua_gettop(L) - 1)) {
+				*method = true;
+				return lua_tostring(L, -1);
+			}
+			lua_pop(L, 1);
+		}
+		lua_settop(L, f);
+	}
+	if (lua_getfield(L, LUA_REGISTRYINDEX, "verbs.module") == LUA_TTABLE) {
+		lua_pushvalue(L, f);
+		if (find_in(L, lua_gettop(L) - 1)) {
+			*method = false;
+			return lua_pushfstring(L, "verbs.%s", lua_tostring(L, -1));
+		}
+	}
+	lua_settop(L, f);
+	return NULL;
+}
+
+int vargerror(lua_State *L, int arg, const char *msg)
+{
+	bool method = false;
+	int top = lua_gettop(L);
+	const char *name = own_name(L, &method);
+	if (!name) {
+		lua_settop(L, top);
+		return luaL_argerror(L, arg, msg);
+	}
+	if (method && arg == 1)
+		return luaL_error(L, "calling '%s' on bad self (%s)", name, msg);
+	return luaL_error(L, "bad argument #%d to '%s' (%s)", method ? arg - 1 : arg, name, msg);
+}
+
+int vtypeerror(lua_State *L, int arg, const char *tname)
+{
+	int t = luaL_getmetafield(L, arg, "__name");
+	const char *got = t == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, arg);
+	return vargerror(L, arg, lua_pushfstring(L, "%s expected, got %s", tname, got));
+}
+
+void vchecktable(lua_State *L, int arg)
+{
+	if (!lua_istable(L, arg))
+		vtypeerror(L, arg, "table");
+}

@@ -14,5 +14,7 @@ int luaopen_verbs(lua_State *L)
 	venum_open(L);
 	lua_setfield(L, -2, "enums");
 	vtrace_open(L);
+	lua_pushvalue(L, -1);   /* for vargerror's names */
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbs.module");
 	return 1;
 }

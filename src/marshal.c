@@ -55,7 +55,7 @@ static int64_t get_int(const void *p, int size)
 __attribute__((noreturn))
 static void bad_key(lua_State *L, int arg, const char *path, const char *msg)
 {
-	luaL_argerror(L, arg, lua_pushfstring(L, "key '%s': %s", path, msg));
+	vargerror(L, arg, lua_pushfstring(L, "key '%s': %s", path, msg));
 	abort(); /* not reached: luaL_argerror raises */
 }
 
@@ -64,11 +64,11 @@ uint64_t vm_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char 
 	int isint;
 	lua_Integer v = lua_tointegerx(L, idx, &isint);
 	if (!isint || lua_type(L, idx) != LUA_TNUMBER)
-		luaL_argerror(L, arg, lua_pushfstring(L, "%s: integer expected, got %s", what,
+		vargerror(L, arg, lua_pushfstring(L, "%s: integer expected, got %s", what,
 						      lua_type(L, idx) == LUA_TNUMBER ? "a fraction"
 										  : luaL_typename(L, idx)));
 	if (v < 0 || (max && (uint64_t)v > max))
-		luaL_argerror(L, arg, lua_pushfstring(L, "%s: %I is out of range (0..%I)", what, v,
+		vargerror(L, arg, lua_pushfstring(L, "%s: %I is out of range (0..%I)", what, v,
 						      (lua_Integer)max));
 	return (uint64_t)v;
 }
@@ -186,7 +186,7 @@ uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, v
 		const struct vfield *fd;
 		if (lua_type(L, -2) != LUA_TSTRING) {
 			const char *k = luaL_tolstring(L, -2, NULL);
-			luaL_argerror(L, arg, lua_pushfstring(L, "unexpected key %s%s%s (keys are field names)",
+			vargerror(L, arg, lua_pushfstring(L, "unexpected key %s%s%s (keys are field names)",
 							      *prefix ? prefix : "", *prefix ? "." : "", k));
 		}
 		const char *key = lua_tostring(L, -2);
@@ -195,7 +195,7 @@ uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, v
 				break;
 		snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", key);
 		if (!fd->name)
-			luaL_argerror(L, arg, lua_pushfstring(L, "unknown key '%s'", path));
+			vargerror(L, arg, lua_pushfstring(L, "unknown key '%s'", path));
 		read_value(L, arg, lua_gettop(L), fd, dst, path);
 		mask |= fd->bit;
 		lua_pop(L, 1);

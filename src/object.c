@@ -158,11 +158,11 @@ struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls)
 {
 	struct vnode *n = node_at(L, idx, cls);
 	if (!n)
-		luaL_typeerror(L, idx, cls->tname);
+		vtypeerror(L, idx, cls->tname);
 	if (!n->h) {
 		if (idx == 1)
 			luaL_error(L, "%s is destroyed", cls->kind);
-		luaL_argerror(L, idx, lua_pushfstring(L, "%s is destroyed", cls->kind));
+		vargerror(L, idx, lua_pushfstring(L, "%s is destroyed", cls->kind));
 	}
 	return n;
 }

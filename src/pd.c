@@ -94,9 +94,9 @@ static int l_reg_mr(lua_State *L)
 	else if (lua_type(L, 2) == LUA_TNUMBER)
 		len = (size_t)vm_check_uint(L, 2, 2, (uint64_t)1 << 40, "length");
 	else
-		return luaL_typeerror(L, 2, "length (integer) or initial contents (string)");
+		return vtypeerror(L, 2, "length (integer) or initial contents (string)");
 	if (!lua_isnoneornil(L, 3) && (e = venum_read(L, 3, &ve_access, &access)))
-		return luaL_argerror(L, 3, e);
+		return vargerror(L, 3, e);
 	if (posix_memalign(&buf, (size_t)page, len ? (len + (size_t)page - 1) / (size_t)page * (size_t)page
 						  : (size_t)page))
 		return luaL_error(L, "reg_mr: cannot allocate %I bytes", (lua_Integer)len);
@@ -142,7 +142,7 @@ static void mr_range(lua_State *L, struct vnode *n, int oarg, size_t *off, size_
 	if (len_given && !lua_isnoneornil(L, oarg + 1)) {
 		*len = (size_t)vm_check_uint(L, oarg + 1, oarg + 1, 0, "length");
 		if (*len > n->len - *off)
-			luaL_argerror(L, oarg + 1, lua_pushfstring(L, "offset %I + length %I is beyond the MR's %I bytes",
+			vargerror(L, oarg + 1, lua_pushfstring(L, "offset %I + length %I is beyond the MR's %I bytes",
 				(lua_Integer)*off, (lua_Integer)*len, (lua_Integer)n->len));
 	} else {
 		*len = n->len - *off;
@@ -164,9 +164,11 @@ static int l_mr_write(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_mr);
 	size_t off = (size_t)vm_check_uint(L, 2, 2, n->len, "offset"), len;
-	const char *s = luaL_checklstring(L, 3, &len);
+	if (lua_type(L, 3) != LUA_TSTRING)
+		return vtypeerror(L, 3, "string");
+	const char *s = lua_tolstring(L, 3, &len);
 	if (len > n->len - off)
-		return luaL_argerror(L, 3, lua_pushfstring(L, "%I bytes at offset %I are beyond the MR's %I bytes",
+		return vargerror(L, 3, lua_pushfstring(L, "%I bytes at offset %I are beyond the MR's %I bytes",
 			(lua_Integer)len, (lua_Integer)off, (lua_Integer)n->len));
 	memcpy((char *)n->buf + off, s, len);
 	return 0;

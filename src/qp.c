@@ -254,21 +254,22 @@ int qp_create(lua_State *L)
 	struct vnode *p = vobj_check(L, 1, &vc_pd);
 	struct ibv_qp_init_attr ia = { 0 };
 
-	luaL_checktype(L, 2, LUA_TTABLE);
+	vchecktable(L, 2);
 	lua_settop(L, 2);
 	vm_read(L, 2, 2, vf_qp_init_attr, &ia);
 	/* libibverbs dereferences both CQs: leaving one out would crash, not fail. */
 	if (!ia.send_cq)
-		return luaL_argerror(L, 2, "key 'send_cq' is required");
+		return vargerror(L, 2, "key 'send_cq' is required");
 	if (!ia.recv_cq)
-		return luaL_argerror(L, 2, "key 'recv_cq' is required");
+		return vargerror(L, 2, "key 'recv_cq' is required");
 	if (!ia.qp_type)
-		return luaL_argerror(L, 2, "key 'qp_type' is required (\"RC\", \"UC\" or \"UD\")");
+		return vargerror(L, 2, "key 'qp_type' is required (\"RC\", \"UC\" or \"UD\")");
 	lua_getfield(L, 2, "send_cq");
 	lua_getfield(L, 2, "recv_cq");
 	lua_getfield(L, 2, "srq");
 	int deps[] = { 1, 3, 4, 5 };
 	struct vnode *n = vobj_new(L, &vc_qp, 4, deps);
+	struct ibv_qp_init_attr asked = ia;   /* the provider writes the real cap back into ia */
 	struct ibv_qp *qp = ibv_create_qp(p->h, &ia);
 	int err = errno;
 	if (vrecording) {
@@ -276,7 +277,7 @@ int qp_create(lua_State *L)
 		luaL_Buffer b;
 		luaL_buffinit(L, &b);
 		luaL_addstring(&b, "struct ibv_qp_init_attr init_attr = ");
-		vm_c_init(&b, vf_qp_init_attr, &ia);
+		vm_c_init(&b, vf_qp_init_attr, &asked);
 		luaL_addchar(&b, ';');
 		luaL_pushresult(&b);
 		snprintf(call, sizeof call, "ibv_create_qp(%s, &init_attr)", vobj_cname(p, x, sizeof x));
@@ -305,12 +306,12 @@ static int l_modify(lua_State *L)
 	int64_t given;
 	const char *e;
 
-	luaL_checktype(L, 2, LUA_TTABLE);
+	vchecktable(L, 2);
 	lua_settop(L, 3);
 	mask = vm_read(L, 2, 2, vf_qp_attr, &a);
 	if (!lua_isnil(L, 3)) {
 		if ((e = venum_read(L, 3, &ve_qp_attr_mask, &given)))
-			return luaL_argerror(L, 3, e);
+			return vargerror(L, 3, e);
 		mask = (uint64_t)given;
 	}
 	enum ibv_qp_state cur = qp_state(qp);
@@ -479,7 +480,7 @@ static int l_post_send(lua_State *L)
 	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = 2, .path = "" };
 	char path[32];
 
-	luaL_checktype(L, 2, LUA_TTABLE);
+	vchecktable(L, 2);
 	lua_settop(L, 2);
 	int count = wr_count(L, 2), is_list = count > 0;
 	if (!is_list)
@@ -498,7 +499,7 @@ static int l_post_send(lua_State *L)
 		memset(w, 0, sizeof *w);
 		if (is_list) {
 			if (lua_rawgeti(L, 2, i + 1) != LUA_TTABLE)
-				return luaL_argerror(L, 2, lua_pushfstring(L, "WR #%d: table expected, got %s", i + 1,
+				return vargerror(L, 2, lua_pushfstring(L, "WR #%d: table expected, got %s", i + 1,
 									   luaL_typename(L, -1)));
 			t = lua_gettop(L);
 			snprintf(path, sizeof path, "[%d]", i + 1);
@@ -510,19 +511,19 @@ static int l_post_send(lua_State *L)
 			lua_pop(L, 1);
 		}
 		if (!(m & W_OPCODE))
-			return luaL_argerror(L, 2, lua_pushfstring(L, "%skey 'opcode' is required (in C, 0 is IBV_WR_RDMA_WRITE)",
+			return vargerror(L, 2, lua_pushfstring(L, "%skey 'opcode' is required (in C, 0 is IBV_WR_RDMA_WRITE)",
 								   is_list ? path : ""));
 		if (__builtin_popcountll(m & (W_RDMA | W_ATOMIC | W_UD)) > 1)
-			return luaL_argerror(L, 2, lua_pushfstring(L, "%srdma, atomic and ud share a union in ibv_send_wr: give one",
+			return vargerror(L, 2, lua_pushfstring(L, "%srdma, atomic and ud share a union in ibv_send_wr: give one",
 								   is_list ? path : ""));
 		/* Checks for what the provider itself would crash on rather than fail. */
 		if (((struct ibv_qp *)n->h)->qp_type == IBV_QPT_UD && !w->wr.ud.ah)
-			return luaL_argerror(L, 2, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
+			return vargerror(L, 2, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
 				"remote_qpn =, remote_qkey = }); the provider would dereference a NULL AH", is_list ? path : ""));
 		if (w->send_flags & IBV_SEND_INLINE)
 			for (int s = 0; s < w->num_sge; s++)
 				if (!vobj_mr_covers(w->sg_list[s].addr, w->sg_list[s].length))
-					return luaL_argerror(L, 2, lua_pushfstring(L, "%ssg_list[%d]: an INLINE send copies "
+					return vargerror(L, 2, lua_pushfstring(L, "%ssg_list[%d]: an INLINE send copies "
 						"from addr in this process, and 0x%p..+%d is not inside an MR of verbsh",
 						is_list ? path : "", s + 1, (void *)(uintptr_t)w->sg_list[s].addr,
 						(int)w->sg_list[s].length));
@@ -550,7 +551,7 @@ int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
 	bool srq = strcmp(verb, "ibv_post_srq_recv") == 0;
 	char path[32];
 
-	luaL_checktype(L, idx, LUA_TTABLE);
+	vchecktable(L, idx);
 	int count = wr_count(L, idx), is_list = count > 0;
 	if (!is_list)
 		count = 1;
@@ -568,7 +569,7 @@ int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
 		memset(w, 0, sizeof *w);
 		if (is_list) {
 			if (lua_rawgeti(L, idx, i + 1) != LUA_TTABLE)
-				return luaL_argerror(L, idx, lua_pushfstring(L, "WR #%d: table expected, got %s", i + 1,
+				return vargerror(L, idx, lua_pushfstring(L, "WR #%d: table expected, got %s", i + 1,
 									     luaL_typename(L, -1)));
 			t = lua_gettop(L);
 			snprintf(path, sizeof path, "[%d]", i + 1);

@@ -34,7 +34,7 @@ int srq_create(lua_State *L)
 	struct ibv_srq_init_attr ia = { 0 };
 	int deps[] = { 1 };
 
-	luaL_checktype(L, 2, LUA_TTABLE);
+	vchecktable(L, 2);
 	vm_read(L, 2, 2, vf_srq_attr, &ia.attr);
 	struct vnode *n = vobj_new(L, &vc_srq, 1, deps);
 	struct ibv_srq *srq = ibv_create_srq(p->h, &ia);
@@ -69,12 +69,12 @@ static int l_modify(lua_State *L)
 	int64_t given;
 	const char *e;
 
-	luaL_checktype(L, 2, LUA_TTABLE);
+	vchecktable(L, 2);
 	lua_settop(L, 3);
 	uint64_t mask = vm_read(L, 2, 2, vf_srq_attr, &a);
 	if (!lua_isnil(L, 3)) {
 		if ((e = venum_read(L, 3, &ve_srq_attr_mask, &given)))
-			return luaL_argerror(L, 3, e);
+			return vargerror(L, 3, e);
 		mask = (uint64_t)given;
 	}
 	int ret = ibv_modify_srq(n->h, &a, (int)mask);

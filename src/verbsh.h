@@ -169,6 +169,11 @@ void vobj_uservalue(lua_State *L, int idx, int i);
 int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx);
 /* Pushes the soft RLIMIT_MEMLOCK: bytes, or "unlimited". */
 void vraise_push_memlock(lua_State *L);
+/* luaL_argerror / luaL_typeerror naming the binding itself ("modify", "verbs.open")
+ * and counting arguments as in a method call, however it was called. */
+int vargerror(lua_State *L, int arg, const char *msg);
+int vtypeerror(lua_State *L, int arg, const char *tname);
+void vchecktable(lua_State *L, int arg);
 /* errno -> "EINVAL" */
 const char *verrname(int err);
 
