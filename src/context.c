@@ -288,19 +288,22 @@ static int l_gids(lua_State *L)
 
 	if (ret)
 		return vraise(L, "ibv_query_port", ret > 0 ? ret : errno, 1, 0);
-	e = calloc(pa.gid_tbl_len > 0 ? (size_t)pa.gid_tbl_len * 8 : 1, sizeof *e);   /* all ports */
+	size_t max = pa.gid_tbl_len > 0 ? (size_t)pa.gid_tbl_len : 1;
+	e = calloc(max, sizeof *e);
 	if (!e)
 		return luaL_error(L, "out of memory");
-	cnt = ibv_query_gid_table(n->h, e, pa.gid_tbl_len > 0 ? (size_t)pa.gid_tbl_len * 8 : 1, 0);
+	cnt = ibv_query_gid_table(n->h, e, max, 0);
 	if (vrecording) {
-		snprintf(call, sizeof call, "ibv_query_gid_table(%s, entries, %d, 0)", vobj_cname(n, name, sizeof name),
-			 pa.gid_tbl_len * 8);
+		snprintf(call, sizeof call, "ibv_query_gid_table(%s, entries, %zu, 0)", vobj_cname(n, name, sizeof name), max);
 		record_int(L, call, cnt < 0 ? (int)cnt : 0);
 	}
 	if (cnt < 0) {
-		int err = (int)-cnt;
-		free(e);
-		return vraise(L, "ibv_query_gid_table", err, 1, 0);
+		/* The table call wants room for every port's entries on some
+		 * kernels: read this port's slots one by one instead. */
+		cnt = 0;
+		for (size_t i = 0; i < max; i++)
+			if (ibv_query_gid_ex(n->h, port, (uint32_t)i, &e[cnt], 0) == 0)
+				cnt++;
 	}
 	lua_newtable(L);
 	for (ssize_t i = 0; i < cnt; i++) {

@@ -131,7 +131,7 @@ static int l_trace(lua_State *L)
 	if (lua_isnone(L, 1))
 		return 1;
 	if (!lua_isboolean(L, 1) && !lua_isfunction(L, 1) && !lua_isnil(L, 1))
-		luaL_typeerror(L, 1, "boolean or function");
+		vtypeerror(L, 1, "boolean or function");
 	lua_pushvalue(L, 1);
 	lua_setfield(L, LUA_REGISTRYINDEX, REC_KEY);
 	vrecording = lua_toboolean(L, 1);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# The bindings on real rxe: an RC session between two QPs of one process,
+# every opcode's completion and data checked by value (tests/lua/verbs_rc.lua).
+load ../helpers
+
+setup() { require_device; }
+
+@test "RC: hand transitions, SEND, SEND_WITH_IMM, RDMA WRITE (+imm), READ, CAS, FAA, chained post" {
+    run "$VERBSH" "$ROOT/tests/lua/verbs_rc.lua"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"connected: qp RC 0x"*" RTS <-> qp RC 0x"*" RTS"* ]]
+    [[ $output == *"RECV: wc wr_id=100 RECV SUCCESS byte_len=5"* ]]
+    [[ $output == *"verbs_rc: ok (70 checks)"* ]]
+}
+
+@test "RC: a RoCE path without a GRH fails at RTR with EINVAL, explained, and the QP stays in INIT" {
+    run "$VERBSH" -e '
+      local ctx = verbs.open(); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
+        cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }
+      qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0 }
+      local ok, e = pcall(qp.modify, qp, { qp_state = "RTR", path_mtu = "1024", dest_qp_num = qp.qp_num,
+        rq_psn = 0, max_dest_rd_atomic = 1, min_rnr_timer = 1, ah_attr = { is_global = 0, port_num = 1 } })
+      print(ok, e.verb, e.errname, e.errno, e.context.cur_state, e.context.qp_state, table.concat(e.context.mask, ","))
+      print(qp.state)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	ibv_modify_qp	EINVAL	22	INIT	RTR	STATE,AV,PATH_MTU,RQ_PSN,MIN_RNR_TIMER,MAX_DEST_RD_ATOMIC,DEST_QPN" ]
+    [ "${lines[1]}" = "INIT" ]
+}
+
+@test "device queries: devices(), query_device, query_port names, gids() types" {
+    run "$VERBSH" -e '
+      local d = verbs.devices()[1]
+      print(d.name, d.node_type, d.transport_type, #d.guid)
+      local ctx = verbs.open()
+      local a = ctx:query_device()
+      print(a.phys_port_cnt, a.max_qp_wr > 0, type(a.fw_ver), a.atomic_cap)
+      local p = ctx:query_port(1)
+      print(p.state, p.link_layer, p.active_mtu, p.max_mtu, p.phys_state)
+      local idx = tonumber(os.getenv("RXE_GID_INDEX"))
+      for _, g in ipairs(ctx:gids()) do
+        if g.index == idx then print(g.type, g.gid == ctx:query_gid(1, idx), g.netdev == os.getenv("RXE_NETDEV")) end
+      end
+      print(tostring(ctx))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$RXE_DEV	CA	IB	19" ]
+    [[ ${lines[1]} == "1	true	string	"* ]]
+    [[ ${lines[2]} == "ACTIVE	ETHERNET	1024	4096	LINK_UP" ]]
+    [ "${lines[3]}" = "RoCE v2	true	true" ]
+    [ "${lines[4]}" = "context $RXE_DEV" ]
+}

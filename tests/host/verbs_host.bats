@@ -1,0 +1,78 @@
+#!/usr/bin/env bats
+# The bindings on a host without RDMA: what needs no device.
+load ../helpers
+
+@test "verbs.devices() is {} without RDMA in the kernel; verbs.open() raises an explained error object" {
+    run "$VERBSH" -e '
+      print(#verbs.devices())
+      local ok, e = pcall(verbs.open)
+      print(ok, getmetatable(e).__name, e.verb, e.context.reason, #e.context.devices)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "0" ]
+    [ "${lines[1]}" = "false	verbs.error	ibv_get_device_list	no_device	0" ]
+}
+
+@test "verbs.enums: every C enum and flag set by C type name, short names in value order" {
+    run "$VERBSH" -e '
+      local e = verbs.enums
+      print(table.concat(e.ibv_qp_state, ","))
+      print(table.concat(e.ibv_mtu, ","))
+      print(table.concat(e.ibv_wr_opcode, ",", 1, 7))
+      print(table.concat(e.ibv_send_flags, ","))
+      print(e.ibv_wc_status[1], e.ibv_wc_status[13], e.ibv_wc_status[14], #e.ibv_wc_status)
+      print(table.concat(e.ibv_access_flags, ",", 1, 4), e.ibv_qp_attr_mask[8], e.ibv_port_state[5], e.ibv_link_layer[3])
+      local n = 0 for _ in pairs(e) do n = n + 1 end print(n)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "RESET,INIT,RTR,RTS,SQD,SQE,ERR,UNKNOWN" ]
+    [ "${lines[1]}" = "256,512,1024,2048,4096" ]
+    [ "${lines[2]}" = "RDMA_WRITE,RDMA_WRITE_WITH_IMM,SEND,SEND_WITH_IMM,RDMA_READ,ATOMIC_CMP_AND_SWP,ATOMIC_FETCH_AND_ADD" ]
+    [ "${lines[3]}" = "FENCE,SIGNALED,SOLICITED,INLINE,IP_CSUM" ]
+    [ "${lines[4]}" = "SUCCESS	RETRY_EXC_ERR	RNR_RETRY_EXC_ERR	24" ]
+    [ "${lines[5]}" = "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC	AV	ACTIVE	ETHERNET" ]
+    [ "${lines[6]}" = "21" ]
+}
+
+@test "classes: metatables verbs.<kind> with __index methods, __gc, __close, __tostring" {
+    run "$VERBSH" -e '
+      local reg = debug.getregistry()
+      for _, k in ipairs{ "context", "pd", "mr", "cq", "comp_channel", "qp", "ah", "srq" } do
+        local mt = reg["verbs." .. k]
+        local m = {}
+        for name in pairs(mt.__methods) do m[#m + 1] = name end
+        table.sort(m)
+        print(k, mt.__name, type(mt.__gc), type(mt.__close), type(mt.__tostring), table.concat(m, " "))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "context	verbs.context	function	function	function	alloc_pd close create_comp_channel create_cq get_async_event gids query_device query_gid query_port" ]
+    [ "${lines[1]}" = "pd	verbs.pd	function	function	function	create_ah create_qp create_srq dealloc reg_mr" ]
+    [ "${lines[2]}" = "mr	verbs.mr	function	function	function	dereg fill read write" ]
+    [ "${lines[3]}" = "cq	verbs.cq	function	function	function	ack_events destroy poll req_notify wait" ]
+    [ "${lines[5]}" = "qp	verbs.qp	function	function	function	destroy modify post_recv post_send query" ]
+    [ "${lines[7]}" = "srq	verbs.srq	function	function	function	destroy modify post_recv query" ]
+}
+
+@test "argument checks that need no device name the function and argument" {
+    run "$VERBSH" -e '
+      print(select(2, pcall(verbs.open, {})))
+      print(select(2, pcall(verbs.gid_bytes, 5)))
+      print(select(2, pcall(verbs.gid_bytes, "fe80::zz")))
+      print(#verbs.gid_bytes("fe80::1"), verbs.gid_bytes("::ffff:10.1.2.3"):byte(11, 16))
+      print(select(2, pcall(verbs.trace, 5)))
+      print(verbs.trace(true), verbs.trace(false), verbs.trace())
+      local qp_mt = debug.getregistry()["verbs.qp"]
+      print(select(2, pcall(qp_mt.__methods.modify, {}, {})))
+      print(select(2, pcall(qp_mt.__methods.post_send, "x")))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.open' (device name (string) expected, got table)" ]
+    [ "${lines[1]}" = "bad argument #1 to 'verbs.gid_bytes' (GID expected (text such as \"fe80::1\" or 16 bytes), got number)" ]
+    [ "${lines[2]}" = "bad argument #1 to 'verbs.gid_bytes' ('fe80::zz' is not a GID (IPv6 text such as \"fe80::1\" or 16 raw bytes))" ]
+    [ "${lines[3]}" = "16	255	255	10	1	2	3" ]
+    [ "${lines[4]}" = "bad argument #1 to 'verbs.trace' (boolean or function expected, got number)" ]
+    [ "${lines[5]}" = "nil	true	false" ]
+    [ "${lines[6]}" = "calling 'modify' on bad self (verbs.qp expected, got table)" ]
+    [ "${lines[7]}" = "calling 'post_send' on bad self (verbs.qp expected, got string)" ]
+}
