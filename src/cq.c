@@ -224,7 +224,7 @@ static int l_wait(lua_State *L)
 		}
 		/* Spin briefly (rxe completes in microseconds), then yield the CPU
 		 * to rxe's own threads, then sleep in short naps. */
-		if (++idle < 64)
+		if (++idle < 4096)
 			continue;
 		double t = now_ms();
 		if (t0 == 0)
