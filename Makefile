@@ -46,10 +46,12 @@ $(OBJ_DIR)/%.o: src/%.c src/*.h | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 $(OBJ_DIR)/embedded_lua.o: $(EMBED_C) | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
+# Hidden visibility: verbs.so exports luaopen_verbs alone, so no internal
+# name can clash with a libc symbol (as a function named verr once did).
 build/pic/%.o: src/%.c src/*.h | build/pic
-	$(CC) $(ALLCFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(ALLCFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 build/pic/embedded_lua.o: $(EMBED_C) | build/pic
-	$(CC) $(ALLCFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(ALLCFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 # lua/*.lua are compiled into the binary so that verbsh and verbs.so need no
 # install path to find their Lua half.

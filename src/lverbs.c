@@ -1,8 +1,25 @@
 /* The "verbs" module: entry point shared by ./verbsh and ./verbs.so. */
+#include <string.h>
 #include "verbsh.h"
 #include "embedded.h"
 
-int luaopen_verbs(lua_State *L)
+/* Lua modules that verbs.X loads on first use, so that verbs.oob does not
+ * pull in LuaSocket for users who never touch it. */
+static int lazy_index(lua_State *L)
+{
+	const char *k = luaL_checkstring(L, 2);
+	if (strcmp(k, "oob") != 0)
+		return 0;
+	lua_getglobal(L, "require");
+	lua_pushfstring(L, "verbs.%s", k);
+	lua_call(L, 1, 1);
+	lua_pushvalue(L, -1);
+	lua_setfield(L, 1, k);
+	return 1;
+}
+
+/* The only symbol verbs.so exports (the Makefile hides the rest). */
+__attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 {
 	embedded_lua_preload(L);
 	lua_newtable(L);
@@ -16,5 +33,9 @@ int luaopen_verbs(lua_State *L)
 	vtrace_open(L);
 	lua_pushvalue(L, -1);   /* for vargerror's names */
 	lua_setfield(L, LUA_REGISTRYINDEX, "verbs.module");
+	lua_newtable(L);
+	lua_pushcfunction(L, lazy_index);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -2);
 	return 1;
 }
