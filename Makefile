@@ -42,13 +42,13 @@ verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 verbs.so: $(PIC_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm)
 
-$(OBJ_DIR)/%.o: src/%.c src/*.h | $(OBJ_DIR)
+$(OBJ_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 $(OBJ_DIR)/embedded_lua.o: $(EMBED_C) | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 # Hidden visibility: verbs.so exports luaopen_verbs alone, so no internal
 # name can clash with a libc symbol (as a function named verr once did).
-build/pic/%.o: src/%.c src/*.h | build/pic
+build/pic/%.o: src/%.c $(wildcard src/*.h) | build/pic
 	$(CC) $(ALLCFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 build/pic/embedded_lua.o: $(EMBED_C) | build/pic
 	$(CC) $(ALLCFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<

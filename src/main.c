@@ -1,20 +1,344 @@
-/* Placeholder until the shell lands: runs one chunk given with -e. */
+/* verbsh: arguments, scripts and the start of the REPL. It behaves like
+ * Lua's own lua.c, so a Lua user feels at home: -e, -i, -, a script with
+ * `arg`, errors with a traceback and exit 1. On top of that: the verbs
+ * module as the global `verbs`, -d DEV, and --lesson. */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <lua.h>
 #include <lualib.h>
 #include <lauxlib.h>
+#include "interrupt.h"
+#include "shell.h"
+
 int luaopen_verbs(lua_State *L);
-int main(int argc, char **argv)
+
+static const char *progname = "verbsh";
+
+static void usage(FILE *f)
 {
-	lua_State *L = luaL_newstate();
+	fprintf(f,
+		"usage: %s [options] [script [args...]]\n"
+		"An interactive shell for RDMA verbs (Lua 5.4 with the verbs module).\n"
+		"  -e CODE          run CODE\n"
+		"  -i               enter the interactive shell after running the script\n"
+		"  -d DEV           use RDMA device DEV (sets VERBSH_DEVICE for verbs.open())\n"
+		"  -                run the script on standard input\n"
+		"  --lesson [NAME]  list the lessons, or start one (NAME or number)\n"
+		"  --lesson NAME --auto\n"
+		"                   run a lesson's model solutions and check every step\n"
+		"  -v, --version    show the version\n"
+		"  -h, --help       this text\n"
+		"  --               stop handling options\n"
+		"With no script and no -e, verbsh reads the script from standard input\n"
+		"when it is not a terminal, and opens the interactive shell when it is.\n"
+		"In the shell, help() explains the objects and how their names map to C.\n",
+		progname);
+}
+
+/* --------------------------------------------------- calling, Ctrl-C */
+static lua_State *global_L;
+
+static void stop_hook(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	lua_sethook(L, NULL, 0, 0);
+	luaL_error(L, "interrupted");
+}
+
+/* Lua code notices Ctrl-C through a hook at its next instruction; C loops
+ * that may block (cq:wait, get_cq_event) notice verbsh_interrupted. */
+static void on_sigint(int sig)
+{
+	(void)sig;
+	verbsh_interrupted = 1;
+	lua_sethook(global_L, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+static int msg_handler(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+	if (msg == NULL) {
+		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+			msg = lua_tostring(L, -1);
+		else
+			msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+static int plain_handler(lua_State *L)
+{
+	if (lua_type(L, 1) != LUA_TSTRING && luaL_callmeta(L, 1, "__tostring") &&
+	    lua_type(L, -1) == LUA_TSTRING)
+		return 1;
+	lua_settop(L, 1);
+	return 1;
+}
+
+int shell_docall(lua_State *L, int narg, int nres, int traceback)
+{
+	int base = lua_gettop(L) - narg;
+	struct sigaction sa = { .sa_handler = on_sigint }, old;
+
+	lua_pushcfunction(L, traceback ? msg_handler : plain_handler);
+	lua_insert(L, base);
+	global_L = L;
+	verbsh_interrupted = 0;
+	/* No SA_RESTART: a blocking poll() or read() returns EINTR at once. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	int status = lua_pcall(L, narg, nres, base);
+	sigaction(SIGINT, &old, NULL);
+	lua_sethook(L, NULL, 0, 0);
+	verbsh_interrupted = 0;
+	lua_remove(L, base);
+	return status;
+}
+
+int shell_report(lua_State *L, int status)
+{
+	if (status != LUA_OK) {
+		const char *msg = lua_tostring(L, -1);
+		if (msg == NULL)
+			msg = luaL_tolstring(L, -1, NULL);
+		fprintf(stderr, "%s\n", msg);
+		fflush(stderr);
+		lua_settop(L, 0);
+	}
+	return status;
+}
+
+int shell_call_lua(lua_State *L, const char *module, const char *fn, int nargs, int nres)
+{
+	lua_getglobal(L, "require");
+	lua_pushstring(L, module);
+	int status = lua_pcall(L, 1, 1, 0);
+	if (status != LUA_OK) {
+		lua_remove(L, -1 - nargs);   /* drop the arguments under the message */
+		lua_insert(L, -1 - nargs);
+		lua_pop(L, nargs);
+		return status;
+	}
+	lua_getfield(L, -1, fn);
+	lua_remove(L, -2);
+	lua_insert(L, -1 - nargs);
+	return shell_docall(L, nargs, nres, 0);
+}
+
+/* ------------------------------------------------------------ setup */
+/* os.exit closes the state by default, so that every verbs object is torn
+ * down (children first) as on a normal end; `lesson` works before the
+ * lesson module is loaded. */
+static const char prelude[] =
+	"local exit = os.exit\n"
+	"os.exit = function(code, close) if close == nil then close = true end return exit(code, close) end\n"
+	"lesson = setmetatable({}, { __call = function(_, ...) return require('verbs.lesson').lesson(...) end,\n"
+	"  __index = function(_, k) return _G.lesson ~= nil and rawget(require('verbs.lesson'), k) end })\n"
+	"help = function(...) return require('verbs.help').help(...) end\n";
+
+static void create_arg_table(lua_State *L, char **argv, int argc, int script)
+{
+	lua_createtable(L, argc - script - 1, script + 1);
+	for (int i = 0; i < argc; i++) {
+		lua_pushstring(L, argv[i]);
+		lua_rawseti(L, -2, i - script);
+	}
+	lua_setglobal(L, "arg");
+}
+
+static int run_chunk(lua_State *L, int status)
+{
+	if (status == LUA_OK)
+		status = shell_docall(L, 0, 0, 1);
+	return shell_report(L, status);
+}
+
+/* Runs the script with its arguments (those after it in argv). */
+static int run_script(lua_State *L, char **argv, int argc, int script)
+{
+	const char *fname = argv[script];
+	if (strcmp(fname, "-") == 0 && (script == 0 || strcmp(argv[script - 1], "--") != 0))
+		fname = NULL;   /* stdin */
+	int status = luaL_loadfile(L, fname);
+	if (status == LUA_OK) {
+		int n = 0;
+		for (int i = script + 1; i < argc; i++, n++)
+			lua_pushstring(L, argv[i]);
+		status = shell_docall(L, n, LUA_MULTRET, 1);
+	}
+	return shell_report(L, status);
+}
+
+static int version(lua_State *L)
+{
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "verbs.version");
+	if (lua_pcall(L, 1, 1, 0) == LUA_OK)
+		printf("%s (%s, libibverbs)\n", lua_tostring(L, -1), LUA_RELEASE);
+	lua_settop(L, 0);
+	return 0;
+}
+
+struct options {
+	int interactive, version, help, lesson, script, nexec;
+	const char *device;
+};
+
+/* Returns the index of the script in argv (0 if none), or -1 on a bad option. */
+static int parse(int argc, char **argv, struct options *o)
+{
+	int i;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (a[0] != '-')
+			return i;
+		if (strcmp(a, "-") == 0)
+			return i;
+		if (strcmp(a, "--") == 0)
+			return i + 1 < argc ? i + 1 : 0;
+		if (strcmp(a, "-i") == 0)
+			o->interactive = 1;
+		else if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0)
+			o->version = 1;
+		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			o->help = 1;
+		else if (strcmp(a, "--lesson") == 0) {
+			o->lesson = i;
+			return 0;
+		} else if (strcmp(a, "-e") == 0 || strcmp(a, "-d") == 0) {
+			if (++i >= argc) {
+				fprintf(stderr, "%s: '%s' needs an argument\n", progname, a);
+				return -1;
+			}
+			if (a[1] == 'e')
+				o->nexec++;
+			else
+				o->device = argv[i];
+		} else if (strncmp(a, "-e", 2) == 0)
+			o->nexec++;
+		else if (strncmp(a, "-d", 2) == 0)
+			o->device = a + 2;
+		else {
+			fprintf(stderr, "%s: unknown option '%s'\n", progname, a);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Runs the -e chunks, in order. */
+static int run_exec(lua_State *L, int argc, char **argv, int last)
+{
+	for (int i = 1; i < last; i++) {
+		const char *code = NULL;
+		if (strcmp(argv[i], "-e") == 0)
+			code = argv[++i];
+		else if (strcmp(argv[i], "-d") == 0)
+			i++;
+		else if (strncmp(argv[i], "-e", 2) == 0)
+			code = argv[i] + 2;
+		if (code && run_chunk(L, luaL_loadbuffer(L, code, strlen(code), "=(command line)")) != LUA_OK)
+			return 0;
+	}
+	(void)argc;
+	return 1;
+}
+
+/* Everything runs in protected mode, as in lua.c. */
+static int pmain(lua_State *L)
+{
+	int argc = (int)lua_tointeger(L, 1);
+	char **argv = lua_touserdata(L, 2);
+	struct options o = { 0 };
+	int script = parse(argc, argv, &o);
+
+	if (script < 0) {
+		usage(stderr);
+		return 0;
+	}
+	if (o.help) {
+		usage(stdout);
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	if (o.device)
+		setenv("VERBSH_DEVICE", o.device, 1);
 	luaL_openlibs(L);
 	luaL_requiref(L, "verbs", luaopen_verbs, 1);
 	lua_pop(L, 1);
-	if (argc == 3 && strcmp(argv[1], "-e") == 0 && luaL_dostring(L, argv[2]) != LUA_OK) {
-		fprintf(stderr, "verbsh: %s\n", lua_tostring(L, -1));
+	if (luaL_dostring(L, prelude) != LUA_OK)
+		return lua_error(L);
+	if (o.version) {
+		version(L);
+		lua_pushboolean(L, 1);
 		return 1;
 	}
+	/* As lua.c: arg[0] is the script (or the program, without one). */
+	create_arg_table(L, argv, argc, script);
+
+	if (o.lesson) {
+		lua_createtable(L, argc, 0);
+		for (int i = o.lesson + 1; i < argc; i++) {
+			lua_pushstring(L, argv[i]);
+			lua_rawseti(L, -2, i - o.lesson);
+		}
+		int status = shell_call_lua(L, "verbs.lesson", "main", 1, 1);
+		if (shell_report(L, status) != LUA_OK)
+			return 0;
+		if (!lua_isnil(L, -1)) {
+			/* the lesson finished (auto mode, or just the list) */
+			lua_pushinteger(L, lua_tointeger(L, -1));
+			lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.exit");
+			lua_pushboolean(L, 1);
+			return 1;
+		}
+		lua_pop(L, 1);
+		shell_repl(L);
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	if (!run_exec(L, argc, argv, script ? script : argc))
+		return 0;
+	if (script) {
+		if (run_script(L, argv, argc, script) != LUA_OK)
+			return 0;
+	}
+	if (o.interactive)
+		shell_repl(L);
+	else if (!script && !o.nexec) {
+		if (isatty(STDIN_FILENO))
+			shell_repl(L);
+		else if (run_chunk(L, luaL_loadfile(L, NULL)) != LUA_OK)
+			return 0;
+	}
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argv[0] && argv[0][0])
+		progname = argv[0];
+	lua_State *L = luaL_newstate();
+	if (!L) {
+		fprintf(stderr, "%s: cannot create the Lua state: not enough memory\n", progname);
+		return EXIT_FAILURE;
+	}
+	lua_pushcfunction(L, pmain);
+	lua_pushinteger(L, argc);
+	lua_pushlightuserdata(L, argv);
+	int status = lua_pcall(L, 2, 1, 0);
+	int ok = status == LUA_OK && lua_toboolean(L, -1);
+	if (status != LUA_OK)
+		shell_report(L, status);
+	int code = ok ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (lua_getfield(L, LUA_REGISTRYINDEX, "verbsh.exit") == LUA_TNUMBER)
+		code = (int)lua_tointeger(L, -1);
+	/* Closing the state finalizes every verbs object, children first. */
 	lua_close(L);
-	return 0;
+	return code;
 }

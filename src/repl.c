@@ -1,1 +1,463 @@
-/* REPL: to be written. */
+/* The interactive loop: read a chunk (several lines while it is incomplete),
+ * run it, print its values, as Lua's lua.c does; with GNU Readline for
+ * editing, history across sessions and Tab completion.
+ *
+ * Completion never runs user code: it walks names with raw lookups only
+ * (no __index functions, no metamethods), as luaprompt's authors advise. */
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/select.h>
+#include <readline/readline.h>
+#include <readline/history.h>
+#include <lua.h>
+#include <lauxlib.h>
+#include "shell.h"
+
+static int use_readline;
+static char history_path[4096];
+
+/* ------------------------------------------------------------- input */
+/* Ctrl-C at the prompt drops the line (and an unfinished chunk). Readline
+ * runs in callback mode under our own select(), so that a SIGINT (caught
+ * without SA_RESTART) ends the wait at once with EINTR. */
+static volatile sig_atomic_t prompt_sigint;
+static char *cb_line;
+static int cb_done;
+
+static void prompt_handler(int sig)
+{
+	(void)sig;
+	prompt_sigint = 1;
+}
+
+static void on_line(char *line)
+{
+	cb_line = line;
+	cb_done = 1;
+	rl_callback_handler_remove();
+}
+
+/* Reads one line into a malloc'd string (NULL at end of input); *cancelled
+ * is set when Ctrl-C dropped the line. */
+static char *read_line(const char *prompt, int *cancelled)
+{
+	*cancelled = 0;
+	if (!use_readline) {
+		char buf[8192];
+		fputs(prompt, stdout);
+		fflush(stdout);
+		if (!fgets(buf, sizeof buf, stdin))
+			return NULL;
+		buf[strcspn(buf, "\n")] = 0;
+		return strdup(buf);
+	}
+	struct sigaction sa = { .sa_handler = prompt_handler }, old;
+	sigset_t block, waitmask;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	/* SIGINT is blocked except inside pselect(), so a Ctrl-C that comes
+	 * while readline handles a key is not lost: it ends the next wait. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	prompt_sigint = 0;
+	cb_done = 0;
+	cb_line = NULL;
+	rl_callback_handler_install(prompt, on_line);
+	while (!cb_done) {
+		fd_set fds;
+		FD_ZERO(&fds);
+		FD_SET(STDIN_FILENO, &fds);
+		int r = pselect(STDIN_FILENO + 1, &fds, NULL, NULL, NULL, &waitmask);
+		if (r < 0 && errno == EINTR && prompt_sigint) {
+			rl_callback_sigcleanup();
+			rl_callback_handler_remove();
+			fputs("^C\n", stdout);
+			fflush(stdout);
+			*cancelled = 1;
+			break;
+		}
+		if (r > 0)
+			rl_callback_read_char();
+	}
+	sigprocmask(SIG_UNBLOCK, &block, NULL);
+	sigaction(SIGINT, &old, NULL);
+	return *cancelled ? strdup("") : cb_line;
+}
+
+static const char *get_prompt(lua_State *L, int first)
+{
+	static char buf[256];
+	if (!first)
+		return ">> ";
+	/* verbs.repl.prompt() lets a lesson show its progress in the prompt. */
+	if (shell_call_lua(L, "verbs.repl", "prompt", 0, 1) == LUA_OK && lua_isstring(L, -1))
+		snprintf(buf, sizeof buf, "%s", lua_tostring(L, -1));
+	else
+		snprintf(buf, sizeof buf, "verbsh> ");
+	lua_pop(L, 1);
+	return buf;
+}
+
+static int incomplete(lua_State *L, int status)
+{
+	static const char eof[] = "<eof>";
+	size_t len;
+	if (status != LUA_ERRSYNTAX)
+		return 0;
+	const char *msg = lua_tolstring(L, -1, &len);
+	return len >= sizeof eof - 1 && strcmp(msg + len - (sizeof eof - 1), eof) == 0;
+}
+
+static void remember(const char *chunk)
+{
+	if (!use_readline || !*chunk)
+		return;
+	HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
+	if (last && strcmp(last->line, chunk) == 0)
+		return;
+	add_history(chunk);
+	if (history_path[0])
+		append_history(1, history_path);
+}
+
+/* Leaves a compiled chunk on the stack and returns LUA_OK; or an error
+ * message and its status; or returns -1 at end of input. As lua.c: first
+ * try "return <line>" so that an expression prints its value. */
+static int load_chunk(lua_State *L)
+{
+	int cancelled;
+	char *line = read_line(get_prompt(L, 1), &cancelled);
+	if (!line)
+		return -1;
+	if (cancelled) {
+		free(line);
+		lua_pushliteral(L, "");
+		return LUA_ERRRUN + 100;   /* nothing to run */
+	}
+	luaL_Buffer b;
+	const char *code = line[0] == '=' ? line + 1 : line;   /* Lua 5.1's "=expr" */
+	lua_pushfstring(L, "return %s;", code);
+	int status = luaL_loadbuffer(L, lua_tostring(L, -1), lua_rawlen(L, -1), "=stdin");
+	if (status == LUA_OK) {
+		lua_remove(L, -2);
+		remember(line);
+		free(line);
+		return LUA_OK;
+	}
+	lua_pop(L, 2);
+	luaL_buffinit(L, &b);
+	luaL_addstring(&b, line);
+	free(line);
+	luaL_pushresult(&b);
+	for (;;) {
+		size_t len;
+		const char *chunk = lua_tolstring(L, -1, &len);
+		status = luaL_loadbuffer(L, chunk, len, "=stdin");
+		if (!incomplete(L, status))
+			break;
+		lua_pop(L, 1);
+		char *more = read_line(get_prompt(L, 0), &cancelled);
+		if (!more || cancelled) {   /* drop the unfinished chunk */
+			free(more);
+			lua_pop(L, 1);
+			if (!more && !cancelled)
+				return -1;
+			lua_pushliteral(L, "");
+			return LUA_ERRRUN + 100;
+		}
+		lua_pushliteral(L, "\n");
+		lua_pushstring(L, more);
+		free(more);
+		lua_concat(L, 3);
+	}
+	remember(lua_tostring(L, -2));
+	lua_remove(L, -2);
+	return status;
+}
+
+/* Prints the values on the stack through verbs.pretty. */
+static void print_results(lua_State *L)
+{
+	int n = lua_gettop(L);
+	if (n == 0)
+		return;
+	if (shell_call_lua(L, "verbs.pretty", "print", n, 0) != LUA_OK) {
+		fprintf(stderr, "(cannot print: %s)\n", lua_tostring(L, -1));
+		lua_settop(L, 0);
+	}
+}
+
+/* ------------------------------------------------------- completion */
+static lua_State *comp_L;
+static char **cands;
+static size_t ncands, capcands;
+
+static void add_cand(const char *prefix, const char *name, size_t len)
+{
+	if (ncands + 1 >= capcands) {
+		capcands = capcands ? 2 * capcands : 64;
+		cands = realloc(cands, capcands * sizeof *cands);
+	}
+	size_t pl = strlen(prefix);
+	char *s = malloc(pl + len + 1);
+	memcpy(s, prefix, pl);
+	memcpy(s + pl, name, len);
+	s[pl + len] = 0;
+	cands[ncands++] = s;
+}
+
+static void clear_cands(void)
+{
+	for (size_t i = 0; i < ncands; i++)
+		free(cands[i]);
+	ncands = 0;
+}
+
+static int is_ident(const char *s, size_t len)
+{
+	if (len == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+/* Adds the identifier keys of the table at idx that start with word;
+ * only_functions for "obj:" completion. Raw iteration only. */
+static void add_keys(lua_State *L, int idx, const char *prefix, const char *word, int only_functions)
+{
+	size_t wl = strlen(word);
+	idx = lua_absindex(L, idx);
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		size_t kl;
+		if (lua_type(L, -2) == LUA_TSTRING) {
+			const char *k = lua_tolstring(L, -2, &kl);
+			if (is_ident(k, kl) && strncmp(k, word, wl) == 0 &&
+			    (!only_functions || lua_type(L, -1) == LUA_TFUNCTION) &&
+			    !(k[0] == '_' && k[1] == '_' && word[0] != '_'))
+				add_cand(prefix, k, kl);
+		}
+		lua_pop(L, 1);
+	}
+}
+
+static int raw_getfield(lua_State *L, int idx, const char *k)
+{
+	idx = lua_absindex(L, idx);
+	lua_pushstring(L, k);
+	return lua_rawget(L, idx);
+}
+
+/* Adds what can be completed after "value." or "value:": the value's own
+ * keys (tables) and its metatable's __methods or __index table. */
+static void add_members(lua_State *L, int idx, const char *prefix, const char *word, int colon)
+{
+	idx = lua_absindex(L, idx);
+	if (lua_type(L, idx) == LUA_TTABLE)
+		add_keys(L, idx, prefix, word, colon);
+	if (lua_getmetatable(L, idx)) {
+		if (raw_getfield(L, -1, "__methods") == LUA_TTABLE)
+			add_keys(L, -1, prefix, word, colon);
+		else {
+			lua_pop(L, 1);
+			if (raw_getfield(L, -1, "__index") == LUA_TTABLE)
+				add_keys(L, -1, prefix, word, colon);
+		}
+		lua_pop(L, 2);
+	}
+}
+
+static const char *const keywords[] = {
+	"and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if",
+	"in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while", NULL
+};
+
+/* "a.b.c:me" -> the candidates "a.b.c:method"... Each name before the last
+ * separator is looked up raw, from _G down. */
+static void complete_expr(lua_State *L, const char *text)
+{
+	const char *last = NULL;
+	for (const char *p = text; *p; p++)
+		if (*p == '.' || *p == ':')
+			last = p;
+	if (!last) {
+		size_t wl = strlen(text);
+		for (int i = 0; keywords[i]; i++)
+			if (strncmp(keywords[i], text, wl) == 0)
+				add_cand("", keywords[i], strlen(keywords[i]));
+		lua_pushglobaltable(L);
+		add_keys(L, -1, "", text, 0);
+		lua_pop(L, 1);
+		return;
+	}
+	lua_pushglobaltable(L);
+	const char *seg = text;
+	while (seg < last) {
+		const char *end = seg + strcspn(seg, ".:");
+		if (end > last)
+			end = last;
+		if (!is_ident(seg, end - seg) || lua_type(L, -1) != LUA_TTABLE) {
+			lua_pop(L, 1);
+			return;
+		}
+		lua_pushlstring(L, seg, end - seg);
+		lua_rawget(L, -2);
+		lua_remove(L, -2);
+		seg = end + 1;
+	}
+	size_t plen = last - text + 1;
+	char *prefix = malloc(plen + 1);
+	memcpy(prefix, text, plen);
+	prefix[plen] = 0;
+	add_members(L, -1, prefix, last + 1, *last == ':');
+	free(prefix);
+	lua_pop(L, 1);
+}
+
+/* Inside a string literal: the enum and flag names of verbs.enums. */
+static void complete_enum_name(lua_State *L, const char *text)
+{
+	lua_getglobal(L, "verbs");
+	if (lua_type(L, -1) == LUA_TTABLE && raw_getfield(L, -1, "enums") == LUA_TTABLE) {
+		size_t wl = strlen(text);
+		lua_pushnil(L);
+		while (lua_next(L, -2)) {
+			if (lua_type(L, -1) == LUA_TTABLE) {
+				for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
+					size_t len;
+					const char *name = lua_tolstring(L, -1, &len);
+					int dup = 0;
+					for (size_t j = 0; j < ncands && !dup; j++)
+						dup = strcmp(cands[j], name) == 0;
+					if (!dup && strncmp(name, text, wl) == 0)
+						add_cand("", name, len);
+					lua_pop(L, 1);
+				}
+				lua_pop(L, 1);
+			}
+			lua_pop(L, 1);
+		}
+	}
+	lua_settop(L, 0);
+}
+
+/* Is position start of the line inside a string literal? */
+static int in_string(const char *line, int start)
+{
+	char quote = 0;
+	for (int i = 0; i < start && line[i]; i++) {
+		if (quote && line[i] == '\\' && line[i + 1]) {
+			i++;
+			continue;
+		}
+		if (!quote && (line[i] == '"' || line[i] == '\''))
+			quote = line[i];
+		else if (quote && line[i] == quote)
+			quote = 0;
+	}
+	return quote != 0;
+}
+
+static size_t gen_index;
+
+static char *generator(const char *text, int state)
+{
+	(void)text;
+	if (state == 0)
+		gen_index = 0;
+	return gen_index < ncands ? strdup(cands[gen_index++]) : NULL;
+}
+
+static char **attempt_completion(const char *text, int start, int end)
+{
+	(void)end;
+	lua_State *L = comp_L;
+	int top = lua_gettop(L);
+	clear_cands();
+	rl_attempted_completion_over = 1;   /* never fall back to file names */
+	if (in_string(rl_line_buffer, start)) {
+		rl_completion_append_character = '\0';
+		complete_enum_name(L, text);
+	} else {
+		rl_completion_append_character = '\0';
+		complete_expr(L, text);
+	}
+	lua_settop(L, top);
+	if (ncands == 0)
+		return NULL;
+	return rl_completion_matches(text, generator);
+}
+
+/* ------------------------------------------------------------- loop */
+static void init_readline(lua_State *L)
+{
+	const char *home = getenv("HOME"), *path = getenv("VERBSH_HISTORY");
+	comp_L = L;
+	rl_readline_name = "verbsh";
+	rl_catch_signals = 0;
+	rl_attempted_completion_function = attempt_completion;
+	/* Keep "qp:mo" and "a.b.c" together as one word to complete. */
+	rl_completer_word_break_characters = " \t\n\"'`@$><=;|&{}()[],+-*/%^~#";
+	rl_basic_quote_characters = "";
+	if (path && *path)
+		snprintf(history_path, sizeof history_path, "%s", path);
+	else if (home && *home)
+		snprintf(history_path, sizeof history_path, "%s/.verbsh_history", home);
+	if (history_path[0]) {
+		using_history();
+		if (read_history(history_path) != 0) {
+			/* append_history needs the file to exist */
+			FILE *f = fopen(history_path, "a");
+			if (f)
+				fclose(f);
+		}
+	}
+}
+
+void shell_repl(lua_State *L)
+{
+	use_readline = isatty(STDIN_FILENO);
+	if (use_readline) {
+		init_readline(L);
+		printf("verbsh: Lua %s with RDMA verbs. help() explains; Ctrl-D leaves.\n",
+		       LUA_VERSION_MAJOR "." LUA_VERSION_MINOR);
+	}
+	lua_settop(L, 0);
+	for (;;) {
+		int status = load_chunk(L);
+		if (status == -1)
+			break;
+		if (status == LUA_ERRRUN + 100) {   /* a cancelled line */
+			lua_settop(L, 0);
+			continue;
+		}
+		if (status == LUA_OK)
+			status = shell_docall(L, 0, LUA_MULTRET, 0);
+		int ok = status == LUA_OK;
+		if (ok)
+			print_results(L);
+		else
+			shell_report(L, status);
+		lua_settop(L, 0);
+		/* Hooks such as the lesson runner's step checker. */
+		lua_pushboolean(L, ok);
+		if (shell_call_lua(L, "verbs.repl", "after_eval", 1, 0) != LUA_OK)
+			shell_report(L, LUA_ERRRUN);
+		lua_settop(L, 0);
+	}
+	if (use_readline) {
+		fputc('\n', stdout);
+		if (history_path[0])
+			history_truncate_file(history_path, 1000);
+	}
+	fflush(stdout);
+}

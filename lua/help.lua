@@ -1,0 +1,132 @@
+-- help(): what each object can do, and the C call behind every method.
+--   help()             the overview
+--   help(obj)          the methods of a verbs object (qp, cq, ...)
+--   help "modify"      one method, with its C prototype; also help "qp:modify"
+local M = {}
+
+-- method -> { object, Lua form, C prototype, one line of meaning }
+local doc = {
+  devices = { "verbs", "verbs.devices()", "struct ibv_device **ibv_get_device_list(int *num_devices)",
+    "the RDMA devices: name, guid, node_type, transport_type" },
+  open = { "verbs", "verbs.open([name])", "struct ibv_context *ibv_open_device(struct ibv_device *device)",
+    "open a device: -d DEV / VERBSH_DEVICE, else the first with an ACTIVE port" },
+  trace = { "verbs", "verbs.trace(true | false | function)", "(none)",
+    "print every verb call as its C equivalent" },
+  explain = { "verbs", "verbs.explain(wc | status | error)", "(none)",
+    "why a completion or a verb failed, and how to fix it" },
+  query_device = { "context", "ctx:query_device()",
+    "int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)",
+    "the device's limits and capabilities" },
+  query_port = { "context", "ctx:query_port([port])",
+    "int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *port_attr)",
+    "state, MTUs, link layer, GID table length" },
+  query_gid = { "context", "ctx:query_gid(port, index)",
+    "int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)",
+    "one GID table entry, as text" },
+  gids = { "context", "ctx:gids([port])", "int ibv_query_gid_ex(... struct ibv_gid_entry *entry ...)",
+    "the non-empty GID entries with index, gid and type (RoCE v2: the IPv4-mapped one rxe needs)" },
+  alloc_pd = { "context", "ctx:alloc_pd()", "struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)",
+    "a protection domain: MRs, QPs and AHs in one PD may be used together" },
+  create_comp_channel = { "context", "ctx:create_comp_channel()",
+    "struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)",
+    "a file descriptor that wakes up when an armed CQ gets a completion" },
+  create_cq = { "context", "ctx:create_cq(cqe [, {channel=, comp_vector=}])",
+    "struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,"
+    .. " struct ibv_comp_channel *channel, int comp_vector)", "a completion queue of at least cqe entries" },
+  get_async_event = { "context", "ctx:get_async_event([timeout_ms])",
+    "int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)",
+    "the next asynchronous event (port change, SRQ limit, QP fatal...), acked for you" },
+  close = { "context", "ctx:close()", "int ibv_close_device(struct ibv_context *context)", "close the device" },
+  reg_mr = { "pd", "pd:reg_mr(size_or_string, access)",
+    "struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)",
+    "register (pin) memory that verbsh allocates; a string initialises it" },
+  create_qp = { "pd", "pd:create_qp{qp_type=, send_cq=, recv_cq=, srq=, cap={...}, sq_sig_all=}",
+    "struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)",
+    "a queue pair (RC, UC or UD), in RESET" },
+  create_ah = { "pd", "pd:create_ah{is_global=, port_num=, grh={dgid=, sgid_index=, hop_limit=}, ...}",
+    "struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)",
+    "an address handle: where a UD send goes" },
+  create_srq = { "pd", "pd:create_srq{max_wr=, max_sge=, srq_limit=}",
+    "struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)",
+    "a shared receive queue that several QPs take their receives from" },
+  dealloc = { "pd", "pd:dealloc()", "int ibv_dealloc_pd(struct ibv_pd *pd)", "free the PD (its objects first)" },
+  read = { "mr", "mr:read([off [, len]])", "(memcpy from mr->addr)", "the MR's bytes, as a string" },
+  write = { "mr", "mr:write(off, str)", "(memcpy to mr->addr)", "put bytes into the MR" },
+  fill = { "mr", "mr:fill(byte [, off, len])", "(memset)", "fill the MR with one byte value" },
+  dereg = { "mr", "mr:dereg()", "int ibv_dereg_mr(struct ibv_mr *mr)", "unpin and free the memory" },
+  poll = { "cq", "cq:poll([max])", "int ibv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)",
+    "take up to max completions now (an empty list when there is none)" },
+  wait = { "cq", "cq:wait(n [, timeout_ms])", "(ibv_poll_cq in a loop)",
+    "poll until n completions or the timeout; Ctrl-C interrupts" },
+  req_notify = { "cq", "cq:req_notify([solicited_only])", "int ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)",
+    "arm the CQ: its channel wakes up at the next completion" },
+  ack_events = { "cq", "cq:ack_events(n)", "void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)",
+    "acknowledge n events got from the channel" },
+  get_cq_event = { "comp_channel", "channel:get_cq_event([timeout_ms])",
+    "int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)",
+    "wait for an armed CQ to get a completion; returns the CQ" },
+  modify = { "qp", "qp:modify(attr [, mask])", "int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)",
+    "change state and attributes; the mask comes from the keys you set unless you give one" },
+  query = { "qp", "qp:query()", "int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,"
+    .. " struct ibv_qp_init_attr *init_attr)", "the QP's attributes (qp.state alone: qp.state)" },
+  post_send = { "qp", "qp:post_send(wr_or_list)",
+    "int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)",
+    "post SEND/WRITE/READ/atomic work requests; a list is one chained call" },
+  post_recv = { "qp", "qp:post_recv(wr_or_list)",
+    "int ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)",
+    "post receive buffers" },
+  destroy = { "qp, cq, ah, srq, comp_channel", "obj:destroy()", "int ibv_destroy_qp(struct ibv_qp *qp) (and so on)",
+    "free the object; using it afterwards is an error" },
+}
+
+local function show(name)
+  local d = doc[name]
+  if not d then return nil end
+  return ("%s\n    C: %s\n    %s\n"):format(d[2], d[3], d[4])
+end
+
+local overview = [[
+verbsh: the RDMA verbs of libibverbs, in Lua. Every name follows C:
+  a method is the verb minus ibv_ and its object   ibv_modify_qp(qp, ...)  ->  qp:modify{...}
+  table keys are the C struct fields               attr.dest_qp_num       ->  {dest_qp_num = 0x12}
+  enums and flags are the C names, no prefix       IBV_QPS_RTS            ->  "RTS"  (or "IBV_QPS_RTS", or 3)
+
+  ctx = verbs.open()                  -- ibv_open_device
+  pd  = ctx:alloc_pd()                -- then pd:reg_mr, pd:create_qp, pd:create_ah, pd:create_srq
+  cq  = ctx:create_cq(16)             -- then cq:poll, cq:wait
+  qp  = pd:create_qp{qp_type = "RC", send_cq = cq, recv_cq = cq, cap = {...}}
+  qp:modify{qp_state = "INIT", ...}   -- RESET -> INIT -> RTR -> RTS
+
+help(obj) lists an object's methods; help "modify" shows one, with its C prototype.
+verbs.explain(x) explains a completion status or an error; verbs.trace(true) prints each call as C.
+lesson() lists the lessons; lesson "1" starts the first.]]
+
+function M.help(what)
+  if what == nil then
+    print(overview)
+  elseif type(what) == "string" then
+    local name = what:match("[:.]([%w_]+)$") or what
+    local text = show(name)
+    if not text then
+      local close = {}
+      for k in pairs(doc) do if k:find(name, 1, true) then close[#close + 1] = k end end
+      table.sort(close)
+      text = ("no help for %q%s\n"):format(what, #close > 0 and ("; try " .. table.concat(close, ", ")) or "")
+    end
+    io.write(text)
+  else
+    local mt = getmetatable(what)
+    local methods = type(mt) == "table" and (rawget(mt, "__methods") or rawget(mt, "__index"))
+    if type(methods) ~= "table" then
+      print(("%s is not a verbs object; help() gives the overview"):format(tostring(what)))
+      return
+    end
+    local names = {}
+    for k in pairs(methods) do if type(k) == "string" and not k:find("^_") then names[#names + 1] = k end end
+    table.sort(names)
+    print(("%s -- methods:"):format(tostring(what)))
+    for _, n in ipairs(names) do io.write("  ", show(n) or (n .. "\n")) end
+  end
+end
+
+return M
