@@ -413,8 +413,9 @@ function M.main(args)
     end
     local status, summary = 0, {}
     for _, n in ipairs(names) do
-      local passed, why = M.auto(n)
-      local label = type(n) == "table" and n.short or n
+      local entry = type(n) == "table" and n or M.find(n)
+      local passed, why = M.auto(entry)
+      local label = entry.short
       if passed then
         summary[#summary + 1] = "PASS " .. label
       elseif passed == nil then
