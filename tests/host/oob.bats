@@ -16,6 +16,7 @@ port() { echo $((20000 + (RANDOM % 20000))); }
         c:send{ qp_num = 0x12, psn = 0xabcdef, gid = '::ffff:192.0.2.1', lid = 0 }
         print(('server got qp_num=%#x rkey=%#x addr=%#x ok=%s'):format(peer.qp_num, peer.rkey, peer.addr, peer.ok))
     " >"$BATS_TEST_TMPDIR/srv" 2>&1 &
+    srv=$!
     run "$VERBSH" -e "
         local oob = require 'verbs.oob'
         local c = oob.connect('127.0.0.1', $p)
@@ -23,7 +24,7 @@ port() { echo $((20000 + (RANDOM % 20000))); }
         local peer = c:recv()
         print(('client got qp_num=%#x psn=%#x gid=%s %s'):format(peer.qp_num, peer.psn, peer.gid, math.type(peer.lid)))
     "
-    wait $!
+    wait $srv
     [ "$status" -eq 0 ]
     [ "$output" = "client got qp_num=0x12 psn=0xabcdef gid=::ffff:192.0.2.1 integer" ]
     [ "$(cat "$BATS_TEST_TMPDIR/srv")" = "server got qp_num=0x11 rkey=0x1234 addr=0x7f0000001000 ok=true" ]
@@ -35,8 +36,9 @@ port() { echo $((20000 + (RANDOM % 20000))); }
         local s = require('socket').bind('127.0.0.1', $p)
         local c = s:accept(); c:send('HELLO I AM NOT VERBSH\n'); require('socket').sleep(2)
     " &
+    srv=$!
     run "$VERBSH" -e "local c = require('verbs.oob').connect('127.0.0.1', $p); c:recv()"
-    wait
+    wait $srv
     [ "$status" -eq 1 ]
     [[ $output == *"oob: bad message from 127.0.0.1:$p: not a verbsh-oob/1 message"* ]]
 }
@@ -47,8 +49,9 @@ port() { echo $((20000 + (RANDOM % 20000))); }
         local s = require('socket').bind('127.0.0.1', $p)
         local c = s:accept(); c:send('verbsh-oob/1 qp_num=i:1'); c:close()
     " &
+    srv=$!
     run "$VERBSH" -e "local c = require('verbs.oob').connect('127.0.0.1', $p); c:recv()"
-    wait
+    wait $srv
     [ "$status" -eq 1 ]
     [[ $output == *"closed the connection in the middle of a message"* ]]
 }
@@ -59,9 +62,10 @@ port() { echo $((20000 + (RANDOM % 20000))); }
         local s = require('socket').bind('127.0.0.1', $p)
         local c = s:accept(); require('socket').sleep(5)
     " &
+    srv=$!
     SECONDS=0
     run "$VERBSH" -e "local oob = require('verbs.oob'); oob.timeout = 1; oob.connect('127.0.0.1', $p):recv()"
-    kill %1 2>/dev/null || true
+    kill $srv 2>/dev/null || true
     [ "$status" -eq 1 ]
     [[ $output == *"no message from 127.0.0.1:$p within 1s"* ]]
     [ "$SECONDS" -lt 5 ]
