@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# The shell as a program: scripts, -e, -i, stdin, exit statuses, options.
+load ../helpers
+
+setup() { cd "$BATS_TEST_TMPDIR"; }
+
+@test "a script gets arg as lua sets it, and its ... arguments" {
+    printf 'print(arg[0], arg[1], arg[2], #arg, arg[-1] ~= nil)\nprint(...)\n' >s.lua
+    run "$VERBSH" s.lua one two
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "s.lua	one	two	2	true" ]
+    [ "${lines[1]}" = "one	two" ]
+}
+
+@test "an uncaught error prints the message and a traceback to stderr and exits 1" {
+    printf 'local function f() error("it broke") end\nf()\n' >bad.lua
+    run "$VERBSH" bad.lua
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == "bad.lua:1: it broke" ]]
+    [[ $output == *"stack traceback:"* ]]
+    [[ $output == *"bad.lua:2: in main chunk"* ]]
+}
+
+@test "an uncaught error object prints through its __tostring" {
+    run "$VERBSH" -e 'error(setmetatable({}, {__tostring = function() return "teaching text" end}))'
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == "teaching text" ]]
+}
+
+@test "os.exit(n) exits with n, and closes the state so finalizers run" {
+    run "$VERBSH" -e 'setmetatable({}, {__gc = function() print("finalized") end}); os.exit(3)'
+    [ "$status" -eq 3 ]
+    [ "$output" = "finalized" ]
+}
+
+@test "-e chunks run in order, before the script" {
+    printf 'print("script", x)\n' >s.lua
+    run "$VERBSH" -e 'x = 1' -e 'x = x + 1' s.lua
+    [ "$status" -eq 0 ]
+    [ "$output" = "script	2" ]
+}
+
+@test "a script on a non-tty stdin runs, and so does -" {
+    run bash -c 'echo "print(6 * 7)" | "$VERBSH"'
+    [ "$output" = "42" ]
+    run bash -c 'echo "print(arg[0], ...)" | "$VERBSH" - a b'
+    [ "$output" = "-	a	b" ]
+}
+
+@test "-i runs the script, then reads more chunks (here from a pipe)" {
+    printf 'x = 20\n' >s.lua
+    run bash -c 'printf "print(x + 1)\nx\n" | "$VERBSH" -i s.lua'
+    [ "$status" -eq 0 ]
+    [[ $output == *"21"* ]]
+    [[ $output == *"20"* ]]
+}
+
+@test "--help and --version" {
+    run "$VERBSH" --help
+    [ "$status" -eq 0 ]
+    [[ $output == *"usage: "*"[options] [script [args...]]"* ]]
+    [[ $output == *"--lesson"* ]]
+    run "$VERBSH" --version
+    [ "$status" -eq 0 ]
+    [[ $output =~ ^verbsh\ [0-9]+\.[0-9]+\.[0-9]+\ \(Lua\ 5\.4\.[0-9]+,\ libibverbs\)$ ]]
+}
+
+@test "an unknown option or a missing argument prints usage and exits 1" {
+    run "$VERBSH" --bogus
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == *"unknown option '--bogus'"* ]]
+    [[ $output == *"usage:"* ]]
+    run "$VERBSH" -e
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == *"'-e' needs an argument"* ]]
+}
+
+@test "-d DEV sets VERBSH_DEVICE for verbs.open()" {
+    run "$VERBSH" -d rxe7 -e 'print(os.getenv("VERBSH_DEVICE"))'
+    [ "$output" = "rxe7" ]
+}
+
+@test "verbs is a preloaded global, and require 'verbs' gives the same table" {
+    run "$VERBSH" -e 'print(type(verbs), require("verbs") == verbs, type(verbs.open), type(verbs.explain))'
+    [ "$output" = "table	true	function	function" ]
+}
+
+@test "the stock lua5.4 loads ./verbs.so with require 'verbs'" {
+    cd "$ROOT"
+    run env LUA_CPATH='./?.so;;' lua5.4 -e 'local v = require "verbs"; print(type(v.open), #v.devices(), v.enums.ibv_qp_state[4])'
+    [ "$status" -eq 0 ]
+    [ "$output" = "function	0	RTS" ]
+}
+
+@test "the pretty printer: nested tables sorted, strings quoted, cycles cut, objects by __tostring" {
+    run "$VERBSH" -e '
+        local p = require "verbs.pretty"
+        local t = { 3, 1, b = { x = 1 }, a = "s\n", ["not id"] = true }
+        t.self = t
+        print(p.format(t))
+        print(p.format(setmetatable({}, { __tostring = function() return "qp RC 0x000011 RTS" end })))
+        print(p.format(setmetatable({}, { __tostring = function() error("boom") end })))'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = '{ 3, 1, a = "s\n", b = { x = 1 }, ["not id"] = true, self = <cycle> }' ]
+    [ "${lines[1]}" = "qp RC 0x000011 RTS" ]
+    [[ ${lines[2]} == "<table: __tostring failed:"*"boom>" ]]
+}
+
+@test "help() explains, help(name) gives the C prototype" {
+    run "$VERBSH" -e 'help() help "qp:modify" help "nosuchthing"'
+    [ "$status" -eq 0 ]
+    [[ $output == *"a method is the verb minus ibv_ and its object"* ]]
+    [[ $output == *"C: int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)"* ]]
+    [[ $output == *'no help for "nosuchthing"'* ]]
+}
