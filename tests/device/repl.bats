@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# The REPL with real verbs objects, on a pty.
+load ../helpers
+
+setup() { require_device; }
+
+repl() {
+    printf '%s\n' "$1" >"$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=dumb expect "$ROOT/tests/pty/repl.exp" "$VERBSH" "$BATS_TEST_TMPDIR/frag.exp"
+}
+
+@test "repl: Ctrl-C interrupts cq:wait on an empty CQ and the shell goes on" {
+    run repl '
+        set timeout 60
+        prompt; type "ctx = verbs.open(); cq = ctx:create_cq(4)"
+        prompt; type "t0 = verbs.now(); cq:wait(1, 600000)"
+        sleep 2; send "\003"; see "interrupted"
+        prompt; type "print((\"waited %.1f s\"):format(verbs.now() - t0))"; see "waited"
+        prompt; type "print(#cq:poll())"; see "0"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # it was Ctrl-C, not the 600 s timeout, that ended the wait
+    secs=$(sed -n 's/.*waited \([0-9.]*\) s.*/\1/p' <<<"$output" | tail -1)
+    awk -v s="$secs" 'BEGIN { exit !(s >= 1 && s < 60) }'
+}
+
+@test "repl: Tab completes the methods of a verbs object (qp:mo -> qp:modify)" {
+    run repl '
+        set timeout 60
+        prompt; type "ctx = verbs.open(); pd = ctx:alloc_pd(); cq = ctx:create_cq(4)"
+        prompt; type "qp = pd:create_qp{qp_type = \"RC\", send_cq = cq, recv_cq = cq, cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}}"
+        prompt; send "qp:mo\t{qp_state = \"IN\t\", pkey_index = 0, port_num = 1, qp_access_flags = 0}\r"
+        prompt; type "print(\"state=\" .. qp.state)"; see "state=INIT"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+@test "repl: a verbs object prints by its __tostring, a failed verb prints its explanation" {
+    run repl '
+        set timeout 60
+        prompt; type "ctx = verbs.open(); pd = ctx:alloc_pd(); cq = ctx:create_cq(4)"
+        prompt; type "qp = pd:create_qp{qp_type = \"RC\", send_cq = cq, recv_cq = cq, cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}}"
+        prompt; type "qp"; see "qp RC 0x"; see "RESET"
+        prompt; type "qp:modify{qp_state = \"INIT\", pkey_index = 0, port_num = 1}"
+        see "ibv_modify_qp failed: EINVAL"; see "IBV_QP_ACCESS_FLAGS"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
