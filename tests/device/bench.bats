@@ -1,0 +1,20 @@
+#!/usr/bin/env bats
+# `make bench` must keep working: a short run prints every row with a
+# figure. No figure is asserted -- speed lives in the benchmark, not in tests.
+load ../helpers
+
+setup() { require_device; }
+
+@test "bench/run prints every row of the table with a figure" {
+    cd "$ROOT"
+    BULK_WRS=2000 run bench/run --here 300
+    echo "$output"
+    [ "$status" -eq 0 ]
+    for row in "C loop" "verbsh Lua loop" "pyverbs loop" "ibv_rc_pingpong -s 64" "verbsh bulk: 2000 WRs"; do
+        line=$(grep -F "| $row" <<<"$output")
+        [[ $line =~ \|\ +[0-9]+\ \|\ +[0-9.]+x\ \| ]] || { echo "row without a figure: $row"; return 1; }
+    done
+    [[ $output == *"verbsh vs C: "*"verbsh vs pyverbs: "* ]]
+    [[ $output =~ rss\ peak\ \(KiB\)\ after\ batch\ 1\ and\ each\ quarter:\ [0-9]+ ]]
+    [[ $output == *"start-up: verbsh -e '' "*" ms, lua5.4 -e '' "* ]]
+}
