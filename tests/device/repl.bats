@@ -30,7 +30,7 @@ repl() {
         set timeout 60
         prompt; type "ctx = verbs.open(); pd = ctx:alloc_pd(); cq = ctx:create_cq(4)"
         prompt; type "qp = pd:create_qp{qp_type = \"RC\", send_cq = cq, recv_cq = cq, cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}}"
-        prompt; send "qp:mo\t{qp_state = \"IN\t\", pkey_index = 0, port_num = 1, qp_access_flags = 0}\r"
+        prompt; send "qp:mo\t{qp_state = \"INIT\", pkey_index = 0, port_num = 1, qp_access_flags = 0}\r"
         prompt; type "print(\"state=\" .. qp.state)"; see "state=INIT"
         prompt; send "\004"; expect eof'
     echo "$output"
