@@ -124,6 +124,9 @@ static int l_reg_mr(lua_State *L)
 		vrecord(L, decl, call, mr ? vobj_cname(n, b, sizeof b) : "NULL");
 	}
 	if (!mr) {
+		/* The node never gets a handle, so no destroy will free its buffer. */
+		free(buf);
+		n->buf = NULL;
 		lua_createtable(L, 0, 2);
 		vraise_push_memlock(L);
 		lua_setfield(L, -2, "memlock");
