@@ -1,8 +1,12 @@
 -- The benchmark's bulk row: post many WRs in batches, then poll them all,
 -- watching peak RSS stay flat from batch to batch.
---   verbsh bench/bulk.lua [TOTAL_WRS [BATCH]]
+--   verbsh bench/bulk.lua [--prepared] [TOTAL_WRS [BATCH]]
+-- --prepared posts one prepared chain (verbs.send_wr) and polls into a
+-- verbs.wc_array; plain posts the list of tables and gets a table per WC.
 -- RDMA WRITEs need no receive on the far side, so the loop is all posting
 -- and polling.
+local prepared = arg[1] == "--prepared"
+if prepared then table.remove(arg, 1) end
 local total = tonumber(arg[1]) or 1000000
 local batch = tonumber(arg[2]) or 64
 local gid_index = tonumber(os.getenv("RXE_GID_INDEX")) or 1
@@ -50,13 +54,24 @@ local clock = verbs.now or now
 local done, batches = 0, total // batch
 local rss = {}
 local t0 = clock()
+local chain, wca = verbs.send_wr(wrs), verbs.wc_array(batch)
 for b = 1, batches do
-  qa:post_send(wrs)
-  local wcs = cq:wait(batch)
-  for i = 1, #wcs do
-    if wcs[i].status ~= "SUCCESS" then error("bulk: " .. tostring(wcs[i])) end
+  local n
+  if prepared then
+    qa:post_send(chain)
+    n = cq:wait(wca, batch)
+    for i = 1, n do
+      if wca[i].status ~= "SUCCESS" then error("bulk: " .. tostring(wca[i])) end
+    end
+  else
+    qa:post_send(wrs)
+    local wcs = cq:wait(batch)
+    for i = 1, #wcs do
+      if wcs[i].status ~= "SUCCESS" then error("bulk: " .. tostring(wcs[i])) end
+    end
+    n = #wcs
   end
-  done = done + #wcs
+  done = done + n
   if b == 1 or b % (batches // 4) == 0 then rss[#rss + 1] = peak_rss_kb() end
 end
 local secs = clock() - t0

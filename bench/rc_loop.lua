@@ -1,5 +1,10 @@
--- The benchmark's verbsh row: the RC SEND/RECV loop of rc_loop.c, written
--- the way the lessons teach it.   verbsh bench/rc_loop.lua [ITERS [SIZE]]
+-- The benchmark's verbsh rows: the RC SEND/RECV loop of rc_loop.c.
+--   verbsh bench/rc_loop.lua [--prepared] [ITERS [SIZE]]
+-- Plain: written the way the lessons teach it, a table per WR and per WC.
+-- --prepared: the C program's own pattern, WRs built once (verbs.send_wr,
+-- verbs.recv_wr) and completions polled into an array (verbs.wc_array).
+local prepared = arg[1] == "--prepared"
+if prepared then table.remove(arg, 1) end
 local iters = tonumber(arg[1]) or 20000
 local size = tonumber(arg[2]) or 64
 local gid_index = tonumber(os.getenv("RXE_GID_INDEX")) or 1
@@ -42,15 +47,35 @@ local function now()
   local t = f:read("n"); f:close(); return t
 end
 local clock = verbs.now or now
-local t0 = clock()
-for _ = 1, iters do
-  qb:post_recv(recv)
-  qa:post_send(send)
-  local s = cqa:wait(1)[1]
-  local r = cqb:wait(1)[1]
-  if s.status ~= "SUCCESS" or r.status ~= "SUCCESS" then
-    error("completion failed: " .. tostring(s) .. " / " .. tostring(r))
+
+local function plain_loop()
+  for _ = 1, iters do
+    qb:post_recv(recv)
+    qa:post_send(send)
+    local s = cqa:wait(1)[1]
+    local r = cqb:wait(1)[1]
+    if s.status ~= "SUCCESS" or r.status ~= "SUCCESS" then
+      error("completion failed: " .. tostring(s) .. " / " .. tostring(r))
+    end
   end
 end
+
+-- The methods are looked up once, as a Lua hot loop does with table.insert.
+local function prepared_loop()
+  local psend, precv = verbs.send_wr(send), verbs.recv_wr(recv)
+  local wc = verbs.wc_array(1)
+  local post_send, post_recv, wait = qa.post_send, qb.post_recv, cqa.wait
+  for _ = 1, iters do
+    post_recv(qb, precv)
+    post_send(qa, psend)
+    wait(cqa, wc)
+    if wc[1].status ~= "SUCCESS" then error("send completion failed: " .. tostring(wc[1])) end
+    wait(cqb, wc)
+    if wc[1].status ~= "SUCCESS" then error("recv completion failed: " .. tostring(wc[1])) end
+  end
+end
+
+local t0 = clock();
+(prepared and prepared_loop or plain_loop)()
 local secs = clock() - t0
 print(("iters=%d seconds=%.3f iters_per_sec=%.0f"):format(iters, secs, iters / secs))

@@ -157,10 +157,26 @@ static void record_poll(lua_State *L, struct vnode *n, int max, int got, const c
 	vrecord(L, "struct ibv_wc wc[32];", call, ret);
 }
 
-/* cq:poll([max = 16]) -> list of WCs (possibly empty) */
+/* cq:poll(wcs): fills the verbs.wc_array wcs, returns the count. */
+static int poll_array(lua_State *L, struct vnode *n, struct wc_array *a)
+{
+	int r = ibv_poll_cq(n->h, a->cap, a->wc);
+	if (r < 0)
+		return vraise(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
+	a->filled = r;
+	if (vrecording)
+		record_poll(L, n, a->cap, r, "");
+	lua_pushinteger(L, r);
+	return 1;
+}
+
+/* cq:poll([max = 16]) -> list of WCs (possibly empty); cq:poll(wcs) -> count */
 static int l_poll(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	struct wc_array *a = wc_array_test(L, 2);
+	if (a)
+		return poll_array(L, n, a);
 	int max = lua_isnoneornil(L, 2) ? 16 : (int)vm_check_uint(L, 2, 2, 1 << 20, "max");
 	struct ibv_wc wc[WC_BATCH];
 	int got = 0;
@@ -190,29 +206,27 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* cq:wait(n [, timeout_ms]) -> list of up to n WCs: polls until n arrived or
- * the timeout passed (none: forever). Ctrl-C stops it; WCs already polled are
- * returned rather than lost. */
-static int l_wait(lua_State *L)
+/* Polls until want WCs arrived or timeout_ms passed (< 0: forever), into
+ * out[] when given, else into tables appended to the list at the top of the
+ * stack. Ctrl-C stops it; WCs already polled are returned rather than lost. */
+static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, struct ibv_wc *out)
 {
-	struct vnode *n = vobj_check(L, 1, &vc_cq);
-	int want = lua_isnoneornil(L, 2) ? 1 : (int)vm_check_uint(L, 2, 2, 1 << 20, "n");
-	double timeout = lua_isnoneornil(L, 3) ? -1 : (double)vm_check_uint(L, 3, 3, 0, "timeout_ms");
 	struct ibv_wc wc[WC_BATCH];
 	int got = 0;
 	unsigned idle = 0;
 	double t0 = 0;
 
-	lua_createtable(L, want < 8 ? want : 8, 0);
 	while (got < want) {
 		int batch = want - got < WC_BATCH ? want - got : WC_BATCH;
-		int r = ibv_poll_cq(n->h, batch, wc);
+		int r = ibv_poll_cq(n->h, batch, out ? out + got : wc);
 		if (r < 0)
 			return vraise(L, "ibv_poll_cq", -r, 1, 0);
-		for (int i = 0; i < r; i++) {
-			cq_push_wc(L, &wc[i]);
-			lua_rawseti(L, -2, ++got);
-		}
+		if (!out)
+			for (int i = 0; i < r; i++) {
+				cq_push_wc(L, &wc[i]);
+				lua_rawseti(L, -2, got + i + 1);
+			}
+		got += r;
 		if (r > 0) {
 			idle = 0;
 			continue;
@@ -238,6 +252,30 @@ static int l_wait(lua_State *L)
 	}
 	if (vrecording)
 		record_poll(L, n, want, got, "  /* cq:wait: polled until this many */");
+	return got;
+}
+
+/* cq:wait(n [, timeout_ms]) -> list of up to n WCs: polls until n arrived or
+ * the timeout passed (none: forever).
+ * cq:wait(wcs [, n = 1 [, timeout_ms]]) -> count: the same into a wc_array. */
+static int l_wait(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	struct wc_array *a = wc_array_test(L, 2);
+	int arg = a ? 3 : 2;
+	int want = lua_isnoneornil(L, arg) ? 1 : (int)vm_check_uint(L, arg, arg, 1 << 20, "n");
+	double timeout = lua_isnoneornil(L, arg + 1) ? -1 : (double)vm_check_uint(L, arg + 1, arg + 1, 0, "timeout_ms");
+	if (a) {
+		if (want > a->cap)
+			return vargerror(L, 3, lua_pushfstring(L, "n = %d is more than the wc_array's %d entries", want,
+								   a->cap));
+		a->filled = 0;
+		a->filled = wait_wcs(L, n, want, timeout, a->wc);
+		lua_pushinteger(L, a->filled);
+		return 1;
+	}
+	lua_createtable(L, want < 8 ? want : 8, 0);
+	wait_wcs(L, n, want, timeout, NULL);
 	return 1;
 }
 

@@ -30,6 +30,8 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	cq_open(L);
 	qp_open(L);
 	srq_open(L);
+	wr_open(L);
+	wc_open(L);
 	venum_open(L);
 	lua_setfield(L, -2, "enums");
 	vtrace_open(L);

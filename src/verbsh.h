@@ -201,6 +201,46 @@ void srq_open(lua_State *L);
 /* context.c: waits until fd is readable (true) or timeout_ms passed (false;
  * < 0: forever), in slices of at most 100 ms that check for Ctrl-C. */
 bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
+/* ---- post.c: reading and posting WRs (tables, and prepared ones: wr.c) -- */
+
+/* Where the SGEs of the WRs being read go. */
+struct sge_pool {
+	struct ibv_sge *sge;
+	int used, cap;
+	int arg;
+	const char *path;
+};
+extern const struct vfield vf_qp_cap[], vf_send_wr[], vf_recv_wr[];
+/* The number of WRs when the table at idx is a list of WRs (has [1]), else 0. */
+int wr_count(lua_State *L, int idx);
+/* Read count WRs from the table at idx (a list, or one WR) into wrs, chained,
+ * with their SGEs in p. Raise naming the key. */
+void send_wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, struct ibv_send_wr *wrs,
+		   struct sge_pool *p);
+void recv_wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, struct ibv_recv_wr *wrs,
+		   struct sge_pool *p);
+/* Before every send: what the provider would crash on rather than fail. */
+void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *wrs, bool is_list);
+/* The 1-based position of bad in the chain wrs. */
+int wr_bad_index(void *wrs, void *bad, bool send);
+/* Raises a post's verb error; the bad WR's table is on the top of the stack. */
+int post_error(lua_State *L, const char *verb, int err, int self, int bad, struct ibv_qp *qp);
+void post_record(lua_State *L, struct vnode *n, const char *verb, bool send, void *wrs, int ret, int bad);
+int qp_post_send(lua_State *L);
+int qp_post_recv(lua_State *L);
+/* wr.c: posting a prepared verbs.send_wr / verbs.recv_wr (at index 2 / idx). */
+int prepared_post_send(lua_State *L, struct vnode *qp);
+int prepared_post_recv(lua_State *L, struct vnode *n, int self, int idx, const char *verb, void *h);
+void wr_open(lua_State *L);
+/* wc.c: verbs.wc_array(n), an array of struct ibv_wc that cq:poll and
+ * cq:wait fill in place (no table per completion). */
+struct wc_array {
+	int cap, filled;
+	struct ibv_wc wc[];
+};
+struct wc_array *wc_array_test(lua_State *L, int idx);
+void wc_open(lua_State *L);
+
 /* cq.c: pushes the WC table of one completion. */
 void cq_push_wc(lua_State *L, const struct ibv_wc *wc);
 /* qp.c: reads a receive WR (or list) at idx and calls post (ibv_post_recv or

@@ -10,11 +10,14 @@ setup() { require_device; }
     BULK_WRS=2000 run bench/run --here 300
     echo "$output"
     [ "$status" -eq 0 ]
-    for row in "C loop" "verbsh Lua loop" "pyverbs loop" "ibv_rc_pingpong -s 64" "verbsh bulk: 2000 WRs"; do
+    for row in "C loop" "verbsh Lua loop" "verbsh prepared WRs + wc_array" "pyverbs loop" \
+               "ibv_rc_pingpong -s 64" "verbsh bulk: 2000 WRs" "verbsh bulk, prepared chain"; do
         line=$(grep -F "| $row" <<<"$output")
         [[ $line =~ \|\ +[0-9]+\ \|\ +[0-9.]+x\ \| ]] || { echo "row without a figure: $row"; return 1; }
     done
-    [[ $output == *"verbsh vs C: "*"verbsh vs pyverbs: "* ]]
-    [[ $output =~ rss\ peak\ \(KiB\)\ after\ batch\ 1\ and\ each\ quarter:\ [0-9]+ ]]
+    [[ $output == *"verbsh plain vs C: "*", vs pyverbs: "* ]]
+    [[ $output == *"verbsh prepared vs C: "*", vs pyverbs: "* ]]
+    [[ $output =~ bulk\ rss\ peak\ \(KiB\)\ after\ batch\ 1\ and\ each\ quarter:\ [0-9]+ ]]
+    [[ $output =~ bulk\ prepared\ rss\ peak\ \(KiB\)\ after\ batch\ 1\ and\ each\ quarter:\ [0-9]+ ]]
     [[ $output == *"start-up: verbsh -e '' "*" ms, lua5.4 -e '' "* ]]
 }

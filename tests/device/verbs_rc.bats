@@ -52,3 +52,10 @@ setup() { require_device; }
     [ "${lines[3]}" = "RoCE v2	true	true" ]
     [ "${lines[4]}" = "context $RXE_DEV" ]
 }
+
+@test "RC fast path: prepared WRs posted 100 times, a chain, wc_array views, and their errors" {
+    run "$VERBSH" "$ROOT/tests/lua/verbs_prepared.lua"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"verbs_prepared: ok ("*" checks)"* ]]
+}

@@ -76,3 +76,42 @@ load ../helpers
     [ "${lines[6]}" = "calling 'modify' on bad self (verbs.qp expected, got table)" ]
     [ "${lines[7]}" = "calling 'post_send' on bad self (verbs.qp expected, got string)" ]
 }
+
+@test "prepared WRs and wc_arrays need no device to build, and check their input like post_send" {
+    run "$VERBSH" -e '
+      local s = verbs.send_wr{ wr_id = 7, opcode = "SEND_WITH_IMM", imm_data = 0x1234, send_flags = { "SIGNALED", "SOLICITED" },
+                               sg_list = { { addr = 0x1000, length = 64, lkey = 5 }, { addr = 0x2000, length = 8, lkey = 6 } } }
+      print(tostring(s), s.wr_id, s.imm_data, table.concat(s.send_flags, ","), s.sg_list[2].addr, #s)
+      s.wr_id = 8; s.imm_data = 1
+      print(s.wr_id, s.imm_data)
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", sg_list = { { addr = 1, length = 1 } } })))
+      print(select(2, pcall(verbs.send_wr, { { opcode = "SEND" }, { opcode = "SEND", bogus = 1 } })))
+      print(select(2, pcall(verbs.recv_wr, { opcode = "SEND" })))
+      print(select(2, pcall(function() s.ud = {} end)))
+      print(select(2, pcall(function() s.send_flags = "SIGNALLED" end)))
+      local r = verbs.recv_wr{ { wr_id = 1 }, { wr_id = 2 } }
+      print(tostring(r), r[2].wr_id, select(2, pcall(function() return r[3] end)))
+      local w = verbs.wc_array(3)
+      print(#w, tostring(w))
+      print(select(2, pcall(function() return w[1].status end)))
+      print(select(2, pcall(function() return w[4] end)))
+      print(select(2, pcall(function() w[1] = false end)))
+      print(select(2, pcall(verbs.wc_array, 0)))
+      print(select(2, pcall(verbs.wc_array, "x")))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "send_wr SEND_WITH_IMM wr_id=7 (1 WR, 2 SGEs)	7	4660	SIGNALED,SOLICITED	8192	1" ]
+    [ "${lines[1]}" = "8	1" ]
+    [ "${lines[2]}" = "bad argument #1 to 'verbs.send_wr' (key 'sg_list': sg_list[1]: needs mr= (and offset=, length=), or addr=, length= and lkey=)" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.send_wr' (unknown key '[2].bogus')" ]
+    [ "${lines[4]}" = "bad argument #1 to 'verbs.recv_wr' (unknown key 'opcode')" ]
+    [[ ${lines[5]} == *"'ud' of a prepared WR is fixed (settable: wr_id, opcode, send_flags, imm_data, rdma, atomic)"* ]]
+    [[ ${lines[6]} == *"send_flags"*"SIGNALLED"* ]]
+    [[ ${lines[7]} == "recv_wr wr_id=1 (2 WRs, 0 SGEs)	2	"*"recv_wr: WR 3 of a chain of 2" ]]
+    [ "${lines[8]}" = "3	wc_array 3 (0 filled by the last poll)" ]
+    [[ ${lines[9]} == *"wc[1]: the last poll filled 0 entries (in C, wc[0] would hold stale data)" ]]
+    [[ ${lines[10]} == *"wc_array: index 4 is outside 1..3" ]]
+    [[ ${lines[11]} == *"wc_array is filled by cq:poll and cq:wait, not assigned" ]]
+    [ "${lines[12]}" = "bad argument #1 to 'verbs.wc_array' (n must be at least 1)" ]
+    [ "${lines[13]}" = "bad argument #1 to 'verbs.wc_array' (n: integer expected, got string)" ]
+}

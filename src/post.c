@@ -1,0 +1,394 @@
+/* Posting work requests: qp:post_send, qp:post_recv (and srq:post_srq_recv
+ * through post_recv_list). A list of WRs is posted as ONE chained C call,
+ * and a failure names the WR that the provider rejected.
+ *
+ * Posting is the benchmark's hot path: WRs and SGEs go into stack arrays
+ * (a temporary userdata only for long lists), nothing else is allocated.
+ * Prepared WRs (wr.c) are read by the same code, once. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "verbsh.h"
+
+/* An SGE as the user writes it: {mr=, offset=, length=} or {addr=, length=, lkey=}. */
+struct sge_in {
+	struct ibv_mr *mr;
+	uint64_t offset, addr;
+	uint32_t length, lkey;
+};
+enum { S_MR = 1, S_OFFSET = 2, S_LENGTH = 4, S_ADDR = 8, S_LKEY = 16 };
+#define SG(m, t, b, ...) VF(struct sge_in, m, t, .bit = (b), __VA_ARGS__)
+static const struct vfield vf_sge[] = {
+	SG(mr, VT_OBJ, S_MR, .cls = &vc_mr), SG(offset, VT_UINT, S_OFFSET), SG(length, VT_UINT, S_LENGTH),
+	SG(addr, VT_UINT, S_ADDR), SG(lkey, VT_UINT, S_LKEY),
+	VF_END
+};
+
+/* Where the SGEs of the WRs being read go (read_sges is called by the
+ * marshaller, which passes no context). */
+static struct sge_pool *pool;
+
+static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *num)
+{
+	struct sge_pool *p = pool;
+	char path[96];
+	if (!lua_istable(L, idx))
+		return lua_pushfstring(L, "list of SGEs expected, got %s", luaL_typename(L, idx));
+	int n = (int)lua_rawlen(L, idx);
+	if (p->used + n > p->cap)
+		return lua_pushfstring(L, "%d SGEs in one post, more than verbsh's %d", p->used + n, p->cap);
+	*list = n ? &p->sge[p->used] : NULL;
+	*num = n;
+	for (int i = 1; i <= n; i++) {
+		struct sge_in s = { 0 };
+		struct ibv_sge *out = &p->sge[p->used++];
+		lua_rawgeti(L, idx, i);
+		snprintf(path, sizeof path, "%ssg_list[%d]", p->path, i);
+		if (!lua_istable(L, -1))
+			return lua_pushfstring(L, "%s: SGE table expected, got %s", path, luaL_typename(L, -1));
+		uint64_t m = vm_read_path(L, p->arg, lua_gettop(L), vf_sge, &s, path);
+		lua_pop(L, 1);
+		if (m & S_MR) {
+			if (m & (S_ADDR | S_LKEY))
+				return lua_pushfstring(L, "%s: give mr (with offset) or addr and lkey, not both", path);
+			if (s.offset > s.mr->length)
+				return lua_pushfstring(L, "%s: offset %I is beyond the MR's %I bytes", path,
+						       (lua_Integer)s.offset, (lua_Integer)s.mr->length);
+			if (!(m & S_LENGTH))
+				s.length = (uint32_t)(s.mr->length - s.offset);
+			else if (s.length > s.mr->length - s.offset)
+				return lua_pushfstring(L, "%s: offset %I + length %I is beyond the MR's %I bytes", path,
+						       (lua_Integer)s.offset, (lua_Integer)s.length,
+						       (lua_Integer)s.mr->length);
+			out->addr = (uintptr_t)s.mr->addr + s.offset;
+			out->length = s.length;
+			out->lkey = s.mr->lkey;
+		} else {
+			if ((m & (S_ADDR | S_LENGTH | S_LKEY)) != (S_ADDR | S_LENGTH | S_LKEY))
+				return lua_pushfstring(L, "%s: needs mr= (and offset=, length=), or addr=, length= and lkey=",
+						       path);
+			if (m & S_OFFSET)
+				return lua_pushfstring(L, "%s: offset= goes with mr=", path);
+			out->addr = s.addr;
+			out->length = s.length;
+			out->lkey = s.lkey;
+		}
+	}
+	/* The list must be a list: other keys are typos. */
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		lua_pop(L, 1);
+		if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > n)
+			return lua_pushfstring(L, "sg_list: unexpected key '%s' (a list of SGEs)", luaL_tolstring(L, -1, NULL));
+	}
+	return NULL;
+}
+
+static const char *send_sges(lua_State *L, int idx, void *dst, const struct vfield *f)
+{
+	struct ibv_send_wr *wr = dst;
+	return read_sges(L, idx, &wr->sg_list, &wr->num_sge);
+}
+
+static const char *recv_sges(lua_State *L, int idx, void *dst, const struct vfield *f)
+{
+	struct ibv_recv_wr *wr = dst;
+	return read_sges(L, idx, &wr->sg_list, &wr->num_sge);
+}
+
+/* imm_data is big-endian on the wire; Lua gives and gets host order. */
+static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f)
+{
+	int isint;
+	lua_Integer v = lua_tointegerx(L, idx, &isint);
+	if (lua_type(L, idx) != LUA_TNUMBER || !isint || v < 0 || v > 0xffffffff)
+		return lua_pushfstring(L, "32-bit unsigned integer expected, got %s", luaL_tolstring(L, idx, NULL));
+	((struct ibv_send_wr *)dst)->imm_data = htonl((uint32_t)v);
+	return NULL;
+}
+
+typedef __typeof__(((struct ibv_send_wr *)0)->wr.rdma) wr_rdma_t;
+typedef __typeof__(((struct ibv_send_wr *)0)->wr.atomic) wr_atomic_t;
+typedef __typeof__(((struct ibv_send_wr *)0)->wr.ud) wr_ud_t;
+static const struct vfield vf_wr_rdma[] = {
+	VF(wr_rdma_t, remote_addr, VT_UINT), VF(wr_rdma_t, rkey, VT_UINT), VF_END
+};
+static const struct vfield vf_wr_atomic[] = {
+	VF(wr_atomic_t, remote_addr, VT_UINT), VF(wr_atomic_t, compare_add, VT_UINT),
+	VF(wr_atomic_t, swap, VT_UINT), VF(wr_atomic_t, rkey, VT_UINT), VF_END
+};
+static const struct vfield vf_wr_ud[] = {
+	VF(wr_ud_t, ah, VT_OBJ, .cls = &vc_ah), VF(wr_ud_t, remote_qpn, VT_UINT, .max = 0xffffff),
+	VF(wr_ud_t, remote_qkey, VT_UINT), VF_END
+};
+
+enum { W_RDMA = 1, W_ATOMIC = 2, W_UD = 4, W_OPCODE = 8 };
+#define SW(m, t, ...) VF(struct ibv_send_wr, m, t, __VA_ARGS__)
+const struct vfield vf_send_wr[] = {
+	SW(wr_id, VT_UINT), SW(sg_list, VT_CUSTOM, .custom = send_sges),
+	SW(opcode, VT_ENUM, .en = &ve_wr_opcode, .bit = W_OPCODE), SW(send_flags, VT_FLAGS, .en = &ve_send_flags),
+	SW(imm_data, VT_CUSTOM, .custom = read_imm),
+	VFN("rdma", struct ibv_send_wr, wr.rdma, VT_STRUCT, .sub = vf_wr_rdma, .bit = W_RDMA),
+	VFN("atomic", struct ibv_send_wr, wr.atomic, VT_STRUCT, .sub = vf_wr_atomic, .bit = W_ATOMIC),
+	VFN("ud", struct ibv_send_wr, wr.ud, VT_STRUCT, .sub = vf_wr_ud, .bit = W_UD),
+	VF_END
+};
+const struct vfield vf_recv_wr[] = {
+	VF(struct ibv_recv_wr, wr_id, VT_UINT), VF(struct ibv_recv_wr, sg_list, VT_CUSTOM, .custom = recv_sges),
+	VF_END
+};
+
+/* ---- reading WRs ---------------------------------------------------------------- */
+
+#define WR_STACK 16
+#define SGE_STACK 64
+
+int wr_count(lua_State *L, int idx)
+{
+	if (lua_rawgeti(L, idx, 1) == LUA_TNIL) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	lua_pop(L, 1);
+	return (int)lua_rawlen(L, idx);
+}
+
+/* "" for a single WR, "[3]." for the third of a list. */
+static const char *wr_path(char *buf, size_t len, bool is_list, int i)
+{
+	if (!is_list)
+		return "";
+	snprintf(buf, len, "[%d].", i + 1);
+	return buf;
+}
+
+/* Pushes the WR table number i (0-based) of the argument at idx. */
+static int push_wr_table(lua_State *L, int arg, int idx, bool is_list, int i)
+{
+	if (!is_list) {
+		lua_pushvalue(L, idx);
+		return lua_gettop(L);
+	}
+	if (lua_rawgeti(L, idx, i + 1) != LUA_TTABLE)
+		vargerror(L, arg, lua_pushfstring(L, "WR #%d: table expected, got %s", i + 1, luaL_typename(L, -1)));
+	return lua_gettop(L);
+}
+
+void send_wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, struct ibv_send_wr *wrs,
+		   struct sge_pool *p)
+{
+	char path[32], key[32];
+	pool = p;
+	for (int i = 0; i < count; i++) {
+		struct ibv_send_wr *w = &wrs[i];
+		int t = push_wr_table(L, arg, idx, is_list, i);
+		const char *at = wr_path(path, sizeof path, is_list, i);
+		memset(w, 0, sizeof *w);
+		snprintf(key, sizeof key, "%.*s", is_list ? (int)strlen(at) - 1 : 0, at);   /* "[3]" */
+		p->path = at;
+		uint64_t m = vm_read_path(L, arg, t, vf_send_wr, w, key);
+		lua_pop(L, 1);
+		if (!(m & W_OPCODE))
+			vargerror(L, arg, lua_pushfstring(L, "%skey 'opcode' is required (in C, 0 is IBV_WR_RDMA_WRITE)", at));
+		if (__builtin_popcountll(m & (W_RDMA | W_ATOMIC | W_UD)) > 1)
+			vargerror(L, arg, lua_pushfstring(L, "%srdma, atomic and ud share a union in ibv_send_wr: give one", at));
+		w->next = i + 1 < count ? &wrs[i + 1] : NULL;
+	}
+}
+
+void recv_wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, struct ibv_recv_wr *wrs,
+		   struct sge_pool *p)
+{
+	char path[32], key[32];
+	pool = p;
+	for (int i = 0; i < count; i++) {
+		struct ibv_recv_wr *w = &wrs[i];
+		int t = push_wr_table(L, arg, idx, is_list, i);
+		const char *at = wr_path(path, sizeof path, is_list, i);
+		memset(w, 0, sizeof *w);
+		snprintf(key, sizeof key, "%.*s", is_list ? (int)strlen(at) - 1 : 0, at);
+		p->path = at;
+		vm_read_path(L, arg, t, vf_recv_wr, w, key);
+		lua_pop(L, 1);
+		w->next = i + 1 < count ? &wrs[i + 1] : NULL;
+	}
+}
+
+/* What the provider would crash on rather than fail, checked before every
+ * post (prepared WRs too: the QP they go to is known only then). */
+void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *wrs, bool is_list)
+{
+	char path[32];
+	int i = 0;
+	for (struct ibv_send_wr *w = wrs; w; w = w->next, i++) {
+		const char *at = wr_path(path, sizeof path, is_list, i);
+		if (qp->qp_type == IBV_QPT_UD && !w->wr.ud.ah)
+			vargerror(L, arg, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
+				"remote_qpn =, remote_qkey = }); the provider would dereference a NULL AH", at));
+		if (w->send_flags & IBV_SEND_INLINE)
+			for (int s = 0; s < w->num_sge; s++)
+				if (!vobj_mr_covers(w->sg_list[s].addr, w->sg_list[s].length))
+					vargerror(L, arg, lua_pushfstring(L, "%ssg_list[%d]: an INLINE send copies "
+						"from addr in this process, and 0x%p..+%d is not inside an MR of verbsh",
+						at, s + 1, (void *)(uintptr_t)w->sg_list[s].addr, (int)w->sg_list[s].length));
+	}
+}
+
+/* ---- posting ------------------------------------------------------------------ */
+
+/* Raises the verb error of a failed post. The bad WR's table is on the top
+ * of the stack. Context: { bad_wr=, qp_type=, qp_state=, cap=, wr= }. */
+int post_error(lua_State *L, const char *verb, int err, int self, int bad, struct ibv_qp *qp)
+{
+	int wr = lua_gettop(L);
+	lua_createtable(L, 0, 5);
+	lua_pushinteger(L, bad);
+	lua_setfield(L, -2, "bad_wr");
+	lua_pushvalue(L, wr);
+	lua_setfield(L, -2, "wr");
+	if (qp) {
+		struct ibv_qp_attr a;
+		struct ibv_qp_init_attr ia;
+		venum_push(L, &ve_qp_type, qp->qp_type);
+		lua_setfield(L, -2, "qp_type");
+		if (ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_CAP, &ia) == 0) {
+			venum_push(L, &ve_qp_state, a.qp_state);
+			lua_setfield(L, -2, "qp_state");
+			vm_push(L, vf_qp_cap, &ia.cap);
+			lua_setfield(L, -2, "cap");
+		}
+	}
+	return vraise(L, verb, err, self, -1);
+}
+
+void post_record(lua_State *L, struct vnode *n, const char *verb, bool send, void *wrs, int ret, int bad)
+{
+	char call[96], name[32];
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	int i = 0;
+	for (char *wr = wrs; wr; i++) {
+		struct ibv_send_wr *sw = (struct ibv_send_wr *)wr;
+		struct ibv_recv_wr *rw = (struct ibv_recv_wr *)wr;
+		struct ibv_sge *sg = send ? sw->sg_list : rw->sg_list;
+		int ns = send ? sw->num_sge : rw->num_sge;
+		char *next = send ? (char *)sw->next : (char *)rw->next;
+		char line[160];
+		for (int s = 0; s < ns; s++) {
+			snprintf(line, sizeof line, "struct ibv_sge sge%d_%d = { .addr = 0x%llx, .length = %u, .lkey = 0x%x };\n",
+				 i + 1, s + 1, (unsigned long long)sg[s].addr, sg[s].length, sg[s].lkey);
+			luaL_addstring(&b, line);
+		}
+		snprintf(line, sizeof line, "struct %s wr%d = ", send ? "ibv_send_wr" : "ibv_recv_wr", i + 1);
+		luaL_addstring(&b, line);
+		vm_c_init(&b, send ? vf_send_wr : vf_recv_wr, wr);
+		snprintf(line, sizeof line, ";  /* .sg_list = &sge%d_1, .num_sge = %d%s */%s", i + 1, ns,
+			 next ? ", .next = &wr(next)" : "", next ? "\n" : "");
+		luaL_addstring(&b, line);
+		wr = next;
+	}
+	luaL_pushresult(&b);
+	snprintf(call, sizeof call, "%s(%s, &wr1, &bad_wr)", verb, vobj_cname(n, name, sizeof name));
+	char r[64];
+	if (ret)
+		snprintf(r, sizeof r, "%d /* %s, bad_wr = &wr%d */", ret, verrname(ret) ? verrname(ret) : "?", bad);
+	else
+		snprintf(r, sizeof r, "0");
+	vrecord(L, lua_tostring(L, -1), call, r);
+	lua_pop(L, 1);
+}
+
+/* The 1-based position of bad in the chain that starts at wrs; 1 when the
+ * provider left bad unset. */
+int wr_bad_index(void *wrs, void *bad, bool send)
+{
+	int i = 1;
+	for (char *w = wrs; w; i++) {
+		if (w == bad)
+			return i;
+		w = send ? (char *)((struct ibv_send_wr *)w)->next : (char *)((struct ibv_recv_wr *)w)->next;
+	}
+	return 1;
+}
+
+/* Room for count WRs of wsize bytes and their SGEs: the stack arrays, or a
+ * temporary userdata for long lists. */
+static void *wr_room(lua_State *L, int count, size_t wsize, void *stack, struct sge_pool *p)
+{
+	if (count <= WR_STACK && count * 4 <= SGE_STACK)
+		return stack;
+	size_t nsge = (size_t)count * 16;
+	char *mem = lua_newuserdatauv(L, (size_t)count * wsize + nsge * sizeof(struct ibv_sge), 0);
+	p->sge = (struct ibv_sge *)(mem + (size_t)count * wsize);
+	p->cap = (int)nsge;
+	return mem;
+}
+
+/* qp:post_send(wr, a list of WRs, or a prepared verbs.send_wr) */
+int qp_post_send(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_qp);
+	struct ibv_send_wr wr_stack[WR_STACK], *wrs, *bad = NULL;
+	struct ibv_sge sge_stack[SGE_STACK];
+	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = 2, .path = "" };
+
+	lua_settop(L, 2);
+	if (lua_type(L, 2) == LUA_TUSERDATA)
+		return prepared_post_send(L, n);
+	vchecktable(L, 2);
+	int count = wr_count(L, 2), is_list = count > 0;
+	if (!is_list)
+		count = 1;
+	wrs = wr_room(L, count, sizeof *wrs, wr_stack, &p);
+	send_wrs_read(L, 2, 2, count, is_list, wrs, &p);
+	send_wrs_check(L, 2, n->h, wrs, is_list);
+	int ret = ibv_post_send(n->h, wrs, &bad);
+	int badi = ret ? wr_bad_index(wrs, bad, true) : 0;
+	if (vrecording)
+		post_record(L, n, "ibv_post_send", true, wrs, ret, badi);
+	if (!ret)
+		return 0;
+	if (is_list)
+		lua_rawgeti(L, 2, badi);
+	else
+		lua_pushvalue(L, 2);
+	return post_error(L, "ibv_post_send", ret, 1, badi, n->h);
+}
+
+int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
+{
+	struct vnode *n = *(struct vnode **)lua_touserdata(L, self);
+	struct ibv_recv_wr wr_stack[WR_STACK], *wrs, *bad = NULL;
+	struct ibv_sge sge_stack[SGE_STACK];
+	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = idx, .path = "" };
+	bool srq = strcmp(verb, "ibv_post_srq_recv") == 0;
+
+	if (lua_type(L, idx) == LUA_TUSERDATA)
+		return prepared_post_recv(L, n, self, idx, verb, h);
+	vchecktable(L, idx);
+	int count = wr_count(L, idx), is_list = count > 0;
+	if (!is_list)
+		count = 1;
+	wrs = wr_room(L, count, sizeof *wrs, wr_stack, &p);
+	recv_wrs_read(L, idx, idx, count, is_list, wrs, &p);
+	int ret = srq ? ibv_post_srq_recv(h, wrs, &bad) : ibv_post_recv(h, wrs, &bad);
+	int badi = ret ? wr_bad_index(wrs, bad, false) : 0;
+	if (vrecording)
+		post_record(L, n, verb, false, wrs, ret, badi);
+	if (!ret)
+		return 0;
+	if (is_list)
+		lua_rawgeti(L, idx, badi);
+	else
+		lua_pushvalue(L, idx);
+	return post_error(L, verb, ret, self, badi, srq ? NULL : h);
+}
+
+/* qp:post_recv(wr, a list of WRs, or a prepared verbs.recv_wr) */
+int qp_post_recv(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_qp);
+	lua_settop(L, 2);
+	return post_recv_list(L, 1, 2, "ibv_post_recv", n->h);
+}

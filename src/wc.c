@@ -1,0 +1,185 @@
+/* WC arrays: verbs.wc_array(n) is C's `struct ibv_wc wc[n]`.
+ *
+ * cq:poll(wcs) and cq:wait(wcs, ...) fill it in place and return the count,
+ * as ibv_poll_cq does, so a loop that polls millions of completions builds
+ * no table per completion. wcs[i] is a view of entry i, made once:
+ * wcs[i].status reads the C struct. Reading an entry the last poll did not
+ * fill is an error: in C it would be stale data. */
+#include <string.h>
+#include <arpa/inet.h>
+#include "verbsh.h"
+
+static const char WC_ARRAY[] = "verbs.wc_array";
+static const char WC_VIEW[] = "verbs.wc";
+
+struct wc_view {
+	struct wc_array *a;
+	int i;   /* 0-based */
+};
+
+/* A wc_array is an empty table whose own metatable's __index is the table
+ * of views, so that wcs[i] is a plain table read (no metamethod call, as a
+ * userdata would need) and wcs[i] = x is still caught by __newindex. The
+ * metatable holds the C array at "__wc", and hides itself (__metatable). */
+
+struct wc_array *wc_array_test(lua_State *L, int idx)
+{
+	struct wc_array *a = NULL;
+	if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
+		return NULL;
+	lua_getfield(L, -1, "__wc");
+	a = luaL_testudata(L, -1, WC_ARRAY);
+	lua_pop(L, 2);
+	return a;
+}
+
+static struct wc_array *check_array(lua_State *L, int idx)
+{
+	struct wc_array *a = wc_array_test(L, idx);
+	if (!a)
+		vtypeerror(L, idx, WC_ARRAY);
+	return a;
+}
+
+/* views[i] for an i the views table lacks. */
+static int views_index(lua_State *L)
+{
+	lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+	return luaL_error(L, "wc_array: index %s is outside 1..%I", luaL_tolstring(L, 2, NULL), n);
+}
+
+static int array_newindex(lua_State *L)
+{
+	return luaL_error(L, "wc_array is filled by cq:poll and cq:wait, not assigned");
+}
+
+static int array_len(lua_State *L)
+{
+	lua_pushinteger(L, check_array(L, 1)->cap);
+	return 1;
+}
+
+static int array_tostring(lua_State *L)
+{
+	struct wc_array *a = check_array(L, 1);
+	lua_pushfstring(L, "wc_array %d (%d filled by the last poll)", a->cap, a->filled);
+	return 1;
+}
+
+/* verbs.wc_array(n) */
+static int l_wc_array(lua_State *L)
+{
+	static const luaL_Reg meta[] = {
+		{ "__newindex", array_newindex }, { "__len", array_len }, { "__tostring", array_tostring }, { NULL, NULL }
+	};
+	int n = (int)vm_check_uint(L, 1, 1, 4096, "n");
+	if (n < 1)
+		return vargerror(L, 1, "n must be at least 1");
+	lua_settop(L, 1);
+	lua_newtable(L);                 /* 2: the wc_array */
+	lua_createtable(L, 0, 6);        /* 3: its metatable */
+	luaL_setfuncs(L, meta, 0);
+	lua_pushliteral(L, "verbs.wc_array");
+	lua_setfield(L, 3, "__name");
+	lua_pushboolean(L, 0);
+	lua_setfield(L, 3, "__metatable");
+	struct wc_array *a = lua_newuserdatauv(L, sizeof *a + (size_t)n * sizeof(struct ibv_wc), 0);   /* 4 */
+	memset(a, 0, sizeof *a + (size_t)n * sizeof(struct ibv_wc));
+	a->cap = n;
+	luaL_setmetatable(L, WC_ARRAY);
+	lua_setfield(L, 3, "__wc");
+	lua_createtable(L, n, 0);        /* 4: the views */
+	for (int i = 0; i < n; i++) {
+		struct wc_view *v = lua_newuserdatauv(L, sizeof *v, 1);
+		v->a = a;
+		v->i = i;
+		lua_getfield(L, 3, "__wc");   /* each view keeps the C array alive */
+		lua_setiuservalue(L, -2, 1);
+		luaL_setmetatable(L, WC_VIEW);
+		lua_rawseti(L, 4, i + 1);
+	}
+	lua_createtable(L, 0, 1);
+	lua_pushcfunction(L, views_index);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, 4);
+	lua_setfield(L, 3, "__index");
+	lua_setmetatable(L, 2);
+	return 1;
+}
+
+static struct ibv_wc *entry(lua_State *L, struct wc_view *v)
+{
+	if (v->i >= v->a->filled)
+		luaL_error(L, "wc[%d]: the last poll filled %d entr%s (in C, wc[%d] would hold stale data)", v->i + 1,
+			   v->a->filled, v->a->filled == 1 ? "y" : "ies", v->i);
+	return &v->a->wc[v->i];
+}
+
+/* wcs[i].field: ibv_wc's fields. As in cq:poll's tables, the fields other
+ * than wr_id, status, vendor_err and qp_num are nil unless status is
+ * SUCCESS (the C struct leaves them undefined). */
+static int view_index(lua_State *L)
+{
+	struct wc_view *v = luaL_checkudata(L, 1, WC_VIEW);
+	const char *k = luaL_checkstring(L, 2);
+	struct ibv_wc *wc = entry(L, v);
+	if (strcmp(k, "status") == 0)
+		venum_push(L, &ve_wc_status, wc->status);
+	else if (strcmp(k, "wr_id") == 0)
+		lua_pushinteger(L, (lua_Integer)wc->wr_id);
+	else if (strcmp(k, "qp_num") == 0)
+		lua_pushinteger(L, wc->qp_num);
+	else if (strcmp(k, "vendor_err") == 0)
+		lua_pushinteger(L, wc->vendor_err);
+	else if (strcmp(k, "opcode") == 0 || strcmp(k, "byte_len") == 0 || strcmp(k, "imm_data") == 0 ||
+		 strcmp(k, "src_qp") == 0 || strcmp(k, "wc_flags") == 0 || strcmp(k, "pkey_index") == 0 ||
+		 strcmp(k, "slid") == 0 || strcmp(k, "sl") == 0 || strcmp(k, "dlid_path_bits") == 0) {
+		if (wc->status != IBV_WC_SUCCESS)
+			lua_pushnil(L);
+		else if (k[0] == 'o')
+			venum_push(L, &ve_wc_opcode, wc->opcode);
+		else if (k[0] == 'b')
+			lua_pushinteger(L, wc->byte_len);
+		else if (k[0] == 'i') {
+			if (wc->wc_flags & IBV_WC_WITH_IMM)
+				lua_pushinteger(L, ntohl(wc->imm_data));
+			else
+				lua_pushnil(L);
+		} else if (strcmp(k, "src_qp") == 0)
+			lua_pushinteger(L, wc->src_qp);
+		else if (k[0] == 'w')
+			vflags_push(L, &ve_wc_flags, wc->wc_flags);
+		else if (k[0] == 'p')
+			lua_pushinteger(L, wc->pkey_index);
+		else if (strcmp(k, "slid") == 0)
+			lua_pushinteger(L, wc->slid);
+		else if (strcmp(k, "sl") == 0)
+			lua_pushinteger(L, wc->sl);
+		else
+			lua_pushinteger(L, wc->dlid_path_bits);
+	} else
+		return luaL_error(L, "wc has no field '%s' (struct ibv_wc's fields: wr_id, status, opcode, vendor_err, "
+				  "byte_len, imm_data, qp_num, src_qp, wc_flags, pkey_index, slid, sl, dlid_path_bits)", k);
+	return 1;
+}
+
+/* The same line as a cq:poll table prints, with the probable cause of a
+ * failed status. */
+static int view_tostring(lua_State *L)
+{
+	struct wc_view *v = luaL_checkudata(L, 1, WC_VIEW);
+	cq_push_wc(L, entry(L, v));
+	luaL_tolstring(L, -1, NULL);
+	return 1;
+}
+
+void wc_open(lua_State *L)
+{
+	static const luaL_Reg view_meta[] = { { "__index", view_index }, { "__tostring", view_tostring }, { NULL, NULL } };
+	luaL_newmetatable(L, WC_ARRAY);   /* the C array itself: reachable only through its wc_array */
+	luaL_newmetatable(L, WC_VIEW);
+	luaL_setfuncs(L, view_meta, 0);
+	lua_pop(L, 2);
+	lua_pushcfunction(L, l_wc_array);
+	lua_setfield(L, -2, "wc_array");
+}

@@ -1,0 +1,327 @@
+/* Prepared work requests: verbs.send_wr{...} and verbs.recv_wr{...}.
+ *
+ * A C program fills `struct ibv_send_wr wr` once and calls
+ * ibv_post_send(qp, &wr, &bad_wr) in its loop, changing wr.wr_id at most.
+ * A prepared WR is that struct (or a chain of them, with their SGEs), read
+ * from the same table that qp:post_send takes, by the same code, once. Each
+ * post then costs a few checks and the verb itself, instead of walking a
+ * table: this is the fast path of loops that post millions of WRs.
+ *
+ * The MRs and AHs a prepared WR names are kept alive by it, and checked at
+ * every post: one destroyed in between is an error, not a stale lkey. */
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "verbsh.h"
+
+static const char SEND_WR[] = "verbs.send_wr";
+static const char RECV_WR[] = "verbs.recv_wr";
+
+struct prepared {
+	bool send;
+	int count;              /* WRs in the chain */
+	int nsge;
+	int ndeps;
+	void *wrs;              /* count ibv_send_wr or ibv_recv_wr, chained */
+	struct ibv_sge *sge;
+	struct vnode **deps;    /* the MRs and AHs named */
+};
+
+static size_t wr_size(bool send) { return send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr); }
+static void *wr_at(struct prepared *pw, int i) { return (char *)pw->wrs + (size_t)i * wr_size(pw->send); }
+
+/* Pushes WR i of the argument at idx (a WR, or a list of them). */
+static void push_wr(lua_State *L, int idx, bool is_list, int i)
+{
+	if (is_list)
+		lua_rawgeti(L, idx, i + 1);
+	else
+		lua_pushvalue(L, idx);
+}
+
+/* The SGEs the WRs at idx name; the readers check the rest. */
+static int count_sges(lua_State *L, int idx, int count, bool is_list)
+{
+	int n = 0, top = lua_gettop(L);
+	for (int i = 0; i < count; i++) {
+		push_wr(L, idx, is_list, i);
+		if (lua_istable(L, -1) && lua_getfield(L, -1, "sg_list") == LUA_TTABLE)
+			n += (int)lua_rawlen(L, -1);
+		lua_settop(L, top);
+	}
+	return n;
+}
+
+/* Adds the object at the top (if it is one of class cls) to the deps, and to
+ * the table at keep so that it stays alive as long as the prepared WR. */
+static void add_dep(lua_State *L, struct prepared *pw, int keep, const struct vclass *cls)
+{
+	struct vnode *n = vobj_test(L, -1, cls);
+	if (n) {
+		pw->deps[pw->ndeps++] = n;
+		lua_rawseti(L, keep, pw->ndeps);
+	} else
+		lua_pop(L, 1);
+}
+
+static void collect_deps(lua_State *L, struct prepared *pw, int idx, bool is_list, int keep)
+{
+	for (int i = 0; i < pw->count; i++) {
+		push_wr(L, idx, is_list, i);
+		int t = lua_gettop(L);
+		if (lua_getfield(L, t, "sg_list") == LUA_TTABLE)
+			for (int s = 1; s <= (int)lua_rawlen(L, -1); s++) {
+				lua_rawgeti(L, -1, s);
+				lua_getfield(L, -1, "mr");
+				add_dep(L, pw, keep, &vc_mr);
+				lua_pop(L, 1);
+			}
+		lua_pop(L, 1);
+		if (pw->send && lua_getfield(L, t, "ud") == LUA_TTABLE) {
+			lua_getfield(L, -1, "ah");
+			add_dep(L, pw, keep, &vc_ah);
+		}
+		lua_settop(L, t - 1);
+	}
+}
+
+/* verbs.send_wr(wr or list) / verbs.recv_wr(wr or list) */
+static int prepare(lua_State *L, bool send)
+{
+	vchecktable(L, 1);
+	lua_settop(L, 1);
+	int count = wr_count(L, 1);
+	bool is_list = count > 0;
+	if (!is_list)
+		count = 1;
+	int nsge = count_sges(L, 1, count, is_list);
+	int maxdeps = nsge + count;
+	size_t size = sizeof(struct prepared) + (size_t)count * wr_size(send) + (size_t)nsge * sizeof(struct ibv_sge) +
+		      (size_t)maxdeps * sizeof(struct vnode *);
+	struct prepared *pw = lua_newuserdatauv(L, size, 1);   /* index 2 */
+	memset(pw, 0, size);
+	pw->send = send;
+	pw->count = count;
+	pw->nsge = nsge;
+	pw->wrs = pw + 1;
+	pw->sge = (struct ibv_sge *)((char *)pw->wrs + (size_t)count * wr_size(send));
+	pw->deps = (struct vnode **)(pw->sge + nsge);
+	struct sge_pool p = { .sge = pw->sge, .cap = nsge, .arg = 1, .path = "" };
+	if (send)
+		send_wrs_read(L, 1, 1, count, is_list, pw->wrs, &p);
+	else
+		recv_wrs_read(L, 1, 1, count, is_list, pw->wrs, &p);
+	lua_newtable(L);   /* 3: the objects named */
+	collect_deps(L, pw, 1, is_list, 3);
+	lua_setiuservalue(L, 2, 1);
+	luaL_setmetatable(L, send ? SEND_WR : RECV_WR);
+	return 1;
+}
+
+static int l_send_wr(lua_State *L) { return prepare(L, true); }
+static int l_recv_wr(lua_State *L) { return prepare(L, false); }
+
+/* ---- reading a prepared WR back as a table --------------------------------- */
+
+static void push_sges(lua_State *L, const struct ibv_sge *sg, int n)
+{
+	lua_createtable(L, n, 0);
+	for (int s = 0; s < n; s++) {
+		lua_createtable(L, 0, 3);
+		lua_pushinteger(L, (lua_Integer)sg[s].addr);
+		lua_setfield(L, -2, "addr");
+		lua_pushinteger(L, sg[s].length);
+		lua_setfield(L, -2, "length");
+		lua_pushinteger(L, sg[s].lkey);
+		lua_setfield(L, -2, "lkey");
+		lua_rawseti(L, -2, s + 1);
+	}
+}
+
+/* The table a user would have posted for WR i (0-based): the union member
+ * the opcode uses, imm_data in host order, SGEs as addr/length/lkey. */
+static void push_table(lua_State *L, struct prepared *pw, int i)
+{
+	if (!pw->send) {
+		struct ibv_recv_wr *w = wr_at(pw, i);
+		vm_push(L, vf_recv_wr, w);
+		push_sges(L, w->sg_list, w->num_sge);
+		lua_setfield(L, -2, "sg_list");
+		return;
+	}
+	struct ibv_send_wr *w = wr_at(pw, i);
+	vm_push(L, vf_send_wr, w);
+	push_sges(L, w->sg_list, w->num_sge);
+	lua_setfield(L, -2, "sg_list");
+	bool rdma = w->opcode == IBV_WR_RDMA_WRITE || w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		    w->opcode == IBV_WR_RDMA_READ;
+	bool atomic = w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+	if (!rdma) {
+		lua_pushnil(L);
+		lua_setfield(L, -2, "rdma");
+	}
+	if (!atomic) {
+		lua_pushnil(L);
+		lua_setfield(L, -2, "atomic");
+	}
+	lua_pushnil(L);
+	lua_setfield(L, -2, "ud");
+	if (!rdma && !atomic && w->wr.ud.ah) {
+		lua_createtable(L, 0, 3);
+		struct vnode *ah = vobj_find(w->wr.ud.ah);
+		if (!ah || !vobj_push(L, ah))
+			lua_pushboolean(L, 0);
+		lua_setfield(L, -2, "ah");
+		lua_pushinteger(L, w->wr.ud.remote_qpn);
+		lua_setfield(L, -2, "remote_qpn");
+		lua_pushinteger(L, w->wr.ud.remote_qkey);
+		lua_setfield(L, -2, "remote_qkey");
+		lua_setfield(L, -2, "ud");
+	}
+	if (w->opcode == IBV_WR_SEND_WITH_IMM || w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) {
+		lua_pushinteger(L, ntohl(w->imm_data));
+		lua_setfield(L, -2, "imm_data");
+	}
+}
+
+static struct prepared *check(lua_State *L, int idx)
+{
+	struct prepared *pw = luaL_testudata(L, idx, SEND_WR);
+	if (!pw)
+		pw = luaL_testudata(L, idx, RECV_WR);
+	if (!pw)
+		vtypeerror(L, idx, "verbs.send_wr or verbs.recv_wr");
+	return pw;
+}
+
+/* wr.key: the head WR's field (a chain: wr[i] is the table of WR i). */
+static int l_index(lua_State *L)
+{
+	struct prepared *pw = check(L, 1);
+	if (lua_type(L, 2) == LUA_TNUMBER) {
+		lua_Integer i = lua_tointeger(L, 2);
+		if (i < 1 || i > pw->count)
+			return luaL_error(L, "%s: WR %I of a chain of %d", pw->send ? "send_wr" : "recv_wr", i, pw->count);
+		push_table(L, pw, (int)i - 1);
+		return 1;
+	}
+	const char *k = luaL_checkstring(L, 2);
+	if (strcmp(k, "wr_id") == 0) {   /* the one a loop reads */
+		lua_pushinteger(L, (lua_Integer)(pw->send ? ((struct ibv_send_wr *)pw->wrs)->wr_id
+							  : ((struct ibv_recv_wr *)pw->wrs)->wr_id));
+		return 1;
+	}
+	push_table(L, pw, 0);
+	lua_getfield(L, -1, k);
+	return 1;
+}
+
+/* wr.key = v: sets a field of the head WR, read as post_send reads it. The
+ * SGE list and the UD address are fixed: they name objects the WR keeps. */
+static int l_newindex(lua_State *L)
+{
+	struct prepared *pw = check(L, 1);
+	const char *k = luaL_checkstring(L, 2);
+	static const char *const send_keys[] = { "wr_id", "opcode", "send_flags", "imm_data", "rdma", "atomic", NULL };
+	static const char *const recv_keys[] = { "wr_id", NULL };
+	const char *const *ok = pw->send ? send_keys : recv_keys;
+	int i;
+	for (i = 0; ok[i] && strcmp(ok[i], k) != 0; i++)
+		;
+	if (!ok[i])
+		return luaL_error(L, "'%s' of a prepared WR is fixed (settable: %s); prepare another with verbs.%s{...}",
+				  k, pw->send ? "wr_id, opcode, send_flags, imm_data, rdma, atomic" : "wr_id",
+				  pw->send ? "send_wr" : "recv_wr");
+	const struct vfield *f = pw->send ? vf_send_wr : vf_recv_wr;
+	while (strcmp(f->name, k) != 0)
+		f++;
+	char *w = pw->wrs;
+	if (f->type == VT_STRUCT)   /* assigning a struct: the keys not given are 0 */
+		memset(w + f->offset, 0, f->size);
+	vm_read_value(L, 3, 3, f, w, k);
+	return 0;
+}
+
+static int l_len(lua_State *L)
+{
+	lua_pushinteger(L, check(L, 1)->count);
+	return 1;
+}
+
+static int l_tostring(lua_State *L)
+{
+	struct prepared *pw = check(L, 1);
+	if (pw->send) {
+		struct ibv_send_wr *w = pw->wrs;
+		const char *op = venum_name(&ve_wr_opcode, w->opcode);
+		lua_pushfstring(L, "send_wr %s wr_id=%I (%d WR%s, %d SGE%s)", op ? op : "?", (lua_Integer)w->wr_id,
+				pw->count, pw->count == 1 ? "" : "s", pw->nsge, pw->nsge == 1 ? "" : "s");
+	} else
+		lua_pushfstring(L, "recv_wr wr_id=%I (%d WR%s, %d SGE%s)",
+				(lua_Integer)((struct ibv_recv_wr *)pw->wrs)->wr_id, pw->count, pw->count == 1 ? "" : "s",
+				pw->nsge, pw->nsge == 1 ? "" : "s");
+	return 1;
+}
+
+/* ---- posting --------------------------------------------------------------- */
+
+static struct prepared *check_kind(lua_State *L, int idx, bool send)
+{
+	struct prepared *pw = luaL_testudata(L, idx, send ? SEND_WR : RECV_WR);
+	if (!pw)
+		vtypeerror(L, idx, send ? "table or verbs.send_wr" : "table or verbs.recv_wr");
+	for (int d = 0; d < pw->ndeps; d++)
+		if (!pw->deps[d]->h) {
+			char name[32];
+			vargerror(L, idx, lua_pushfstring(L, "this prepared WR names %s, which is destroyed since; "
+				"prepare the WR again", vobj_cname(pw->deps[d], name, sizeof name)));
+		}
+	return pw;
+}
+
+/* Raises the verb's error with the bad WR's table as context. */
+static int fail(lua_State *L, const char *verb, int err, int self, struct prepared *pw, void *bad, struct ibv_qp *qp)
+{
+	int badi = wr_bad_index(pw->wrs, bad, pw->send);
+	push_table(L, pw, badi - 1);
+	return post_error(L, verb, err, self, badi, qp);
+}
+
+int prepared_post_send(lua_State *L, struct vnode *n)
+{
+	struct prepared *pw = check_kind(L, 2, true);
+	struct ibv_send_wr *bad = NULL;
+	send_wrs_check(L, 2, n->h, pw->wrs, pw->count > 1);
+	int ret = ibv_post_send(n->h, pw->wrs, &bad);
+	if (vrecording)
+		post_record(L, n, "ibv_post_send", true, pw->wrs, ret, ret ? wr_bad_index(pw->wrs, bad, true) : 0);
+	return ret ? fail(L, "ibv_post_send", ret, 1, pw, bad, n->h) : 0;
+}
+
+int prepared_post_recv(lua_State *L, struct vnode *n, int self, int idx, const char *verb, void *h)
+{
+	struct prepared *pw = check_kind(L, idx, false);
+	struct ibv_recv_wr *bad = NULL;
+	bool srq = n->cls == &vc_srq;
+	int ret = srq ? ibv_post_srq_recv(h, pw->wrs, &bad) : ibv_post_recv(h, pw->wrs, &bad);
+	if (vrecording)
+		post_record(L, n, verb, false, pw->wrs, ret, ret ? wr_bad_index(pw->wrs, bad, false) : 0);
+	return ret ? fail(L, verb, ret, self, pw, bad, srq ? NULL : h) : 0;
+}
+
+void wr_open(lua_State *L)
+{
+	static const luaL_Reg meta[] = {
+		{ "__index", l_index }, { "__newindex", l_newindex }, { "__len", l_len }, { "__tostring", l_tostring },
+		{ NULL, NULL }
+	};
+	luaL_newmetatable(L, SEND_WR);
+	luaL_setfuncs(L, meta, 0);
+	luaL_newmetatable(L, RECV_WR);
+	luaL_setfuncs(L, meta, 0);
+	lua_pop(L, 2);
+	lua_pushcfunction(L, l_send_wr);
+	lua_setfield(L, -2, "send_wr");
+	lua_pushcfunction(L, l_recv_wr);
+	lua_setfield(L, -2, "recv_wr");
+}

@@ -1,0 +1,136 @@
+-- The fast path on rxe: prepared WRs (verbs.send_wr / verbs.recv_wr) posted
+-- again and again, and completions polled into a verbs.wc_array. Checked by
+-- data, by WC fields, and by the errors that guard them.
+local T = dofile((arg[0]:match("^(.*)/") or ".") .. "/verbs_lib.lua")
+local check, eq, raises = T.check, T.eq, T.raises
+
+local ctx = verbs.open(os.getenv("RXE_DEV"))
+local gid = ctx:query_gid(1, T.gid_index)
+local pd = ctx:alloc_pd()
+local cq_a, cq_b = ctx:create_cq(64), ctx:create_cq(64)
+local ALL = { "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ" }
+local mr_a, mr_b = pd:reg_mr(4096, ALL), pd:reg_mr(4096, ALL)
+
+local function rc_qp(cq)
+  return pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
+    cap = { max_send_wr = 16, max_recv_wr = 16, max_send_sge = 2, max_recv_sge = 2 } }
+end
+local a, b = rc_qp(cq_a), rc_qp(cq_b)
+for _, p in ipairs{ { a, b }, { b, a } } do
+  local qp, peer = p[1], p[2]
+  qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = { "REMOTE_WRITE", "REMOTE_READ" } }
+  qp:modify{ qp_state = "RTR", path_mtu = "1024", dest_qp_num = peer.qp_num, rq_psn = 0,
+             max_dest_rd_atomic = 1, min_rnr_timer = 12,
+             ah_attr = { is_global = 1, port_num = 1, grh = { dgid = gid, sgid_index = T.gid_index, hop_limit = 1 } } }
+  qp:modify{ qp_state = "RTS", sq_psn = 0, timeout = 14, retry_cnt = 7, rnr_retry = 7, max_rd_atomic = 1 }
+end
+
+-- One prepared pair, posted 100 times; wr_id changes each time, as in C.
+local send = verbs.send_wr{ wr_id = 1, opcode = "SEND", send_flags = "SIGNALED",
+                            sg_list = { { mr = mr_a, offset = 0, length = 8 } } }
+local recv = verbs.recv_wr{ wr_id = 1000, sg_list = { { mr = mr_b, offset = 0, length = 64 } } }
+eq(tostring(send), "send_wr SEND wr_id=1 (1 WR, 1 SGE)", "tostring(send_wr)")
+eq(tostring(recv), "recv_wr wr_id=1000 (1 WR, 1 SGE)", "tostring(recv_wr)")
+eq(send.opcode, "SEND", "send.opcode reads back")
+eq(send.sg_list[1].length, 8, "send.sg_list[1].length reads back")
+eq(send.sg_list[1].lkey, mr_a.lkey, "send.sg_list[1].lkey is the MR's")
+eq(#send, 1, "#send")
+local wc = verbs.wc_array(4)
+eq(#wc, 4, "#wc_array")
+for i = 1, 100 do
+  mr_a:write(0, ("%08d"):format(i))
+  send.wr_id, recv.wr_id = i, 1000 + i
+  b:post_recv(recv)
+  a:post_send(send)
+  eq(cq_a:wait(wc, 1, 5000), 1, "send completions polled")
+  if wc[1].status ~= "SUCCESS" or wc[1].wr_id ~= i or wc[1].opcode ~= "SEND" then
+    error("FAILED: send " .. i .. ": " .. tostring(wc[1]))
+  end
+  eq(cq_b:wait(wc, 1, 5000), 1, "recv completions polled")
+  if wc[1].status ~= "SUCCESS" or wc[1].wr_id ~= 1000 + i or wc[1].byte_len ~= 8 or wc[1].opcode ~= "RECV" then
+    error("FAILED: recv " .. i .. ": " .. tostring(wc[1]))
+  end
+  eq(mr_b:read(0, 8), ("%08d"):format(i), "data of send " .. i)
+end
+eq(wc[1].qp_num, b.qp_num, "wc[1].qp_num")
+check(tostring(wc[1]):find("RECV SUCCESS byte_len=8", 1, true), "tostring(wc[1]): %s", tostring(wc[1]))
+local e = raises("wc[2] after a poll of 1", function() return wc[2].status end)
+check(tostring(e):find("wc[2]: the last poll filled 1 entry", 1, true), "stale entry error: %s", tostring(e))
+e = raises("wc[5]", function() return wc[5] end)
+check(tostring(e):find("index 5 is outside 1..4", 1, true), "index error: %s", tostring(e))
+e = raises("wc[1] =", function() wc[1] = 7 end)
+check(tostring(e):find("not assigned", 1, true) or tostring(e):find("filled by cq:poll", 1, true),
+  "assignment error: %s", tostring(e))
+e = raises("wc[1].bogus", function() return wc[1].bogus end)
+check(tostring(e):find("wc has no field 'bogus'", 1, true), "unknown field: %s", tostring(e))
+eq(cq_a:poll(wc), 0, "poll of an empty CQ returns 0")
+
+-- A chain of 3 prepared RDMA WRITEs, posted twice: 6 completions in one array.
+local chain = {}
+for i = 1, 3 do
+  chain[i] = { wr_id = i, opcode = "RDMA_WRITE", send_flags = "SIGNALED",
+               sg_list = { { mr = mr_a, offset = 0, length = 16 } },
+               rdma = { remote_addr = mr_b.addr + 1024 + 16 * i, rkey = mr_b.rkey } }
+end
+local pchain = verbs.send_wr(chain)
+eq(#pchain, 3, "#chain")
+eq(pchain[2].wr_id, 2, "chain[2].wr_id")
+eq(pchain[3].rdma.remote_addr, mr_b.addr + 1024 + 48, "chain[3].rdma.remote_addr")
+mr_a:write(0, "0123456789abcdef")
+a:post_send(pchain)
+a:post_send(pchain)
+local wc8 = verbs.wc_array(8)
+eq(cq_a:wait(wc8, 6, 5000), 6, "6 completions of two posted chains")
+for i = 1, 6 do
+  eq(wc8[i].status, "SUCCESS", "chain wc status " .. i)
+  eq(wc8[i].opcode, "RDMA_WRITE", "chain wc opcode " .. i)
+  eq(wc8[i].wr_id, (i - 1) % 3 + 1, "chain wc wr_id " .. i)
+end
+for i = 1, 3 do eq(mr_b:read(1024 + 16 * i, 16), "0123456789abcdef", "written block " .. i) end
+
+-- Settable fields, and fixed ones.
+pchain.rdma = { remote_addr = mr_b.addr + 2048, rkey = mr_b.rkey }
+eq(pchain.rdma.remote_addr, mr_b.addr + 2048, "rdma of the head reassigned")
+e = raises("sg_list is fixed", function() send.sg_list = {} end)
+check(tostring(e):find("'sg_list' of a prepared WR is fixed", 1, true), "fixed key: %s", tostring(e))
+e = raises("opcode typo", function() send.opcode = "SNED" end)
+check(tostring(e):find("SNED", 1, true), "bad opcode named: %s", tostring(e))
+
+-- The same checks as post_send, at preparation.
+e = raises("unknown key", verbs.send_wr, { opcod = "SEND" })
+check(tostring(e):find("unknown key 'opcod'", 1, true), "unknown key: %s", tostring(e))
+e = raises("opcode missing", verbs.send_wr, { wr_id = 1 })
+check(tostring(e):find("key 'opcode' is required", 1, true), "opcode required: %s", tostring(e))
+e = raises("sge beyond MR", verbs.recv_wr, { sg_list = { { mr = mr_b, offset = 4000, length = 200 } } })
+check(tostring(e):find("beyond the MR", 1, true), "sge bounds: %s", tostring(e))
+e = raises("recv_wr to post_send", a.post_send, a, recv)
+check(tostring(e):find("verbs.send_wr expected", 1, true), "wrong kind: %s", tostring(e))
+
+-- A post failure names the verb, the errno and the WR: a receive on a QP in RESET.
+local r = rc_qp(cq_b)
+e = raises("post_recv in RESET", r.post_recv, r, recv)
+eq(e.verb, "ibv_post_recv", "failed verb")
+eq(e.errname, "EINVAL", "errno of a receive in RESET")
+eq(e.context.wr.wr_id, 1100, "the bad WR as a table in the error's context")
+eq(e.context.qp_state, "RESET", "qp_state in the error's context")
+
+-- Trace: a prepared post is recorded as the C call it is.
+local lines = {}
+verbs.trace(function(call, ret, decl) lines[#lines + 1] = (decl or "") .. "\n" .. call .. " = " .. ret end)
+b:post_recv(recv)
+verbs.trace(false)
+local traced = table.concat(lines, "\n")
+check(traced:find("ibv_post_recv(qp", 1, true) and traced:find("wr_id = 1100", 1, true),
+  "trace of a prepared post: %s", traced)
+
+-- An MR destroyed after preparing: an error at the next post, not a stale lkey.
+local mr_c = pd:reg_mr(64, "LOCAL_WRITE")
+local precv = verbs.recv_wr{ wr_id = 7, sg_list = { { mr = mr_c, length = 64 } } }
+mr_c:dereg()
+e = raises("post with a deregistered MR", b.post_recv, b, precv)
+check(tostring(e):find("names mr%d+, which is destroyed"), "destroyed MR: %s", tostring(e))
+
+-- GC: the prepared WRs keep their MRs; dropping everything is safe.
+send, recv, pchain, precv, wc, wc8, chain = nil, nil, nil, nil, nil, nil, nil
+collectgarbage(); collectgarbage()
+T.done("verbs_prepared")
