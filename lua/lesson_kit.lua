@@ -214,9 +214,17 @@ local order = { "qp", "ah", "srq", "mr", "cq", "comp_channel", "pd", "context" }
 local closers = { qp = "destroy", ah = "destroy", srq = "destroy", mr = "dereg", cq = "destroy",
                   comp_channel = "destroy", pd = "dealloc", context = "close" }
 K.lesson_globals = { "wcs", "err", "ok", "ev", "ev_cq", "gid_index", "gid", "port", "dev", "src_ip",
-                     "before", "pinned", "reads", "adds", "mtu" }
+                     "before", "pinned", "reads", "adds", "mtu", "conn", "peer", "reply",
+                     "partner_host", "partner_port" }
+
+-- Functions a lesson registers to run at teardown (closing a socket,
+-- stopping a partner process), newest first.
+local at_teardown = {}
+function K.at_teardown(fn) at_teardown[#at_teardown + 1] = fn end
 
 function K.teardown()
+  for i = #at_teardown, 1, -1 do pcall(at_teardown[i]) end
+  at_teardown = {}
   local found, names = {}, {}
   for name, v in pairs(_G) do
     local kind = K.kind(v)
@@ -238,6 +246,68 @@ function K.teardown()
   for _, n in ipairs(K.lesson_globals) do rawset(_G, n, nil) end
   collectgarbage()
   return names
+end
+
+---------------------------------------------------------------------------
+-- Partners: a second verbsh process that a lab lesson talks to, started in
+-- the background with its output in a file, and stopped at teardown.
+
+local Partner = {}
+Partner.__index = Partner
+
+-- K.spawn(script, args): runs `verbsh script args...` with this very binary
+-- (the shell's parent is this process: /proc/$PPID/exe).
+function K.spawn(script, args)
+  local log = os.tmpname()
+  local words = {}
+  for _, a in ipairs(args or {}) do words[#words + 1] = ("'%s'"):format(tostring(a):gsub("'", "'\\''")) end
+  local cmd = ([[exec "$(readlink /proc/$PPID/exe)" '%s' %s >'%s' 2>&1 </dev/null & echo $!]])
+    :format(script, table.concat(words, " "), log)
+  local p = assert(io.popen(cmd))
+  local pid = math.tointeger(tonumber(p:read("l")))
+  p:close()
+  if not pid then error("could not start " .. script, 0) end
+  local self = setmetatable({ pid = pid, log = log, script = script }, Partner)
+  K.at_teardown(function() self:stop() end)
+  return self
+end
+
+function Partner:output()
+  local f = io.open(self.log)
+  if not f then return "" end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+function Partner:alive()
+  return os.execute(("kill -0 %d 2>/dev/null"):format(self.pid)) == true
+end
+
+-- Waits up to timeout_s for pattern in the partner's output; returns the
+-- captures, or nil and the output so far (the partner may have failed).
+function K.partner_wait(self, pattern, timeout_s)
+  local socket = require "socket"
+  local deadline = socket.gettime() + (timeout_s or 30)
+  repeat
+    local out = self:output()
+    local caps = { out:match(pattern) }
+    if caps[1] then return table.unpack(caps) end
+    if not self:alive() then
+      out = self:output()
+      caps = { out:match(pattern) }
+      if caps[1] then return table.unpack(caps) end
+      return nil, out
+    end
+    socket.sleep(0.05)
+  until socket.gettime() > deadline
+  return nil, self:output()
+end
+Partner.wait_for = K.partner_wait
+
+function Partner:stop()
+  if self:alive() then os.execute(("kill %d 2>/dev/null"):format(self.pid)) end
+  os.remove(self.log)
 end
 
 ---------------------------------------------------------------------------

@@ -102,3 +102,9 @@ auto() {
     echo "$output"
     [ "$status" -eq 0 ]
 }
+
+@test "lesson 13 pair-lab: --auto passes against a partner verbsh process (OOB exchange, SEND, RDMA WRITE)" {
+    auto 13 pair-lab
+    [[ $output == *"the partner answered \"HELLO PARTNER\""* ]]
+    [[ $output == *"the partner's memory holds \"written by verbsh\""* ]]
+}

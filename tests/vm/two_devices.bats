@@ -21,3 +21,26 @@ load ../helpers
     # every ping crossed the veth: at least 200 RoCE packets left rxe1's end
     [ "$(sed -n 's/^veth1 tx //p' <<<"$output")" -ge 200 ]
 }
+
+@test "two devices: the pair lab (lesson 13) between two verbsh processes, partner on rxe1 at 192.0.2.2" {
+    cd "$ROOT"
+    run scripts/rxe-vm --two -- bash -c '
+        "$VERBSH" -d rxe1 examples/pair_partner.lua -g $RXE1_GID_INDEX --listen 192.0.2.2 --port 18630 >partner.out 2>&1 &
+        partner=$!
+        for i in $(seq 150); do ss -ltn | grep -q ":18630 " && break; sleep 0.1; done
+        before=$(cat /sys/class/net/veth0/statistics/tx_packets)
+        PAIR_PEER=192.0.2.2:18630 VERBSH_DEVICE=rxe0 "$VERBSH" --lesson pair-lab --auto; rc=$?
+        timeout 30 tail --pid=$partner -f /dev/null
+        wait $partner; prc=$?
+        cat partner.out
+        echo "veth0 tx $(( $(cat /sys/class/net/veth0/statistics/tx_packets) - before ))"
+        echo "rc $rc partner $prc"'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"PASS pair-lab"* ]]
+    [[ $output == *"rc 0 partner 0"* ]]
+    [[ $output == *"partner: received \"hello partner\""* ]]
+    [[ $output == *"partner: your RDMA WRITE left \"written by verbsh\" in my memory"* ]]
+    [[ $output == *"partner: qp_num"*"gid ::ffff:192.0.2.1"* ]] || [[ $output == *"partner: you are qp_num"*"gid ::ffff:192.0.2.1"* ]]
+    [ "$(sed -n 's/^veth0 tx //p' <<<"$output")" -ge 4 ]
+}
