@@ -37,6 +37,27 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
     [[ $output == *"timeout: the guest did not finish within 12s"* ]]
 }
 
+@test "rxe-vm stops its guest within seconds when its caller is killed" {
+    log=$BATS_TEST_TMPDIR/vm.log
+    # The caller: a shell that runs rxe-vm and is then killed with SIGKILL,
+    # which leaves rxe-vm itself running (as after a killed test run).
+    bash -c '"$0" --timeout 300 -- sleep 297 >"$1" 2>&1' "$ROOT/scripts/rxe-vm" "$log" &
+    caller=$!
+    for _ in $(seq 100); do pgrep -f -- "-- sleep 297" >/dev/null && break; sleep 0.1; done
+    sleep 3
+    kill -9 "$caller"
+    wait "$caller" || true
+    gone=0
+    for i in $(seq 30); do
+        pgrep -f -- "--timeout 300 -- sleep 297" >/dev/null || { gone=1; break; }
+        sleep 1
+    done
+    cat "$log"
+    [ "$gone" = 1 ]
+    [ "$i" -le 15 ]
+    grep -q "the caller (pid $caller) is gone: stopping the guest" "$log"
+}
+
 @test "rxe-vm reports a guest kernel panic with the console tail and exit 125" {
     run vm -- sh -c 'echo c >/proc/sysrq-trigger; sleep 60'
     [ "$status" -eq 125 ]
