@@ -143,9 +143,23 @@ static void maybe_free(struct vnode *n)
 	free(n);
 }
 
+/* Every method call checks its object: compare the metatable's address with
+ * the one registered for cls first (luaL_testudata looks it up by name in
+ * the registry, a cost the posting loops feel), then fall back to the name. */
+void *vudata_test(lua_State *L, int idx, const void *mt, const char *tname)
+{
+	if (lua_type(L, idx) == LUA_TUSERDATA && lua_getmetatable(L, idx)) {
+		const void *got = lua_topointer(L, -1);
+		lua_pop(L, 1);
+		if (got == mt)
+			return lua_touserdata(L, idx);
+	}
+	return luaL_testudata(L, idx, tname);
+}
+
 static struct vnode *node_at(lua_State *L, int idx, const struct vclass *cls)
 {
-	struct vnode **ud = luaL_testudata(L, idx, cls->tname);
+	struct vnode **ud = vudata_test(L, idx, cls->mt, cls->tname);
 	return ud ? *ud : NULL;
 }
 
@@ -291,6 +305,7 @@ static int obj_index(lua_State *L)
 void vobj_register(lua_State *L, const struct vclass *cls)
 {
 	luaL_newmetatable(L, cls->tname);
+	((struct vclass *)cls)->mt = lua_topointer(L, -1);
 	/* methods */
 	lua_newtable(L);
 	luaL_setfuncs(L, cls->methods, 0);

@@ -362,7 +362,7 @@ int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
 	struct ibv_recv_wr wr_stack[WR_STACK], *wrs, *bad = NULL;
 	struct ibv_sge sge_stack[SGE_STACK];
 	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = idx, .path = "" };
-	bool srq = strcmp(verb, "ibv_post_srq_recv") == 0;
+	bool srq = n->cls == &vc_srq;
 
 	if (lua_type(L, idx) == LUA_TUSERDATA)
 		return prepared_post_recv(L, n, self, idx, verb, h);

@@ -136,6 +136,7 @@ struct vclass {
 	int (*field)(lua_State *L, struct vnode *n, const char *key); /* live fields; pushes 1 or 0 */
 	const luaL_Reg *methods;
 	unsigned count;                  /* ids handed out */
+	const void *mt;                  /* its metatable, for the cheap type check */
 };
 
 /* Pushes a new userdata for class cls with no handle yet. deps: absolute
@@ -148,6 +149,9 @@ void vobj_set(struct vnode *n, void *h);
 struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls);
 /* The node at idx when it is an object of class cls (destroyed or not), else NULL. */
 struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls);
+/* luaL_testudata, comparing the metatable's address with mt (the one
+ * registered under tname, cached by the caller) before the registry lookup. */
+void *vudata_test(lua_State *L, int idx, const void *mt, const char *tname);
 /* Registers the metatable of cls (methods, __gc, __close, __tostring, __index). */
 void vobj_register(lua_State *L, const struct vclass *cls);
 /* "qp3" */

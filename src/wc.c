@@ -12,6 +12,8 @@
 static const char WC_ARRAY[] = "verbs.wc_array";
 static const char WC_VIEW[] = "verbs.wc";
 
+static const void *view_mt, *array_mt;   /* cached for vudata_test */
+
 struct wc_view {
 	struct wc_array *a;
 	int i;   /* 0-based */
@@ -28,7 +30,7 @@ struct wc_array *wc_array_test(lua_State *L, int idx)
 	if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
 		return NULL;
 	lua_getfield(L, -1, "__wc");
-	a = luaL_testudata(L, -1, WC_ARRAY);
+	a = vudata_test(L, -1, array_mt, WC_ARRAY);
 	lua_pop(L, 2);
 	return a;
 }
@@ -120,8 +122,10 @@ static struct ibv_wc *entry(lua_State *L, struct wc_view *v)
  * SUCCESS (the C struct leaves them undefined). */
 static int view_index(lua_State *L)
 {
-	struct wc_view *v = luaL_checkudata(L, 1, WC_VIEW);
+	struct wc_view *v = vudata_test(L, 1, view_mt, WC_VIEW);
 	const char *k = luaL_checkstring(L, 2);
+	if (!v)
+		return vtypeerror(L, 1, WC_VIEW);
 	struct ibv_wc *wc = entry(L, v);
 	if (strcmp(k, "status") == 0)
 		venum_push(L, &ve_wc_status, wc->status);
@@ -177,7 +181,9 @@ void wc_open(lua_State *L)
 {
 	static const luaL_Reg view_meta[] = { { "__index", view_index }, { "__tostring", view_tostring }, { NULL, NULL } };
 	luaL_newmetatable(L, WC_ARRAY);   /* the C array itself: reachable only through its wc_array */
+	array_mt = lua_topointer(L, -1);
 	luaL_newmetatable(L, WC_VIEW);
+	view_mt = lua_topointer(L, -1);
 	luaL_setfuncs(L, view_meta, 0);
 	lua_pop(L, 2);
 	lua_pushcfunction(L, l_wc_array);

@@ -16,6 +16,7 @@
 
 static const char SEND_WR[] = "verbs.send_wr";
 static const char RECV_WR[] = "verbs.recv_wr";
+static const void *send_mt, *recv_mt;   /* cached for vudata_test */
 
 struct prepared {
 	bool send;
@@ -267,7 +268,7 @@ static int l_tostring(lua_State *L)
 
 static struct prepared *check_kind(lua_State *L, int idx, bool send)
 {
-	struct prepared *pw = luaL_testudata(L, idx, send ? SEND_WR : RECV_WR);
+	struct prepared *pw = send ? vudata_test(L, idx, send_mt, SEND_WR) : vudata_test(L, idx, recv_mt, RECV_WR);
 	if (!pw)
 		vtypeerror(L, idx, send ? "table or verbs.send_wr" : "table or verbs.recv_wr");
 	for (int d = 0; d < pw->ndeps; d++)
@@ -317,8 +318,10 @@ void wr_open(lua_State *L)
 	};
 	luaL_newmetatable(L, SEND_WR);
 	luaL_setfuncs(L, meta, 0);
+	send_mt = lua_topointer(L, -1);
 	luaL_newmetatable(L, RECV_WR);
 	luaL_setfuncs(L, meta, 0);
+	recv_mt = lua_topointer(L, -1);
 	lua_pop(L, 2);
 	lua_pushcfunction(L, l_send_wr);
 	lua_setfield(L, -2, "send_wr");
