@@ -174,4 +174,32 @@ function M.show(what, d)
 end
 
 M.gid_hex, M.hex_gid = gid_hex, hex_gid
+-- A function that posts n copies of recv_wr on qp in one call (the
+-- examples' refill), as ibv_*_pingpong's pp_post_recv does one by one.
+function M.receiver(qp, recv_wr)
+  return function(n)
+    local list = {}
+    for k = 1, n do list[k] = recv_wr end
+    qp:post_recv(list)
+  end
+end
+
+-- The rest of either example: the TCP exchange as client (SERVER given) or
+-- server, then the loop and its report. connect(dest) readies the QP for the
+-- peer at dest and returns the send WR.
+function M.run(opt, server, mine, qp, cq, post_recvs, connect)
+  local send_wr
+  local function ready(dest) send_wr = connect(dest) end
+  local dest, sock
+  if server then
+    dest, sock = M.client(server, opt.p, mine)
+    ready(dest)
+  else
+    dest, sock = M.server(opt.p, mine, ready)
+  end
+  M.show("remote address:", dest)
+  M.report(opt, M.loop(qp, cq, send_wr, post_recvs, opt, server ~= nil))
+  sock:close()
+end
+
 return M

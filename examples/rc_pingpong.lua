@@ -22,11 +22,7 @@ qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0 
 local recv_wr = { wr_id = 1, sg_list = { { mr = mr, offset = 0, length = opt.s } } }
 local send_wr = { wr_id = 2, opcode = "SEND", send_flags = "SIGNALED",
                   sg_list = { { mr = mr, offset = 0, length = opt.s } } }
-local function post_recvs(n)
-  local list = {}
-  for k = 1, n do list[k] = recv_wr end
-  qp:post_recv(list)
-end
+local post_recvs = pp.receiver(qp, recv_wr)
 post_recvs(opt.r)
 
 local mine = { lid = ctx:query_port(1).lid, qpn = qp.qp_num, psn = math.random(0, 0xffffff),
@@ -41,15 +37,7 @@ local function connect(dest)
                 grh = { dgid = dest.gid, sgid_index = gid_index, hop_limit = 1 } } }
   qp:modify{ qp_state = "RTS", timeout = 14, retry_cnt = 7, rnr_retry = 7,
              sq_psn = mine.psn, max_rd_atomic = 1 }
+  return send_wr
 end
 
-local dest, sock
-if server then
-  dest, sock = pp.client(server, opt.p, mine)
-  connect(dest)
-else
-  dest, sock = pp.server(opt.p, mine, connect)
-end
-pp.show("remote address:", dest)
-pp.report(opt, pp.loop(qp, cq, send_wr, post_recvs, opt, server ~= nil))
-sock:close()
+pp.run(opt, server, mine, qp, cq, post_recvs, connect)

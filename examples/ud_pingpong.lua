@@ -26,11 +26,7 @@ qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qkey = QKEY }
 qp:modify{ qp_state = "RTR" }
 
 local recv_wr = { wr_id = 1, sg_list = { { mr = mr, offset = 0, length = opt.s + GRH } } }
-local function post_recvs(n)
-  local list = {}
-  for k = 1, n do list[k] = recv_wr end
-  qp:post_recv(list)
-end
+local post_recvs = pp.receiver(qp, recv_wr)
 post_recvs(opt.r)
 
 local mine = { lid = port.lid, qpn = qp.qp_num, psn = math.random(0, 0xffffff),
@@ -38,22 +34,12 @@ local mine = { lid = port.lid, qpn = qp.qp_num, psn = math.random(0, 0xffffff),
 qp:modify{ qp_state = "RTS", sq_psn = mine.psn }
 pp.show("local address: ", mine)
 
-local send_wr
 local function connect(dest)
   local ah = pd:create_ah{ is_global = 1, dlid = dest.lid, sl = 0, port_num = 1,
                            grh = { dgid = dest.gid, sgid_index = gid_index, hop_limit = 1 } }
-  send_wr = { wr_id = 2, opcode = "SEND", send_flags = "SIGNALED",
-              sg_list = { { mr = mr, offset = GRH, length = opt.s } },
-              ud = { ah = ah, remote_qpn = dest.qpn, remote_qkey = QKEY } }
+  return { wr_id = 2, opcode = "SEND", send_flags = "SIGNALED",
+           sg_list = { { mr = mr, offset = GRH, length = opt.s } },
+           ud = { ah = ah, remote_qpn = dest.qpn, remote_qkey = QKEY } }
 end
 
-local dest, sock
-if server then
-  dest, sock = pp.client(server, opt.p, mine)
-  connect(dest)
-else
-  dest, sock = pp.server(opt.p, mine, connect)
-end
-pp.show("remote address:", dest)
-pp.report(opt, pp.loop(qp, cq, send_wr, post_recvs, opt, server ~= nil))
-sock:close()
+pp.run(opt, server, mine, qp, cq, post_recvs, connect)

@@ -175,43 +175,30 @@ static int push_wr_table(lua_State *L, int arg, int idx, bool is_list, int i)
 	return lua_gettop(L);
 }
 
-void send_wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, struct ibv_send_wr *wrs,
-		   struct sge_pool *p)
+void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send, void *wrs, struct sge_pool *p)
 {
 	char path[32], key[32];
+	size_t wsize = send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr);
 	pool = p;
 	for (int i = 0; i < count; i++) {
-		struct ibv_send_wr *w = &wrs[i];
+		char *w = (char *)wrs + (size_t)i * wsize;
+		char *next = i + 1 < count ? w + wsize : NULL;
 		int t = push_wr_table(L, arg, idx, is_list, i);
 		const char *at = wr_path(path, sizeof path, is_list, i);
-		memset(w, 0, sizeof *w);
+		memset(w, 0, wsize);
 		snprintf(key, sizeof key, "%.*s", is_list ? (int)strlen(at) - 1 : 0, at);   /* "[3]" */
 		p->path = at;
-		uint64_t m = vm_read_path(L, arg, t, vf_send_wr, w, key);
+		uint64_t m = vm_read_path(L, arg, t, send ? vf_send_wr : vf_recv_wr, w, key);
 		lua_pop(L, 1);
+		if (!send) {
+			((struct ibv_recv_wr *)w)->next = (struct ibv_recv_wr *)next;
+			continue;
+		}
 		if (!(m & W_OPCODE))
 			vargerror(L, arg, lua_pushfstring(L, "%skey 'opcode' is required (in C, 0 is IBV_WR_RDMA_WRITE)", at));
 		if (__builtin_popcountll(m & (W_RDMA | W_ATOMIC | W_UD)) > 1)
 			vargerror(L, arg, lua_pushfstring(L, "%srdma, atomic and ud share a union in ibv_send_wr: give one", at));
-		w->next = i + 1 < count ? &wrs[i + 1] : NULL;
-	}
-}
-
-void recv_wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, struct ibv_recv_wr *wrs,
-		   struct sge_pool *p)
-{
-	char path[32], key[32];
-	pool = p;
-	for (int i = 0; i < count; i++) {
-		struct ibv_recv_wr *w = &wrs[i];
-		int t = push_wr_table(L, arg, idx, is_list, i);
-		const char *at = wr_path(path, sizeof path, is_list, i);
-		memset(w, 0, sizeof *w);
-		snprintf(key, sizeof key, "%.*s", is_list ? (int)strlen(at) - 1 : 0, at);
-		p->path = at;
-		vm_read_path(L, arg, t, vf_recv_wr, w, key);
-		lua_pop(L, 1);
-		w->next = i + 1 < count ? &wrs[i + 1] : NULL;
+		((struct ibv_send_wr *)w)->next = (struct ibv_send_wr *)next;
 	}
 }
 
@@ -341,7 +328,7 @@ int qp_post_send(lua_State *L)
 	if (!is_list)
 		count = 1;
 	wrs = wr_room(L, count, sizeof *wrs, wr_stack, &p);
-	send_wrs_read(L, 2, 2, count, is_list, wrs, &p);
+	wrs_read(L, 2, 2, count, is_list, true, wrs, &p);
 	send_wrs_check(L, 2, n->h, wrs, is_list);
 	int ret = ibv_post_send(n->h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, true) : 0;
@@ -371,7 +358,7 @@ int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
 	if (!is_list)
 		count = 1;
 	wrs = wr_room(L, count, sizeof *wrs, wr_stack, &p);
-	recv_wrs_read(L, idx, idx, count, is_list, wrs, &p);
+	wrs_read(L, idx, idx, count, is_list, false, wrs, &p);
 	int ret = srq ? ibv_post_srq_recv(h, wrs, &bad) : ibv_post_recv(h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, false) : 0;
 	if (vrecording)

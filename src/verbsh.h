@@ -217,12 +217,10 @@ struct sge_pool {
 extern const struct vfield vf_qp_cap[], vf_send_wr[], vf_recv_wr[];
 /* The number of WRs when the table at idx is a list of WRs (has [1]), else 0. */
 int wr_count(lua_State *L, int idx);
-/* Read count WRs from the table at idx (a list, or one WR) into wrs, chained,
- * with their SGEs in p. Raise naming the key. */
-void send_wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, struct ibv_send_wr *wrs,
-		   struct sge_pool *p);
-void recv_wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, struct ibv_recv_wr *wrs,
-		   struct sge_pool *p);
+/* Reads count WRs (struct ibv_send_wr when send, else ibv_recv_wr) from the
+ * table at idx (a list, or one WR) into wrs, chained, with their SGEs in p.
+ * Raises naming the key. */
+void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send, void *wrs, struct sge_pool *p);
 /* Before every send: what the provider would crash on rather than fail. */
 void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *wrs, bool is_list);
 /* The 1-based position of bad in the chain wrs. */

@@ -108,10 +108,7 @@ static int prepare(lua_State *L, bool send)
 	pw->sge = (struct ibv_sge *)((char *)pw->wrs + (size_t)count * wr_size(send));
 	pw->deps = (struct vnode **)(pw->sge + nsge);
 	struct sge_pool p = { .sge = pw->sge, .cap = nsge, .arg = 1, .path = "" };
-	if (send)
-		send_wrs_read(L, 1, 1, count, is_list, pw->wrs, &p);
-	else
-		recv_wrs_read(L, 1, 1, count, is_list, pw->wrs, &p);
+	wrs_read(L, 1, 1, count, is_list, send, pw->wrs, &p);
 	lua_newtable(L);   /* 3: the objects named */
 	collect_deps(L, pw, 1, is_list, 3);
 	lua_setiuservalue(L, 2, 1);
