@@ -135,7 +135,8 @@ end
 
 -- The loop of the C tools: the client sends first; each side sends its next
 -- message once its previous send completed and the peer's message arrived.
--- post_recvs(n) reposts receives; returns the elapsed seconds.
+-- post_recvs(n) reposts receives; opt.on_recv(wc), if set, sees each receive
+-- first (a UD server learns its peer's address there). Returns the seconds.
 function M.loop(qp, cq, send_wr, post_recvs, opt, is_client)
   local RECV, SEND = 1, 2
   local pending = RECV
@@ -150,6 +151,7 @@ function M.loop(qp, cq, send_wr, post_recvs, opt, is_client)
       if wc.wr_id == SEND then
         scnt = scnt + 1
       else
+        if opt.on_recv then opt.on_recv(wc) end
         rcnt, routs = rcnt + 1, routs - 1
         if routs <= 1 then post_recvs(opt.r - routs); routs = opt.r end
       end

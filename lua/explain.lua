@@ -7,8 +7,9 @@
 local qp = require "verbs.explain_qp"
 local wc = require "verbs.explain_wc"
 local sys = require "verbs.explain_sys"
+local cm = require "verbs.explain_cm"
 
-local M = { qp = qp, wc = wc, sys = sys }
+local M = { qp = qp, wc = wc, sys = sys, cm = cm }
 
 M.ERRNO = { EPERM = 1, ENOENT = 2, EINTR = 4, EIO = 5, ENXIO = 6, EAGAIN = 11, ENOMEM = 12, EACCES = 13,
   EFAULT = 14, EBUSY = 16, EEXIST = 17, ENODEV = 19, EINVAL = 22, ENOSPC = 28, ERANGE = 34, ENOSYS = 38,
@@ -69,6 +70,8 @@ M.ANALYZE = {
   ibv_open_device = function(e) return nil, { sys.diagnose_open(e.context) } end,
   ibv_get_device_list = function(e) return nil, { sys.diagnose_open(e.context) } end,
 }
+for k, h in pairs(cm.HINTS) do M.HINTS[k] = h end
+for verb, f in pairs(cm.ANALYZE) do M.ANALYZE[verb] = f end
 for verb in pairs(MEMLOCK_VERBS) do
   M.ANALYZE[verb] = function(e)
     if e.errname == "ENOMEM" or e.errname == "EPERM" or e.errname == "EFAULT" and (e.context or {}).memlock then
@@ -181,6 +184,9 @@ function M.explain(x)
   if t == "table" and getmetatable(x) == error_meta then return error_meta.__tostring(x) end
   if t == "table" and x.verb and (x.errno or x.errname) then return (render(x, analyze(x))) end
   if t == "table" and x.status ~= nil then return wc.tostring(x) end
+  if t == "userdata" and getmetatable(x) and getmetatable(x).__name == "verbs.cm_event" then
+    return cm.describe(x)
+  end
   if math.type(x) == "integer" then
     local name = wc.name(x)
     return name and wc.explain_status(name) or ("%d is not an ibv_wc_status (0..23)"):format(x)

@@ -16,7 +16,15 @@ int cq_create(lua_State *L);        /* cq.c */
 int channel_create(lua_State *L);   /* cq.c */
 int pd_alloc(lua_State *L);         /* pd.c */
 
-static int ctx_destroy(struct vnode *n) { return ibv_close_device(n->h); }
+/* aux != 0: a context librdmacm opened (cm_id.verbs). It stays open while
+ * librdmacm is loaded; closing it is not ours to do. */
+static int ctx_destroy(struct vnode *n) { return n->aux ? 0 : ibv_close_device(n->h); }
+
+static const char *ctx_refuse_destroy(struct vnode *n)
+{
+	return n->aux ? "this context is librdmacm's (cm_id.verbs): librdmacm opened it and closes it itself;"
+			" in C you never call ibv_close_device on id->verbs" : NULL;
+}
 
 static void ctx_describe(lua_State *L, struct vnode *n)
 {
@@ -436,13 +444,14 @@ static const luaL_Reg ctx_methods[] = {
 	{ "query_device", l_query_device }, { "query_port", l_query_port }, { "query_gid", l_query_gid },
 	{ "gids", l_gids }, { "alloc_pd", pd_alloc }, { "create_comp_channel", channel_create },
 	{ "create_cq", cq_create }, { "get_async_event", l_get_async_event },
+	{ "init_ah_from_wc", ah_init_from_wc },
 	{ NULL, NULL }
 };
 
 struct vclass vc_context = {
 	.kind = "context", .var = "ctx", .tname = "verbs.context", .destroy_verb = "ibv_close_device",
 	.destroy_method = "close", .destroy = ctx_destroy, .describe = ctx_describe, .field = ctx_field,
-	.methods = ctx_methods,
+	.methods = ctx_methods, .refuse_destroy = ctx_refuse_destroy,
 };
 
 void context_open(lua_State *L)

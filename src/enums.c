@@ -2,6 +2,7 @@
  * their prefix, as the shell shows them and accepts them. verbs.enums exports
  * them keyed by C type name. */
 #include <string.h>
+#include <rdma/rdma_cma.h>
 #include "verbsh.h"
 
 #define E(p, n) { #n, p##n }
@@ -92,11 +93,22 @@ TABLE(ve_device_cap, "ibv_device_cap_flags", "IBV_DEVICE_", true,
 	E(IBV_DEVICE_, MEM_WINDOW_TYPE_2B), E(IBV_DEVICE_, RC_IP_CSUM), E(IBV_DEVICE_, RAW_IP_CSUM),
 	E(IBV_DEVICE_, MANAGED_FLOW_STEERING))
 
+/* librdmacm */
+TABLE(ve_cm_event_type, "rdma_cm_event_type", "RDMA_CM_EVENT_", false,
+	E(RDMA_CM_EVENT_, ADDR_RESOLVED), E(RDMA_CM_EVENT_, ADDR_ERROR), E(RDMA_CM_EVENT_, ROUTE_RESOLVED),
+	E(RDMA_CM_EVENT_, ROUTE_ERROR), E(RDMA_CM_EVENT_, CONNECT_REQUEST), E(RDMA_CM_EVENT_, CONNECT_RESPONSE),
+	E(RDMA_CM_EVENT_, CONNECT_ERROR), E(RDMA_CM_EVENT_, UNREACHABLE), E(RDMA_CM_EVENT_, REJECTED),
+	E(RDMA_CM_EVENT_, ESTABLISHED), E(RDMA_CM_EVENT_, DISCONNECTED), E(RDMA_CM_EVENT_, DEVICE_REMOVAL),
+	E(RDMA_CM_EVENT_, MULTICAST_JOIN), E(RDMA_CM_EVENT_, MULTICAST_ERROR), E(RDMA_CM_EVENT_, ADDR_CHANGE),
+	E(RDMA_CM_EVENT_, TIMEWAIT_EXIT))
+TABLE(ve_port_space, "rdma_port_space", "RDMA_PS_", false,
+	E(RDMA_PS_, TCP), E(RDMA_PS_, UDP), E(RDMA_PS_, IB), E(RDMA_PS_, IPOIB))
+
 static const struct venum *const all[] = {
 	&ve_qp_state, &ve_qp_type, &ve_mtu, &ve_wc_status, &ve_wc_opcode, &ve_wr_opcode, &ve_access,
 	&ve_send_flags, &ve_wc_flags, &ve_qp_attr_mask, &ve_srq_attr_mask, &ve_port_state,
 	&ve_port_phys_state, &ve_link_layer, &ve_node_type, &ve_transport_type, &ve_event_type,
-	&ve_gid_type, &ve_mig_state, &ve_atomic_cap, &ve_device_cap,
+	&ve_gid_type, &ve_mig_state, &ve_atomic_cap, &ve_device_cap, &ve_cm_event_type, &ve_port_space,
 };
 
 const char *venum_name(const struct venum *t, int64_t v)

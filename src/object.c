@@ -47,6 +47,11 @@ bool vobj_mr_covers(uint64_t addr, uint64_t len)
 	return false;
 }
 
+const char *vobj_gone(const struct vclass *cls)
+{
+	return cls->gone ? cls->gone : "destroyed";
+}
+
 const char *vobj_cname(struct vnode *n, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%u", n->cls->var, n->id);
@@ -118,9 +123,12 @@ static void release_deps(struct vnode *n)
 static void record_destroy(lua_State *L, struct vnode *n, int err, const char *why)
 {
 	char call[128], ret[64], name[32];
-	if (!vrecording || !L)
-		return;
-	snprintf(call, sizeof call, "%s(%s)", n->cls->destroy_verb, vobj_cname(n, name, sizeof name));
+	if (!vrecording || !L || (n->cls->refuse_destroy && n->cls->refuse_destroy(n)))
+		return;   /* nothing is called for an object that is not ours to destroy */
+	if (n->cls->destroy_call)
+		n->cls->destroy_call(n, call, sizeof call);
+	else
+		snprintf(call, sizeof call, "%s(%s)", n->cls->destroy_verb, vobj_cname(n, name, sizeof name));
 	snprintf(ret, sizeof ret, "%d%s", err, why);
 	vrecord(L, NULL, call, ret);
 }
@@ -175,8 +183,8 @@ struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls)
 		vtypeerror(L, idx, cls->tname);
 	if (!n->h) {
 		if (idx == 1)
-			luaL_error(L, "%s is destroyed", cls->kind);
-		vargerror(L, idx, lua_pushfstring(L, "%s is destroyed", cls->kind));
+			luaL_error(L, "%s is %s", cls->kind, vobj_gone(cls));
+		vargerror(L, idx, lua_pushfstring(L, "%s is %s", cls->kind, vobj_gone(cls)));
 	}
 	return n;
 }
@@ -190,7 +198,7 @@ void vobj_uservalue(lua_State *L, int idx, int i)
 static void push_tostring(lua_State *L, struct vnode *n)
 {
 	if (!n->h) {
-		lua_pushfstring(L, "%s (destroyed)", n->cls->kind);
+		lua_pushfstring(L, "%s (%s)", n->cls->kind, vobj_gone(n->cls));
 		return;
 	}
 	luaL_Buffer b;
@@ -202,8 +210,9 @@ static void push_tostring(lua_State *L, struct vnode *n)
 	luaL_pushresult(&b);
 }
 
-/* "qp1 (qp RC 0x000011 RTS), mr2 (mr 4096 bytes lkey 0x1234)" */
-static int push_users(lua_State *L, struct vnode *n)
+/* "qp1 (qp RC 0x000011 RTS), mr2 (mr 4096 bytes lkey 0x1234)"; *how is
+ * the users' destroy method when they share one ("ack" for cm events). */
+static int push_users(lua_State *L, struct vnode *n, const char **how)
 {
 	luaL_Buffer b;
 	char name[32];
@@ -215,6 +224,7 @@ static int push_users(lua_State *L, struct vnode *n)
 			uses |= m->deps[i] == n;
 		if (!uses || !m->h)
 			continue;
+		*how = k == 0 || strcmp(*how, m->cls->destroy_method) == 0 ? m->cls->destroy_method : "ack or destroy";
 		if (k++)
 			luaL_addstring(&b, ", ");
 		luaL_addstring(&b, vobj_cname(m, name, sizeof name));
@@ -233,12 +243,16 @@ static int obj_destroy(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, cls);
 	int err;
 
+	const char *refused = cls->refuse_destroy ? cls->refuse_destroy(n) : NULL;
+	if (refused)
+		return luaL_error(L, "%s: %s", cls->destroy_method, refused);
 	if (n->users) {
 		char name[32];
-		int k = push_users(L, n);   /* a QP using one CQ twice counts once */
-		return luaL_error(L, "%s: %s is still used by %d object%s: %s; destroy %s first",
+		const char *how = "destroy";
+		int k = push_users(L, n, &how);   /* a QP using one CQ twice counts once */
+		return luaL_error(L, "%s: %s is still used by %d object%s: %s; %s %s first",
 				  cls->destroy_method, vobj_cname(n, name, sizeof name), k,
-				  k == 1 ? "" : "s", lua_tostring(L, -1), k == 1 ? "it" : "them");
+				  k == 1 ? "" : "s", lua_tostring(L, -1), how, k == 1 ? "it" : "them");
 	}
 	err = cls->destroy(n);
 	record_destroy(L, n, err, "");
@@ -294,7 +308,7 @@ static int obj_index(lua_State *L)
 	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL || lua_type(L, 2) != LUA_TSTRING)
 		return 1;
 	if (!*ud || !(*ud)->h)
-		return luaL_error(L, "%s is destroyed (reading '%s')", cls->kind, lua_tostring(L, 2));
+		return luaL_error(L, "%s is %s (reading '%s')", cls->kind, vobj_gone(cls), lua_tostring(L, 2));
 	lua_pop(L, 1);
 	if (cls->field && cls->field(L, *ud, lua_tostring(L, 2)))
 		return 1;

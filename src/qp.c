@@ -15,7 +15,7 @@ const struct vfield vf_qp_cap[] = {
 };
 
 #define IA(m, t, ...) VF(struct ibv_qp_init_attr, m, t, __VA_ARGS__)
-static const struct vfield vf_qp_init_attr[] = {
+const struct vfield vf_qp_init_attr[] = {
 	IA(send_cq, VT_OBJ, .cls = &vc_cq), IA(recv_cq, VT_OBJ, .cls = &vc_cq), IA(srq, VT_OBJ, .cls = &vc_srq),
 	IA(cap, VT_STRUCT, .sub = vf_qp_cap), IA(qp_type, VT_ENUM, .en = &ve_qp_type),
 	IA(sq_sig_all, VT_INT, .max = 1),
@@ -23,7 +23,7 @@ static const struct vfield vf_qp_init_attr[] = {
 };
 
 #define QA(m, t, b, ...) VF(struct ibv_qp_attr, m, t, .bit = (b), __VA_ARGS__)
-static const struct vfield vf_qp_attr[] = {
+const struct vfield vf_qp_attr[] = {
 	QA(qp_state, VT_ENUM, IBV_QP_STATE, .en = &ve_qp_state),
 	QA(cur_qp_state, VT_ENUM, IBV_QP_CUR_STATE, .en = &ve_qp_state),
 	QA(path_mtu, VT_ENUM, IBV_QP_PATH_MTU, .en = &ve_mtu),
@@ -55,10 +55,27 @@ static const struct vfield vf_qp_attr[] = {
 
 /* ---- the class ---------------------------------------------------------------- */
 
-static int qp_destroy(struct vnode *n) { return ibv_destroy_qp(n->h); }
+/* A QP that rdma_create_qp made belongs to its cm_id too (its fifth
+ * dependency): rdma_destroy_qp also clears id->qp, which the CM would
+ * otherwise still modify at disconnect. */
+static int qp_destroy(struct vnode *n)
+{
+	if (n->deps[QP_DEP_CM_ID])
+		return cm_destroy_qp(n->deps[QP_DEP_CM_ID]);
+	return ibv_destroy_qp(n->h);
+}
 
 /* The state from the provider: libibverbs' cached qp->state changes only in
  * modify and query, so a QP that an error moved to ERR would still say RTS. */
+static void qp_destroy_call(struct vnode *n, char *buf, size_t len)
+{
+	char x[32];
+	if (n->deps[QP_DEP_CM_ID])
+		snprintf(buf, len, "rdma_destroy_qp(%s)", vobj_cname(n->deps[QP_DEP_CM_ID], x, sizeof x));
+	else
+		snprintf(buf, len, "ibv_destroy_qp(%s)", vobj_cname(n, x, sizeof x));
+}
+
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a;
@@ -265,7 +282,7 @@ static const luaL_Reg qp_methods[] = {
 struct vclass vc_qp = {
 	.kind = "qp", .var = "qp", .tname = "verbs.qp", .destroy_verb = "ibv_destroy_qp",
 	.destroy_method = "destroy", .destroy = qp_destroy, .describe = qp_describe, .field = qp_field,
-	.methods = qp_methods,
+	.methods = qp_methods, .destroy_call = qp_destroy_call,
 };
 
 void qp_open(lua_State *L)

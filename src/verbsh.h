@@ -31,7 +31,7 @@ struct venum {
 extern const struct venum ve_qp_state, ve_qp_type, ve_mtu, ve_wc_status, ve_wc_opcode, ve_wr_opcode,
 	ve_access, ve_send_flags, ve_wc_flags, ve_qp_attr_mask, ve_port_state, ve_link_layer,
 	ve_node_type, ve_transport_type, ve_event_type, ve_gid_type, ve_mig_state, ve_atomic_cap,
-	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state;
+	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_cm_event_type, ve_port_space;
 
 const char *venum_name(const struct venum *t, int64_t v);   /* NULL when v has no name */
 /* Pushes the name of v, or v itself when it has no name. */
@@ -108,7 +108,7 @@ void vm_gid_push(lua_State *L, const union ibv_gid *gid);
 
 /* ---- object.c: userdata over verbs handles ------------------------------ */
 
-#define VN_MAXDEPS 4
+#define VN_MAXDEPS 5   /* a QP made by rdma_create_qp: pd, send_cq, recv_cq, srq, cm_id */
 
 struct vnode {
 	const struct vclass *cls;
@@ -135,6 +135,13 @@ struct vclass {
 	void (*describe)(lua_State *L, struct vnode *n); /* pushes "RC 0x000011 RTS" */
 	int (*field)(lua_State *L, struct vnode *n, const char *key); /* live fields; pushes 1 or 0 */
 	const luaL_Reg *methods;
+	/* Optional: what a finished object is ("acked" for a cm_event); default "destroyed". */
+	const char *gone;
+	/* Optional: a reason why the explicit destroy is refused (a context that
+	 * librdmacm opened is not the user's to close), or NULL. */
+	const char *(*refuse_destroy)(struct vnode *n);
+	/* Optional: the C call that destroys n, when not destroy_verb(n). */
+	void (*destroy_call)(struct vnode *n, char *buf, size_t len);
 	unsigned count;                  /* ids handed out */
 	const void *mt;                  /* its metatable, for the cheap type check */
 };
@@ -154,6 +161,8 @@ struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls);
 void *vudata_test(lua_State *L, int idx, const void *mt, const char *tname);
 /* Registers the metatable of cls (methods, __gc, __close, __tostring, __index). */
 void vobj_register(lua_State *L, const struct vclass *cls);
+/* "destroyed", or the class's own word ("acked") */
+const char *vobj_gone(const struct vclass *cls);
 /* "qp3" */
 const char *vobj_cname(struct vnode *n, char *buf, size_t len);
 /* The live node whose handle is h, or NULL (for the trace's names). */
@@ -193,8 +202,16 @@ void vtrace_open(lua_State *L);   /* sets verbs.trace in the table at -1 */
 /* ---- the classes ------------------------------------------------------- */
 
 extern struct vclass vc_context, vc_pd, vc_mr, vc_cq, vc_channel, vc_qp, vc_ah, vc_srq;
-extern const struct vfield vf_ah_attr[];
+extern const struct vfield vf_ah_attr[], vf_qp_init_attr[], vf_qp_attr[];
+/* cm.c: rdma_cm event channels, ids and events. A QP created through a
+ * cm_id holds the id as dependency QP_DEP_CM_ID and is destroyed through it. */
+extern struct vclass vc_cm_channel, vc_cm_id, vc_cm_event;
+#define QP_DEP_CM_ID 4
+int cm_destroy_qp(struct vnode *id);
+void cm_open(lua_State *L);
 int ah_create(lua_State *L);
+int ah_create_from_wc(lua_State *L);   /* pd:create_ah_from_wc */
+int ah_init_from_wc(lua_State *L);     /* ctx:init_ah_from_wc */
 
 void context_open(lua_State *L);   /* each adds its functions to the module table at -1 */
 void pd_open(lua_State *L);

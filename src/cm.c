@@ -1,0 +1,795 @@
+/* rdma_cm (librdmacm): event channels, communication ids and their events.
+ *
+ * librdmacm's lifetime rules become dependencies in the object layer:
+ * - an event uses its id and listen id: rdma_destroy_id blocks until every
+ *   event reported on the id is acked, so an unacked event keeps its id;
+ * - a QP made by id:create_qp uses the id: rdma_destroy_qp comes before
+ *   rdma_destroy_id;
+ * - an id uses its channel: rdma_destroy_event_channel wants no ids left.
+ * An event's finalizer acks it, so the garbage collector never hangs in
+ * rdma_destroy_id. */
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <rdma/rdma_cma.h>
+#include "verbsh.h"
+
+/* ---- addresses: "192.0.2.1:7471", "[fe80::1]:7471", "192.0.2.1", "*:7471" -- */
+
+static void read_addr(lua_State *L, int arg, struct sockaddr_storage *ss, const char *what)
+{
+	const char *s = lua_tostring(L, arg);
+	char host[256] = "", port[16] = "0";
+	const char *colon, *close;
+
+	if (lua_type(L, arg) != LUA_TSTRING)
+		vargerror(L, arg, lua_pushfstring(L, "%s expected as \"host:port\" (e.g. \"192.0.2.1:7471\"), got %s",
+						  what, luaL_typename(L, arg)));
+	if (s[0] == '[' && (close = strchr(s, ']'))) {   /* [v6]:port */
+		snprintf(host, sizeof host, "%.*s", (int)(close - s - 1), s + 1);
+		if (close[1] == ':')
+			snprintf(port, sizeof port, "%s", close + 2);
+		else if (close[1])
+			vargerror(L, arg, lua_pushfstring(L, "%s '%s': text after ']'", what, s));
+	} else if ((colon = strchr(s, ':')) && !strchr(colon + 1, ':')) {   /* host:port */
+		snprintf(host, sizeof host, "%.*s", (int)(colon - s), s);
+		snprintf(port, sizeof port, "%s", colon + 1);
+	} else {   /* host alone, or a bare IPv6 address */
+		snprintf(host, sizeof host, "%s", s);
+	}
+	bool any = host[0] == '\0' || strcmp(host, "*") == 0;
+	struct addrinfo hints = { .ai_flags = AI_NUMERICSERV | (any ? AI_PASSIVE : 0),
+				  .ai_family = any ? AF_INET : AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res;
+	int r = getaddrinfo(any ? NULL : host, port, &hints, &res);
+	if (r)
+		vargerror(L, arg, lua_pushfstring(L, "%s '%s': %s", what, s, gai_strerror(r)));
+	memset(ss, 0, sizeof *ss);
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+}
+
+/* "192.0.2.1:7471"; nil for an unset address */
+static void push_addr(lua_State *L, const struct sockaddr *sa)
+{
+	char ip[INET6_ADDRSTRLEN];
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+		lua_pushfstring(L, "%s:%d", ip, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
+		lua_pushfstring(L, "[%s]:%d", ip, ntohs(in6->sin6_port));
+	} else {
+		lua_pushnil(L);
+	}
+}
+
+/* ---- the trace ------------------------------------------------------------- */
+
+static void record_ret(lua_State *L, const char *decl, const char *call, int ret, int err)
+{
+	char r[64];
+	if (!vrecording)
+		return;
+	if (ret)
+		snprintf(r, sizeof r, "-1 /* errno %s */", verrname(err) ? verrname(err) : strerror(err));
+	else
+		snprintf(r, sizeof r, "0");
+	vrecord(L, decl, call, r);
+}
+
+static const char *idname(struct vnode *n, char *buf, size_t len) { return vobj_cname(n, buf, len); }
+
+/* ---- event channels -------------------------------------------------------- */
+
+static int channel_destroy(struct vnode *n)
+{
+	rdma_destroy_event_channel(n->h);
+	return 0;
+}
+
+static void channel_describe(lua_State *L, struct vnode *n)
+{
+	lua_pushfstring(L, "fd %d", ((struct rdma_event_channel *)n->h)->fd);
+}
+
+static int channel_field(lua_State *L, struct vnode *n, const char *key)
+{
+	if (strcmp(key, "fd") != 0)
+		return 0;
+	lua_pushinteger(L, ((struct rdma_event_channel *)n->h)->fd);
+	return 1;
+}
+
+/* verbs.create_event_channel() */
+static int l_create_event_channel(lua_State *L)
+{
+	struct vnode *n = vobj_new(L, &vc_cm_channel, 0, NULL);
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	int err = errno;
+	if (vrecording) {
+		char name[32];
+		vrecord(L, NULL, "rdma_create_event_channel()", ch ? vobj_cname(n, name, sizeof name) : "NULL");
+	}
+	if (!ch)
+		return vraise(L, "rdma_create_event_channel", err, 0, 0);
+	vobj_set(n, ch);
+	return 1;
+}
+
+/* ch:create_id(ps): rdma_create_id(channel, &id, NULL, ps) */
+static int l_create_id(lua_State *L)
+{
+	struct vnode *ch = vobj_check(L, 1, &vc_cm_channel);
+	int64_t ps;
+	const char *e;
+	char call[96], x[32], y[32];
+
+	if (lua_isnoneornil(L, 2))
+		return vargerror(L, 2, "port space expected: \"TCP\" (RC, connected) or \"UDP\" (UD, datagrams)");
+	if ((e = venum_read(L, 2, &ve_port_space, &ps)))
+		return vargerror(L, 2, e);
+	lua_settop(L, 1);
+	int deps[] = { 1 };
+	struct vnode *n = vobj_new(L, &vc_cm_id, 1, deps);
+	struct rdma_cm_id *id;
+	int ret = rdma_create_id(ch->h, &id, NULL, (enum rdma_port_space)ps);
+	int err = errno;
+	if (vrecording) {
+		luaL_Buffer b;
+		luaL_buffinit(L, &b);
+		venum_c(&b, &ve_port_space, ps);
+		luaL_pushresult(&b);
+		snprintf(call, sizeof call, "rdma_create_id(%s, &%s, NULL, %s)", vobj_cname(ch, x, sizeof x),
+			 vobj_cname(n, y, sizeof y), lua_tostring(L, -1));
+		lua_pushfstring(L, "struct rdma_cm_id *%s;", y);
+		record_ret(L, lua_tostring(L, -1), call, ret, err);
+		lua_pop(L, 1);
+		lua_pop(L, 1);
+	}
+	if (ret)
+		return vraise(L, "rdma_create_id", err, 1, 0);
+	vobj_set(n, id);
+	return 1;
+}
+
+/* Pushes the userdata of id, wrapping an id librdmacm made (the new id of a
+ * CONNECT_REQUEST) in a new object that uses the channel at chidx. */
+static void push_id(lua_State *L, struct rdma_cm_id *id, int chidx)
+{
+	struct vnode *n = vobj_find(id);
+	if (!id) {
+		lua_pushnil(L);
+		return;
+	}
+	if (n && n->cls == &vc_cm_id) {
+		if (!vobj_push(L, n))
+			lua_pushnil(L);
+		return;
+	}
+	int deps[] = { chidx };
+	n = vobj_new(L, &vc_cm_id, 1, deps);
+	vobj_set(n, id);
+}
+
+/* ch:get_cm_event([timeout_ms]) -> event, or nil when none came in time */
+static int l_get_cm_event(lua_State *L)
+{
+	struct vnode *ch = vobj_check(L, 1, &vc_cm_channel);
+	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)vm_check_uint(L, 2, 2, INT32_MAX, "timeout_ms");
+	struct rdma_event_channel *c = ch->h;
+	struct rdma_cm_event *ev;
+	char call[96], x[32];
+
+	lua_settop(L, 1);
+	if (!wait_readable(L, c->fd, timeout)) {
+		lua_pushnil(L);
+		return 1;
+	}
+	int ret = rdma_get_cm_event(c, &ev);
+	int err = errno;
+	if (ret) {
+		snprintf(call, sizeof call, "rdma_get_cm_event(%s, &event)", vobj_cname(ch, x, sizeof x));
+		record_ret(L, "struct rdma_cm_event *event;", call, ret, err);
+		return vraise(L, "rdma_get_cm_event", err, 1, 0);
+	}
+	push_id(L, ev->id, 1);          /* 2 */
+	push_id(L, ev->listen_id, 1);   /* 3 */
+	int deps[] = { 1, 2, 3 };
+	struct vnode *n = vobj_new(L, &vc_cm_event, 3, deps);
+	vobj_set(n, ev);
+	if (vrecording) {
+		char ret_s[160], y[32], z[32];
+		struct vnode *idn = vobj_find(ev->id);
+		snprintf(call, sizeof call, "rdma_get_cm_event(%s, &event)", vobj_cname(ch, x, sizeof x));
+		snprintf(ret_s, sizeof ret_s, "0  /* %s: event->event = RDMA_CM_EVENT_%s, event->status = %d, event->id = %s */",
+			 vobj_cname(n, z, sizeof z), venum_name(&ve_cm_event_type, ev->event) ?
+			 venum_name(&ve_cm_event_type, ev->event) : "?", ev->status,
+			 idn ? vobj_cname(idn, y, sizeof y) : "?");
+		vrecord(L, "struct rdma_cm_event *event;", call, ret_s);
+	}
+	return 1;
+}
+
+static const luaL_Reg channel_methods[] = {
+	{ "create_id", l_create_id }, { "get_cm_event", l_get_cm_event }, { NULL, NULL }
+};
+
+struct vclass vc_cm_channel = {
+	.kind = "cm_channel", .var = "cm_channel", .tname = "verbs.cm_channel",
+	.destroy_verb = "rdma_destroy_event_channel", .destroy_method = "destroy", .destroy = channel_destroy,
+	.describe = channel_describe, .field = channel_field, .methods = channel_methods,
+};
+
+/* ---- events ---------------------------------------------------------------- */
+
+static int event_ack(struct vnode *n) { return rdma_ack_cm_event(n->h) ? errno : 0; }
+
+static bool is_ud(const struct rdma_cm_event *ev)
+{
+	return ev->id && (ev->id->ps == RDMA_PS_UDP || ev->id->ps == RDMA_PS_IPOIB);
+}
+
+static void event_describe(lua_State *L, struct vnode *n)
+{
+	struct rdma_cm_event *ev = n->h;
+	const char *name = venum_name(&ve_cm_event_type, ev->event);
+	struct vnode *idn = vobj_find(ev->id);
+	char x[32];
+	lua_pushfstring(L, "%s on %s, status %d", name ? name : "?", idn ? vobj_cname(idn, x, sizeof x) : "?",
+			ev->status);
+	switch (ev->event) {   /* the error events say why, as a failed WC does */
+	case RDMA_CM_EVENT_ADDR_ERROR: case RDMA_CM_EVENT_ROUTE_ERROR: case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE: case RDMA_CM_EVENT_REJECTED: case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		break;
+	default:
+		return;
+	}
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "verbs.explain_cm");
+	if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+		lua_pop(L, 1);
+		return;
+	}
+	lua_getfield(L, -1, "event_cause");
+	lua_pushstring(L, name);
+	lua_pushinteger(L, ev->status);
+	if (lua_pcall(L, 2, 2, 0) != LUA_OK) {
+		lua_pop(L, 2);   /* the module and the error */
+		return;
+	}
+	if (!lua_isstring(L, -2)) {
+		lua_pop(L, 3);
+		return;
+	}
+	lua_pushfstring(L, "%s\n  why: %s\n  fix: %s", lua_tostring(L, -4), lua_tostring(L, -2), lua_tostring(L, -1));
+	lua_replace(L, -5);
+	lua_pop(L, 3);
+}
+
+static void push_private_data(lua_State *L, const void *p, uint8_t len)
+{
+	if (p)
+		lua_pushlstring(L, p, len);
+	else
+		lua_pushliteral(L, "");
+	lua_setfield(L, -2, "private_data");
+	lua_pushinteger(L, p ? len : 0);
+	lua_setfield(L, -2, "private_data_len");
+}
+
+#define CP(m, ...) VF(struct rdma_conn_param, m, VT_UINT, __VA_ARGS__)
+static const char *read_private_data(lua_State *L, int idx, void *dst, const struct vfield *f);
+static const struct vfield vf_conn_param[] = {
+	{ .name = "private_data", .type = VT_CUSTOM, .custom = read_private_data, .no_output = true },
+	CP(private_data_len), CP(responder_resources), CP(initiator_depth), CP(flow_control, .max = 1),
+	CP(retry_count, .max = 7), CP(rnr_retry_count, .max = 7), CP(srq, .max = 1), CP(qp_num, .max = 0xffffff),
+	VF_END
+};
+
+/* event.param: { conn = {...} } or, on a UDP id, { ud = { ah_attr=, qp_num=, qkey=, ... } }.
+ * private_data is the whole field of the CM message: its length is the
+ * message's (56 bytes in a REQ, 196 in a REP), not what the peer passed. */
+static void push_param(lua_State *L, const struct rdma_cm_event *ev)
+{
+	lua_createtable(L, 0, 1);
+	if (is_ud(ev)) {
+		const struct rdma_ud_param *u = &ev->param.ud;
+		vm_push(L, vf_ah_attr, &u->ah_attr);
+		lua_createtable(L, 0, 5);
+		lua_insert(L, -2);
+		lua_setfield(L, -2, "ah_attr");
+		lua_pushinteger(L, u->qp_num);
+		lua_setfield(L, -2, "qp_num");
+		lua_pushinteger(L, u->qkey);
+		lua_setfield(L, -2, "qkey");
+		push_private_data(L, u->private_data, u->private_data_len);
+		lua_setfield(L, -2, "ud");
+	} else {
+		vm_push(L, vf_conn_param, &ev->param.conn);
+		push_private_data(L, ev->param.conn.private_data, ev->param.conn.private_data_len);
+		lua_setfield(L, -2, "conn");
+	}
+}
+
+static int event_field(lua_State *L, struct vnode *n, const char *key)
+{
+	struct rdma_cm_event *ev = n->h;
+	if (strcmp(key, "event") == 0)
+		venum_push(L, &ve_cm_event_type, ev->event);
+	else if (strcmp(key, "status") == 0)
+		lua_pushinteger(L, ev->status);
+	else if (strcmp(key, "id") == 0)
+		lua_getiuservalue(L, 1, 2);
+	else if (strcmp(key, "listen_id") == 0)
+		lua_getiuservalue(L, 1, 3);
+	else if (strcmp(key, "param") == 0)
+		push_param(L, ev);
+	else
+		return 0;
+	return 1;
+}
+
+/* ev:expect(name, ...): the event itself when it is one of the names, else
+ * an error that explains the event (verbs.explain_cm). Not a verb: the check
+ * every rdma_cm program writes after rdma_get_cm_event. */
+static int l_expect(lua_State *L)
+{
+	vobj_check(L, 1, &vc_cm_event);
+	int top = lua_gettop(L);
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "verbs.explain_cm");
+	lua_call(L, 1, 1);
+	lua_getfield(L, -1, "expect");
+	for (int i = 1; i <= top; i++)
+		lua_pushvalue(L, i);
+	lua_call(L, top, 1);
+	return 1;
+}
+
+static const luaL_Reg event_methods[] = { { "expect", l_expect }, { NULL, NULL } };
+
+struct vclass vc_cm_event = {
+	.kind = "cm_event", .var = "cm_event", .tname = "verbs.cm_event", .destroy_verb = "rdma_ack_cm_event",
+	.destroy_method = "ack", .destroy = event_ack, .describe = event_describe, .field = event_field,
+	.methods = event_methods,
+	.gone = "acked (rdma_ack_cm_event freed it: read what you need before ack)",
+};
+
+/* ---- ids ------------------------------------------------------------------- */
+
+static int id_destroy(struct vnode *n) { return rdma_destroy_id(n->h) ? errno : 0; }
+
+int cm_destroy_qp(struct vnode *n)
+{
+	rdma_destroy_qp(n->h);
+	return 0;
+}
+
+static void id_describe(lua_State *L, struct vnode *n)
+{
+	struct rdma_cm_id *id = n->h;
+	const char *ps = venum_name(&ve_port_space, id->ps);
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	luaL_addstring(&b, ps ? ps : "?");
+	if (id->verbs) {
+		luaL_addchar(&b, ' ');
+		luaL_addstring(&b, ibv_get_device_name(id->verbs->device));
+	}
+	push_addr(L, rdma_get_local_addr(id));
+	if (lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "0.0.0.0:0") != 0) {
+		lua_pushfstring(L, " %s", lua_tostring(L, -1));
+		lua_remove(L, -2);
+		luaL_addvalue(&b);
+	} else {
+		lua_pop(L, 1);
+	}
+	push_addr(L, rdma_get_peer_addr(id));
+	if (lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "0.0.0.0:0") != 0) {
+		lua_pushfstring(L, " -> %s", lua_tostring(L, -1));
+		lua_remove(L, -2);
+		luaL_addvalue(&b);
+	} else {
+		lua_pop(L, 1);
+	}
+	luaL_pushresult(&b);
+}
+
+/* id.verbs: the context librdmacm bound the id to (one object per context). */
+static void push_verbs(lua_State *L, struct ibv_context *c)
+{
+	struct vnode *n = vobj_find(c);
+	if (!c) {
+		lua_pushnil(L);
+		return;
+	}
+	if (n && n->cls == &vc_context && vobj_push(L, n))
+		return;
+	n = vobj_new(L, &vc_context, 0, NULL);
+	n->aux = 1;   /* librdmacm's: never closed by us */
+	vobj_set(n, c);
+}
+
+static int id_field(lua_State *L, struct vnode *n, const char *key)
+{
+	struct rdma_cm_id *id = n->h;
+	if (strcmp(key, "verbs") == 0)
+		push_verbs(L, id->verbs);
+	else if (strcmp(key, "qp") == 0) {
+		if (!vobj_push(L, vobj_find(id->qp)))
+			lua_pushnil(L);
+	} else if (strcmp(key, "channel") == 0)
+		lua_getiuservalue(L, 1, 1);
+	else if (strcmp(key, "ps") == 0)
+		venum_push(L, &ve_port_space, id->ps);
+	else if (strcmp(key, "qp_type") == 0)
+		venum_push(L, &ve_qp_type, id->qp_type);
+	else if (strcmp(key, "port_num") == 0)
+		lua_pushinteger(L, id->port_num);
+	else
+		return 0;
+	return 1;
+}
+
+static int l_bind_addr(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	struct sockaddr_storage ss;
+	char call[128], x[32];
+	read_addr(L, 2, &ss, "addr");
+	int ret = rdma_bind_addr(n->h, (struct sockaddr *)&ss);
+	int err = errno;
+	snprintf(call, sizeof call, "rdma_bind_addr(%s, (struct sockaddr *)&addr /* %s */)", idname(n, x, sizeof x),
+		 lua_tostring(L, 2));
+	record_ret(L, NULL, call, ret, err);
+	if (ret) {
+		lua_createtable(L, 0, 1);
+		lua_pushvalue(L, 2);
+		lua_setfield(L, -2, "addr");
+		return vraise(L, "rdma_bind_addr", err, 1, -1);
+	}
+	return 0;
+}
+
+static lua_Integer opt_timeout(lua_State *L, int arg)
+{
+	return lua_isnoneornil(L, arg) ? 2000 : (lua_Integer)vm_check_uint(L, arg, arg, INT32_MAX, "timeout_ms");
+}
+
+/* id:resolve_addr(src_addr or nil, dst_addr [, timeout_ms=2000]) */
+static int l_resolve_addr(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	struct sockaddr_storage src, dst;
+	bool has_src = !lua_isnoneornil(L, 2);
+	char call[192], x[32];
+	if (has_src)
+		read_addr(L, 2, &src, "src_addr");
+	read_addr(L, 3, &dst, "dst_addr");
+	lua_Integer timeout = opt_timeout(L, 4);
+	int ret = rdma_resolve_addr(n->h, has_src ? (struct sockaddr *)&src : NULL, (struct sockaddr *)&dst,
+				    (int)timeout);
+	int err = errno;
+	snprintf(call, sizeof call, "rdma_resolve_addr(%s, %s%s%s, (struct sockaddr *)&dst /* %s */, %d)",
+		 idname(n, x, sizeof x), has_src ? "(struct sockaddr *)&src /* " : "NULL",
+		 has_src ? lua_tostring(L, 2) : "", has_src ? " */" : "", lua_tostring(L, 3), (int)timeout);
+	record_ret(L, NULL, call, ret, err);
+	if (ret) {
+		lua_createtable(L, 0, 2);
+		lua_pushvalue(L, 3);
+		lua_setfield(L, -2, "dst_addr");
+		if (has_src) {
+			lua_pushvalue(L, 2);
+			lua_setfield(L, -2, "src_addr");
+		}
+		return vraise(L, "rdma_resolve_addr", err, 1, -1);
+	}
+	return 0;
+}
+
+static int l_resolve_route(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	lua_Integer timeout = opt_timeout(L, 2);
+	char call[96], x[32];
+	int ret = rdma_resolve_route(n->h, (int)timeout);
+	int err = errno;
+	snprintf(call, sizeof call, "rdma_resolve_route(%s, %d)", idname(n, x, sizeof x), (int)timeout);
+	record_ret(L, NULL, call, ret, err);
+	if (ret)
+		return vraise(L, "rdma_resolve_route", err, 1, 0);
+	return 0;
+}
+
+/* id:create_qp(pd, init_attr): rdma_create_qp; the QP is a verbs.qp that
+ * librdmacm moves through its states as the connection forms. */
+static int l_create_qp(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	struct rdma_cm_id *id = n->h;
+	struct vnode *p = vobj_check(L, 2, &vc_pd);
+	struct ibv_qp_init_attr ia = { 0 };
+	char call[96], x[32], y[32], z[32];
+
+	vchecktable(L, 3);
+	lua_settop(L, 3);
+	vm_read(L, 3, 3, vf_qp_init_attr, &ia);
+	/* Without CQs librdmacm would make its own, which nothing here could poll. */
+	if (!ia.send_cq)
+		return vargerror(L, 3, "key 'send_cq' is required");
+	if (!ia.recv_cq)
+		return vargerror(L, 3, "key 'recv_cq' is required");
+	if (!ia.qp_type)
+		return vargerror(L, 3, "key 'qp_type' is required (\"RC\" on a TCP id, \"UD\" on a UDP id)");
+	if (id->qp)
+		return luaL_error(L, "create_qp: %s already has a QP (id.qp); an rdma_cm_id holds one",
+				  idname(n, x, sizeof x));
+	lua_getfield(L, 3, "send_cq");
+	lua_getfield(L, 3, "recv_cq");
+	lua_getfield(L, 3, "srq");
+	int deps[] = { 2, 4, 5, 6, 1 };   /* pd, send_cq, recv_cq, srq, then the id: QP_DEP_CM_ID */
+	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
+	struct ibv_qp_init_attr asked = ia;
+	int ret = rdma_create_qp(id, p->h, &ia);
+	int err = errno;
+	if (vrecording) {
+		luaL_Buffer b;
+		luaL_buffinit(L, &b);
+		luaL_addstring(&b, "struct ibv_qp_init_attr init_attr = ");
+		vm_c_init(&b, vf_qp_init_attr, &asked);
+		luaL_addstring(&b, ";");
+		luaL_pushresult(&b);
+		snprintf(call, sizeof call, "rdma_create_qp(%s, %s, &init_attr)", idname(n, x, sizeof x),
+			 vobj_cname(p, y, sizeof y));
+		if (ret) {
+			record_ret(L, lua_tostring(L, -1), call, ret, err);
+		} else {
+			char r[64];
+			snprintf(r, sizeof r, "0  /* %s = %s->qp */", vobj_cname(q, z, sizeof z), x);
+			vrecord(L, lua_tostring(L, -1), call, r);
+		}
+		lua_pop(L, 1);
+	}
+	if (ret) {
+		struct ibv_pd *pd = p->h;
+		lua_createtable(L, 0, 3);
+		lua_pushboolean(L, id->verbs != NULL);
+		lua_setfield(L, -2, "bound");
+		lua_pushboolean(L, id->verbs == pd->context);
+		lua_setfield(L, -2, "same_device");
+		vraise_push_memlock(L);
+		lua_setfield(L, -2, "memlock");
+		return vraise(L, "rdma_create_qp", err, 1, -1);
+	}
+	vobj_set(q, id->qp);
+	return 1;
+}
+
+/* id:destroy_qp(): rdma_destroy_qp, the same as id.qp:destroy() */
+static int l_destroy_qp(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	struct rdma_cm_id *id = n->h;
+	char x[32];
+	if (!id->qp || !vobj_push(L, vobj_find(id->qp)))
+		return luaL_error(L, "destroy_qp: %s has no QP (id:create_qp(pd, init_attr) makes one)",
+				  idname(n, x, sizeof x));
+	lua_getfield(L, -1, "destroy");
+	lua_insert(L, -2);
+	lua_call(L, 1, 0);
+	return 0;
+}
+
+/* Reads the conn_param table at arg (nil: NULL). private_data_len defaults
+ * to #private_data. Returns NULL for nil. */
+static struct rdma_conn_param *read_conn_param(lua_State *L, int arg, struct rdma_conn_param *cp)
+{
+	if (lua_isnoneornil(L, arg))
+		return NULL;
+	vchecktable(L, arg);
+	memset(cp, 0, sizeof *cp);
+	vm_read(L, arg, arg, vf_conn_param, cp);
+	lua_getfield(L, arg, "private_data");
+	size_t len = 0;
+	lua_tolstring(L, -1, &len);
+	lua_pop(L, 1);
+	lua_getfield(L, arg, "private_data_len");
+	bool given = !lua_isnil(L, -1);
+	lua_pop(L, 1);
+	if (given && cp->private_data_len > len)
+		vargerror(L, arg, lua_pushfstring(L, "key 'private_data_len': %d is more than the %d bytes of"
+						  " private_data", (int)cp->private_data_len, (int)len));
+	if (!given)
+		cp->private_data_len = (uint8_t)len;
+	return cp;
+}
+
+static const char *read_private_data(lua_State *L, int idx, void *dst, const struct vfield *f)
+{
+	size_t len;
+	if (lua_type(L, idx) != LUA_TSTRING)
+		return lua_pushfstring(L, "string expected, got %s", luaL_typename(L, idx));
+	const char *s = lua_tolstring(L, idx, &len);
+	if (len > 255)
+		return lua_pushfstring(L, "%d bytes: private_data_len is a uint8_t (and a REQ carries at most 56)",
+				       (int)len);
+	((struct rdma_conn_param *)dst)->private_data = s;   /* the caller's table keeps it alive */
+	return NULL;
+}
+
+static void record_conn(lua_State *L, struct vnode *n, const char *verb, struct rdma_conn_param *cp, int ret,
+			int err)
+{
+	char call[96], x[32];
+	if (!vrecording)
+		return;
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	if (cp) {
+		luaL_addstring(&b, "struct rdma_conn_param conn_param = ");
+		vm_c_init(&b, vf_conn_param, cp);
+		luaL_addstring(&b, ";");
+	}
+	luaL_pushresult(&b);
+	snprintf(call, sizeof call, "%s(%s, %s)", verb, idname(n, x, sizeof x), cp ? "&conn_param" : "NULL");
+	record_ret(L, cp ? lua_tostring(L, -1) : NULL, call, ret, err);
+	lua_pop(L, 1);
+}
+
+static int conn_verb(lua_State *L, const char *verb, int (*fn)(struct rdma_cm_id *, struct rdma_conn_param *))
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	struct rdma_conn_param c, *cp = read_conn_param(L, 2, &c);
+	int ret = fn(n->h, cp);
+	int err = errno;
+	record_conn(L, n, verb, cp, ret, err);
+	if (ret) {
+		struct rdma_cm_id *id = n->h;
+		lua_createtable(L, 0, 3);
+		lua_pushboolean(L, id->qp != NULL);
+		lua_setfield(L, -2, "has_qp");
+		lua_pushinteger(L, cp ? cp->private_data_len : 0);
+		lua_setfield(L, -2, "private_data_len");
+		venum_push(L, &ve_port_space, id->ps);
+		lua_setfield(L, -2, "ps");
+		return vraise(L, verb, err, 1, -1);
+	}
+	return 0;
+}
+
+static int l_connect(lua_State *L) { return conn_verb(L, "rdma_connect", rdma_connect); }
+static int l_accept(lua_State *L) { return conn_verb(L, "rdma_accept", rdma_accept); }
+
+/* id:listen([backlog=0]) */
+static int l_listen(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	int backlog = lua_isnoneornil(L, 2) ? 0 : (int)vm_check_uint(L, 2, 2, INT32_MAX, "backlog");
+	char call[64], x[32];
+	int ret = rdma_listen(n->h, backlog);
+	int err = errno;
+	snprintf(call, sizeof call, "rdma_listen(%s, %d)", idname(n, x, sizeof x), backlog);
+	record_ret(L, NULL, call, ret, err);
+	if (ret)
+		return vraise(L, "rdma_listen", err, 1, 0);
+	return 0;
+}
+
+/* id:reject([private_data]) */
+static int l_reject(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	size_t len = 0;
+	const char *pd = NULL;
+	char call[96], x[32];
+	if (!lua_isnoneornil(L, 2)) {
+		if (lua_type(L, 2) != LUA_TSTRING)
+			return vtypeerror(L, 2, "string (private_data)");
+		pd = lua_tolstring(L, 2, &len);
+		if (len > 255)
+			return vargerror(L, 2, "private_data_len is a uint8_t: at most 255 bytes");
+	}
+	int ret = rdma_reject(n->h, pd, (uint8_t)len);
+	int err = errno;
+	snprintf(call, sizeof call, "rdma_reject(%s, %s, %d)", idname(n, x, sizeof x), pd ? "private_data" : "NULL",
+		 (int)len);
+	record_ret(L, NULL, call, ret, err);
+	if (ret)
+		return vraise(L, "rdma_reject", err, 1, 0);
+	return 0;
+}
+
+static int simple_verb(lua_State *L, const char *verb, int (*fn)(struct rdma_cm_id *))
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	char call[64], x[32];
+	int ret = fn(n->h);
+	int err = errno;
+	snprintf(call, sizeof call, "%s(%s)", verb, idname(n, x, sizeof x));
+	record_ret(L, NULL, call, ret, err);
+	if (ret)
+		return vraise(L, verb, err, 1, 0);
+	return 0;
+}
+
+static int l_disconnect(lua_State *L) { return simple_verb(L, "rdma_disconnect", rdma_disconnect); }
+static int l_establish(lua_State *L) { return simple_verb(L, "rdma_establish", rdma_establish); }
+
+/* id:init_qp_attr(qp_state) -> attr, mask: what librdmacm would pass to
+ * ibv_modify_qp for that state (for a QP you create and move yourself). */
+static int l_init_qp_attr(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	struct ibv_qp_attr a;
+	int64_t state;
+	int mask = 0;
+	const char *e;
+	char call[96], x[32];
+	if ((e = venum_read(L, 2, &ve_qp_state, &state)))
+		return vargerror(L, 2, e);
+	memset(&a, 0, sizeof a);
+	a.qp_state = (enum ibv_qp_state)state;
+	int ret = rdma_init_qp_attr(n->h, &a, &mask);
+	int err = errno;
+	snprintf(call, sizeof call, "rdma_init_qp_attr(%s, &attr, &mask)", idname(n, x, sizeof x));
+	record_ret(L, "struct ibv_qp_attr attr = { .qp_state = ... }; int mask;", call, ret, err);
+	if (ret)
+		return vraise(L, "rdma_init_qp_attr", err, 1, 0);
+	vm_push(L, vf_qp_attr, &a);
+	vflags_push(L, &ve_qp_attr_mask, (uint64_t)mask);
+	return 2;
+}
+
+static int l_get_local_addr(lua_State *L)
+{
+	push_addr(L, rdma_get_local_addr(vobj_check(L, 1, &vc_cm_id)->h));
+	return 1;
+}
+
+static int l_get_peer_addr(lua_State *L)
+{
+	push_addr(L, rdma_get_peer_addr(vobj_check(L, 1, &vc_cm_id)->h));
+	return 1;
+}
+
+static int l_get_src_port(lua_State *L)
+{
+	lua_pushinteger(L, ntohs(rdma_get_src_port(vobj_check(L, 1, &vc_cm_id)->h)));
+	return 1;
+}
+
+static int l_get_dst_port(lua_State *L)
+{
+	lua_pushinteger(L, ntohs(rdma_get_dst_port(vobj_check(L, 1, &vc_cm_id)->h)));
+	return 1;
+}
+
+static const luaL_Reg id_methods[] = {
+	{ "bind_addr", l_bind_addr }, { "resolve_addr", l_resolve_addr }, { "resolve_route", l_resolve_route },
+	{ "create_qp", l_create_qp }, { "destroy_qp", l_destroy_qp }, { "connect", l_connect },
+	{ "listen", l_listen }, { "accept", l_accept }, { "reject", l_reject }, { "disconnect", l_disconnect },
+	{ "establish", l_establish }, { "init_qp_attr", l_init_qp_attr }, { "get_local_addr", l_get_local_addr },
+	{ "get_peer_addr", l_get_peer_addr }, { "get_src_port", l_get_src_port },
+	{ "get_dst_port", l_get_dst_port },
+	{ NULL, NULL }
+};
+
+struct vclass vc_cm_id = {
+	.kind = "cm_id", .var = "cm_id", .tname = "verbs.cm_id", .destroy_verb = "rdma_destroy_id",
+	.destroy_method = "destroy", .destroy = id_destroy, .describe = id_describe, .field = id_field,
+	.methods = id_methods,
+};
+
+void cm_open(lua_State *L)
+{
+	vobj_register(L, &vc_cm_channel);
+	vobj_register(L, &vc_cm_id);
+	vobj_register(L, &vc_cm_event);
+	lua_pushcfunction(L, l_create_event_channel);
+	lua_setfield(L, -2, "create_event_channel");
+}
