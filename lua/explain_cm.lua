@@ -124,17 +124,21 @@ M.HINTS = {
     "modprobe rdma_ucm; or run in the micro-VM: scripts/rxe-vm" },
   ["rdma_bind_addr EADDRINUSE"] = { "another id (in this or another process: a second verbsh, rping) is bound"
     .. " to that port", "pick another port, or stop the other listener" },
-  ["rdma_bind_addr EADDRNOTAVAIL"] = { "no local netdev has this address",
-    "ip -br addr lists the addresses; bind to one of them or to \"*:PORT\"" },
+  ["rdma_bind_addr EADDRNOTAVAIL"] = { "the port is already bound by another id, in this or another process"
+    .. " (rdma_cm says EADDRNOTAVAIL, not EADDRINUSE, for a taken port); or no local netdev has this address",
+    "pick another port or stop the other listener; ip -br addr lists the local addresses" },
   ["rdma_bind_addr ENODEV"] = { "the address is on a netdev without an RDMA device (e.g. 127.0.0.1 on lo)",
     "bind to the rxe netdev's address, or to \"*:PORT\"" },
   ["rdma_resolve_addr ENODEV"] = { "the source address is on a netdev without an RDMA device",
     "use the rxe netdev's address" },
+  ["rdma_resolve_route ENODEV"] = { "the route leads over a netdev without an RDMA device: 127.0.0.1 (lo)"
+    .. " resolves as an address, but lo has no rxe device, so there is no route", "use an address on the"
+    .. " rxe netdev (rdma link show; RXE_ADDR in the micro-VM)" },
   ["rdma_resolve_addr EADDRNOTAVAIL"] = { "the source address given is not on this host", "leave src_addr nil" },
   ["rdma_resolve_route EINVAL"] = { "the address is not resolved yet: resolve_route comes after the"
     .. " ADDR_RESOLVED event", "id:resolve_addr(nil, DST); wait for ADDR_RESOLVED; then id:resolve_route()" },
-  ["rdma_listen EINVAL"] = { "the id is not bound: rdma_listen needs rdma_bind_addr first",
-    'id:bind_addr("*:PORT") before id:listen()' },
+  ["rdma_listen EINVAL"] = { "the id is past the listening stage (resolved or connected); an unbound id"
+    .. " would listen on a random port", 'a fresh id: id:bind_addr("*:PORT") then id:listen()' },
   ["rdma_connect EINVAL"] = { "the route is not resolved yet (connect comes after ROUTE_RESOLVED), or"
     .. " private_data is longer than a REQ carries (56 bytes on RDMA_PS_TCP)",
     "wait for ROUTE_RESOLVED; keep private_data short" },
@@ -158,6 +162,17 @@ local function analyze_create_qp(e)
   return nil, {}
 end
 
-M.ANALYZE = { rdma_create_qp = analyze_create_qp }
+-- rdma_connect / rdma_accept on an id without a QP: the CM needs a QPN.
+local function analyze_conn(e)
+  local c = e.context or {}
+  if e.errname == "EINVAL" and c.has_qp == false and c.has_param == false then
+    return nil, { { why = "this id has no QP and no conn_param: the CM has no QP number to put in the"
+      .. " message", fix = "id:create_qp(pd, init_attr) first, or pass conn_param with qp_num (a QP you"
+      .. " move yourself, see id:init_qp_attr)" } }
+  end
+  return nil, {}
+end
+
+M.ANALYZE = { rdma_create_qp = analyze_create_qp, rdma_connect = analyze_conn, rdma_accept = analyze_conn }
 
 return M

@@ -20,13 +20,13 @@
 
 static void read_addr(lua_State *L, int arg, struct sockaddr_storage *ss, const char *what)
 {
-	const char *s = lua_tostring(L, arg);
 	char host[256] = "", port[16] = "0";
 	const char *colon, *close;
 
 	if (lua_type(L, arg) != LUA_TSTRING)
 		vargerror(L, arg, lua_pushfstring(L, "%s expected as \"host:port\" (e.g. \"192.0.2.1:7471\"), got %s",
 						  what, luaL_typename(L, arg)));
+	const char *s = lua_tostring(L, arg);
 	if (s[0] == '[' && (close = strchr(s, ']'))) {   /* [v6]:port */
 		snprintf(host, sizeof host, "%.*s", (int)(close - s - 1), s + 1);
 		if (close[1] == ':')
@@ -650,9 +650,11 @@ static int conn_verb(lua_State *L, const char *verb, int (*fn)(struct rdma_cm_id
 	record_conn(L, n, verb, cp, ret, err);
 	if (ret) {
 		struct rdma_cm_id *id = n->h;
-		lua_createtable(L, 0, 3);
+		lua_createtable(L, 0, 4);
 		lua_pushboolean(L, id->qp != NULL);
 		lua_setfield(L, -2, "has_qp");
+		lua_pushboolean(L, cp != NULL);
+		lua_setfield(L, -2, "has_param");
 		lua_pushinteger(L, cp ? cp->private_data_len : 0);
 		lua_setfield(L, -2, "private_data_len");
 		venum_push(L, &ve_port_space, id->ps);

@@ -150,7 +150,8 @@ void vtrace_open(lua_State *L)
  * their own names: look the running C function up in the method tables and
  * the module table, and count arguments as a method call does (self is not #1). */
 
-static struct vclass *const classes[] = { &vc_context, &vc_pd, &vc_mr, &vc_cq, &vc_channel, &vc_qp, &vc_ah, &vc_srq };
+static struct vclass *const classes[] = { &vc_context, &vc_pd, &vc_mr, &vc_cq, &vc_channel, &vc_qp, &vc_ah, &vc_srq,
+	&vc_cm_channel, &vc_cm_id, &vc_cm_event };
 
 /* With the function at the top: its name in the table at -2 (pushed), or false. */
 static bool find_in(lua_State *L, int t)

@@ -1,0 +1,86 @@
+#!/usr/bin/env bats
+# rdma_cm (librdmacm): the bindings in one process, two verbsh processes over
+# RC and UD, and verbsh's client against rdma-core's `rping -s`.
+load ../helpers
+
+setup() { require_device; cd "$BATS_TEST_TMPDIR"; }
+
+# Waits until an rdma_cm id listens on PORT (rdma-core's `rdma resource`
+# lists cm_ids with their state and address).
+wait_cm_listen() {
+    for _ in $(seq 300); do
+        rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [0-9.]*:$1 " && return 0
+        sleep 0.1
+    done
+    echo "no rdma_cm id listens on port $1" >&2; rdma resource show cm_id >&2; return 1
+}
+
+# cm_pair PORT SERVER_CMD... -- CLIENT_CMD...: both sides, both outputs.
+cm_pair() {
+    local srv=() port=$1; shift
+    while [ "$1" != -- ]; do srv+=("$1"); shift; done; shift
+    timeout 120 "${srv[@]}" >srv.out 2>&1 &
+    local pid=$!
+    wait_cm_listen "$port" || { kill $pid; cat srv.out; return 1; }
+    timeout 120 "$@" >cli.out 2>&1; local crc=$?
+    wait $pid; local src=$?
+    echo "--- server (exit $src)"; cat srv.out
+    echo "--- client (exit $crc)"; cat cli.out
+    [ $src -eq 0 ] && [ $crc -eq 0 ]
+}
+
+@test "rdma_cm in one process: events, private data, QP states, SEND, disconnect, lifetimes, errors explained" {
+    run "$VERBSH" "$ROOT/tests/lua/cm_rc.lua"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"cm_rc: ok (103 checks)"* ]]
+}
+
+@test "rdma_cm: two verbsh processes, RC over RDMA_PS_TCP, 100 iterations" {
+    run cm_pair 7481 "$VERBSH" "$ROOT/examples/cm_pingpong.lua" -n 100 -p 7481 -- \
+        "$VERBSH" "$ROOT/examples/cm_pingpong.lua" -n 100 -p 7481 "$RXE_ADDR"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"listening on 0.0.0.0:7481 (RC, RDMA_PS_TCP)"* ]]
+    [[ $output == *"connected: cm_id TCP $RXE_DEV $RXE_ADDR:7481 -> $RXE_ADDR:"* ]]
+    [ "$(grep -c '100 iters in' <<<"$output")" -eq 2 ]
+}
+
+@test "rdma_cm: two verbsh processes, UD over RDMA_PS_UDP (SIDR), 100 iterations" {
+    run cm_pair 7482 "$VERBSH" "$ROOT/examples/cm_pingpong.lua" -u -n 100 -p 7482 -- \
+        "$VERBSH" "$ROOT/examples/cm_pingpong.lua" -u -n 100 -p 7482 "$RXE_ADDR"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"listening on 0.0.0.0:7482 (UD, RDMA_PS_UDP)"* ]]
+    [[ $output == *", Q_Key 0x1234567"* ]]          # RDMA_UDP_QKEY, from the ESTABLISHED event
+    [[ $output == *"first datagram from QPN 0x"* ]]  # the server's AH from the WC and GRH
+    [ "$(grep -c '100 iters in' <<<"$output")" -eq 2 ]
+}
+
+@test "interop: verbsh rdma_cm client against rping -s, 20 pings, confirmed by rping's output" {
+    run cm_pair 7174 rping -s -v -a "$RXE_ADDR" -p 7174 -- \
+        "$VERBSH" "$ROOT/examples/rping_client.lua" -a "$RXE_ADDR" -p 7174 -C 20 -v
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # rping itself printed every ping it RDMA-read from us, in order.
+    [ "$(grep -c '^server ping data: rdma-ping-[0-9]*: ' srv.out)" -eq 20 ]
+    grep -q '^server ping data: rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ\[\\\]^_`abcdefghijklmnopqr$' srv.out
+    grep -q '^server ping data: rdma-ping-19: TUVWXYZ' srv.out
+    [ "$(grep -c '^ping data: rdma-ping-' cli.out)" -eq 20 ]
+    [[ $output == *"rping_client: 20 pings to $RXE_ADDR:7174, each read and written back by the server"* ]]
+}
+
+@test "rdma_cm: an unacked event, a listener and a connection left to the garbage collector at exit" {
+    run timeout 60 "$VERBSH" -e '
+      local sch, cch = verbs.create_event_channel(), verbs.create_event_channel()
+      local l = sch:create_id("TCP"); l:bind_addr("*:7483"); l:listen()
+      local c = cch:create_id("TCP"); c:resolve_addr(nil, os.getenv("RXE_ADDR") .. ":7483")
+      local ev = cch:get_cm_event(5000)
+      c = nil; sch = nil; collectgarbage(); collectgarbage()   -- the event keeps its id
+      print(ev.event, ev.id:get_peer_addr())
+      print("exit with", ev)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"ADDR_RESOLVED	$RXE_ADDR:7483"* ]]
+    [[ $output == *"exit with	cm_event ADDR_RESOLVED on cm_id2, status 0"* ]]
+}
