@@ -44,3 +44,26 @@ load ../helpers
     [[ $output == *"partner: qp_num"*"gid ::ffff:192.0.2.1"* ]] || [[ $output == *"partner: you are qp_num"*"gid ::ffff:192.0.2.1"* ]]
     [ "$(sed -n 's/^veth0 tx //p' <<<"$output")" -ge 4 ]
 }
+
+@test "two devices: rdma_cm between two verbsh processes, server on rxe1 (192.0.2.2), client routed over the veth to rxe0" {
+    cd "$ROOT"
+    run scripts/rxe-vm --two -- bash -c '
+        "$VERBSH" examples/cm_pingpong.lua -n 200 -p 7491 >srv.out 2>&1 &
+        srv=$!
+        for i in $(seq 300); do rdma resource show cm_id | grep -q "state LISTEN .*:7491 " && break; sleep 0.1; done
+        before=$(cat /sys/class/net/veth0/statistics/tx_packets)
+        timeout 60 "$VERBSH" examples/cm_pingpong.lua -n 200 -p 7491 192.0.2.2; rc=$?
+        timeout 30 tail --pid=$srv -f /dev/null
+        wait $srv; src=$?
+        cat srv.out
+        echo "veth0 tx $(( $(cat /sys/class/net/veth0/statistics/tx_packets) - before ))"
+        echo "rc $rc server $src"'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"rc 0 server 0"* ]]
+    # librdmacm bound each side to the device of the netdev its address lives on
+    [[ $output == *"connected: cm_id TCP rxe0 192.0.2.1:"*" -> 192.0.2.2:7491"* ]]
+    [[ $output == *"connected: cm_id TCP rxe1 192.0.2.2:7491 -> 192.0.2.1:"* ]]
+    [ "$(grep -c '200 iters in' <<<"$output")" -eq 2 ]
+    [ "$(sed -n 's/^veth0 tx //p' <<<"$output")" -ge 200 ]
+}
