@@ -83,10 +83,65 @@ local doc = {
     "n = cq:poll(wcs) / cq:wait(wcs, n, timeout_ms) fill it in place; wcs[i].status reads entry i" },
   destroy = { "qp, cq, ah, srq, comp_channel", "obj:destroy()", "int ibv_destroy_qp(struct ibv_qp *qp) (and so on)",
     "free the object; using it afterwards is an error" },
+  create_ah_from_wc = { "pd", "pd:create_ah_from_wc(wc, grh, port_num)",
+    "struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh, uint8_t port_num)",
+    "an AH back to the sender of a UD receive; grh = mr:read(offset, 40)" },
+  init_ah_from_wc = { "context", "ctx:init_ah_from_wc(port_num, wc, grh)",
+    "int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,"
+    .. " struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)", "the ah_attr that answers the sender of a UD receive" },
+  -- librdmacm
+  create_event_channel = { "verbs", "verbs.create_event_channel()",
+    "struct rdma_event_channel *rdma_create_event_channel(void)", "where rdma_cm events arrive (ch.fd)" },
+  create_id = { "cm_channel", "ch:create_id(ps)", "int rdma_create_id(struct rdma_event_channel *channel,"
+    .. " struct rdma_cm_id **id, void *context, enum rdma_port_space ps)",
+    "a communication id: \"TCP\" for RC connections, \"UDP\" for UD" },
+  get_cm_event = { "cm_channel", "ch:get_cm_event([timeout_ms])",
+    "int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)",
+    "the next event (ev.event, ev.status, ev.id, ev.listen_id, ev.param), or nil at the timeout; Ctrl-C interrupts" },
+  ack = { "cm_event", "ev:ack()", "int rdma_ack_cm_event(struct rdma_cm_event *event)",
+    "free the event; its id cannot be destroyed before (the finalizer acks a forgotten one)" },
+  expect = { "cm_event", "ev:expect(name, ...)", "if (event->event != RDMA_CM_EVENT_...) /* error */",
+    "the event if it is one of the names, else an error that says why this one came" },
+  bind_addr = { "cm_id", "id:bind_addr(\"host:port\")", "int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)",
+    "bind to a local address (\"*:7471\": any address, port 7471), before listen" },
+  resolve_addr = { "cm_id", "id:resolve_addr(src_or_nil, \"host:port\" [, timeout_ms=2000])",
+    "int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct sockaddr *dst_addr, int timeout_ms)",
+    "find the local device for a destination; then ADDR_RESOLVED (id.verbs is set)" },
+  resolve_route = { "cm_id", "id:resolve_route([timeout_ms=2000])",
+    "int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)", "the path to the destination; then ROUTE_RESOLVED" },
+  ["cm_id:create_qp"] = { "cm_id", "id:create_qp(pd, {qp_type=, send_cq=, recv_cq=, cap={...}})",
+    "int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)",
+    "a QP that librdmacm moves through its states (pd and CQs from id.verbs); id.qp" },
+  destroy_qp = { "cm_id", "id:destroy_qp()", "void rdma_destroy_qp(struct rdma_cm_id *id)", "destroy id.qp" },
+  connect = { "cm_id", "id:connect([conn_param])", "int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)",
+    "send the connection request (private_data=, responder_resources=, initiator_depth=, retry_count=, ...)" },
+  listen = { "cm_id", "id:listen([backlog])", "int rdma_listen(struct rdma_cm_id *id, int backlog)",
+    "wait for CONNECT_REQUEST events; each brings a new id (ev.id)" },
+  accept = { "cm_id", "ev.id:accept([conn_param])", "int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)",
+    "accept a request, on the request's new id" },
+  reject = { "cm_id", "ev.id:reject([private_data])",
+    "int rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len)",
+    "refuse a request; the client gets REJECTED, status 28" },
+  disconnect = { "cm_id", "id:disconnect()", "int rdma_disconnect(struct rdma_cm_id *id)",
+    "move the QP to ERR and tell the peer; both sides then get DISCONNECTED" },
+  establish = { "cm_id", "id:establish()", "int rdma_establish(struct rdma_cm_id *id)",
+    "complete a connection made without a QP on the id" },
+  init_qp_attr = { "cm_id", "id:init_qp_attr(qp_state)",
+    "int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)",
+    "the attributes and mask librdmacm would use for that transition" },
+  get_local_addr = { "cm_id", "id:get_local_addr()", "struct sockaddr *rdma_get_local_addr(struct rdma_cm_id *id)",
+    "\"192.0.2.1:7471\"" },
+  get_peer_addr = { "cm_id", "id:get_peer_addr()", "struct sockaddr *rdma_get_peer_addr(struct rdma_cm_id *id)",
+    "\"192.0.2.2:40000\"" },
+  get_src_port = { "cm_id", "id:get_src_port()", "__be16 rdma_get_src_port(struct rdma_cm_id *id)", "the local port" },
+  get_dst_port = { "cm_id", "id:get_dst_port()", "__be16 rdma_get_dst_port(struct rdma_cm_id *id)", "the peer's port" },
+  ["cm_id:destroy"] = { "cm_id", "id:destroy()", "int rdma_destroy_id(struct rdma_cm_id *id)",
+    "free the id (its QP and unacked events first)" },
 }
 
-local function show(name)
-  local d = doc[name]
+-- kind: the object's class ("cm_id"), for the names two classes share.
+local function show(name, kind)
+  local d = kind and doc[kind .. ":" .. name] or doc[name]
   if not d then return nil end
   return ("%s\n    C: %s\n    %s\n"):format(d[2], d[3], d[4])
 end
@@ -103,6 +158,8 @@ verbsh: the RDMA verbs of libibverbs, in Lua. Every name follows C:
   qp  = pd:create_qp{qp_type = "RC", send_cq = cq, recv_cq = cq, cap = {...}}
   qp:modify{qp_state = "INIT", ...}   -- RESET -> INIT -> RTR -> RTS
 
+  ch  = verbs.create_event_channel()  -- rdma_cm: ch:create_id("TCP"), id:resolve_addr, ch:get_cm_event
+
 help(obj) lists an object's methods; help "modify" shows one, with its C prototype.
 verbs.explain(x) explains a completion status or an error; verbs.trace(true) prints each call as C.
 lesson() lists the lessons; lesson "1" starts the first.]]
@@ -112,7 +169,8 @@ function M.help(what)
     print(overview)
   elseif type(what) == "string" then
     local name = what:match("[:.]([%w_]+)$") or what
-    local text = show(name)
+    local text = show(what:match("^[%w_]+:[%w_]+$") and what:gsub("^id:", "cm_id:") or name)
+      or show(name)
     if not text then
       local close = {}
       for k in pairs(doc) do if k:find(name, 1, true) then close[#close + 1] = k end end
@@ -131,7 +189,8 @@ function M.help(what)
     for k in pairs(methods) do if type(k) == "string" and not k:find("^_") then names[#names + 1] = k end end
     table.sort(names)
     print(("%s -- methods:"):format(tostring(what)))
-    for _, n in ipairs(names) do io.write("  ", show(n) or (n .. "\n")) end
+    local kind = type(mt.__name) == "string" and mt.__name:match("^verbs%.(.+)$")
+    for _, n in ipairs(names) do io.write("  ", show(n, kind) or (n .. "\n")) end
   end
 end
 

@@ -115,3 +115,37 @@ load ../helpers
     [ "${lines[12]}" = "bad argument #1 to 'verbs.wc_array' (n must be at least 1)" ]
     [ "${lines[13]}" = "bad argument #1 to 'verbs.wc_array' (n: integer expected, got string)" ]
 }
+
+@test "help has a C prototype for every method of every class, rdma_cm's included" {
+    run "$VERBSH" -e '
+      local missing, n = {}, 0
+      for _, kind in ipairs { "context", "pd", "mr", "cq", "comp_channel", "qp", "ah", "srq",
+                              "cm_channel", "cm_id", "cm_event" } do
+        local mt = debug.getregistry()["verbs." .. kind]
+        assert(mt and mt.__methods, "no class " .. kind)
+        for name in pairs(mt.__methods) do
+          n = n + 1
+          local out = {}
+          local write = io.write
+          io.write = function(...) for _, s in ipairs { ... } do out[#out + 1] = s end end
+          help(kind == "cm_id" and "cm_id:" .. name or name)
+          io.write = write
+          local text = table.concat(out)
+          if not text:find("\n    C: ", 1, true) then missing[#missing + 1] = kind .. ":" .. name end
+        end
+      end
+      print(n, #missing == 0 and "none missing" or table.concat(missing, " "))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"none missing"* ]]
+}
+
+@test "rdma_cm on a host without RDMA: rdma_create_event_channel fails, explained" {
+    [ ! -e /dev/infiniband/rdma_cm ] || skip "this host has /dev/infiniband/rdma_cm (the device tests cover it)"
+    run "$VERBSH" -e 'local ok, e = pcall(verbs.create_event_channel); print(e.verb, e.errname); print(e)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "rdma_create_event_channel	ENODEV" ]
+    [[ $output == *"why: no RDMA device, or the rdma_ucm module is not loaded"* ]]
+    [[ $output == *"fix: modprobe rdma_ucm; or run in the micro-VM: scripts/rxe-vm"* ]]
+}
