@@ -210,12 +210,14 @@ end
 -- Teardown: every verbs object in a global, children first, then the
 -- globals the lessons use.
 
-local order = { "qp", "ah", "srq", "mr", "cq", "comp_channel", "pd", "context" }
-local closers = { qp = "destroy", ah = "destroy", srq = "destroy", mr = "dereg", cq = "destroy",
-                  comp_channel = "destroy", pd = "dealloc", context = "close" }
+local order = { "qp", "cm_event", "ah", "srq", "mr", "cq", "comp_channel", "pd", "cm_id", "cm_channel",
+                "context" }
+local closers = { qp = "destroy", cm_event = "ack", ah = "destroy", srq = "destroy", mr = "dereg", cq = "destroy",
+                  comp_channel = "destroy", pd = "dealloc", cm_id = "destroy", cm_channel = "destroy",
+                  context = "close" }
 K.lesson_globals = { "wcs", "err", "ok", "ev", "ev_cq", "gid_index", "gid", "port", "dev", "src_ip",
                      "before", "pinned", "reads", "adds", "mtu", "conn", "peer", "reply",
-                     "partner_host", "partner_port" }
+                     "partner_host", "partner_port", "partner_addr" }
 
 -- Functions a lesson registers to run at teardown (closing a socket,
 -- stopping a partner process), newest first.

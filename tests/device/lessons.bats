@@ -108,3 +108,13 @@ auto() {
     [[ $output == *"the partner answered \"HELLO PARTNER\""* ]]
     [[ $output == *"the partner's memory holds \"written by verbsh\""* ]]
 }
+
+@test "lesson 14 rdma-cm: --auto passes against a partner verbsh process (resolve, connect with private data, SEND, disconnect)" {
+    auto 14 rdma-cm
+    [[ $output == *"bound to $RXE_DEV; peer $RXE_ADDR:"* ]]
+    [[ $output == *"qp RC 0x"*" INIT, made by rdma_create_qp"* ]]
+    [[ $output == *"connected; the partner says \"welcome from the partner\"; qp went INIT -> RTR -> RTS without a modify"* ]]
+    [[ $output == *'"RTS"	196	"welcome from the partner"'* ]]
+    [[ $output == *"the partner answered \"HELLO PARTNER\""* ]]
+    [[ $output == *"disconnected; qp is ERR"* ]]
+}
