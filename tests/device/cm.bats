@@ -84,3 +84,33 @@ cm_pair() {
     [[ $output == *"ADDR_RESOLVED	$RXE_ADDR:7483"* ]]
     [[ $output == *"exit with	cm_event ADDR_RESOLVED on cm_id2, status 0"* ]]
 }
+
+@test "rdma_cm: a partner that dies after connecting gives DISCONNECTED, and the explained error, within the timeout" {
+    PAIR_WAIT_S=60 "$VERBSH" "$ROOT/examples/cm_partner.lua" --port 7484 >partner.out 2>&1 &
+    local pid=$!   # verbsh itself, so that kill -9 hits it
+    wait_cm_listen 7484 || { kill $pid; cat partner.out; false; }
+    run timeout 60 "$VERBSH" -e '
+      local ch = verbs.create_event_channel()
+      local id = ch:create_id("TCP")
+      id:resolve_addr(nil, os.getenv("RXE_ADDR") .. ":7484"); ch:get_cm_event(5000):expect("ADDR_RESOLVED"):ack()
+      id:resolve_route(); ch:get_cm_event(5000):expect("ROUTE_RESOLVED"):ack()
+      local pd, cq = id.verbs:alloc_pd(), id.verbs:create_cq(4)
+      local qp = id:create_qp(pd, { qp_type = "RC", send_cq = cq, recv_cq = cq,
+        cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } })
+      id:connect{ responder_resources = 1, initiator_depth = 1, retry_count = 7, rnr_retry_count = 7 }
+      ch:get_cm_event(5000):expect("ESTABLISHED"):ack()
+      print("established")
+      io.stdout:flush()
+      os.execute("kill -9 '$pid'")
+      local t0 = verbs.now()
+      local ev = ch:get_cm_event(20000)
+      print(ev and ev.event, ("%.0f s"):format(verbs.now() - t0))
+      print(select(2, pcall(ev.expect, ev, "ESTABLISHED")))'
+    wait $pid || true
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"established"* ]]
+    [[ $output == *"DISCONNECTED	"* ]]
+    [[ $output == *"rdma_get_cm_event: expected ESTABLISHED, got DISCONNECTED (status 0)"* ]]
+    [[ $output == *"why: the peer disconnected (rdma_disconnect) or its process exited"* ]]
+}
