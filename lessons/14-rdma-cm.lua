@@ -203,15 +203,7 @@ return {
         qp:post_send{ wr_id = 1, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{ mr = mr, offset = 0, length = 13 }} }
         wcs = cq:wait(2)
         mr:read(1024, 13)]],
-      check = function(S)
-        local l = K.step_wcs(S, G"cq", 2)
-        local r = K.find_wc(l, { opcode = "RECV" })
-        if not r then return false, "no answer received yet (a RECV completion on cq)" end
-        if r.status ~= "SUCCESS" then return false, "the receive completed with " .. r.status end
-        local got = G"mr":read(1024, r.byte_len)
-        if got == "" or got ~= got:upper() then return false, ("mr holds %q at 1024, not an answer in capitals"):format(got) end
-        return true, ("the partner answered %q"):format(got)
-      end,
+      check = function(S) return K.check_answer(S, "mr", 1024) end,
     },
     {
       title = "Disconnect",

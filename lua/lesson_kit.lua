@@ -348,6 +348,20 @@ function K.find_wc(list, pattern)
   end
 end
 
+-- The pair labs' partners answer a SEND in capitals: checks that the answer
+-- arrived in the MR named mr_name at offset off. Returns ok, message.
+function K.check_answer(S, mr_name, off)
+  local l = K.step_wcs(S, G"cq", 2)
+  local r = K.find_wc(l, { opcode = "RECV" })
+  if not r then return false, "no answer received yet (a RECV completion on cq)" end
+  if r.status ~= "SUCCESS" then return false, "the receive completed with " .. r.status end
+  local got = G(mr_name):read(off, r.byte_len)
+  if got == "" or got ~= got:upper() then
+    return false, ("%s holds %q at offset %d, not an answer in capitals"):format(mr_name, got, off)
+  end
+  return true, ("the partner answered %q"):format(got)
+end
+
 function K.has_flag(list, name)
   if type(list) ~= "table" then return false end
   for _, f in ipairs(list) do if f == name then return true end end
