@@ -41,7 +41,14 @@ EVENT.ROUTE_ERROR = function(st)
   return "route resolution failed (status " .. st .. ")", "resolve_addr must have succeeded first"
     .. " (ADDR_RESOLVED); then resolve_route"
 end
+local SIDR_STATUS = { [1] = "UNSUPPORTED (nobody listens on that port)", [2] = "REJECT (the server rejected"
+  .. " or failed before accepting)", [3] = "NO_QP", [4] = "REDIRECT", [5] = "UNSUPPORTED_VERSION" }
 EVENT.UNREACHABLE = function(st)
+  if st > 0 and SIDR_STATUS[st] then   -- a UD (RDMA_PS_UDP) lookup: the SIDR reply's status
+    return "the UD service lookup was answered with status " .. st .. ", " .. SIDR_STATUS[st],
+      st == 1 and "start the server first, on the same port and port space (UDP)"
+        or "see the server's output: its create_qp or accept failed, or it called reject"
+  end
   return "the peer's CM never answered the connection request (status " .. st
     .. (ERRNO[st] and " " .. ERRNO[st] or "") .. "): the REQ or its REP was lost, or nothing runs there",
     "start the server first and check the address; " .. LOOPBACK_FIX

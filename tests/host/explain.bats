@@ -350,3 +350,21 @@ diag() {
     [ "$status" -eq 0 ]
     [[ $output == *"grh.sgid_index 7 points at an empty slot"*"; filled slots: 0 fe80:0000:0000:0000:5054:00ff:fe12:3456 (RoCE v2), 1 0000:0000:0000:0000:0000:ffff:0a00:0001 (RoCE v2)"$'\n'* ]]
 }
+
+@test "rdma_cm error events: each status gets its cause (REJECTED 8/28, UD's UNREACHABLE, ADDR_ERROR ENODEV)" {
+    run "$VERBSH" -e '
+      local c = require "verbs.explain_cm"
+      for _, e in ipairs { { "REJECTED", 8 }, { "REJECTED", 28 }, { "UNREACHABLE", 1 }, { "UNREACHABLE", -110 },
+                           { "ADDR_ERROR", -19 }, { "ROUTE_ERROR", -19 }, { "ESTABLISHED", 0 } } do
+        print(e[1], e[2], (c.event_cause(e[1], e[2])))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "REJECTED	8	nobody listens on that port at the destination (IB CM reject reason 8, INVALID_SERVICE_ID)" ]]
+    [[ ${lines[1]} == "REJECTED	28	the server called rdma_reject (reason 28, CONSUMER_DEFINED)"* ]]
+    [[ ${lines[2]} == "UNREACHABLE	1	the UD service lookup was answered with status 1, UNSUPPORTED (nobody listens on that port)" ]]
+    [[ ${lines[3]} == "UNREACHABLE	-110	the peer's CM never answered the connection request (status -110 ETIMEDOUT)"* ]]
+    [[ ${lines[4]} == "ADDR_ERROR	-19	no RDMA device sits on the netdev that routes to this address (ENODEV): 127.0.0.1 and lo"* ]]
+    [[ ${lines[5]} == "ROUTE_ERROR	-19	the route leads over a netdev without an RDMA device (ENODEV), e.g. lo" ]]
+    [ "${lines[6]}" = "ESTABLISHED	0	nil" ]
+}
