@@ -141,6 +141,8 @@ M.HINTS = {
   ["rdma_resolve_route ENODEV"] = { "the route leads over a netdev without an RDMA device: 127.0.0.1 (lo)"
     .. " resolves as an address, but lo has no rxe device, so there is no route", "use an address on the"
     .. " rxe netdev (rdma link show; RXE_ADDR in the micro-VM)" },
+  ["rdma_resolve_addr ENETUNREACH"] = { "no route to the destination: no local netdev is in its subnet and"
+    .. " there is no default route", "ip route get ADDR; use an address in the rxe netdev's subnet" },
   ["rdma_resolve_addr EADDRNOTAVAIL"] = { "the source address given is not on this host", "leave src_addr nil" },
   ["rdma_resolve_route EINVAL"] = { "the address is not resolved yet: resolve_route comes after the"
     .. " ADDR_RESOLVED event", "id:resolve_addr(nil, DST); wait for ADDR_RESOLVED; then id:resolve_route()" },

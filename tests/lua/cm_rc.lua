@@ -153,6 +153,27 @@ eq(e.verb, "rdma_resolve_route", "verb"); eq(e.errname, "ENODEV", "route over lo
 check(tostring(e):find("lo", 1, true), "lo explained: %s", tostring(e))
 z:destroy()
 
+-- No route at all: rdma_resolve_addr fails at once.
+local u = cch:create_id("TCP")
+e = raises("unroutable address", u.resolve_addr, u, nil, "10.1.2.3:1", 1000)
+eq(e.errname, "ENETUNREACH", "unroutable errno")
+check(tostring(e):find("ip route get ADDR", 1, true), "ENETUNREACH explained: %s", tostring(e))
+u:destroy()
+
+-- UD (RDMA_PS_UDP): rdma_create_qp leaves the QP in RTS at once; a lookup
+-- with nobody listening is UNREACHABLE with the SIDR status 1.
+local d = cch:create_id("UDP")
+eq(d.qp_type, "UD", "UDP id qp_type")
+d:resolve_addr(nil, ADDR .. ":" .. (PORT + 2)); cch:get_cm_event(5000):expect("ADDR_RESOLVED"):ack()
+d:resolve_route(); cch:get_cm_event(5000):expect("ROUTE_RESOLVED"):ack()
+local dqp = d:create_qp(pd, { qp_type = "UD", send_cq = cq, recv_cq = cq, cap = cap })
+eq(dqp.state, "RTS", "a UD QP from rdma_create_qp")
+d:connect()
+local un = cch:get_cm_event(10000)
+eq(un.event, "UNREACHABLE", "UD lookup, no listener"); eq(un.status, 1, "SIDR status UNSUPPORTED")
+check(tostring(un):find("nobody listens on that port", 1, true), "%s", tostring(un))
+un:ack(); dqp:destroy(); d:destroy()
+
 -- The listener's port is taken: rdma_cm says EADDRNOTAVAIL, not EADDRINUSE.
 local w = sch:create_id("TCP")
 e = raises("bind a taken port", w.bind_addr, w, "*:" .. PORT)
