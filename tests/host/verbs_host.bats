@@ -22,7 +22,8 @@ load ../helpers
       print(table.concat(e.ibv_send_flags, ","))
       print(e.ibv_wc_status[1], e.ibv_wc_status[13], e.ibv_wc_status[14], #e.ibv_wc_status)
       print(table.concat(e.ibv_access_flags, ",", 1, 4), e.ibv_qp_attr_mask[8], e.ibv_port_state[5], e.ibv_link_layer[3])
-      local n = 0 for _ in pairs(e) do n = n + 1 end print(n)'
+      local n = 0 for _ in pairs(e) do n = n + 1 end print(n)
+      print(table.concat(e.rdma_cm_event_type, ",", 1, 10), table.concat(e.rdma_port_space, ","))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "RESET,INIT,RTR,RTS,SQD,SQE,ERR,UNKNOWN" ]
@@ -31,13 +32,15 @@ load ../helpers
     [ "${lines[3]}" = "FENCE,SIGNALED,SOLICITED,INLINE,IP_CSUM" ]
     [ "${lines[4]}" = "SUCCESS	RETRY_EXC_ERR	RNR_RETRY_EXC_ERR	24" ]
     [ "${lines[5]}" = "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC	AV	ACTIVE	ETHERNET" ]
-    [ "${lines[6]}" = "21" ]
+    [ "${lines[6]}" = "23" ]
+    [ "${lines[7]}" = "ADDR_RESOLVED,ADDR_ERROR,ROUTE_RESOLVED,ROUTE_ERROR,CONNECT_REQUEST,CONNECT_RESPONSE,CONNECT_ERROR,UNREACHABLE,REJECTED,ESTABLISHED	TCP,UDP,IB,IPOIB" ]
 }
 
 @test "classes: metatables verbs.<kind> with __index methods, __gc, __close, __tostring" {
     run "$VERBSH" -e '
       local reg = debug.getregistry()
-      for _, k in ipairs{ "context", "pd", "mr", "cq", "comp_channel", "qp", "ah", "srq" } do
+      for _, k in ipairs{ "context", "pd", "mr", "cq", "comp_channel", "qp", "ah", "srq", "cm_channel", "cm_id",
+                          "cm_event" } do
         local mt = reg["verbs." .. k]
         local m = {}
         for name in pairs(mt.__methods) do m[#m + 1] = name end
@@ -46,12 +49,15 @@ load ../helpers
       end'
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[0]}" = "context	verbs.context	function	function	function	alloc_pd close create_comp_channel create_cq get_async_event gids query_device query_gid query_port" ]
-    [ "${lines[1]}" = "pd	verbs.pd	function	function	function	create_ah create_qp create_srq dealloc reg_mr" ]
+    [ "${lines[0]}" = "context	verbs.context	function	function	function	alloc_pd close create_comp_channel create_cq get_async_event gids init_ah_from_wc query_device query_gid query_port" ]
+    [ "${lines[1]}" = "pd	verbs.pd	function	function	function	create_ah create_ah_from_wc create_qp create_srq dealloc reg_mr" ]
     [ "${lines[2]}" = "mr	verbs.mr	function	function	function	dereg fill read write" ]
     [ "${lines[3]}" = "cq	verbs.cq	function	function	function	ack_events destroy poll req_notify wait" ]
     [ "${lines[5]}" = "qp	verbs.qp	function	function	function	destroy modify post_recv post_send query" ]
     [ "${lines[7]}" = "srq	verbs.srq	function	function	function	destroy modify post_recv query" ]
+    [ "${lines[8]}" = "cm_channel	verbs.cm_channel	function	function	function	create_id destroy get_cm_event" ]
+    [ "${lines[9]}" = "cm_id	verbs.cm_id	function	function	function	accept bind_addr connect create_qp destroy destroy_qp disconnect establish get_dst_port get_local_addr get_peer_addr get_src_port init_qp_attr listen reject resolve_addr resolve_route" ]
+    [ "${lines[10]}" = "cm_event	verbs.cm_event	function	function	function	ack expect" ]
 }
 
 @test "argument checks that need no device name the function and argument" {
