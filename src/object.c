@@ -224,7 +224,11 @@ static int push_users(lua_State *L, struct vnode *n, const char **how)
 			uses |= m->deps[i] == n;
 		if (!uses || !m->h)
 			continue;
-		*how = k == 0 || strcmp(*how, m->cls->destroy_method) == 0 ? m->cls->destroy_method : "ack or destroy";
+		const char *method = m->cls->destroy_method;
+		if (k == 0)
+			*how = method;   /* all alike: "dereg it", "ack them" */
+		else if (strcmp(*how, method) != 0)
+			*how = strcmp(method, "ack") == 0 || strstr(*how, "ack") ? "ack or destroy" : "destroy";
 		if (k++)
 			luaL_addstring(&b, ", ");
 		luaL_addstring(&b, vobj_cname(m, name, sizeof name));
