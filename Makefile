@@ -42,20 +42,22 @@ verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 verbs.so: $(PIC_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm)
 
-$(OBJ_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(OBJ_DIR)
+# deps is order-only everywhere it is needed, so that `make -j` installs the
+# packages before the first compile instead of racing it.
+$(OBJ_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(OBJ_DIR) deps
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 $(OBJ_DIR)/embedded_lua.o: $(EMBED_C) | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 # Hidden visibility: verbs.so exports luaopen_verbs alone, so no internal
 # name can clash with a libc symbol (as a function named verr once did).
-build/pic/%.o: src/%.c $(wildcard src/*.h) | build/pic
+build/pic/%.o: src/%.c $(wildcard src/*.h) | build/pic deps
 	$(CC) $(ALLCFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 build/pic/embedded_lua.o: $(EMBED_C) | build/pic
 	$(CC) $(ALLCFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 # lua/*.lua are compiled into the binary so that verbsh and verbs.so need no
 # install path to find their Lua half.
-$(EMBED_C): $(LUA_SRC) scripts/embed.lua | build
+$(EMBED_C): $(LUA_SRC) scripts/embed.lua | build deps
 	lua5.4 scripts/embed.lua $@ $(LUA_SRC)
 
 build $(OBJ_DIR) build/pic:
