@@ -8,6 +8,7 @@ local qp = require "verbs.explain_qp"
 local wc = require "verbs.explain_wc"
 local sys = require "verbs.explain_sys"
 local cm = require "verbs.explain_cm"
+local ex = require "verbs.explain_ex"
 
 local M = { qp = qp, wc = wc, sys = sys, cm = cm }
 
@@ -61,7 +62,8 @@ M.HINTS = {
 
 local function finding(h) return h and { why = h[1], fix = h[2] } end
 
-local MEMLOCK_VERBS = { ibv_reg_mr = true, ibv_create_cq = true, ibv_create_qp = true, ibv_create_srq = true }
+local MEMLOCK_VERBS = { ibv_reg_mr = true, ibv_create_cq = true, ibv_create_qp = true, ibv_create_srq = true,
+  ibv_create_qp_ex = true, ibv_create_cq_ex = true }
 
 -- Per verb: analyze(e) -> headline or nil, { {why=, fix=, note=}, ... }
 M.ANALYZE = {
@@ -72,11 +74,14 @@ M.ANALYZE = {
 }
 for k, h in pairs(cm.HINTS) do M.HINTS[k] = h end
 for verb, f in pairs(cm.ANALYZE) do M.ANALYZE[verb] = f end
+for verb, f in pairs(ex.ANALYZE) do M.ANALYZE[verb] = f end
 for verb in pairs(MEMLOCK_VERBS) do
+  local other = M.ANALYZE[verb]
   M.ANALYZE[verb] = function(e)
     if e.errname == "ENOMEM" or e.errname == "EPERM" or e.errname == "EFAULT" and (e.context or {}).memlock then
       return nil, { sys.memlock(e) }
     end
+    if other then return other(e) end
     return nil, {}
   end
 end

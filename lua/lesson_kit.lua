@@ -217,7 +217,8 @@ local closers = { qp = "destroy", cm_event = "ack", ah = "destroy", srq = "destr
                   context = "close" }
 K.lesson_globals = { "wcs", "err", "ok", "ev", "ev_cq", "gid_index", "gid", "port", "dev", "src_ip",
                      "before", "pinned", "reads", "adds", "mtu", "conn", "peer", "reply",
-                     "partner_host", "partner_port", "partner_addr" }
+                     "partner_host", "partner_port", "partner_addr", "seen", "ready", "busy", "events",
+                     "busy_idle", "events_idle", "exchange_round", "idle_round" }
 
 -- Functions a lesson registers to run at teardown (closing a socket,
 -- stopping a partner process), newest first.

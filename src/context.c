@@ -444,7 +444,7 @@ static const luaL_Reg ctx_methods[] = {
 	{ "query_device", l_query_device }, { "query_port", l_query_port }, { "query_gid", l_query_gid },
 	{ "gids", l_gids }, { "alloc_pd", pd_alloc }, { "create_comp_channel", channel_create },
 	{ "create_cq", cq_create }, { "get_async_event", l_get_async_event },
-	{ "init_ah_from_wc", ah_init_from_wc },
+	{ "init_ah_from_wc", ah_init_from_wc }, { "create_qp_ex", qp_create_ex }, { "create_cq_ex", cq_create_ex },
 	{ NULL, NULL }
 };
 

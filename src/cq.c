@@ -14,6 +14,7 @@
 
 static int cq_destroy(struct vnode *n)
 {
+	cq_ex_end(n);   /* an open start_poll holds the CQ's lock */
 	/* ibv_destroy_cq waits until every event of the CQ is acknowledged. */
 	if (n->events)
 		ibv_ack_cq_events(n->h, n->events);
@@ -32,8 +33,10 @@ static int cq_field(lua_State *L, struct vnode *n, const char *key)
 		lua_pushinteger(L, ((struct ibv_cq *)n->h)->cqe);
 	else if (strcmp(key, "handle") == 0)
 		lua_pushinteger(L, ((struct ibv_cq *)n->h)->handle);
+	else if (strcmp(key, "wc_flags") == 0 && n->ex)
+		vflags_push(L, &ve_create_cq_wc_flags, n->ex_flags);
 	else
-		return 0;
+		return n->ex ? cq_ex_field(L, n, key) : 0;   /* cq.wr_id, cq.status of the current completion */
 	return 1;
 }
 
@@ -174,6 +177,7 @@ static int poll_array(lua_State *L, struct vnode *n, struct wc_array *a)
 static int l_poll(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	cq_ex_idle(L, n, "poll");
 	struct wc_array *a = wc_array_test(L, 2);
 	if (a)
 		return poll_array(L, n, a);
@@ -261,6 +265,7 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 static int l_wait(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	cq_ex_idle(L, n, "wait");
 	struct wc_array *a = wc_array_test(L, 2);
 	int arg = a ? 3 : 2;
 	int want = lua_isnoneornil(L, arg) ? 1 : (int)vm_check_uint(L, arg, arg, 1 << 20, "n");
@@ -397,7 +402,7 @@ static const luaL_Reg channel_methods[] = { { "get_cq_event", l_get_cq_event }, 
 struct vclass vc_cq = {
 	.kind = "cq", .var = "cq", .tname = "verbs.cq", .destroy_verb = "ibv_destroy_cq",
 	.destroy_method = "destroy", .destroy = cq_destroy, .describe = cq_describe, .field = cq_field,
-	.methods = cq_methods,
+	.methods = cq_methods, .more_methods = cq_ex_methods,
 };
 struct vclass vc_channel = {
 	.kind = "comp_channel", .var = "channel", .tname = "verbs.comp_channel",

@@ -104,11 +104,36 @@ TABLE(ve_cm_event_type, "rdma_cm_event_type", "RDMA_CM_EVENT_", false,
 TABLE(ve_port_space, "rdma_port_space", "RDMA_PS_", false,
 	E(RDMA_PS_, TCP), E(RDMA_PS_, UDP), E(RDMA_PS_, IB), E(RDMA_PS_, IPOIB))
 
+/* The extended verbs: ibv_create_qp_ex and ibv_create_cq_ex. */
+TABLE(ve_send_ops_flags, "ibv_qp_create_send_ops_flags", "IBV_QP_EX_WITH_", true,
+	E(IBV_QP_EX_WITH_, RDMA_WRITE), E(IBV_QP_EX_WITH_, RDMA_WRITE_WITH_IMM), E(IBV_QP_EX_WITH_, SEND),
+	E(IBV_QP_EX_WITH_, SEND_WITH_IMM), E(IBV_QP_EX_WITH_, RDMA_READ), E(IBV_QP_EX_WITH_, ATOMIC_CMP_AND_SWP),
+	E(IBV_QP_EX_WITH_, ATOMIC_FETCH_AND_ADD), E(IBV_QP_EX_WITH_, LOCAL_INV), E(IBV_QP_EX_WITH_, BIND_MW),
+	E(IBV_QP_EX_WITH_, SEND_WITH_INV), E(IBV_QP_EX_WITH_, TSO), E(IBV_QP_EX_WITH_, ATOMIC_WRITE))
+TABLE(ve_qp_init_attr_mask, "ibv_qp_init_attr_mask", "IBV_QP_INIT_ATTR_", true,
+	E(IBV_QP_INIT_ATTR_, PD), E(IBV_QP_INIT_ATTR_, XRCD), E(IBV_QP_INIT_ATTR_, CREATE_FLAGS),
+	E(IBV_QP_INIT_ATTR_, MAX_TSO_HEADER), E(IBV_QP_INIT_ATTR_, IND_TABLE), E(IBV_QP_INIT_ATTR_, RX_HASH),
+	E(IBV_QP_INIT_ATTR_, SEND_OPS_FLAGS))
+TABLE(ve_qp_create_flags, "ibv_qp_create_flags", "IBV_QP_CREATE_", true,
+	E(IBV_QP_CREATE_, BLOCK_SELF_MCAST_LB), E(IBV_QP_CREATE_, SCATTER_FCS), E(IBV_QP_CREATE_, CVLAN_STRIPPING),
+	E(IBV_QP_CREATE_, SOURCE_QPN), E(IBV_QP_CREATE_, PCI_WRITE_END_PADDING))
+TABLE(ve_create_cq_wc_flags, "ibv_create_cq_wc_flags", "IBV_WC_EX_WITH_", true,
+	E(IBV_WC_EX_WITH_, BYTE_LEN), E(IBV_WC_EX_WITH_, IMM), E(IBV_WC_EX_WITH_, QP_NUM), E(IBV_WC_EX_WITH_, SRC_QP),
+	E(IBV_WC_EX_WITH_, SLID), E(IBV_WC_EX_WITH_, SL), E(IBV_WC_EX_WITH_, DLID_PATH_BITS),
+	E(IBV_WC_EX_WITH_, COMPLETION_TIMESTAMP), E(IBV_WC_EX_WITH_, CVLAN), E(IBV_WC_EX_WITH_, FLOW_TAG),
+	E(IBV_WC_EX_WITH_, TM_INFO), E(IBV_WC_EX_WITH_, COMPLETION_TIMESTAMP_WALLCLOCK))
+TABLE(ve_cq_init_attr_mask, "ibv_cq_init_attr_mask", "IBV_CQ_INIT_ATTR_MASK_", true,
+	E(IBV_CQ_INIT_ATTR_MASK_, FLAGS), E(IBV_CQ_INIT_ATTR_MASK_, PD))
+TABLE(ve_create_cq_attr_flags, "ibv_create_cq_attr_flags", "IBV_CREATE_CQ_ATTR_", true,
+	E(IBV_CREATE_CQ_ATTR_, SINGLE_THREADED), E(IBV_CREATE_CQ_ATTR_, IGNORE_OVERRUN))
+
 static const struct venum *const all[] = {
 	&ve_qp_state, &ve_qp_type, &ve_mtu, &ve_wc_status, &ve_wc_opcode, &ve_wr_opcode, &ve_access,
 	&ve_send_flags, &ve_wc_flags, &ve_qp_attr_mask, &ve_srq_attr_mask, &ve_port_state,
 	&ve_port_phys_state, &ve_link_layer, &ve_node_type, &ve_transport_type, &ve_event_type,
 	&ve_gid_type, &ve_mig_state, &ve_atomic_cap, &ve_device_cap, &ve_cm_event_type, &ve_port_space,
+	&ve_send_ops_flags, &ve_qp_init_attr_mask, &ve_qp_create_flags, &ve_create_cq_wc_flags,
+	&ve_cq_init_attr_mask, &ve_create_cq_attr_flags,
 };
 
 const char *venum_name(const struct venum *t, int64_t v)

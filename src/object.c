@@ -320,6 +320,17 @@ static int obj_index(lua_State *L)
 	return 1;
 }
 
+/* obj.key = value: the few fields a C program assigns (qpx->wr_id). */
+static int obj_newindex(lua_State *L)
+{
+	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	struct vnode *n = vobj_check(L, 1, cls);
+	const char *key = lua_tostring(L, 2);
+	if (lua_type(L, 2) != LUA_TSTRING || !cls->setfield(L, n, key, 3))
+		return luaL_error(L, "%s has no settable field '%s'", cls->kind, luaL_tolstring(L, 2, NULL));
+	return 0;
+}
+
 void vobj_register(lua_State *L, const struct vclass *cls)
 {
 	luaL_newmetatable(L, cls->tname);
@@ -327,6 +338,8 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 	/* methods */
 	lua_newtable(L);
 	luaL_setfuncs(L, cls->methods, 0);
+	if (cls->more_methods)
+		luaL_setfuncs(L, cls->more_methods, 0);
 	lua_pushlightuserdata(L, (void *)cls);
 	lua_pushcclosure(L, obj_destroy, 1);
 	lua_setfield(L, -2, cls->destroy_method);
@@ -337,6 +350,11 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 		lua_pushcclosure(L, obj_index, 2);
 	}
 	lua_setfield(L, -2, "__index");
+	if (cls->setfield) {
+		lua_pushlightuserdata(L, (void *)cls);
+		lua_pushcclosure(L, obj_newindex, 1);
+		lua_setfield(L, -2, "__newindex");
+	}
 	lua_pushcfunction(L, obj_gc);
 	lua_setfield(L, -2, "__gc");
 	lua_pushlightuserdata(L, (void *)cls);

@@ -139,6 +139,18 @@ const struct vfield vf_recv_wr[] = {
 	VF_END
 };
 
+int sge_list_read(lua_State *L, int arg, int idx, struct ibv_sge *out, int cap)
+{
+	struct sge_pool p = { .sge = out, .cap = cap, .arg = arg, .path = "" };
+	struct ibv_sge *list;
+	int num;
+	pool = &p;
+	const char *e = read_sges(L, idx, &list, &num);
+	if (e)
+		vargerror(L, arg, e);
+	return num;
+}
+
 /* ---- reading WRs ---------------------------------------------------------------- */
 
 #define WR_STACK 16
@@ -316,6 +328,7 @@ static void *wr_room(lua_State *L, int count, size_t wsize, void *stack, struct 
 int qp_post_send(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_qp);
+	qp_ex_idle(L, n, "post_send");
 	struct ibv_send_wr wr_stack[WR_STACK], *wrs, *bad = NULL;
 	struct ibv_sge sge_stack[SGE_STACK];
 	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = 2, .path = "" };

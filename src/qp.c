@@ -60,6 +60,7 @@ const struct vfield vf_qp_attr[] = {
  * otherwise still modify at disconnect. */
 static int qp_destroy(struct vnode *n)
 {
+	qp_ex_abort(n);   /* an open wr_start session holds the send queue's lock */
 	if (n->deps[QP_DEP_CM_ID])
 		return cm_destroy_qp(n->deps[QP_DEP_CM_ID]);
 	return ibv_destroy_qp(n->h);
@@ -113,7 +114,7 @@ static int qp_field(lua_State *L, struct vnode *n, const char *key)
 				lua_getiuservalue(L, 1, i + 1);
 				return 1;
 			}
-		return 0;
+		return qp_ex_field(L, n, key);   /* qp.wr_id, qp.wr_flags: the ibv_qp_ex members */
 	}
 	return 1;
 }
@@ -282,7 +283,8 @@ static const luaL_Reg qp_methods[] = {
 struct vclass vc_qp = {
 	.kind = "qp", .var = "qp", .tname = "verbs.qp", .destroy_verb = "ibv_destroy_qp",
 	.destroy_method = "destroy", .destroy = qp_destroy, .describe = qp_describe, .field = qp_field,
-	.methods = qp_methods, .destroy_call = qp_destroy_call,
+	.methods = qp_methods, .more_methods = qp_ex_methods, .destroy_call = qp_destroy_call,
+	.setfield = qp_ex_setfield,
 };
 
 void qp_open(lua_State *L)

@@ -31,7 +31,9 @@ struct venum {
 extern const struct venum ve_qp_state, ve_qp_type, ve_mtu, ve_wc_status, ve_wc_opcode, ve_wr_opcode,
 	ve_access, ve_send_flags, ve_wc_flags, ve_qp_attr_mask, ve_port_state, ve_link_layer,
 	ve_node_type, ve_transport_type, ve_event_type, ve_gid_type, ve_mig_state, ve_atomic_cap,
-	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_cm_event_type, ve_port_space;
+	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_cm_event_type, ve_port_space,
+	ve_send_ops_flags, ve_qp_init_attr_mask, ve_qp_create_flags, ve_create_cq_wc_flags,
+	ve_cq_init_attr_mask, ve_create_cq_attr_flags;
 
 const char *venum_name(const struct venum *t, int64_t v);   /* NULL when v has no name */
 /* Pushes the name of v, or v itself when it has no name. */
@@ -123,6 +125,13 @@ struct vnode {
 	size_t len;                      /* mr: its length */
 	int aux;                         /* qp: port_num once set */
 	unsigned events;                 /* cq: completion events not acked yet */
+	/* Objects made by the extended verbs (ctx:create_qp_ex, ctx:create_cq_ex). */
+	bool ex;
+	bool ex_busy;                    /* qp: a wr_start session is open; cq: a start_poll is open */
+	int ex_count;                    /* qp: WRs built in the session; cq: 1 while a completion is current */
+	uint64_t ex_flags;               /* qp: send_ops_flags; cq: wc_flags */
+	uint64_t ex_op;                  /* qp: the send_ops flag of the WR being built, 0 for none */
+	unsigned ex_need;                /* qp: what that WR still lacks (qp_ex.c) */
 };
 
 struct vclass {
@@ -135,6 +144,7 @@ struct vclass {
 	void (*describe)(lua_State *L, struct vnode *n); /* pushes "RC 0x000011 RTS" */
 	int (*field)(lua_State *L, struct vnode *n, const char *key); /* live fields; pushes 1 or 0 */
 	const luaL_Reg *methods;
+	const luaL_Reg *more_methods;    /* optional: a second group (qp_ex.c's wr_*, cq_ex.c's poll API) */
 	/* Optional: what a finished object is ("acked" for a cm_event); default "destroyed". */
 	const char *gone;
 	/* Optional: a reason why the explicit destroy is refused (a context that
@@ -142,6 +152,8 @@ struct vclass {
 	const char *(*refuse_destroy)(struct vnode *n);
 	/* Optional: the C call that destroys n, when not destroy_verb(n). */
 	void (*destroy_call)(struct vnode *n, char *buf, size_t len);
+	/* Optional: obj.key = value (qp.wr_id); returns 0 when key is not settable. */
+	int (*setfield)(lua_State *L, struct vnode *n, const char *key, int vidx);
 	unsigned count;                  /* ids handed out */
 	const void *mt;                  /* its metatable, for the cheap type check */
 };
@@ -222,6 +234,27 @@ void srq_open(lua_State *L);
 /* context.c: waits until fd is readable (true) or timeout_ms passed (false;
  * < 0: forever), in slices of at most 100 ms that check for Ctrl-C. */
 bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
+/* qp_ex.c: ctx:create_qp_ex and the new post-send API (qp:wr_start ...
+ * qp:wr_complete). qp_ex_idle raises when a wr_start session holds the send
+ * queue (ibv_post_send would deadlock on the provider's lock). */
+int qp_create_ex(lua_State *L);
+void qp_ex_idle(lua_State *L, struct vnode *n, const char *fn);
+void qp_ex_abort(struct vnode *n);   /* before destroy: closes an open session */
+int qp_ex_field(lua_State *L, struct vnode *n, const char *key);
+int qp_ex_setfield(lua_State *L, struct vnode *n, const char *key, int vidx);
+extern const luaL_Reg qp_ex_methods[];
+/* cq_ex.c: ctx:create_cq_ex, start_poll/next_poll/end_poll and the
+ * ibv_wc_read_* accessors. cq_ex_idle raises while a poll is open. */
+int cq_create_ex(lua_State *L);
+void cq_ex_idle(lua_State *L, struct vnode *n, const char *fn);
+void cq_ex_end(struct vnode *n);     /* before destroy: closes an open poll */
+int cq_ex_field(lua_State *L, struct vnode *n, const char *key);
+extern const luaL_Reg cq_ex_methods[];
+void cq_ex_open(lua_State *L);
+/* wait.c: verbs.wait_fds (an epoll-style wait on channels and sockets) and
+ * verbs.getrusage. */
+void wait_open(lua_State *L);
+
 /* ---- post.c: reading and posting WRs (tables, and prepared ones: wr.c) -- */
 
 /* Where the SGEs of the WRs being read go. */
@@ -234,6 +267,9 @@ struct sge_pool {
 extern const struct vfield vf_qp_cap[], vf_send_wr[], vf_recv_wr[];
 /* The number of WRs when the table at idx is a list of WRs (has [1]), else 0. */
 int wr_count(lua_State *L, int idx);
+/* Reads the list of SGE tables at idx ({mr=, offset=, length=} or {addr=,
+ * length=, lkey=}) into out (cap entries); raises naming the entry. */
+int sge_list_read(lua_State *L, int arg, int idx, struct ibv_sge *out, int cap);
 /* Reads count WRs (struct ibv_send_wr when send, else ibv_recv_wr) from the
  * table at idx (a list, or one WR) into wrs, chained, with their SGEs in p.
  * Raises naming the key. */

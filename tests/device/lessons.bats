@@ -118,3 +118,18 @@ auto() {
     [[ $output == *"the partner answered \"HELLO PARTNER\""* ]]
     [[ $output == *"disconnected; qp is ERR"* ]]
 }
+
+@test "lesson 15 post-send-ex: --auto passes (wr_* builder, start_poll/read_*/end_poll, cq:iter)" {
+    auto 15 post-send-ex
+    [[ $output == *"RECV wr_id 100 byte_len 5"* ]]
+    [[ $output == *'mr_b+512 = "written", mr_a+1024 = "read back"'* ]]
+    [[ $output == *'RECV imm_data 42, "inline"'* ]]
+}
+
+@test "lesson 16 events: --auto passes and prints the CPU time of spinning and of sleeping, from getrusage" {
+    auto 16 events
+    [[ $output == *"the channel woke wait_fds, the event named cq, and both completions were polled"* ]]
+    [[ $output == *"busy idle   one slow SEND:"*"CPU "*" ms ("*"% of the wall time)"* ]]
+    [[ $output == *"events idle one slow SEND:"*"CPU "*" ms ("*"% of the wall time)"* ]]
+    [[ $output == *"for a slow completion cost "*" ms of CPU spinning, "*" ms sleeping"* ]]
+}

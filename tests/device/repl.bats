@@ -49,3 +49,22 @@ repl() {
     echo "$output"
     [ "$status" -eq 0 ]
 }
+
+@test "repl: Ctrl-C interrupts verbs.wait_fds on a quiet completion channel" {
+    run repl '
+        set timeout 60
+        prompt; type "ctx = verbs.open(); ch = ctx:create_comp_channel(); cq = ctx:create_cq(4, {channel = ch}); cq:req_notify()"
+        prompt; type "t0 = verbs.now(); verbs.wait_fds({ch})"
+        sleep 2; send "\003"; see "interrupted"
+        prompt; type "print((\"waited %.1f s\"):format(verbs.now() - t0))"; see "waited"
+        prompt; type "t0 = verbs.now(); ch:get_cq_event()"
+        sleep 2; send "\003"; see "interrupted"
+        prompt; type "print((\"again %.1f s\"):format(verbs.now() - t0))"; see "again"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    secs=$(sed -n 's/.*waited \([0-9.]*\) s.*/\1/p' <<<"$output" | tail -1)
+    awk -v s="$secs" 'BEGIN { exit !(s >= 1 && s < 60) }'
+    secs=$(sed -n 's/.*again \([0-9.]*\) s.*/\1/p' <<<"$output" | tail -1)
+    awk -v s="$secs" 'BEGIN { exit !(s >= 1 && s < 60) }'
+}

@@ -54,9 +54,18 @@ lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
             assert(type(st[k]) == "string", e.name .. " step " .. i .. " lacks " .. k)
           end
           assert(type(st.check) == "function", e.name .. " step " .. i .. " has no check")
+          -- Typed a line at a time, as the REPL takes it: a line that does
+          -- not compile yet must be an unfinished statement (<eof>), and
+          -- the solution must not end in the middle of one.
+          local buf
           for line in L.dedent(st.solution):gmatch("[^\n]+") do
-            assert(load("return " .. line) or load(line), e.name .. " step " .. i .. ": " .. line)
+            buf = buf and (buf .. "\n" .. line) or line
+            local ok, err = load("return " .. buf)
+            if not ok then ok, err = load(buf) end
+            if ok then buf = nil
+            else assert(err:find("<eof>$"), e.name .. " step " .. i .. ": " .. err) end
           end
+          assert(not buf, e.name .. " step " .. i .. " ends inside a statement: " .. tostring(buf))
           n = n + 1
         end
       end

@@ -23,7 +23,8 @@ load ../helpers
       print(e.ibv_wc_status[1], e.ibv_wc_status[13], e.ibv_wc_status[14], #e.ibv_wc_status)
       print(table.concat(e.ibv_access_flags, ",", 1, 4), e.ibv_qp_attr_mask[8], e.ibv_port_state[5], e.ibv_link_layer[3])
       local n = 0 for _ in pairs(e) do n = n + 1 end print(n)
-      print(table.concat(e.rdma_cm_event_type, ",", 1, 10), table.concat(e.rdma_port_space, ","))'
+      print(table.concat(e.rdma_cm_event_type, ",", 1, 10), table.concat(e.rdma_port_space, ","))
+      print(table.concat(e.ibv_qp_create_send_ops_flags, ",", 1, 7), table.concat(e.ibv_create_cq_wc_flags, ",", 1, 8))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "RESET,INIT,RTR,RTS,SQD,SQE,ERR,UNKNOWN" ]
@@ -32,8 +33,9 @@ load ../helpers
     [ "${lines[3]}" = "FENCE,SIGNALED,SOLICITED,INLINE,IP_CSUM" ]
     [ "${lines[4]}" = "SUCCESS	RETRY_EXC_ERR	RNR_RETRY_EXC_ERR	24" ]
     [ "${lines[5]}" = "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC	AV	ACTIVE	ETHERNET" ]
-    [ "${lines[6]}" = "23" ]
+    [ "${lines[6]}" = "29" ]
     [ "${lines[7]}" = "ADDR_RESOLVED,ADDR_ERROR,ROUTE_RESOLVED,ROUTE_ERROR,CONNECT_REQUEST,CONNECT_RESPONSE,CONNECT_ERROR,UNREACHABLE,REJECTED,ESTABLISHED	TCP,UDP,IB,IPOIB" ]
+    [ "${lines[8]}" = "RDMA_WRITE,RDMA_WRITE_WITH_IMM,SEND,SEND_WITH_IMM,RDMA_READ,ATOMIC_CMP_AND_SWP,ATOMIC_FETCH_AND_ADD	BYTE_LEN,IMM,QP_NUM,SRC_QP,SLID,SL,DLID_PATH_BITS,COMPLETION_TIMESTAMP" ]
 }
 
 @test "classes: metatables verbs.<kind> with __index methods, __gc, __close, __tostring" {
@@ -49,11 +51,11 @@ load ../helpers
       end'
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[0]}" = "context	verbs.context	function	function	function	alloc_pd close create_comp_channel create_cq get_async_event gids init_ah_from_wc query_device query_gid query_port" ]
+    [ "${lines[0]}" = "context	verbs.context	function	function	function	alloc_pd close create_comp_channel create_cq create_cq_ex create_qp_ex get_async_event gids init_ah_from_wc query_device query_gid query_port" ]
     [ "${lines[1]}" = "pd	verbs.pd	function	function	function	create_ah create_ah_from_wc create_qp create_srq dealloc reg_mr" ]
     [ "${lines[2]}" = "mr	verbs.mr	function	function	function	dereg fill read write" ]
-    [ "${lines[3]}" = "cq	verbs.cq	function	function	function	ack_events destroy poll req_notify wait" ]
-    [ "${lines[5]}" = "qp	verbs.qp	function	function	function	destroy modify post_recv post_send query" ]
+    [ "${lines[3]}" = "cq	verbs.cq	function	function	function	ack_events destroy end_poll iter next_poll poll read_byte_len read_completion_ts read_dlid_path_bits read_imm_data read_opcode read_qp_num read_sl read_slid read_src_qp read_vendor_err read_wc_flags req_notify start_poll wait" ]
+    [ "${lines[5]}" = "qp	verbs.qp	function	function	function	destroy modify post_recv post_send query wr_abort wr_atomic_cmp_swp wr_atomic_fetch_add wr_complete wr_rdma_read wr_rdma_write wr_rdma_write_imm wr_send wr_send_imm wr_set_inline_data wr_set_inline_data_list wr_set_sge wr_set_sge_list wr_set_ud_addr wr_start" ]
     [ "${lines[7]}" = "srq	verbs.srq	function	function	function	destroy modify post_recv query" ]
     [ "${lines[8]}" = "cm_channel	verbs.cm_channel	function	function	function	create_id destroy get_cm_event" ]
     [ "${lines[9]}" = "cm_id	verbs.cm_id	function	function	function	accept bind_addr connect create_qp destroy destroy_qp disconnect establish get_dst_port get_local_addr get_peer_addr get_src_port init_qp_attr listen reject resolve_addr resolve_route" ]
@@ -154,4 +156,36 @@ load ../helpers
     [ "${lines[0]}" = "rdma_create_event_channel	ENODEV" ]
     [[ $output == *"why: no RDMA device, or the rdma_ucm module is not loaded"* ]]
     [[ $output == *"fix: modprobe rdma_ucm; or run in the micro-VM: scripts/rxe-vm"* ]]
+}
+
+@test "verbs.wait_fds: a readable pipe end is returned, silence times out, bad entries are named; getrusage" {
+    run "$VERBSH" -e '
+      local r, w = io.popen("printf x", "r"), nil
+      local t0 = verbs.now()
+      local ready = verbs.wait_fds({ 0 }, 200)
+      print("stdin", #ready)
+      print(pcall(verbs.wait_fds, {}, 10))
+      print(pcall(verbs.wait_fds, { "x" }, 10))
+      print(pcall(verbs.wait_fds, { 1 }, "soon"))
+      local socket = require "socket"
+      local srv = assert(socket.bind("127.0.0.1", 0))
+      local _, port = srv:getsockname()
+      t0 = verbs.now()
+      print("silent", #verbs.wait_fds({ srv }, 300), verbs.now() - t0 >= 0.25)
+      local c = socket.connect("127.0.0.1", port)
+      print(pcall(verbs.wait_fds, { 999 }, 100))
+      local got = verbs.wait_fds({ srv }, 2000)
+      print("connect", #got, got[1] == srv)
+      local u = verbs.getrusage()
+      print(type(u.ru_utime), u.ru_utime >= 0, u.ru_stime >= 0, u.ru_maxrss > 0, math.type(u.ru_nvcsw))' </dev/null
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "stdin	1" ]
+    [ "${lines[1]}" = "false	bad argument #1 to 'verbs.wait_fds' (an empty list: nothing could ever wake the wait)" ]
+    [ "${lines[2]}" = "false	bad argument #1 to 'verbs.wait_fds' ([1]: a comp_channel, cm_channel, context, socket (getfd) or integer fd expected, got string)" ]
+    [ "${lines[3]}" = "false	bad argument #2 to 'verbs.wait_fds' (timeout_ms: integer expected, got string)" ]
+    [ "${lines[4]}" = "silent	0	true" ]
+    [ "${lines[5]}" = "false	bad argument #1 to 'verbs.wait_fds' ([1]: fd 999 is not open)" ]
+    [ "${lines[6]}" = "connect	1	true" ]
+    [ "${lines[7]}" = "number	true	true	true	integer" ]
 }

@@ -1,0 +1,613 @@
+/* The extended QP and the new post-send API.
+ *
+ *   ctx:create_qp_ex{ pd =, qp_type =, send_cq =, recv_cq =, cap =,
+ *                     send_ops_flags = { "SEND", "RDMA_WRITE", ... } }
+ *   qp:wr_start()  qp.wr_id = 1  qp.wr_flags = "SIGNALED"  qp:wr_send()
+ *   qp:wr_set_sge(mr, 0, 64)  qp:wr_complete()
+ *
+ * The same sequence as C's ibv_wr_start / ibv_wr_* / ibv_wr_complete on the
+ * struct ibv_qp_ex of the QP. The QP object stands for both ibv_qp and its
+ * ibv_qp_ex, so modify, post_recv and the old post_send work on it too.
+ *
+ * What C leaves to the programmer verbsh checks, because a provider crashes
+ * or hangs on it instead of failing:
+ *   - an op that send_ops_flags did not enable is a NULL function pointer;
+ *   - ibv_wr_start takes the send queue's lock until ibv_wr_complete or
+ *     ibv_wr_abort, so a second wr_start, or ibv_post_send in between,
+ *     deadlocks, and a complete or abort without start unlocks a lock
+ *     nobody holds;
+ *   - a setter (wr_set_sge, ...) writes into the WR the last op began, so
+ *     without an op it scribbles over the queue;
+ *   - a UD WR without wr_set_ud_addr goes to a zeroed address, and an atomic
+ *     without an 8-byte SGE has nowhere to return the old value. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include "verbsh.h"
+
+enum { NEED_UD_ADDR = 1, NEED_SGE8 = 2 };
+
+#define IX(m, t, ...) VF(struct ibv_qp_init_attr_ex, m, t, __VA_ARGS__)
+static const struct vfield vf_qp_init_attr_ex[] = {
+	IX(pd, VT_OBJ, .cls = &vc_pd, .bit = IBV_QP_INIT_ATTR_PD),
+	IX(send_cq, VT_OBJ, .cls = &vc_cq), IX(recv_cq, VT_OBJ, .cls = &vc_cq), IX(srq, VT_OBJ, .cls = &vc_srq),
+	IX(cap, VT_STRUCT, .sub = vf_qp_cap), IX(qp_type, VT_ENUM, .en = &ve_qp_type),
+	IX(sq_sig_all, VT_INT, .max = 1),
+	IX(create_flags, VT_FLAGS, .en = &ve_qp_create_flags, .bit = IBV_QP_INIT_ATTR_CREATE_FLAGS),
+	IX(send_ops_flags, VT_FLAGS, .en = &ve_send_ops_flags, .bit = IBV_QP_INIT_ATTR_SEND_OPS_FLAGS),
+	IX(comp_mask, VT_FLAGS, .en = &ve_qp_init_attr_mask),
+	VF_END
+};
+
+/* "qpx3": the C name of the QP's struct ibv_qp_ex in traces. */
+static const char *xname(struct vnode *n, char *buf, size_t len)
+{
+	snprintf(buf, len, "qpx%u", n->id);
+	return buf;
+}
+
+static void record(lua_State *L, struct vnode *n, const char *verb, const char *args, const char *ret)
+{
+	char call[200], x[32];
+	snprintf(call, sizeof call, "%s(%s%s%s)", verb, xname(n, x, sizeof x), *args ? ", " : "", args);
+	vrecord(L, NULL, call, ret);
+}
+
+/* ctx:create_qp_ex{ pd=, qp_type=, send_cq=, recv_cq=, srq=, cap=, sq_sig_all=,
+ * create_flags=, send_ops_flags=, comp_mask= }: comp_mask is computed from
+ * the keys given (PD, SEND_OPS_FLAGS, CREATE_FLAGS) unless given. */
+int qp_create_ex(lua_State *L)
+{
+	struct vnode *c = vobj_check(L, 1, &vc_context);
+	struct ibv_qp_init_attr_ex ia = { 0 };
+
+	vchecktable(L, 2);
+	lua_settop(L, 2);
+	uint64_t mask = vm_read(L, 2, 2, vf_qp_init_attr_ex, &ia);
+	if (lua_getfield(L, 2, "comp_mask") == LUA_TNIL)
+		ia.comp_mask = (uint32_t)mask;
+	lua_pop(L, 1);
+	/* The provider reads attr->pd->handle and both CQs: missing, they crash. */
+	if (!ia.pd)
+		return vargerror(L, 2, "key 'pd' is required (ibv_create_qp_ex takes the PD in the attributes, "
+				       "with IBV_QP_INIT_ATTR_PD in comp_mask)");
+	if (!(ia.comp_mask & IBV_QP_INIT_ATTR_PD))
+		return vargerror(L, 2, "comp_mask lacks PD: without IBV_QP_INIT_ATTR_PD the pd is not read");
+	if (!ia.send_cq)
+		return vargerror(L, 2, "key 'send_cq' is required");
+	if (!ia.recv_cq)
+		return vargerror(L, 2, "key 'recv_cq' is required");
+	if (!ia.qp_type)
+		return vargerror(L, 2, "key 'qp_type' is required (\"RC\", \"UC\" or \"UD\")");
+	lua_getfield(L, 2, "pd");
+	lua_getfield(L, 2, "send_cq");
+	lua_getfield(L, 2, "recv_cq");
+	lua_getfield(L, 2, "srq");
+	int deps[] = { 3, 4, 5, 6 };   /* the order of qp.c's user values: pd, send_cq, recv_cq, srq */
+	struct vnode *n = vobj_new(L, &vc_qp, 4, deps);
+	struct ibv_qp_init_attr_ex asked = ia;
+	struct ibv_qp *qp = ibv_create_qp_ex(c->h, &ia);
+	int err = errno;
+	if (vrecording) {
+		char call[64], x[32], y[32];
+		luaL_Buffer b;
+		luaL_buffinit(L, &b);
+		luaL_addstring(&b, "struct ibv_qp_init_attr_ex attr_ex = ");
+		vm_c_init(&b, vf_qp_init_attr_ex, &asked);
+		luaL_addchar(&b, ';');
+		luaL_pushresult(&b);
+		snprintf(call, sizeof call, "ibv_create_qp_ex(%s, &attr_ex)", vobj_cname(c, x, sizeof x));
+		vrecord(L, lua_tostring(L, -1), call, qp ? vobj_cname(n, y, sizeof y) : "NULL");
+		lua_pop(L, 1);
+	}
+	if (!qp) {
+		lua_createtable(L, 0, 3);
+		vraise_push_memlock(L);
+		lua_setfield(L, -2, "memlock");
+		venum_push(L, &ve_qp_type, asked.qp_type);
+		lua_setfield(L, -2, "qp_type");
+		vflags_push(L, &ve_send_ops_flags, asked.send_ops_flags);
+		lua_setfield(L, -2, "send_ops_flags");
+		lua_pushstring(L, ibv_get_device_name(((struct ibv_context *)c->h)->device));
+		lua_setfield(L, -2, "device");
+		return vraise(L, "ibv_create_qp_ex", err, 1, -1);
+	}
+	vobj_set(n, qp);
+	n->ex = ibv_qp_to_qp_ex(qp) != NULL;
+	n->ex_flags = ia.send_ops_flags;
+	if (vrecording && n->ex) {
+		char decl[96], x[32], y[32];
+		snprintf(decl, sizeof decl, "struct ibv_qp_ex *%s", xname(n, x, sizeof x));
+		snprintf(y, sizeof y, "ibv_qp_to_qp_ex(qp%u)", n->id);
+		vrecord(L, NULL, decl, y);
+	}
+	return 1;
+}
+
+/* ---- the session ------------------------------------------------------------- */
+
+static struct vnode *self(lua_State *L) { return vobj_check(L, 1, &vc_qp); }
+
+static struct ibv_qp_ex *qpx_of(lua_State *L, struct vnode *n, const char *fn)
+{
+	struct ibv_qp_ex *x = n->ex ? ibv_qp_to_qp_ex(n->h) : NULL;
+	if (!x)
+		luaL_error(L, "%s: this QP has no new post-send API: create it with ctx:create_qp_ex{ pd = pd, ..., "
+			      "send_ops_flags = { \"SEND\", ... } } (ibv_create_qp_ex with "
+			      "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS); qp:post_send works on every QP", fn);
+	return x;
+}
+
+void qp_ex_idle(lua_State *L, struct vnode *n, const char *fn)
+{
+	if (n->ex_busy)
+		luaL_error(L, "%s: a wr_start() session is open on this QP (%d WR%s built): ibv_wr_start holds the "
+			      "send queue until ibv_wr_complete or ibv_wr_abort, and %s would wait for it forever; "
+			      "call qp:wr_complete() or qp:wr_abort() first",
+			   fn, n->ex_count, n->ex_count == 1 ? "" : "s", fn);
+}
+
+void qp_ex_abort(struct vnode *n)
+{
+	if (n->ex_busy)
+		ibv_wr_abort(ibv_qp_to_qp_ex(n->h));
+	n->ex_busy = false;
+}
+
+static const char *op_name(uint64_t flag)
+{
+	const char *s = venum_name(&ve_send_ops_flags, (int64_t)flag);
+	return s ? s : "?";
+}
+
+/* The WR being built must be whole before the next op or the complete. */
+static void check_wr_whole(lua_State *L, struct vnode *n, const char *fn)
+{
+	if (n->ex_need & NEED_UD_ADDR)
+		luaL_error(L, "%s: WR #%d (%s) has no destination: on a UD QP every WR needs "
+			      "qp:wr_set_ud_addr(ah, remote_qpn, remote_qkey) after its op",
+			   fn, n->ex_count, op_name(n->ex_op));
+	if (n->ex_need & NEED_SGE8)
+		luaL_error(L, "%s: WR #%d (%s) has no local buffer: an atomic needs qp:wr_set_sge(mr, offset, 8) "
+			      "for the 8 bytes the remote's old value comes back into",
+			   fn, n->ex_count, op_name(n->ex_op));
+}
+
+static struct ibv_qp_ex *in_session(lua_State *L, struct vnode *n, const char *fn)
+{
+	struct ibv_qp_ex *x = qpx_of(L, n, fn);
+	if (!n->ex_busy)
+		luaL_error(L, "%s: no WR session is open: call qp:wr_start() first (in C, the ibv_wr_* calls go "
+			      "between ibv_wr_start and ibv_wr_complete)", fn);
+	return x;
+}
+
+/* Before an op: the session is open, the op was enabled, the last WR is whole. */
+static struct ibv_qp_ex *op_begin(lua_State *L, struct vnode *n, const char *fn, uint64_t flag)
+{
+	struct ibv_qp_ex *x = in_session(L, n, fn);
+	if (!(n->ex_flags & flag)) {
+		luaL_Buffer b;
+		luaL_buffinit(L, &b);
+		venum_c(&b, &ve_send_ops_flags, (int64_t)n->ex_flags);
+		luaL_pushresult(&b);
+		luaL_error(L, "%s: %s is not in this QP's send_ops_flags (%s): create the QP with send_ops_flags = "
+			      "{ ..., \"%s\" }; the provider sets up only the ops asked for, and calling another "
+			      "would jump through a NULL pointer", fn, op_name(flag), lua_tostring(L, -1), op_name(flag));
+	}
+	check_wr_whole(L, n, fn);
+	return x;
+}
+
+static void op_end(lua_State *L, struct vnode *n, const char *verb, uint64_t flag, const char *args)
+{
+	struct ibv_qp *qp = n->h;
+	n->ex_count++;
+	n->ex_op = flag;
+	n->ex_need = qp->qp_type == IBV_QPT_UD ? NEED_UD_ADDR : 0;
+	if (flag == IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP || flag == IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		n->ex_need |= NEED_SGE8;
+	if (vrecording)
+		record(L, n, verb, args, "(void)");
+}
+
+/* qp:wr_start() */
+static int l_wr_start(lua_State *L)
+{
+	struct vnode *n = self(L);
+	struct ibv_qp_ex *x = qpx_of(L, n, "wr_start");
+	if (n->ex_busy)
+		return luaL_error(L, "wr_start: a session is already open (%d WR%s built): finish it with "
+				     "qp:wr_complete() or qp:wr_abort() first (ibv_wr_start would wait for its own lock)",
+				  n->ex_count, n->ex_count == 1 ? "" : "s");
+	ibv_wr_start(x);
+	n->ex_busy = true;
+	n->ex_count = 0;
+	n->ex_op = 0;
+	n->ex_need = 0;
+	if (vrecording)
+		record(L, n, "ibv_wr_start", "", "(void)");
+	return 0;
+}
+
+/* qp:wr_complete(): posts every WR built since wr_start, as one doorbell. */
+static int l_wr_complete(lua_State *L)
+{
+	struct vnode *n = self(L);
+	struct ibv_qp_ex *x = qpx_of(L, n, "wr_complete");
+	if (!n->ex_busy)
+		return luaL_error(L, "wr_complete: no WR session is open: call qp:wr_start() first (ibv_wr_complete "
+				     "without ibv_wr_start would release a lock nobody took)");
+	check_wr_whole(L, n, "wr_complete");
+	int built = n->ex_count;
+	int ret = ibv_wr_complete(x);
+	n->ex_busy = false;
+	n->ex_op = 0;
+	n->ex_need = 0;
+	if (vrecording) {
+		char r[64];
+		snprintf(r, sizeof r, ret ? "%d /* %s */" : "0", ret, verrname(ret) ? verrname(ret) : "?");
+		record(L, n, "ibv_wr_complete", "", r);
+	}
+	if (!ret)
+		return 0;
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	lua_createtable(L, 0, 5);
+	lua_pushinteger(L, built);
+	lua_setfield(L, -2, "built");
+	venum_push(L, &ve_qp_type, ((struct ibv_qp *)n->h)->qp_type);
+	lua_setfield(L, -2, "qp_type");
+	if (ibv_query_qp(n->h, &a, IBV_QP_STATE | IBV_QP_CAP, &ia) == 0) {
+		venum_push(L, &ve_qp_state, a.qp_state);
+		lua_setfield(L, -2, "qp_state");
+		vm_push(L, vf_qp_cap, &ia.cap);
+		lua_setfield(L, -2, "cap");
+	}
+	return vraise(L, "ibv_wr_complete", ret, 1, -1);
+}
+
+/* qp:wr_abort(): drops every WR built since wr_start. */
+static int l_wr_abort(lua_State *L)
+{
+	struct vnode *n = self(L);
+	struct ibv_qp_ex *x = qpx_of(L, n, "wr_abort");
+	if (!n->ex_busy)
+		return luaL_error(L, "wr_abort: no WR session is open: nothing to abort (ibv_wr_abort without "
+				     "ibv_wr_start would release a lock nobody took)");
+	ibv_wr_abort(x);
+	n->ex_busy = false;
+	n->ex_need = 0;
+	if (vrecording)
+		record(L, n, "ibv_wr_abort", "", "(void)");
+	return 0;
+}
+
+/* ---- ops: each starts one WR with qpx->wr_id and qpx->wr_flags ------------- */
+
+static uint32_t arg_u32(lua_State *L, int i, const char *what)
+{
+	return (uint32_t)vm_check_uint(L, i, i, 0xffffffffu, what);
+}
+
+static uint64_t arg_u64(lua_State *L, int i, const char *what)
+{
+	int isint;
+	lua_Integer v = lua_tointegerx(L, i, &isint);
+	if (lua_type(L, i) != LUA_TNUMBER || !isint)
+		vargerror(L, i, lua_pushfstring(L, "%s: integer expected, got %s", what, luaL_typename(L, i)));
+	return (uint64_t)v;   /* all 64 bits: a negative integer is a value above 2^63 */
+}
+
+static int l_wr_send(lua_State *L)
+{
+	struct vnode *n = self(L);
+	struct ibv_qp_ex *x = op_begin(L, n, "wr_send", IBV_QP_EX_WITH_SEND);
+	ibv_wr_send(x);
+	op_end(L, n, "ibv_wr_send", IBV_QP_EX_WITH_SEND, "");
+	return 0;
+}
+
+/* qp:wr_send_imm(imm): imm in host order; the wire (and C) wants htobe32. */
+static int l_wr_send_imm(lua_State *L)
+{
+	struct vnode *n = self(L);
+	uint32_t imm = arg_u32(L, 2, "imm_data");
+	struct ibv_qp_ex *x = op_begin(L, n, "wr_send_imm", IBV_QP_EX_WITH_SEND_WITH_IMM);
+	char args[48];
+	ibv_wr_send_imm(x, htonl(imm));
+	snprintf(args, sizeof args, "htobe32(0x%x)", imm);
+	op_end(L, n, "ibv_wr_send_imm", IBV_QP_EX_WITH_SEND_WITH_IMM, args);
+	return 0;
+}
+
+/* rkey, remote_addr: the order of the C calls. */
+static void remote_args(lua_State *L, uint32_t *rkey, uint64_t *addr, char *args, size_t len)
+{
+	*rkey = arg_u32(L, 2, "rkey");
+	*addr = arg_u64(L, 3, "remote_addr");
+	snprintf(args, len, "0x%x, 0x%llx", *rkey, (unsigned long long)*addr);
+}
+
+static int l_wr_rdma_write(lua_State *L)
+{
+	struct vnode *n = self(L);
+	uint32_t rkey;
+	uint64_t addr;
+	char args[64];
+	remote_args(L, &rkey, &addr, args, sizeof args);
+	struct ibv_qp_ex *x = op_begin(L, n, "wr_rdma_write", IBV_QP_EX_WITH_RDMA_WRITE);
+	ibv_wr_rdma_write(x, rkey, addr);
+	op_end(L, n, "ibv_wr_rdma_write", IBV_QP_EX_WITH_RDMA_WRITE, args);
+	return 0;
+}
+
+static int l_wr_rdma_write_imm(lua_State *L)
+{
+	struct vnode *n = self(L);
+	uint32_t rkey;
+	uint64_t addr;
+	char args[96];
+	remote_args(L, &rkey, &addr, args, sizeof args);
+	uint32_t imm = arg_u32(L, 4, "imm_data");
+	struct ibv_qp_ex *x = op_begin(L, n, "wr_rdma_write_imm", IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM);
+	ibv_wr_rdma_write_imm(x, rkey, addr, htonl(imm));
+	size_t l = strlen(args);
+	snprintf(args + l, sizeof args - l, ", htobe32(0x%x)", imm);
+	op_end(L, n, "ibv_wr_rdma_write_imm", IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, args);
+	return 0;
+}
+
+static int l_wr_rdma_read(lua_State *L)
+{
+	struct vnode *n = self(L);
+	uint32_t rkey;
+	uint64_t addr;
+	char args[64];
+	remote_args(L, &rkey, &addr, args, sizeof args);
+	struct ibv_qp_ex *x = op_begin(L, n, "wr_rdma_read", IBV_QP_EX_WITH_RDMA_READ);
+	ibv_wr_rdma_read(x, rkey, addr);
+	op_end(L, n, "ibv_wr_rdma_read", IBV_QP_EX_WITH_RDMA_READ, args);
+	return 0;
+}
+
+/* Atomics act on an 8-byte aligned remote word; rxe's new API does not
+ * check the alignment as its ibv_post_send does, so verbsh does. */
+static void check_aligned(lua_State *L, uint64_t addr)
+{
+	if (addr & 7)
+		vargerror(L, 3, lua_pushfstring(L, "remote_addr 0x%p is not 8-byte aligned (an atomic acts on one "
+						   "aligned 64-bit word)", (void *)(uintptr_t)addr));
+}
+
+/* qp:wr_atomic_cmp_swp(rkey, remote_addr, compare, swap) */
+static int l_wr_atomic_cmp_swp(lua_State *L)
+{
+	struct vnode *n = self(L);
+	uint32_t rkey;
+	uint64_t addr;
+	char args[128];
+	remote_args(L, &rkey, &addr, args, sizeof args);
+	uint64_t cmp = arg_u64(L, 4, "compare"), swap = arg_u64(L, 5, "swap");
+	check_aligned(L, addr);
+	struct ibv_qp_ex *x = op_begin(L, n, "wr_atomic_cmp_swp", IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP);
+	ibv_wr_atomic_cmp_swp(x, rkey, addr, cmp, swap);
+	size_t l = strlen(args);
+	snprintf(args + l, sizeof args - l, ", %llu, %llu", (unsigned long long)cmp, (unsigned long long)swap);
+	op_end(L, n, "ibv_wr_atomic_cmp_swp", IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, args);
+	return 0;
+}
+
+/* qp:wr_atomic_fetch_add(rkey, remote_addr, add) */
+static int l_wr_atomic_fetch_add(lua_State *L)
+{
+	struct vnode *n = self(L);
+	uint32_t rkey;
+	uint64_t addr;
+	char args[96];
+	remote_args(L, &rkey, &addr, args, sizeof args);
+	uint64_t add = arg_u64(L, 4, "add");
+	check_aligned(L, addr);
+	struct ibv_qp_ex *x = op_begin(L, n, "wr_atomic_fetch_add", IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
+	ibv_wr_atomic_fetch_add(x, rkey, addr, add);
+	size_t l = strlen(args);
+	snprintf(args + l, sizeof args - l, ", %llu", (unsigned long long)add);
+	op_end(L, n, "ibv_wr_atomic_fetch_add", IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, args);
+	return 0;
+}
+
+/* ---- setters: they fill the WR the last op began ------------------------------ */
+
+static struct ibv_qp_ex *setter_begin(lua_State *L, struct vnode *n, const char *fn)
+{
+	struct ibv_qp_ex *x = in_session(L, n, fn);
+	if (!n->ex_op)
+		luaL_error(L, "%s: no WR to set: call an op first (qp:wr_send(), qp:wr_rdma_write(rkey, remote_addr), "
+			      "...); in C, ibv_wr_set_* fill the WR that the last ibv_wr_<op> began", fn);
+	return x;
+}
+
+/* qp:wr_set_sge(mr, offset, length) or qp:wr_set_sge(lkey, addr, length) */
+static int l_wr_set_sge(lua_State *L)
+{
+	struct vnode *n = self(L);
+	struct vnode *m = vobj_test(L, 2, &vc_mr);
+	struct ibv_sge s;
+	char args[96];
+	if (m) {
+		struct ibv_mr *mr = vobj_check(L, 2, &vc_mr)->h;
+		uint64_t off = vm_check_uint(L, 3, 3, mr->length, "offset");
+		uint64_t len = lua_isnoneornil(L, 4) ? mr->length - off : vm_check_uint(L, 4, 4, 0xffffffffu, "length");
+		if (len > mr->length - off)
+			return vargerror(L, 4, lua_pushfstring(L, "offset %I + length %I is beyond the MR's %I bytes",
+							       (lua_Integer)off, (lua_Integer)len, (lua_Integer)mr->length));
+		s = (struct ibv_sge){ .addr = (uintptr_t)mr->addr + off, .length = (uint32_t)len, .lkey = mr->lkey };
+		snprintf(args, sizeof args, "mr%u->lkey, (uintptr_t)mr%u->addr + %llu, %u", m->id, m->id,
+			 (unsigned long long)off, s.length);
+	} else if (lua_type(L, 2) == LUA_TNUMBER) {
+		s.lkey = arg_u32(L, 2, "lkey");
+		s.addr = arg_u64(L, 3, "addr");
+		s.length = arg_u32(L, 4, "length");
+		snprintf(args, sizeof args, "0x%x, 0x%llx, %u", s.lkey, (unsigned long long)s.addr, s.length);
+	} else {
+		return vtypeerror(L, 2, "verbs.mr (mr, offset, length) or lkey (lkey, addr, length)");
+	}
+	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_sge");
+	if ((n->ex_need & NEED_SGE8) && s.length != 8)
+		return vargerror(L, 4, lua_pushfstring(L, "an atomic's SGE is 8 bytes (the old 64-bit value), not %d",
+						       (int)s.length));
+	ibv_wr_set_sge(x, s.lkey, s.addr, s.length);
+	n->ex_need &= ~(unsigned)NEED_SGE8;
+	if (vrecording)
+		record(L, n, "ibv_wr_set_sge", args, "(void)");
+	return 0;
+}
+
+#define SGE_MAX 32
+
+/* qp:wr_set_sge_list{ {mr=, offset=, length=} or {addr=, length=, lkey=}, ... } */
+static int l_wr_set_sge_list(lua_State *L)
+{
+	struct vnode *n = self(L);
+	struct ibv_sge sge[SGE_MAX];
+	vchecktable(L, 2);
+	int k = sge_list_read(L, 2, 2, sge, SGE_MAX);
+	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_sge_list");
+	if ((n->ex_need & NEED_SGE8) && (k != 1 || sge[0].length != 8))
+		return vargerror(L, 2, "an atomic takes one SGE of 8 bytes");
+	ibv_wr_set_sge_list(x, (size_t)k, sge);
+	n->ex_need &= ~(unsigned)NEED_SGE8;
+	if (vrecording) {
+		char args[32];
+		snprintf(args, sizeof args, "%d, sg_list", k);
+		record(L, n, "ibv_wr_set_sge_list", args, "(void)");
+	}
+	return 0;
+}
+
+/* qp:wr_set_inline_data(str): the provider copies the bytes now. */
+static int l_wr_set_inline_data(lua_State *L)
+{
+	struct vnode *n = self(L);
+	size_t len;
+	const char *s = luaL_checklstring(L, 2, &len);
+	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_inline_data");
+	if (n->ex_need & NEED_SGE8)
+		return luaL_error(L, "wr_set_inline_data: an atomic returns the old value into an SGE: use wr_set_sge");
+	ibv_wr_set_inline_data(x, (void *)s, len);
+	if (vrecording) {
+		char args[48];
+		snprintf(args, sizeof args, "data, %zu", len);
+		record(L, n, "ibv_wr_set_inline_data", args, "(void)");
+	}
+	return 0;
+}
+
+#define INLINE_BUFS 16
+
+/* qp:wr_set_inline_data_list{ str, str, ... } */
+static int l_wr_set_inline_data_list(lua_State *L)
+{
+	struct vnode *n = self(L);
+	struct ibv_data_buf b[INLINE_BUFS];
+	vchecktable(L, 2);
+	int k = (int)lua_rawlen(L, 2);
+	if (k > INLINE_BUFS)
+		return vargerror(L, 2, lua_pushfstring(L, "%d buffers, more than verbsh's %d", k, INLINE_BUFS));
+	for (int i = 0; i < k; i++) {
+		lua_rawgeti(L, 2, i + 1);
+		if (lua_type(L, -1) != LUA_TSTRING)
+			return vargerror(L, 2, lua_pushfstring(L, "[%d]: string expected, got %s", i + 1,
+							       luaL_typename(L, -1)));
+		b[i].addr = (void *)lua_tolstring(L, -1, &b[i].length);
+		lua_pop(L, 1);   /* the list still holds the string */
+	}
+	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_inline_data_list");
+	ibv_wr_set_inline_data_list(x, (size_t)k, b);
+	if (vrecording) {
+		char args[32];
+		snprintf(args, sizeof args, "%d, buf_list", k);
+		record(L, n, "ibv_wr_set_inline_data_list", args, "(void)");
+	}
+	return 0;
+}
+
+/* qp:wr_set_ud_addr(ah, remote_qpn, remote_qkey) */
+static int l_wr_set_ud_addr(lua_State *L)
+{
+	struct vnode *n = self(L);
+	struct vnode *ah = vobj_check(L, 2, &vc_ah);
+	uint32_t qpn = (uint32_t)vm_check_uint(L, 3, 3, 0xffffff, "remote_qpn");
+	uint32_t qkey = arg_u32(L, 4, "remote_qkey");
+	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_ud_addr");
+	if (((struct ibv_qp *)n->h)->qp_type != IBV_QPT_UD)
+		return luaL_error(L, "wr_set_ud_addr: this is a %s QP: it is connected to one peer at RTR and its WRs "
+				     "carry no address (wr_set_ud_addr is for UD QPs)",
+				  venum_name(&ve_qp_type, ((struct ibv_qp *)n->h)->qp_type));
+	ibv_wr_set_ud_addr(x, ah->h, qpn, qkey);
+	n->ex_need &= ~(unsigned)NEED_UD_ADDR;
+	if (vrecording) {
+		char args[64];
+		snprintf(args, sizeof args, "ah%u, 0x%x, 0x%x", ah->id, qpn, qkey);
+		record(L, n, "ibv_wr_set_ud_addr", args, "(void)");
+	}
+	return 0;
+}
+
+/* ---- qpx->wr_id, qpx->wr_flags ------------------------------------------------- */
+
+int qp_ex_field(lua_State *L, struct vnode *n, const char *key)
+{
+	bool id = strcmp(key, "wr_id") == 0;
+	if (!id && strcmp(key, "wr_flags") != 0)
+		return 0;
+	struct ibv_qp_ex *x = qpx_of(L, n, key);
+	if (id)
+		lua_pushinteger(L, (lua_Integer)x->wr_id);
+	else
+		vflags_push(L, &ve_send_flags, x->wr_flags);
+	return 1;
+}
+
+/* qp.wr_id = n, qp.wr_flags = { "SIGNALED", ... }: read by the next op. */
+int qp_ex_setfield(lua_State *L, struct vnode *n, const char *key, int vidx)
+{
+	bool id = strcmp(key, "wr_id") == 0;
+	if (!id && strcmp(key, "wr_flags") != 0)
+		return 0;
+	struct ibv_qp_ex *x = qpx_of(L, n, lua_pushfstring(L, "qp.%s", key));
+	char ret[64], lhs[48], xn[32];
+	snprintf(lhs, sizeof lhs, "%s->%s", xname(n, xn, sizeof xn), key);
+	if (id) {
+		x->wr_id = arg_u64(L, vidx, "wr_id");
+		snprintf(ret, sizeof ret, "%llu", (unsigned long long)x->wr_id);
+		if (vrecording)
+			vrecord(L, NULL, lhs, ret);
+		return 1;
+	}
+	int64_t v;
+	const char *e = venum_read(L, vidx, &ve_send_flags, &v);
+	if (e)
+		return luaL_error(L, "qp.wr_flags: %s", e);
+	x->wr_flags = (unsigned)v;
+	if (vrecording) {
+		luaL_Buffer b;
+		luaL_buffinit(L, &b);
+		venum_c(&b, &ve_send_flags, v);
+		luaL_pushresult(&b);
+		vrecord(L, NULL, lhs, lua_tostring(L, -1));
+	}
+	return 1;
+}
+
+const luaL_Reg qp_ex_methods[] = {
+	{ "wr_start", l_wr_start }, { "wr_complete", l_wr_complete }, { "wr_abort", l_wr_abort },
+	{ "wr_send", l_wr_send }, { "wr_send_imm", l_wr_send_imm }, { "wr_rdma_write", l_wr_rdma_write },
+	{ "wr_rdma_write_imm", l_wr_rdma_write_imm }, { "wr_rdma_read", l_wr_rdma_read },
+	{ "wr_atomic_cmp_swp", l_wr_atomic_cmp_swp }, { "wr_atomic_fetch_add", l_wr_atomic_fetch_add },
+	{ "wr_set_sge", l_wr_set_sge }, { "wr_set_sge_list", l_wr_set_sge_list },
+	{ "wr_set_inline_data", l_wr_set_inline_data }, { "wr_set_inline_data_list", l_wr_set_inline_data_list },
+	{ "wr_set_ud_addr", l_wr_set_ud_addr },
+	{ NULL, NULL }
+};
