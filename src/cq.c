@@ -166,7 +166,7 @@ static int poll_array(lua_State *L, struct vnode *n, struct wc_array *a)
 	int r = ibv_poll_cq(n->h, a->cap, a->wc);
 	if (r < 0)
 		return vraise(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
-	a->filled = r;
+	wc_array_filled(L, 2, a, r);
 	if (vrecording)
 		record_poll(L, n, a->cap, r, "");
 	lua_pushinteger(L, r);
@@ -274,8 +274,9 @@ static int l_wait(lua_State *L)
 		if (want > a->cap)
 			return vargerror(L, 3, lua_pushfstring(L, "n = %d is more than the wc_array's %d entries", want,
 								   a->cap));
-		a->filled = 0;
-		a->filled = wait_wcs(L, n, want, timeout, a->wc);
+		/* A wait that raises (Ctrl-C before anything came) wrote no entry,
+		 * so what the last poll filled stays valid until this one returns. */
+		wc_array_filled(L, 2, a, wait_wcs(L, n, want, timeout, a->wc));
 		lua_pushinteger(L, a->filled);
 		return 1;
 	}

@@ -291,9 +291,13 @@ void wr_open(lua_State *L);
  * cq:wait fill in place (no table per completion). */
 struct wc_array {
 	int cap, filled;
+	int shown;                          /* views whose status field is set */
+	enum ibv_wc_status *shown_status;   /* the status each of them shows */
 	struct ibv_wc wc[];
 };
 struct wc_array *wc_array_test(lua_State *L, int idx);
+/* Call after a poll put got entries into the wc_array at idx. */
+void wc_array_filled(lua_State *L, int idx, struct wc_array *a, int got);
 void wc_open(lua_State *L);
 
 /* cq.c: pushes the WC table of one completion. */

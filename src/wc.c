@@ -2,37 +2,79 @@
  *
  * cq:poll(wcs) and cq:wait(wcs, ...) fill it in place and return the count,
  * as ibv_poll_cq does, so a loop that polls millions of completions builds
- * no table per completion. wcs[i] is a view of entry i, made once:
- * wcs[i].status reads the C struct. Reading an entry the last poll did not
- * fill is an error: in C it would be stale data. */
+ * no table per completion. wcs[i] is a view of entry i, made once: a table
+ * that holds the entry's status, the field every completion loop checks,
+ * so that `wcs[i].status ~= "SUCCESS"` is a plain table read, not a call
+ * into C; the other fields are read from the C struct when asked for.
+ * Reading an entry the last poll did not fill is an error: in C it would be
+ * stale data. */
 #include <string.h>
 #include <arpa/inet.h>
 #include "verbsh.h"
 
 static const char WC_ARRAY[] = "verbs.wc_array";
-static const char WC_VIEW[] = "verbs.wc";
 
-static const void *view_mt, *array_mt;   /* cached for vudata_test */
-
-struct wc_view {
-	struct wc_array *a;
-	int i;   /* 0-based */
-};
+static const void *array_mt;   /* cached for vudata_test */
 
 /* A wc_array is an empty table whose own metatable's __index is the table
- * of views, so that wcs[i] is a plain table read (no metamethod call, as a
- * userdata would need) and wcs[i] = x is still caught by __newindex. The
- * metatable holds the C array at "__wc", and hides itself (__metatable). */
+ * of views, so that wcs[i] is a plain table read (no metamethod call) and
+ * wcs[i] = x is still caught by __newindex. The metatable holds the C array
+ * at "__wc", and hides itself (__metatable). Each view has a metatable of
+ * its own whose functions know the entry (upvalues: the C array, i). */
 
-struct wc_array *wc_array_test(lua_State *L, int idx)
+/* The metatable of the wc_array at idx, its C array, and (pushed) its views. */
+static struct wc_array *array_views(lua_State *L, int idx, bool push_views)
 {
 	struct wc_array *a = NULL;
 	if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
 		return NULL;
 	lua_getfield(L, -1, "__wc");
 	a = vudata_test(L, -1, array_mt, WC_ARRAY);
-	lua_pop(L, 2);
+	lua_pop(L, 1);
+	if (a && push_views) {
+		lua_getfield(L, -1, "__index");
+		lua_remove(L, -2);
+	} else
+		lua_pop(L, 1);
 	return a;
+}
+
+struct wc_array *wc_array_test(lua_State *L, int idx)
+{
+	return array_views(L, idx, false);
+}
+
+/* After a poll of the wc_array at idx filled got entries. The views of
+ * entries 1..got must show their status and those of the others none (so
+ * that reading one is the stale-entry error). Each view's raw status is set
+ * only when it changes: in a loop of successes nothing changes, and the
+ * poll makes no Lua call at all (setting two fields on every poll cost
+ * more than the metamethod calls it saved). */
+void wc_array_filled(lua_State *L, int idx, struct wc_array *a, int got)
+{
+	int shown = a->shown;
+	bool same = got == shown;
+	for (int i = 0; same && i < got; i++)
+		same = a->wc[i].status == a->shown_status[i];
+	a->filled = got;
+	if (same || !array_views(L, idx, true))
+		return;
+	/* Raw sets: the view's __newindex refuses assignments from Lua. */
+	for (int i = 0; i < (got > shown ? got : shown); i++) {
+		if (i < got && i < shown && a->wc[i].status == a->shown_status[i])
+			continue;
+		lua_rawgeti(L, -1, i + 1);
+		lua_pushliteral(L, "status");
+		if (i < got) {
+			venum_push(L, &ve_wc_status, a->wc[i].status);
+			a->shown_status[i] = a->wc[i].status;
+		} else
+			lua_pushnil(L);
+		lua_rawset(L, -3);
+		lua_pop(L, 1);
+	}
+	a->shown = got;
+	lua_pop(L, 1);
 }
 
 static struct wc_array *check_array(lua_State *L, int idx)
@@ -68,11 +110,18 @@ static int array_tostring(lua_State *L)
 	return 1;
 }
 
+static int view_index(lua_State *L);
+static int view_newindex(lua_State *L);
+static int view_tostring(lua_State *L);
+
 /* verbs.wc_array(n) */
 static int l_wc_array(lua_State *L)
 {
 	static const luaL_Reg meta[] = {
 		{ "__newindex", array_newindex }, { "__len", array_len }, { "__tostring", array_tostring }, { NULL, NULL }
+	};
+	static const luaL_Reg view_meta[] = {
+		{ "__index", view_index }, { "__newindex", view_newindex }, { "__tostring", view_tostring }, { NULL, NULL }
 	};
 	int n = (int)vm_check_uint(L, 1, 1, 4096, "n");
 	if (n < 1)
@@ -85,19 +134,25 @@ static int l_wc_array(lua_State *L)
 	lua_setfield(L, 3, "__name");
 	lua_pushboolean(L, 0);
 	lua_setfield(L, 3, "__metatable");
-	struct wc_array *a = lua_newuserdatauv(L, sizeof *a + (size_t)n * sizeof(struct ibv_wc), 0);   /* 4 */
-	memset(a, 0, sizeof *a + (size_t)n * sizeof(struct ibv_wc));
+	size_t size = sizeof(struct wc_array) + (size_t)n * (sizeof(struct ibv_wc) + sizeof(enum ibv_wc_status));
+	struct wc_array *a = lua_newuserdatauv(L, size, 0);   /* 4 */
+	memset(a, 0, size);
 	a->cap = n;
+	a->shown_status = (enum ibv_wc_status *)(a->wc + n);
 	luaL_setmetatable(L, WC_ARRAY);
 	lua_setfield(L, 3, "__wc");
 	lua_createtable(L, n, 0);        /* 4: the views */
 	for (int i = 0; i < n; i++) {
-		struct wc_view *v = lua_newuserdatauv(L, sizeof *v, 1);
-		v->a = a;
-		v->i = i;
-		lua_getfield(L, 3, "__wc");   /* each view keeps the C array alive */
-		lua_setiuservalue(L, -2, 1);
-		luaL_setmetatable(L, WC_VIEW);
+		lua_createtable(L, 0, 1);                /* the view: status, once filled */
+		lua_createtable(L, 0, 5);                /* its metatable */
+		lua_getfield(L, 3, "__wc");              /* upvalues: the C array (kept alive) and i */
+		lua_pushinteger(L, i);
+		luaL_setfuncs(L, view_meta, 2);
+		lua_pushliteral(L, "verbs.wc");
+		lua_setfield(L, -2, "__name");
+		lua_pushboolean(L, 0);
+		lua_setfield(L, -2, "__metatable");
+		lua_setmetatable(L, -2);
 		lua_rawseti(L, 4, i + 1);
 	}
 	lua_createtable(L, 0, 1);
@@ -109,12 +164,14 @@ static int l_wc_array(lua_State *L)
 	return 1;
 }
 
-static struct ibv_wc *entry(lua_State *L, struct wc_view *v)
+static struct ibv_wc *entry(lua_State *L)
 {
-	if (v->i >= v->a->filled)
-		luaL_error(L, "wc[%d]: the last poll filled %d entr%s (in C, wc[%d] would hold stale data)", v->i + 1,
-			   v->a->filled, v->a->filled == 1 ? "y" : "ies", v->i);
-	return &v->a->wc[v->i];
+	struct wc_array *a = lua_touserdata(L, lua_upvalueindex(1));
+	int i = (int)lua_tointeger(L, lua_upvalueindex(2));
+	if (i >= a->filled)
+		luaL_error(L, "wc[%d]: the last poll filled %d entr%s (in C, wc[%d] would hold stale data)", i + 1,
+			   a->filled, a->filled == 1 ? "y" : "ies", i);
+	return &a->wc[i];
 }
 
 /* wcs[i].field: ibv_wc's fields. As in cq:poll's tables, the fields other
@@ -122,11 +179,8 @@ static struct ibv_wc *entry(lua_State *L, struct wc_view *v)
  * SUCCESS (the C struct leaves them undefined). */
 static int view_index(lua_State *L)
 {
-	struct wc_view *v = vudata_test(L, 1, view_mt, WC_VIEW);
 	const char *k = luaL_checkstring(L, 2);
-	if (!v)
-		return vtypeerror(L, 1, WC_VIEW);
-	struct ibv_wc *wc = entry(L, v);
+	struct ibv_wc *wc = entry(L);
 	if (strcmp(k, "status") == 0)
 		venum_push(L, &ve_wc_status, wc->status);
 	else if (strcmp(k, "wr_id") == 0)
@@ -171,21 +225,30 @@ static int view_index(lua_State *L)
  * failed status. */
 static int view_tostring(lua_State *L)
 {
-	struct wc_view *v = luaL_checkudata(L, 1, WC_VIEW);
-	cq_push_wc(L, entry(L, v));
+	struct wc_array *a = lua_touserdata(L, lua_upvalueindex(1));
+	int i = (int)lua_tointeger(L, lua_upvalueindex(2));
+	if (i >= a->filled) {
+		lua_pushfstring(L, "wc[%d] (not filled by the last poll)", i + 1);
+		return 1;
+	}
+	cq_push_wc(L, entry(L));
 	luaL_tolstring(L, -1, NULL);
 	return 1;
 }
 
+/* In C a program may write into its wc[] (nothing reads it back); here a
+ * field the poll does not store would be lost on the next read, so say so. */
+static int view_newindex(lua_State *L)
+{
+	return luaL_error(L, "wc[%d].%s: the entries of a wc_array are filled by cq:poll and cq:wait, not assigned",
+			  (int)lua_tointeger(L, lua_upvalueindex(2)) + 1, luaL_tolstring(L, 2, NULL));
+}
+
 void wc_open(lua_State *L)
 {
-	static const luaL_Reg view_meta[] = { { "__index", view_index }, { "__tostring", view_tostring }, { NULL, NULL } };
 	luaL_newmetatable(L, WC_ARRAY);   /* the C array itself: reachable only through its wc_array */
 	array_mt = lua_topointer(L, -1);
-	luaL_newmetatable(L, WC_VIEW);
-	view_mt = lua_topointer(L, -1);
-	luaL_setfuncs(L, view_meta, 0);
-	lua_pop(L, 2);
+	lua_pop(L, 1);
 	lua_pushcfunction(L, l_wc_array);
 	lua_setfield(L, -2, "wc_array");
 }

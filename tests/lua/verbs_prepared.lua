@@ -63,7 +63,14 @@ check(tostring(e):find("not assigned", 1, true) or tostring(e):find("filled by c
   "assignment error: %s", tostring(e))
 e = raises("wc[1].bogus", function() return wc[1].bogus end)
 check(tostring(e):find("wc has no field 'bogus'", 1, true), "unknown field: %s", tostring(e))
+e = raises("wc[1].byte_len =", function() wc[1].byte_len = 7 end)
+check(tostring(e):find("wc[1].byte_len: the entries of a wc_array are filled by cq:poll", 1, true),
+  "field assignment error: %s", tostring(e))
 eq(cq_a:poll(wc), 0, "poll of an empty CQ returns 0")
+-- The status the view showed (SUCCESS) is gone with the poll that filled nothing.
+e = raises("wc[1].status after a poll of 0", function() return wc[1].status end)
+check(tostring(e):find("wc[1]: the last poll filled 0 entries", 1, true), "stale after an empty poll: %s", tostring(e))
+eq(tostring(wc[1]), "wc[1] (not filled by the last poll)", "tostring of an unfilled entry")
 
 -- A chain of 3 prepared RDMA WRITEs, posted twice: 6 completions in one array.
 local chain = {}
@@ -129,6 +136,20 @@ local precv = verbs.recv_wr{ wr_id = 7, sg_list = { { mr = mr_c, length = 64 } }
 mr_c:dereg()
 e = raises("post with a deregistered MR", b.post_recv, b, precv)
 check(tostring(e):find("names mr%d+, which is destroyed"), "destroyed MR: %s", tostring(e))
+
+-- A status that changes under a view: after six SUCCESS entries, a QP in
+-- ERR flushes the chain, and the views show WR_FLUSH_ERR for 1..3 and
+-- nothing for 4..6.
+a:modify{ qp_state = "ERR" }
+a:post_send(pchain)
+eq(cq_a:wait(wc8, 3, 5000), 3, "3 flushed completions")
+for i = 1, 3 do
+  eq(wc8[i].status, "WR_FLUSH_ERR", "flushed wc status " .. i)
+  eq(wc8[i].wr_id, i, "flushed wc wr_id " .. i)
+  eq(wc8[i].opcode, nil, "opcode of a failed completion is undefined (nil) " .. i)
+end
+e = raises("wc8[4] after a poll of 3", function() return wc8[4].status end)
+check(tostring(e):find("wc[4]: the last poll filled 3 entries", 1, true), "stale wc8[4]: %s", tostring(e))
 
 -- GC: the prepared WRs keep their MRs; dropping everything is safe.
 send, recv, pchain, precv, wc, wc8, chain = nil, nil, nil, nil, nil, nil, nil
