@@ -7,7 +7,7 @@ setup() { require_device; }
 
 @test "bench/run prints every row of the table with a figure" {
     cd "$ROOT"
-    BULK_WRS=2000 run bench/run --here 300
+    BULK_WRS=2000 BENCH_ROUNDS=2 run bench/run --here 300
     echo "$output"
     [ "$status" -eq 0 ]
     for row in "C loop" "verbsh Lua loop" "verbsh prepared WRs + wc_array" "pyverbs loop" \
@@ -15,6 +15,8 @@ setup() { require_device; }
         line=$(grep -F "| $row" <<<"$output")
         [[ $line =~ \|\ +[0-9]+\ \|\ +[0-9.]+x\ \| ]] || { echo "row without a figure: $row"; return 1; }
     done
+    [[ $output == *"each loop row is the median of 2 rounds"* ]]
+    [[ $(grep -F "| C loop" <<<"$output") =~ \|\ +[0-9]+-[0-9]+\ \|$ ]]
     [[ $output == *"verbsh plain vs C: "*", vs pyverbs: "* ]]
     [[ $output == *"verbsh prepared vs C: "*", vs pyverbs: "* ]]
     [[ $output =~ bulk\ rss\ peak\ \(KiB\)\ after\ batch\ 1\ and\ each\ quarter:\ [0-9]+ ]]
