@@ -42,12 +42,7 @@ int ah_create(lua_State *L)
 	int err = errno;
 	if (vrecording) {
 		char call[64], x[32], y[32];
-		luaL_Buffer b;
-		luaL_buffinit(L, &b);
-		luaL_addstring(&b, "struct ibv_ah_attr ah_attr = ");
-		vm_c_init(&b, vf_ah_attr, &a);
-		luaL_addchar(&b, ';');
-		luaL_pushresult(&b);
+		vm_c_decl(L, "struct ibv_ah_attr ah_attr = ", vf_ah_attr, &a, ";");
 		snprintf(call, sizeof call, "ibv_create_ah(%s, &ah_attr)", vobj_cname(p, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, ah ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);

@@ -538,12 +538,7 @@ static int l_create_qp(lua_State *L)
 	int ret = rdma_create_qp(id, p->h, &ia);
 	int err = errno;
 	if (vrecording) {
-		luaL_Buffer b;
-		luaL_buffinit(L, &b);
-		luaL_addstring(&b, "struct ibv_qp_init_attr init_attr = ");
-		vm_c_init(&b, vf_qp_init_attr, &asked);
-		luaL_addstring(&b, ";");
-		luaL_pushresult(&b);
+		vm_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
 		snprintf(call, sizeof call, "rdma_create_qp(%s, %s, &init_attr)", idname(n, x, sizeof x),
 			 vobj_cname(p, y, sizeof y));
 		if (ret) {

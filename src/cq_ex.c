@@ -119,12 +119,7 @@ int cq_create_ex(lua_State *L)
 	int err = errno;
 	if (vrecording) {
 		char call[64], p[32], q[32];
-		luaL_Buffer b;
-		luaL_buffinit(L, &b);
-		luaL_addstring(&b, "struct ibv_cq_init_attr_ex cq_attr = ");
-		vm_c_init(&b, vf_cq_init_attr_ex, &asked);
-		luaL_addchar(&b, ';');
-		luaL_pushresult(&b);
+		vm_c_decl(L, "struct ibv_cq_init_attr_ex cq_attr = ", vf_cq_init_attr_ex, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_cq_ex(%s, &cq_attr)", vobj_cname(c, p, sizeof p));
 		vrecord(L, lua_tostring(L, -1), call, x ? vobj_cname(n, q, sizeof q) : "NULL");
 		lua_pop(L, 1);

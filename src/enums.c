@@ -157,11 +157,8 @@ void vflags_push(lua_State *L, const struct venum *t, uint64_t v)
 {
 	int k = 0;
 	lua_createtable(L, 4, 0);
-	for (int bit = 0; bit < 64; bit++) {
-		uint64_t m = (uint64_t)1 << bit;
-		if (!(v & m))
-			continue;
-		venum_push(L, t, (int64_t)m);
+	for (uint64_t rest = v; rest; rest &= rest - 1) {   /* the set bits, lowest first */
+		venum_push(L, t, (int64_t)(rest & -rest));
 		lua_rawseti(L, -2, ++k);
 	}
 }

@@ -44,7 +44,7 @@ static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *
 		struct sge_in s = { 0 };
 		struct ibv_sge *out = &p->sge[p->used++];
 		lua_rawgeti(L, idx, i);
-		snprintf(path, sizeof path, "%ssg_list[%d]", p->path, i);
+		vm_path(path, sizeof path, p->path, "sg_list", i);
 		if (!lua_istable(L, -1))
 			return lua_pushfstring(L, "%s: SGE table expected, got %s", path, luaL_typename(L, -1));
 		uint64_t m = vm_read_path(L, p->arg, lua_gettop(L), vf_sge, &s, path);
@@ -171,7 +171,8 @@ static const char *wr_path(char *buf, size_t len, bool is_list, int i)
 {
 	if (!is_list)
 		return "";
-	snprintf(buf, len, "[%d].", i + 1);
+	vm_path(buf, len - 1, "", NULL, i + 1);
+	strcat(buf, ".");
 	return buf;
 }
 
@@ -198,7 +199,7 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 		int t = push_wr_table(L, arg, idx, is_list, i);
 		const char *at = wr_path(path, sizeof path, is_list, i);
 		memset(w, 0, wsize);
-		snprintf(key, sizeof key, "%.*s", is_list ? (int)strlen(at) - 1 : 0, at);   /* "[3]" */
+		vm_path(key, sizeof key, "", NULL, is_list ? i + 1 : 0);   /* "[3]", or "" */
 		p->path = at;
 		uint64_t m = vm_read_path(L, arg, t, send ? vf_send_wr : vf_recv_wr, w, key);
 		lua_pop(L, 1);

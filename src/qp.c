@@ -155,12 +155,7 @@ int qp_create(lua_State *L)
 	int err = errno;
 	if (vrecording) {
 		char call[64], x[32], y[32];
-		luaL_Buffer b;
-		luaL_buffinit(L, &b);
-		luaL_addstring(&b, "struct ibv_qp_init_attr init_attr = ");
-		vm_c_init(&b, vf_qp_init_attr, &asked);
-		luaL_addchar(&b, ';');
-		luaL_pushresult(&b);
+		vm_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_qp(%s, &init_attr)", vobj_cname(p, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, qp ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);
@@ -200,11 +195,7 @@ static int l_modify(lua_State *L)
 	if (vrecording) {
 		char call[64], name[32];
 		luaL_Buffer b;
-		luaL_buffinit(L, &b);
-		luaL_addstring(&b, "struct ibv_qp_attr attr = ");
-		vm_c_init(&b, vf_qp_attr, &a);
-		luaL_addchar(&b, ';');
-		luaL_pushresult(&b);
+		vm_c_decl(L, "struct ibv_qp_attr attr = ", vf_qp_attr, &a, ";");
 		luaL_buffinit(L, &b);
 		snprintf(call, sizeof call, "ibv_modify_qp(%s, &attr, ", vobj_cname(n, name, sizeof name));
 		luaL_addstring(&b, call);

@@ -91,12 +91,7 @@ int qp_create_ex(lua_State *L)
 	int err = errno;
 	if (vrecording) {
 		char call[64], x[32], y[32];
-		luaL_Buffer b;
-		luaL_buffinit(L, &b);
-		luaL_addstring(&b, "struct ibv_qp_init_attr_ex attr_ex = ");
-		vm_c_init(&b, vf_qp_init_attr_ex, &asked);
-		luaL_addchar(&b, ';');
-		luaL_pushresult(&b);
+		vm_c_decl(L, "struct ibv_qp_init_attr_ex attr_ex = ", vf_qp_init_attr_ex, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_qp_ex(%s, &attr_ex)", vobj_cname(c, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, qp ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);

@@ -41,12 +41,7 @@ int srq_create(lua_State *L)
 	int err = errno;
 	if (vrecording) {
 		char call[64], x[32], y[32];
-		luaL_Buffer b;
-		luaL_buffinit(L, &b);
-		luaL_addstring(&b, "struct ibv_srq_init_attr srq_init_attr = { .attr = ");
-		vm_c_init(&b, vf_srq_attr, &ia.attr);
-		luaL_addstring(&b, " };");
-		luaL_pushresult(&b);
+		vm_c_decl(L, "struct ibv_srq_init_attr srq_init_attr = { .attr = ", vf_srq_attr, &ia.attr, " };");
 		snprintf(call, sizeof call, "ibv_create_srq(%s, &srq_init_attr)", vobj_cname(p, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, srq ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);
@@ -81,11 +76,7 @@ static int l_modify(lua_State *L)
 	if (vrecording) {
 		char name[32];
 		luaL_Buffer b;
-		luaL_buffinit(L, &b);
-		luaL_addstring(&b, "struct ibv_srq_attr srq_attr = ");
-		vm_c_init(&b, vf_srq_attr, &a);
-		luaL_addchar(&b, ';');
-		luaL_pushresult(&b);
+		vm_c_decl(L, "struct ibv_srq_attr srq_attr = ", vf_srq_attr, &a, ";");
 		luaL_buffinit(L, &b);
 		luaL_addstring(&b, "ibv_modify_srq(");
 		luaL_addstring(&b, vobj_cname(n, name, sizeof name));

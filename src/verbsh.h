@@ -102,6 +102,12 @@ void vm_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void 
 void vm_push(lua_State *L, const struct vfield *f, const void *src);
 /* Appends a C initializer of the nonzero fields of src: "{ .qp_state = IBV_QPS_INIT, ... }". */
 void vm_c_init(luaL_Buffer *b, const struct vfield *f, const void *src);
+/* out = prefix.key[index] (no dot after an empty prefix or before "[";
+ * no [index] when index <= 0), cut to len. */
+char *vm_path(char *out, size_t len, const char *prefix, const char *key, int index);
+/* Pushes and returns head .. the initializer of src .. tail, the declaration
+ * a trace prints before a call: "struct ibv_ah_attr ah_attr = { ... };". */
+const char *vm_c_decl(lua_State *L, const char *head, const struct vfield *f, const void *src, const char *tail);
 /* Reads an unsigned integer in [0, max] at idx, or raises naming `what`. */
 uint64_t vm_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what);
 /* GID text <-> bytes. */
