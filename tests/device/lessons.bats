@@ -79,6 +79,7 @@ auto() {
     run expect -c '
       set timeout 60
       spawn '"$VERBSH"' --lesson devices
+      expect_after timeout { puts "\nTIMEOUT: the prompt or message expected did not come"; exit 98 }
       expect -re {\[devices 1/4\] verbsh> $}
       send "ctx = verbs.open()\r"
       expect "✓ step 1 done"
@@ -94,7 +95,8 @@ auto() {
       expect "devices: step 4/4"
       send "dev = ctx:query_device()\r"
       expect "★ Lesson devices complete"
-      expect -re {\nverbsh> $}
+      # Readline turns bracketed paste on before each prompt (ESC [?2004h).
+      expect -re {\n(\x1b\[\?2004h)?verbsh> $}
       send "os.exit(0)\r"
       expect eof
       catch wait result
