@@ -12,6 +12,7 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
         prompt; type "1 + 1"; see "2"
         prompt; type "{b = 2, a = {1, 2}}"; see "{ a = { 1, 2 }, b = 2 }"
         prompt; type "os.exit(0)"; expect eof'
+    echo "$output"
     [ "$status" -eq 0 ]
 }
 
@@ -22,6 +23,7 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
         type "end"; prompt
         type "f()"; see "42"
         prompt; type "os.exit(0)"; expect eof'
+    echo "$output"
     [ "$status" -eq 0 ]
 }
 
@@ -31,6 +33,7 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
         prompt; type "nosuch.field"; see "attempt to index a nil value"
         prompt; type "print(\"still here\")"; see "still here"
         prompt; type "os.exit(0)"; expect eof'
+    echo "$output"
     [ "$status" -eq 0 ]
 }
 
@@ -40,6 +43,7 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
         sleep 0.5; send "\003"; see "interrupted"
         prompt; type "print(\"alive\")"; see "alive"
         prompt; send "\004"; expect eof'
+    echo "$output"
     [ "$status" -eq 0 ]
 }
 
@@ -49,6 +53,7 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
         type "for i = 1, 2 do"; see ">> "; send "\003"; prompt
         type "print(\"fresh\")"; see "fresh"
         prompt; send "\004"; expect eof'
+    echo "$output"
     [ "$status" -eq 0 ]
     [[ $output != *"never"*"never"* ]]
 }
@@ -60,6 +65,7 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
         prompt; send "x = \"REMOTE_WR\t\"\r"
         prompt; type "print(\"x=\" .. x)"; see "x=REMOTE_WRITE"
         prompt; send "\004"; expect eof'
+    echo "$output"
     [ "$status" -eq 0 ]
 }
 
@@ -70,6 +76,7 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
         prompt; send "t.x\t"; send "\025"
         send "print(\"v\" .. u.al\t)\r"; see "v1"
         prompt; send "\004"; expect eof'
+    echo "$output"
     [ "$status" -eq 0 ]
 }
 
@@ -77,10 +84,12 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     run repl '
         prompt; type "history_marker = 12345"
         prompt; send "\004"; expect eof'
+    echo "$output"
     [ "$status" -eq 0 ]
     grep -qx 'history_marker = 12345' "$BATS_TEST_TMPDIR/.verbsh_history"
     run repl '
         prompt; send "\033\[A"; see "history_marker = 12345"
         send "\r"; prompt; send "\004"; expect eof'
+    echo "$output"
     [ "$status" -eq 0 ]
 }
