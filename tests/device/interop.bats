@@ -60,9 +60,12 @@ pair() {
     "$VERBSH" -e "
         local s = require('socket').bind('127.0.0.1', 18615)
         local c = s:accept(); c:send(('X'):rep(52)); require('socket').sleep(3)" &
+    # By pid: job %1 is bats' own timeout watchdog, and killing it once left
+    # its `sleep 300` holding bats' output open for minutes after the last test.
+    local peer=$!
     wait_tcp 18615
     run "$VERBSH" "$ROOT/examples/rc_pingpong.lua" -d "$RXE_DEV" -g "$RXE_GID_INDEX" -n 10 -p 18615 127.0.0.1
-    kill %1 2>/dev/null || true
+    kill $peer 2>/dev/null || true
     [ "$status" -eq 1 ]
     [[ $output == *"pingpong: bad address message from 127.0.0.1:18615"* ]]
 }
