@@ -520,12 +520,7 @@ static int l_create_qp(lua_State *L)
 	lua_settop(L, 3);
 	vm_read(L, 3, 3, vf_qp_init_attr, &ia);
 	/* Without CQs librdmacm would make its own, which nothing here could poll. */
-	if (!ia.send_cq)
-		return vargerror(L, 3, "key 'send_cq' is required");
-	if (!ia.recv_cq)
-		return vargerror(L, 3, "key 'recv_cq' is required");
-	if (!ia.qp_type)
-		return vargerror(L, 3, "key 'qp_type' is required (\"RC\" on a TCP id, \"UD\" on a UDP id)");
+	qp_check_required(L, 3, ia.send_cq, ia.recv_cq, ia.qp_type, "\"RC\" on a TCP id, \"UD\" on a UDP id");
 	if (id->qp)
 		return luaL_error(L, "create_qp: %s already has a QP (id.qp); an rdma_cm_id holds one",
 				  idname(n, x, sizeof x));

@@ -129,6 +129,17 @@ static void record_simple(lua_State *L, const char *decl, const char *call, int 
 	vrecord(L, decl, call, r);
 }
 
+void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *recv_cq, int qp_type,
+		       const char *types)
+{
+	if (!send_cq)
+		vargerror(L, arg, "key 'send_cq' is required");
+	if (!recv_cq)
+		vargerror(L, arg, "key 'recv_cq' is required");
+	if (!qp_type)
+		vargerror(L, arg, lua_pushfstring(L, "key 'qp_type' is required (%s)", types));
+}
+
 /* pd:create_qp{ qp_type=, send_cq=, recv_cq=, srq=, cap={...}, sq_sig_all= } */
 int qp_create(lua_State *L)
 {
@@ -138,13 +149,7 @@ int qp_create(lua_State *L)
 	vchecktable(L, 2);
 	lua_settop(L, 2);
 	vm_read(L, 2, 2, vf_qp_init_attr, &ia);
-	/* libibverbs dereferences both CQs: leaving one out would crash, not fail. */
-	if (!ia.send_cq)
-		return vargerror(L, 2, "key 'send_cq' is required");
-	if (!ia.recv_cq)
-		return vargerror(L, 2, "key 'recv_cq' is required");
-	if (!ia.qp_type)
-		return vargerror(L, 2, "key 'qp_type' is required (\"RC\", \"UC\" or \"UD\")");
+	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, QP_TYPES);
 	lua_getfield(L, 2, "send_cq");
 	lua_getfield(L, 2, "recv_cq");
 	lua_getfield(L, 2, "srq");

@@ -74,12 +74,7 @@ int qp_create_ex(lua_State *L)
 				       "with IBV_QP_INIT_ATTR_PD in comp_mask)");
 	if (!(ia.comp_mask & IBV_QP_INIT_ATTR_PD))
 		return vargerror(L, 2, "comp_mask lacks PD: without IBV_QP_INIT_ATTR_PD the pd is not read");
-	if (!ia.send_cq)
-		return vargerror(L, 2, "key 'send_cq' is required");
-	if (!ia.recv_cq)
-		return vargerror(L, 2, "key 'recv_cq' is required");
-	if (!ia.qp_type)
-		return vargerror(L, 2, "key 'qp_type' is required (\"RC\", \"UC\" or \"UD\")");
+	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, QP_TYPES);
 	lua_getfield(L, 2, "pd");
 	lua_getfield(L, 2, "send_cq");
 	lua_getfield(L, 2, "recv_cq");

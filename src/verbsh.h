@@ -243,6 +243,13 @@ bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
 /* qp_ex.c: ctx:create_qp_ex and the new post-send API (qp:wr_start ...
  * qp:wr_complete). qp_ex_idle raises when a wr_start session holds the send
  * queue (ibv_post_send would deadlock on the provider's lock). */
+/* qp.c: raises unless the QP attributes read at arg name both CQs (libibverbs
+ * dereferences them: a missing one would crash, not fail) and a qp_type
+ * (types: the ones to suggest). For pd:create_qp, ctx:create_qp_ex and
+ * id:create_qp. */
+#define QP_TYPES "\"RC\", \"UC\" or \"UD\""
+void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *recv_cq, int qp_type,
+		       const char *types);
 int qp_create_ex(lua_State *L);
 void qp_ex_idle(lua_State *L, struct vnode *n, const char *fn);
 void qp_ex_abort(struct vnode *n);   /* before destroy: closes an open session */
