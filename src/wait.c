@@ -32,12 +32,16 @@ static int entry_fd(lua_State *L, int arg, int idx, int i)
 			vargerror(L, arg, lua_pushfstring(L, "[%d]: %I is not a file descriptor", i, fd));
 		return (int)fd;
 	}
-	if ((n = vobj_test(L, idx, &vc_channel)))
-		return ((struct ibv_comp_channel *)vobj_check(L, idx, &vc_channel)->h)->fd;
-	if ((n = vobj_test(L, idx, &vc_cm_channel)))
-		return ((struct rdma_event_channel *)vobj_check(L, idx, &vc_cm_channel)->h)->fd;
-	if ((n = vobj_test(L, idx, &vc_context)))
-		return ((struct ibv_context *)vobj_check(L, idx, &vc_context)->h)->async_fd;
+	if ((n = vobj_test(L, idx, &vc_channel)) || (n = vobj_test(L, idx, &vc_cm_channel)) ||
+	    (n = vobj_test(L, idx, &vc_context))) {
+		if (!n->h)   /* named as the list's entry, not as a stack slot */
+			vargerror(L, arg, lua_pushfstring(L, "[%d]: %s is %s", i, n->cls->kind, vobj_gone(n->cls)));
+		if (n->cls == &vc_channel)
+			return ((struct ibv_comp_channel *)n->h)->fd;
+		if (n->cls == &vc_cm_channel)
+			return ((struct rdma_event_channel *)n->h)->fd;
+		return ((struct ibv_context *)n->h)->async_fd;
+	}
 	if (luaL_getmetafield(L, idx, "__index") != LUA_TNIL) {   /* a LuaSocket object: sock:getfd() */
 		lua_pop(L, 1);
 		if (lua_getfield(L, idx, "getfd") == LUA_TFUNCTION) {

@@ -63,11 +63,14 @@ setup() { require_device; }
       print("ready", #ready, ready[1] == ch2)
       local cq = ch2:get_cq_event(1000)
       print("event", cq == cq2, #cq2:poll())
-      cq2:ack_events(1)'
+      cq2:ack_events(1)
+      local gone = ctx:create_comp_channel(); gone:destroy()
+      print(pcall(verbs.wait_fds, { ch1, gone }, 10))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "fds	integer	true" ]
     [ "${lines[1]}" = "quiet	0	true" ]
     [ "${lines[2]}" = "ready	1	true" ]
     [ "${lines[3]}" = "event	true	1" ]
+    [ "${lines[4]}" = "false	bad argument #1 to 'verbs.wait_fds' ([2]: comp_channel is destroyed)" ]
 }
