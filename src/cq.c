@@ -223,8 +223,14 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 	while (got < want) {
 		int batch = want - got < WC_BATCH ? want - got : WC_BATCH;
 		int r = ibv_poll_cq(n->h, batch, out ? out + got : wc);
-		if (r < 0)
+		if (r < 0) {
+			/* As on Ctrl-C, completions already polled are returned (into
+			 * a wc_array they are already written); the next poll meets
+			 * the error again. */
+			if (got)
+				break;
 			return vraise(L, "ibv_poll_cq", -r, 1, 0);
+		}
 		if (!out)
 			for (int i = 0; i < r; i++) {
 				cq_push_wc(L, &wc[i]);
