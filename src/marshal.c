@@ -98,9 +98,9 @@ void vm_gid_push(lua_State *L, const union ibv_gid *gid)
 }
 
 
-/* Every key read builds its path for a possible error message, so this runs
- * for each key of each WR posted: plain copies, since snprintf cost a
- * quarter of the time of a post_send/post_recv loop (callgrind). */
+/* Paths are still built for each WR and SGE of every post (their keys'
+ * paths only on an error): plain copies, since snprintf per key cost a
+ * quarter of the instructions of a post_send/post_recv loop (callgrind). */
 char *vm_path(char *out, size_t len, const char *prefix, const char *key, int index)
 {
 	char num[24], *o = out, *end = out + len - 1;
