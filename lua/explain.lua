@@ -9,15 +9,17 @@ local wc = require "verbs.explain_wc"
 local sys = require "verbs.explain_sys"
 local cm = require "verbs.explain_cm"
 local ex = require "verbs.explain_ex"
+local ERRNAME
 
 local M = { qp = qp, wc = wc, sys = sys, cm = cm }
 
-M.ERRNO = { EPERM = 1, ENOENT = 2, EINTR = 4, EIO = 5, ENXIO = 6, EAGAIN = 11, ENOMEM = 12, EACCES = 13,
-  EFAULT = 14, EBUSY = 16, EEXIST = 17, ENODEV = 19, EINVAL = 22, ENOSPC = 28, ERANGE = 34, ENOSYS = 38,
-  ENODATA = 61, EPROTO = 71, EOPNOTSUPP = 95, EADDRINUSE = 98, EADDRNOTAVAIL = 99, ENETUNREACH = 101,
-  ECONNRESET = 104, ETIMEDOUT = 110, ECONNREFUSED = 111, EHOSTUNREACH = 113 }
-local ERRNAME = {}
-for name, n in pairs(M.ERRNO) do ERRNAME[n] = name end
+-- Errno names both ways (M.ERRNO.EINVAL == 22, ERRNAME[22] == "EINVAL"), from
+-- the C library's own table (src/error.c), the one source the C side uses too.
+local errno = require "verbs.errno"
+M.ERRNO, ERRNAME = {}, {}
+for k, v in pairs(errno) do
+  if type(k) == "string" then M.ERRNO[k] = v else ERRNAME[k] = v end
+end
 
 -- Generic hints: "verb ERRNAME" first, then "ERRNAME". { why, fix }
 M.HINTS = {
@@ -87,7 +89,7 @@ for verb in pairs(MEMLOCK_VERBS) do
 end
 
 local function render(e, head, f)
-  local lines = { ("%s failed: %s (errno %s%s)"):format(tostring(e.verb or "verb"), tostring(e.errname),
+  local lines = { ("%s failed: %s (errno %s%s)"):format(tostring(e.verb or "verb"), tostring(e.errname or "?"),
     tostring(e.errno), e.message and ", " .. e.message or "") }
   if head then lines[#lines + 1] = "  " .. head end
   local fixes = {}

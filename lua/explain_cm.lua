@@ -5,8 +5,8 @@ local M = {}
 
 -- A status of ADDR_ERROR, ROUTE_ERROR, UNREACHABLE or CONNECT_ERROR is a
 -- negative errno; a status of REJECTED is the IB CM's reject reason.
-local ERRNO = { [-19] = "ENODEV", [-22] = "EINVAL", [-101] = "ENETUNREACH", [-110] = "ETIMEDOUT",
-  [-111] = "ECONNREFUSED", [-113] = "EHOSTUNREACH", [-99] = "EADDRNOTAVAIL", [-104] = "ECONNRESET" }
+local errno = require "verbs.errno"
+local function errname(st) return math.type(st) == "integer" and errno[-st] or nil end
 local REJECT_REASON = { [1] = "NO_QP", [2] = "NO_EEC", [3] = "NO_RESOURCES", [4] = "TIMEOUT",
   [5] = "UNSUPPORTED", [6] = "INVALID_COMM_ID", [7] = "INVALID_COMM_INSTANCE", [8] = "INVALID_SERVICE_ID",
   [9] = "INVALID_TRANSPORT_TYPE", [10] = "STALE_CONN", [13] = "INVALID_LID", [25] = "INVALID_PORT",
@@ -28,7 +28,7 @@ EVENT.ADDR_ERROR = function(st)
     return "address resolution timed out (ETIMEDOUT): no ARP answer from the destination",
       "check the peer address is up (ping it); " .. LOOPBACK_FIX
   elseif st == -101 or st == -113 then
-    return "no route to the destination (" .. ERRNO[st] .. ")", "ip route get ADDR shows the route; add an address"
+    return "no route to the destination (" .. errname(st) .. ")", "ip route get ADDR shows the route; add an address"
       .. " in the peer's subnet to the rxe netdev"
   end
   return "address resolution failed", "check the destination address and the routes (ip route get ADDR)"
@@ -50,7 +50,7 @@ EVENT.UNREACHABLE = function(st)
         or "see the server's output: its create_qp or accept failed, or it called reject"
   end
   return "the peer's CM never answered the connection request (status " .. st
-    .. (ERRNO[st] and " " .. ERRNO[st] or "") .. "): the REQ or its REP was lost, or nothing runs there",
+    .. (errname(st) and " " .. errname(st) or "") .. "): the REQ or its REP was lost, or nothing runs there",
     "start the server first and check the address; " .. LOOPBACK_FIX
 end
 EVENT.REJECTED = function(st)
@@ -68,7 +68,7 @@ EVENT.REJECTED = function(st)
     "compare responder_resources/initiator_depth with the peer's, and check the port space"
 end
 EVENT.CONNECT_ERROR = function(st)
-  return "the connection failed while it formed (status " .. st .. (ERRNO[st] and " " .. ERRNO[st] or "")
+  return "the connection failed while it formed (status " .. st .. (errname(st) and " " .. errname(st) or "")
     .. "): typically the QP could not be moved to RTR/RTS with the peer's parameters",
     "check responder_resources/initiator_depth against the device's max_qp_rd_atom; the QP's cap"
 end

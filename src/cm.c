@@ -456,6 +456,21 @@ static int l_bind_addr(lua_State *L)
 	return 0;
 }
 
+/* librdmacm's preconditions that it does not check itself: these verbs read
+ * id->verbs (the device the address resolved to) or the conn_param without
+ * a NULL test, and crash where C's caller broke the rule. */
+static void id_needs_device(lua_State *L, struct vnode *n, const char *verb, const char *why)
+{
+	struct rdma_cm_id *id = n->h;
+	char x[32];
+	if (!id->verbs)
+		luaL_error(L, "%s: %s has no device yet (id.verbs is nil), and %s; librdmacm would dereference"
+			   " the NULL device and crash. Resolve or bind an address on an RDMA device first:"
+			   " id:resolve_addr(nil, \"ADDR:PORT\") and wait for ADDR_RESOLVED (active side), or"
+			   " id:bind_addr(\"ADDR:PORT\") with an address of the rxe netdev (passive side)",
+			   verb, idname(n, x, sizeof x), why);
+}
+
 static lua_Integer opt_timeout(lua_State *L, int arg)
 {
 	return lua_isnoneornil(L, arg) ? 2000 : (lua_Integer)vm_check_uint(L, arg, arg, INT32_MAX, "timeout_ms");
@@ -497,6 +512,8 @@ static int l_resolve_route(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	lua_Integer timeout = opt_timeout(L, 2);
 	char call[96], x[32];
+	id_needs_device(L, n, "rdma_resolve_route", "a route is resolved from the address that"
+			" rdma_resolve_addr found (ADDR_RESOLVED comes first)");
 	int ret = rdma_resolve_route(n->h, (int)timeout);
 	int err = errno;
 	snprintf(call, sizeof call, "rdma_resolve_route(%s, %d)", idname(n, x, sizeof x), (int)timeout);
@@ -635,11 +652,19 @@ static int conn_verb(lua_State *L, const char *verb, int (*fn)(struct rdma_cm_id
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	struct rdma_conn_param c, *cp = read_conn_param(L, 2, &c);
+	struct rdma_cm_id *id = n->h;
+	char x[32];
+	id_needs_device(L, n, verb, "it takes the device's responder_resources and initiator_depth limits"
+			" (connect: after ROUTE_RESOLVED; accept: on the new id of a CONNECT_REQUEST)");
+	if (fn == rdma_accept && !id->qp && !cp)
+		luaL_error(L, "rdma_accept: %s has no QP and no conn_param: rdma_accept reads the QP number from"
+			   " id->qp, or else from conn_param->qp_num, and would dereference the NULL conn_param."
+			   " Create the QP first (id:create_qp(pd, init_attr)), or pass conn_param with qp_num"
+			   " (a QP you move yourself)", idname(n, x, sizeof x));
 	int ret = fn(n->h, cp);
 	int err = errno;
 	record_conn(L, n, verb, cp, ret, err);
 	if (ret) {
-		struct rdma_cm_id *id = n->h;
 		lua_createtable(L, 0, 4);
 		lua_pushboolean(L, id->qp != NULL);
 		lua_setfield(L, -2, "has_qp");

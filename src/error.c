@@ -8,17 +8,28 @@
 #include <sys/resource.h>
 #include "verbsh.h"
 
+/* The one source of errno names, C's and the Lua explanations' alike (the
+ * Lua side reads them through require "verbs.errno"): glibc's own table. */
 const char *verrname(int err)
 {
-	switch (err) {
-#define N(e) case e: return #e;
-	N(EPERM) N(ENOENT) N(EINTR) N(EIO) N(ENXIO) N(EAGAIN) N(ENOMEM) N(EACCES) N(EFAULT) N(EBUSY)
-	N(EEXIST) N(ENODEV) N(EINVAL) N(ENOSPC) N(ERANGE) N(ENOSYS) N(ENODATA) N(EPROTO) N(EOPNOTSUPP)
-	N(EADDRINUSE) N(EADDRNOTAVAIL) N(ENETUNREACH) N(ECONNRESET) N(ETIMEDOUT) N(ECONNREFUSED)
-	N(EHOSTUNREACH) N(E2BIG) N(ESRCH)
-#undef N
+	return err > 0 ? strerrorname_np(err) : NULL;
+}
+
+/* require "verbs.errno" -> { EINVAL = 22, ..., [22] = "EINVAL", ... }: every
+ * errno this libc has a name for, both ways. */
+static int l_errno_module(lua_State *L)
+{
+	lua_newtable(L);
+	for (int e = 1; e < 4096; e++) {
+		const char *name = strerrorname_np(e);
+		if (!name)
+			continue;
+		lua_pushstring(L, name);
+		lua_rawseti(L, -2, e);
+		lua_pushinteger(L, e);
+		lua_setfield(L, -2, name);
 	}
-	return NULL;
+	return 1;
 }
 
 void vraise_push_memlock(lua_State *L)
@@ -140,6 +151,10 @@ static int l_trace(lua_State *L)
 
 void vtrace_open(lua_State *L)
 {
+	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+	lua_pushcfunction(L, l_errno_module);
+	lua_setfield(L, -2, "verbs.errno");
+	lua_pop(L, 1);
 	lua_pushcfunction(L, l_trace);
 	lua_setfield(L, -2, "trace");
 }

@@ -226,6 +226,9 @@ uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, v
 				break;
 		if (!fd->name)
 			vargerror(L, arg, lua_pushfstring(L, "unknown key '%s'", vm_path(path, sizeof path, prefix, key, 0)));
+		if (fd->no_input)
+			vargerror(L, arg, lua_pushfstring(L, "key '%s' cannot be set: %s",
+							  vm_path(path, sizeof path, prefix, key, 0), fd->no_input));
 		read_value(L, arg, lua_gettop(L), fd, dst, prefix, key);
 		mask |= fd->bit;
 		lua_pop(L, 1);

@@ -123,7 +123,7 @@ static const struct vfield vf_wr_ud[] = {
 	VF(wr_ud_t, remote_qkey, VT_UINT), VF_END
 };
 
-enum { W_RDMA = 1, W_ATOMIC = 2, W_UD = 4, W_OPCODE = 8 };
+enum { W_RDMA = WR_UNION_RDMA, W_ATOMIC = WR_UNION_ATOMIC, W_UD = WR_UNION_UD, W_OPCODE = 8 };
 #define SW(m, t, ...) VF(struct ibv_send_wr, m, t, __VA_ARGS__)
 const struct vfield vf_send_wr[] = {
 	SW(wr_id, VT_UINT), SW(sg_list, VT_CUSTOM, .custom = send_sges),
@@ -188,7 +188,8 @@ static int push_wr_table(lua_State *L, int arg, int idx, bool is_list, int i)
 	return lua_gettop(L);
 }
 
-void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send, void *wrs, struct sge_pool *p)
+void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send, void *wrs, struct sge_pool *p,
+	      uint8_t *unions)
 {
 	char path[32], key[32];
 	size_t wsize = send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr);
@@ -211,21 +212,73 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 			vargerror(L, arg, lua_pushfstring(L, "%skey 'opcode' is required (in C, 0 is IBV_WR_RDMA_WRITE)", at));
 		if (__builtin_popcountll(m & (W_RDMA | W_ATOMIC | W_UD)) > 1)
 			vargerror(L, arg, lua_pushfstring(L, "%srdma, atomic and ud share a union in ibv_send_wr: give one", at));
+		unions[i] = (uint8_t)(m & (W_RDMA | W_ATOMIC | W_UD));
 		((struct ibv_send_wr *)w)->next = (struct ibv_send_wr *)next;
 	}
 }
 
-/* What the provider would crash on rather than fail, checked before every
- * post (prepared WRs too: the QP they go to is known only then). */
-void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *wrs, bool is_list)
+static bool is_rdma_op(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_RDMA_READ;
+}
+
+static bool is_atomic_op(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static const char *union_name(uint8_t u)
+{
+	return u == W_RDMA ? "rdma" : u == W_ATOMIC ? "atomic" : "ud";
+}
+
+/* The fields of the union `wr` that this QP type and opcode use, checked by
+ * which key the WR was given, never by the union's bytes. */
+static void check_union(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *w, uint8_t u, const char *at)
+{
+	const char *op = venum_name(&ve_wr_opcode, w->opcode);
+	const char *qpt = venum_name(&ve_qp_type, qp->qp_type);
+	op = op ? op : "this opcode";
+	qpt = qpt ? qpt : "this";
+	if (w->opcode == IBV_WR_BIND_MW)
+		vargerror(L, arg, lua_pushfstring(L, "%sopcode BIND_MW binds a memory window, and verbsh has none"
+			" (ibv_alloc_mw is not offered): the WR would carry a NULL bind_mw.mw and bind_info.mr, which"
+			" the provider dereferences. Use an MR's own rkey for remote access", at));
+	if (w->opcode == IBV_WR_TSO)
+		vargerror(L, arg, lua_pushfstring(L, "%sopcode TSO needs tso.hdr, a header buffer verbsh cannot"
+			" give (TSO is for RAW_PACKET QPs with max_tso_header)", at));
+	if (qp->qp_type == IBV_QPT_UD) {
+		if (u && u != W_UD)
+			vargerror(L, arg, lua_pushfstring(L, "%skey '%s' on a UD QP: a UD send reads ud.ah, ud.remote_qpn"
+				" and ud.remote_qkey, and %s shares their bytes in ibv_send_wr's union (its remote_addr"
+				" would be taken for the AH pointer); give ud = { ah =, remote_qpn =, remote_qkey = }"
+				" instead (UD has no RDMA or atomics)", at, union_name(u), union_name(u)));
+		if (!u || !w->wr.ud.ah)
+			vargerror(L, arg, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
+				"remote_qpn =, remote_qkey = }); the provider would dereference a NULL AH", at));
+		return;
+	}
+	if (u == W_UD)
+		vargerror(L, arg, lua_pushfstring(L, "%skey 'ud' on this %s QP: only a UD QP's sends are addressed per WR"
+			" (ud.ah, ud.remote_qpn); a connected QP sends to the peer of its RTR (dest_qp_num, ah_attr)."
+			" Remove ud", at, qpt));
+	if (u == W_RDMA && !is_rdma_op(w->opcode))
+		vargerror(L, arg, lua_pushfstring(L, "%skey 'rdma' with opcode %s, which does not use it: rdma ="
+			" { remote_addr =, rkey = } goes with RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ", at, op));
+	if (u == W_ATOMIC && !is_atomic_op(w->opcode))
+		vargerror(L, arg, lua_pushfstring(L, "%skey 'atomic' with opcode %s, which does not use it: atomic ="
+			" { remote_addr =, compare_add =, swap =, rkey = } goes with ATOMIC_CMP_AND_SWP and"
+			" ATOMIC_FETCH_AND_ADD", at, op));
+}
+
+void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *wrs, const uint8_t *unions,
+		    bool is_list)
 {
 	char path[32];
 	int i = 0;
 	for (struct ibv_send_wr *w = wrs; w; w = w->next, i++) {
 		const char *at = wr_path(path, sizeof path, is_list, i);
-		if (qp->qp_type == IBV_QPT_UD && !w->wr.ud.ah)
-			vargerror(L, arg, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
-				"remote_qpn =, remote_qkey = }); the provider would dereference a NULL AH", at));
+		check_union(L, arg, qp, w, unions[i], at);
 		if (w->send_flags & IBV_SEND_INLINE)
 			for (int s = 0; s < w->num_sge; s++)
 				if (!vobj_mr_covers(w->sg_list[s].addr, w->sg_list[s].length))
@@ -342,8 +395,9 @@ int qp_post_send(lua_State *L)
 	if (!is_list)
 		count = 1;
 	wrs = wr_room(L, count, sizeof *wrs, wr_stack, &p);
-	wrs_read(L, 2, 2, count, is_list, true, wrs, &p);
-	send_wrs_check(L, 2, n->h, wrs, is_list);
+	uint8_t union_stack[WR_STACK], *unions = count <= WR_STACK ? union_stack : lua_newuserdatauv(L, count, 0);
+	wrs_read(L, 2, 2, count, is_list, true, wrs, &p, unions);
+	send_wrs_check(L, 2, n->h, wrs, unions, is_list);
 	int ret = ibv_post_send(n->h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, true) : 0;
 	if (vrecording)
@@ -372,7 +426,7 @@ int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
 	if (!is_list)
 		count = 1;
 	wrs = wr_room(L, count, sizeof *wrs, wr_stack, &p);
-	wrs_read(L, idx, idx, count, is_list, false, wrs, &p);
+	wrs_read(L, idx, idx, count, is_list, false, wrs, &p, NULL);
 	int ret = srq ? ibv_post_srq_recv(h, wrs, &bad) : ibv_post_recv(h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, false) : 0;
 	if (vrecording)

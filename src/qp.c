@@ -39,7 +39,9 @@ const struct vfield vf_qp_attr[] = {
 	QA(pkey_index, VT_UINT, IBV_QP_PKEY_INDEX),
 	QA(alt_pkey_index, VT_UINT, IBV_QP_ALT_PATH),
 	QA(en_sqd_async_notify, VT_UINT, IBV_QP_EN_SQD_ASYNC_NOTIFY, .max = 1),
-	QA(sq_draining, VT_UINT, 0),
+	QA(sq_draining, VT_UINT, 0, .no_input = "ibv_query_qp reports it (is the SQ still draining in SQD?);"
+	   " ibv_modify_qp has no mask bit for it, so C would ignore it: move the QP to SQD with"
+	   " qp_state = \"SQD\" instead"),
 	QA(max_rd_atomic, VT_UINT, IBV_QP_MAX_QP_RD_ATOMIC),
 	QA(max_dest_rd_atomic, VT_UINT, IBV_QP_MAX_DEST_RD_ATOMIC),
 	QA(min_rnr_timer, VT_UINT, IBV_QP_MIN_RNR_TIMER),

@@ -8,6 +8,13 @@
 static const struct vfield vf_srq_attr[] = {
 	SA(max_wr, IBV_SRQ_MAX_WR), SA(max_sge, 0), SA(srq_limit, IBV_SRQ_LIMIT), VF_END
 };
+/* ibv_modify_srq has no mask bit for max_sge: C would ignore it. */
+static const struct vfield vf_srq_modify_attr[] = {
+	SA(max_wr, IBV_SRQ_MAX_WR),
+	VF(struct ibv_srq_attr, max_sge, VT_UINT, .no_input = "it is fixed when the SRQ is created"
+	   " (pd:create_srq{ max_sge = N }); ibv_modify_srq has no mask bit for it, so C would ignore it"),
+	SA(srq_limit, IBV_SRQ_LIMIT), VF_END
+};
 
 static int srq_destroy(struct vnode *n) { return ibv_destroy_srq(n->h); }
 
@@ -66,7 +73,7 @@ static int l_modify(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 3);
-	uint64_t mask = vm_read(L, 2, 2, vf_srq_attr, &a);
+	uint64_t mask = vm_read(L, 2, 2, vf_srq_modify_attr, &a);
 	if (!lua_isnil(L, 3)) {
 		if ((e = venum_read(L, 3, &ve_srq_attr_mask, &given)))
 			return vargerror(L, 3, e);

@@ -79,6 +79,7 @@ struct vfield {
 	vcustom_fn custom;
 	int64_t max;               /* when nonzero: the largest value accepted (1: booleans too) */
 	bool no_output;            /* input only (not converted back to a table) */
+	const char *no_input;      /* output only: why the key is refused as input */
 };
 #define VMEMBER_SIZE(st, m) sizeof(((st *)0)->m)
 /* VF(struct, member, type, ...): the key is the member's own name. */
@@ -286,9 +287,16 @@ int sge_list_read(lua_State *L, int arg, int idx, struct ibv_sge *out, int cap);
 /* Reads count WRs (struct ibv_send_wr when send, else ibv_recv_wr) from the
  * table at idx (a list, or one WR) into wrs, chained, with their SGEs in p.
  * Raises naming the key. */
-void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send, void *wrs, struct sge_pool *p);
-/* Before every send: what the provider would crash on rather than fail. */
-void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *wrs, bool is_list);
+void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send, void *wrs, struct sge_pool *p,
+	      uint8_t *unions);
+/* Which member of ibv_send_wr's union `wr` a WR was given (unions[i] of
+ * wrs_read): the bytes cannot tell, since ud.ah shares them with
+ * rdma.remote_addr and atomic.remote_addr. */
+enum { WR_UNION_RDMA = 1, WR_UNION_ATOMIC = 2, WR_UNION_UD = 4 };
+/* Before every send: what the provider would crash on rather than fail, and
+ * the fields the QP type and opcode do not use (unions: as wrs_read gave). */
+void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *wrs, const uint8_t *unions,
+		    bool is_list);
 /* The 1-based position of bad in the chain wrs. */
 int wr_bad_index(void *wrs, void *bad, bool send);
 /* Raises a post's verb error; the bad WR's table is on the top of the stack. */

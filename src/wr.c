@@ -26,6 +26,7 @@ struct prepared {
 	void *wrs;              /* count ibv_send_wr or ibv_recv_wr, chained */
 	struct ibv_sge *sge;
 	struct vnode **deps;    /* the MRs and AHs named */
+	uint8_t *unions;        /* per WR: the member of the union wr it was given (WR_UNION_*) */
 };
 
 static size_t wr_size(bool send) { return send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr); }
@@ -98,7 +99,7 @@ static int prepare(lua_State *L, bool send)
 	int nsge = count_sges(L, 1, count, is_list);
 	int maxdeps = nsge + count;
 	size_t size = sizeof(struct prepared) + (size_t)count * wr_size(send) + (size_t)nsge * sizeof(struct ibv_sge) +
-		      (size_t)maxdeps * sizeof(struct vnode *);
+		      (size_t)maxdeps * sizeof(struct vnode *) + (size_t)count;
 	struct prepared *pw = lua_newuserdatauv(L, size, 1);   /* index 2 */
 	memset(pw, 0, size);
 	pw->send = send;
@@ -107,8 +108,9 @@ static int prepare(lua_State *L, bool send)
 	pw->wrs = pw + 1;
 	pw->sge = (struct ibv_sge *)((char *)pw->wrs + (size_t)count * wr_size(send));
 	pw->deps = (struct vnode **)(pw->sge + nsge);
+	pw->unions = (uint8_t *)(pw->deps + maxdeps);
 	struct sge_pool p = { .sge = pw->sge, .cap = nsge, .arg = 1, .path = "" };
-	wrs_read(L, 1, 1, count, is_list, send, pw->wrs, &p);
+	wrs_read(L, 1, 1, count, is_list, send, pw->wrs, &p, send ? pw->unions : NULL);
 	lua_newtable(L);   /* 3: the objects named */
 	collect_deps(L, pw, 1, is_list, 3);
 	lua_setiuservalue(L, 2, 1);
@@ -164,7 +166,7 @@ static void push_table(lua_State *L, struct prepared *pw, int i)
 	}
 	lua_pushnil(L);
 	lua_setfield(L, -2, "ud");
-	if (!rdma && !atomic && w->wr.ud.ah) {
+	if (pw->unions[i] == WR_UNION_UD) {
 		lua_createtable(L, 0, 3);
 		struct vnode *ah = vobj_find(w->wr.ud.ah);
 		if (!ah || !vobj_push(L, ah))
@@ -237,6 +239,8 @@ static int l_newindex(lua_State *L)
 	if (f->type == VT_STRUCT)   /* assigning a struct: the keys not given are 0 */
 		memset(w + f->offset, 0, f->size);
 	vm_read_value(L, 3, 3, f, w, k);
+	if (f->type == VT_STRUCT)   /* now the union holds this member (a UD QP will refuse it) */
+		pw->unions[0] = strcmp(k, "rdma") == 0 ? WR_UNION_RDMA : WR_UNION_ATOMIC;
 	return 0;
 }
 
@@ -289,7 +293,7 @@ int prepared_post_send(lua_State *L, struct vnode *n)
 {
 	struct prepared *pw = check_kind(L, 2, true);
 	struct ibv_send_wr *bad = NULL;
-	send_wrs_check(L, 2, n->h, pw->wrs, pw->count > 1);
+	send_wrs_check(L, 2, n->h, pw->wrs, pw->unions, pw->count > 1);
 	int ret = ibv_post_send(n->h, pw->wrs, &bad);
 	if (vrecording)
 		post_record(L, n, "ibv_post_send", true, pw->wrs, ret, ret ? wr_bad_index(pw->wrs, bad, true) : 0);

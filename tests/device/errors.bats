@@ -59,3 +59,29 @@ scenario() {
     [[ $output == *"observed: after modify to ERR: WR_FLUSH_ERR wr_id=61"* ]]
     [[ $output == *"errors_access: ok"* ]]
 }
+
+@test "preconditions librdmacm and rxe assume are explained errors, not crashes (issue 19 items 7-10)" {
+    scenario preconditions
+    [ "$status" -eq 0 ]
+    [[ $output == *"observed: resolve_route before resolve_addr: rdma_resolve_route: cm_id"*" has no device yet (id.verbs is nil)"*"id:resolve_addr(nil, \"ADDR:PORT\") and wait for ADDR_RESOLVED"* ]]
+    [[ $output == *"observed: connect on an unbound id: rdma_connect: cm_id"*"has no device yet"* ]]
+    [[ $output == *"observed: accept on an unbound id: rdma_accept: cm_id"*"has no device yet"* ]]
+    [[ $output == *"observed: TCP accept with no QP and no conn_param: rdma_accept: cm_id"*"has no QP and no conn_param"*"id:create_qp(pd, init_attr)"* ]]
+    [[ $output == *"observed: UDP accept with no QP and no conn_param: rdma_accept: "*"has no QP and no conn_param"* ]]
+    [[ $output == *"observed: BIND_MW: "*"opcode BIND_MW binds a memory window, and verbsh has none"* ]]
+    [[ $output == *"observed: TSO: "*"opcode TSO needs tso.hdr"* ]]
+    [[ $output == *"observed: UD SEND with rdma: "*"key 'rdma' on a UD QP"*"give ud = { ah =, remote_qpn =, remote_qkey = }"* ]]
+    [[ $output == *"observed: UD SEND with atomic: "*"key 'atomic' on a UD QP"* ]]
+    [[ $output == *"observed: UD SEND without ud: "*"key 'ud.ah' is required on a UD QP"* ]]
+    [[ $output == *"observed: RC SEND with ud: "*"key 'ud' on this RC QP"* ]]
+    [[ $output == *"observed: RC SEND with rdma: "*"key 'rdma' with opcode SEND, which does not use it"* ]]
+    [[ $output == *"observed: RC RDMA_WRITE with atomic: "*"key 'atomic' with opcode RDMA_WRITE"* ]]
+    [[ $output == *"observed: list: the second WR: "*"[2].key 'ud' on this RC QP"* ]]
+    [[ $output == *"observed: prepared UD WR after wr.rdma: "*"key 'rdma' on a UD QP"* ]]
+    [[ $output == *"observed: UD SEND with ud in RESET: EINVAL 22"* ]]
+    [[ $output == *"observed: RC prepared RDMA_WRITE in RESET: EINVAL 22"* ]]
+    [[ $output == *"observed: modify sq_draining: "*"key 'sq_draining' cannot be set: ibv_query_qp reports it"* ]]
+    [[ $output == *"observed: srq modify max_sge: "*"key 'max_sge' cannot be set: it is fixed when the SRQ is created"* ]]
+    [[ $output == *"observed: srq modify srq_limit: 1"* ]]
+    [[ $output == *"errors_preconditions: ok"* ]]
+}

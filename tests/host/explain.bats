@@ -368,3 +368,19 @@ diag() {
     [[ ${lines[5]} == "ROUTE_ERROR	-19	the route leads over a netdev without an RDMA device (ENODEV), e.g. lo" ]]
     [ "${lines[6]}" = "ESTABLISHED	0	nil" ]
 }
+
+@test "explain: every errno has its name, from the C library's table (EBADF, EPROTONOSUPPORT; not nil)" {
+    xl 'print(tostring(x.verb_error{ verb = "ibv_query_qp", errno = 9, message = "Bad file descriptor" }))
+        print(tostring(x.verb_error{ verb = "ibv_create_ah_from_wc", errno = 93 }))
+        print(x.explain("ENOTUNIQ"))
+        print(x.ERRNO.EHWPOISON, require("verbs.errno")[133], require("verbs.errno").EINVAL)
+        print(require("verbs.explain_cm").event_cause("ADDR_ERROR", -113))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "ibv_query_qp failed: EBADF (errno 9, Bad file descriptor)" ]]
+    [[ ${lines[1]} == "ibv_create_ah_from_wc failed: EPROTONOSUPPORT (errno 93)"* ]]
+    [[ ${lines[2]} == "ENOTUNIQ (errno 76): "* ]]
+    [[ $output == *"
+133	EHWPOISON	22
+no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
+}
