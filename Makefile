@@ -4,6 +4,7 @@
 #   make test     host tests, then device tests on rxe (host device or micro-VM),
 #                 then the same under ASan+UBSan
 #   make bench    benchmarks (in the micro-VM unless the host has a device)
+#   make fuzz     a fuzz campaign on the ASan build (FUZZ_SEEDS, FUZZ_OPS, FUZZ_FAMILIES)
 #   make clean    remove build output (the VM cache in .cache/ is kept)
 
 PKGS    := libibverbs librdmacm lua5.4 readline
@@ -29,7 +30,7 @@ PIC_OBJ   := $(LIB_OBJ:$(OBJ_DIR)/%.o=build/pic/%.o)
 ASAN_DIR  := build/asan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: all deps deps-test run test test-host test-device bench clean asan
+.PHONY: all deps deps-test run test test-host test-device bench clean asan fuzz
 all: deps verbsh verbs.so
 
 deps:
@@ -81,6 +82,14 @@ deps-test:
 bench: all bench/rc_loop
 	@scripts/deps bench
 	@bench/run
+
+# Seeded random API sequences on rxe (tests/fuzz/): crashes, hangs and leaks.
+FUZZ_SEEDS    ?= 500
+FUZZ_OPS      ?= 300
+FUZZ_FIRST    ?= 1
+FUZZ_FAMILIES ?= all
+fuzz: all asan
+	@tests/fuzz/run --seeds $(FUZZ_SEEDS) --first $(FUZZ_FIRST) --ops $(FUZZ_OPS) --families $(FUZZ_FAMILIES)
 
 # The C row of the benchmark: plain libibverbs, no verbsh.
 bench/rc_loop: bench/rc_loop.c

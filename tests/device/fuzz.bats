@@ -1,0 +1,13 @@
+#!/usr/bin/env bats
+# A short fuzz campaign (tests/fuzz/): every family on, a few seeds, with the
+# binary under test; `make fuzz` runs the long one on the ASan build.
+load ../helpers
+
+setup() { require_device; }
+
+@test "fuzz: 8 seeds x 150 ops, every family: no crash, hang, leak or bad error value" {
+    run tests/fuzz/run --here --binary "$VERBSH" --seeds 8 --first 9001 --ops 150 --timeout 60
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[-1]} == "fuzz: 8 seeds x 150 ops (all, $VERBSH): 0 crashes, 0 hangs, 0 leaks, 0 bad error values, 0 fuzzer errors in "* ]]
+}
