@@ -584,11 +584,13 @@ static struct rdma_conn_param *read_conn_param(lua_State *L, int arg, struct rdm
 	vchecktable(L, arg);
 	memset(cp, 0, sizeof *cp);
 	vm_read(L, arg, arg, vf_conn_param, cp);
-	lua_getfield(L, arg, "private_data");
+	lua_pushliteral(L, "private_data");   /* raw, as vm_read read the pointer */
+	lua_rawget(L, arg);
 	size_t len = 0;
 	lua_tolstring(L, -1, &len);
 	lua_pop(L, 1);
-	lua_getfield(L, arg, "private_data_len");
+	lua_pushliteral(L, "private_data_len");
+	lua_rawget(L, arg);
 	bool given = !lua_isnil(L, -1);
 	lua_pop(L, 1);
 	if (given && cp->private_data_len > len)

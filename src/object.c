@@ -254,13 +254,18 @@ void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj
 {
 	struct vnode *a = vobj_context(obj), *b = vobj_context(owner);
 	char x[32], y[32], cx[32], cy[32];
-	if (!obj || !a || !b || !a->h || !b->h || a->h == b->h)
+	if (!obj || !a || !b || a->h == b->h)
 		return;
-	vargerror(L, arg, lua_pushfstring(L, "key '%s': %s belongs to %s (%s), but %s belongs to %s (%s); the kernel "
-		"would look its handle number up in the wrong context: create it from %s", key,
-		vobj_cname(obj, x, sizeof x), vobj_cname(a, cx, sizeof cx),
-		ibv_get_device_name(((struct ibv_context *)a->h)->device), vobj_cname(owner, y, sizeof y),
-		vobj_cname(b, cy, sizeof cy), ibv_get_device_name(((struct ibv_context *)b->h)->device), cy));
+	vobj_cname(obj, x, sizeof x);
+	vobj_cname(a, cx, sizeof cx);
+	vobj_cname(b, cy, sizeof cy);
+	if (owner == b)
+		lua_pushfstring(L, "key '%s': %s belongs to %s, not to %s", key, x, cx, cy);
+	else
+		lua_pushfstring(L, "key '%s': %s belongs to %s, but %s belongs to %s", key, x, cx,
+				vobj_cname(owner, y, sizeof y), cy);
+	vargerror(L, arg, lua_pushfstring(L, "%s: the kernel looks handles up in the context of the call, so it "
+		"would use another object of %s; use a %s of %s", lua_tostring(L, -1), cy, obj->cls->kind, cy));
 }
 
 void vobj_uservalue(lua_State *L, int idx, int i)
