@@ -320,6 +320,18 @@ static int push_users(lua_State *L, struct vnode *n, const char **how)
 	return k;
 }
 
+/* A __gc metamethod (of the user's) runs whenever Lua allocates, also in the
+ * middle of a binding that holds handles: the name of that binding, if so. */
+static const char *finalizer_inside_binding(lua_State *L)
+{
+	lua_Debug ar;
+	for (int level = 1; lua_getstack(L, level, &ar); level++)
+		if (lua_getinfo(L, "n", &ar) && ar.namewhat && strcmp(ar.namewhat, "metamethod") == 0 && ar.name &&
+		    strcmp(ar.name, "__gc") == 0)
+			return vbinding_at(L, level + 1);
+	return NULL;
+}
+
 static int obj_destroy(lua_State *L)
 {
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
@@ -330,6 +342,10 @@ static int obj_destroy(lua_State *L)
 		return luaL_error(L, "%s: not from a verbs.trace recorder: it runs while '%s' is being recorded, and "
 				  "that verb's binding still uses its objects; destroy after the verb returned",
 				  cls->destroy_method, vrecorder_call);
+	const char *inside = finalizer_inside_binding(L);
+	if (inside)
+		return luaL_error(L, "%s: not from a __gc metamethod that the garbage collector runs inside '%s': "
+				  "that binding still uses its objects; destroy after it returned", cls->destroy_method, inside);
 
 	const char *refused = cls->refuse_destroy ? cls->refuse_destroy(n) : NULL;
 	if (refused)

@@ -225,6 +225,9 @@ void vraise_push_memlock(lua_State *L);
  * and counting arguments as in a method call, however it was called. */
 int vargerror(lua_State *L, int arg, const char *msg);
 int vtypeerror(lua_State *L, int arg, const char *tname);
+/* The name of the verbs binding running at stack level `level` (pushed:
+ * "modify", "verbs.open"), or NULL (nothing pushed) for any other function. */
+const char *vbinding_at(lua_State *L, int level);
 void vchecktable(lua_State *L, int arg);
 /* errno -> "EINVAL" */
 const char *verrname(int err);
@@ -275,7 +278,8 @@ bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
  * id:create_qp. */
 /* Pushes send_cq, recv_cq and srq of the table at tidx (read by vobj_field:
  * raw, checked, their handles stored in the attribute struct), puts their
- * nodes in used[1..3], and raises unless each belongs to owner's context. */
+ * nodes in used[1..3], and raises unless each belongs to owner's context
+ * (owner NULL: not checked). */
 void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
 		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used);
 #define QP_TYPES "\"RC\", \"UC\" or \"UD\""

@@ -59,6 +59,9 @@ local ipd, icq = id.verbs:alloc_pd(), id.verbs:create_cq(4)
 R.refused("id:create_qp srq=icq", function()
   return id:create_qp(ipd, { qp_type = "RC", send_cq = icq, recv_cq = icq, srq = icq, cap = caps }) end,
   "bad argument #2 to 'create_qp' (key 'srq': verbs.srq expected, got verbs.cq)")
+R.refused("id:create_qp send_cq of another context", function()
+  return id:create_qp(ipd, { qp_type = "RC", send_cq = cq, recv_cq = icq, cap = caps }) end,
+  "bad argument #2 to 'create_qp' (key 'send_cq': cq1 belongs to ctx1, but pd")
 local iqp = R.ok("id:create_qp, __index gives 42", function()
   return id:create_qp(ipd, proxy({ qp_type = "RC", send_cq = icq, recv_cq = icq, cap = caps }, 42)) end)
 R.check(iqp.srq == nil and rawequal(id.qp, iqp), "id qp deps")

@@ -111,4 +111,30 @@ print("observed: verbs called by a recorder: not recorded (" .. calls[1] .. ")")
 made[1]:dealloc()
 p:dealloc()
 rmr:dereg()
+
+-- A __gc metamethod runs whenever Lua allocates, also inside a binding that
+-- holds handles: a destroy from it is refused there; from a collection that
+-- Lua code asked for it works.
+local said_gc
+local function arm(victim)
+  setmetatable({}, { __gc = function()
+    local ok2, e2 = pcall(victim.destroy, victim)
+    said_gc = ok2 and "ok" or tostring(e2)
+  end })
+end
+local gcq = ctx:create_cq(1)
+arm(gcq)
+collectgarbage()
+R.check(said_gc == "ok" and tostring(gcq) == "cq (destroyed)", "collectgarbage(): %s %s", tostring(said_gc), tostring(gcq))
+print("observed: destroy from a __gc run by collectgarbage(): ok")
+local inside
+for _ = 1, 100000 do
+  said_gc = nil
+  arm(ctx:create_cq(1))
+  pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = caps }:destroy()
+  if said_gc and said_gc ~= "ok" then inside = said_gc break end
+end
+R.check(inside and inside:find("not from a __gc metamethod that the garbage collector runs inside '", 1, true),
+  "no finalizer ran inside a binding: %s", tostring(inside))
+print("observed: destroy from a __gc run inside a binding: " .. inside)
 print("robust_trace: ok")
