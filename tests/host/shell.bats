@@ -55,6 +55,31 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [[ $output == *"20"* ]]
 }
 
+@test "an interactive shell with an empty, non-terminal stdin says how to get a terminal, and exits 1" {
+    # what `scripts/rxe-vm -- ./verbsh` (no --tty) did: exit 0 in silence
+    run "$VERBSH" </dev/null
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == *"verbsh: the interactive shell needs you at a terminal, but standard input is not one and had nothing to read." ]]
+    [[ $output == *"make run opens one on a device"* ]]
+    [[ $output == *"-e CODE"* ]]
+    # in the micro-VM it names the command again, with --tty
+    RXE_VM=1 run "$VERBSH" -d rxe0 </dev/null
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"scripts/rxe-vm runs a command without a terminal unless given --tty:"* ]]
+    [[ $output == *"    scripts/rxe-vm --tty -- $VERBSH -d rxe0"* ]]
+    run "$VERBSH" -i </dev/null
+    [ "$status" -eq 1 ]
+    [[ $output == *"the interactive shell (-i) needs you at a terminal"* ]]
+    # an explicit stdin script (-) and -e stay as lua runs them
+    run "$VERBSH" - </dev/null
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+    run "$VERBSH" -e 'io.write("ok")' </dev/null
+    [ "$output" = "ok" ]
+}
+
 @test "--help and --version" {
     run "$VERBSH" --help
     [ "$status" -eq 0 ]
