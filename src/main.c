@@ -53,7 +53,10 @@ static int no_terminal(int argc, char **argv, const char *what)
 			"    scripts/rxe-vm --tty --");
 		for (int i = 0; i < argc; i++)
 			fprintf(stderr, " %s", argv[i]);
-		fprintf(stderr, "\n  or simply: make run%s\n", argc > 1 ? " ARGS=\"...\"" : "");
+		fprintf(stderr, "\n  or simply: make run%s", argc > 1 ? " ARGS=\"" : "");
+		for (int i = 1; i < argc; i++)
+			fprintf(stderr, "%s%s", argv[i], i + 1 < argc ? " " : "\"");
+		fputc('\n', stderr);
 	} else {
 		fprintf(stderr, "  Run it from a terminal (make run opens one on a device, in the rxe micro-VM if"
 			" needed),\n  or give it something to run: %s FILE.lua, %s -e CODE, or a script on"

@@ -69,6 +69,7 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [ "$status" -eq 1 ]
     [[ $output == *"scripts/rxe-vm runs a command without a terminal unless given --tty:"* ]]
     [[ $output == *"    scripts/rxe-vm --tty -- $VERBSH -d rxe0"* ]]
+    [[ $output == *"or simply: make run ARGS=\"-d rxe0\""* ]]
     run "$VERBSH" -i </dev/null
     [ "$status" -eq 1 ]
     [[ $output == *"the interactive shell (-i) needs you at a terminal"* ]]
