@@ -209,6 +209,20 @@ local function key_text(name)
       end
     end
   end
+  local kinds = {}
+  for key, mt in pairs(debug.getregistry()) do
+    local kind = type(key) == "string" and key:match("^verbs%.(.+)$")
+    local fields = kind and type(mt) == "table" and rawget(mt, "__fields")
+    if type(fields) == "table" then
+      for _, f in ipairs(fields) do if f == name then kinds[#kinds + 1] = kind end end
+    end
+  end
+  table.sort(kinds)
+  for _, kind in ipairs(kinds) do
+    out[#out + 1] = ("%s: field of a %s object (%s.%s)"):format(name, kind, kind, name)
+    local m = D.obj_fields[kind .. "." .. name]
+    if m then out[#out + 1] = "    " .. m end
+  end
   return #out > 0 and table.concat(out, "\n") .. "\n" or nil
 end
 

@@ -485,6 +485,33 @@ M.enum_uses = {
   ibv_create_cq_wc_flags = "cq.wc_flags (ibv_cq_ex)", ibv_wc_opcode = "cq:read_opcode()",
 }
 
+-- The fields of verbs objects (qp.qp_num), as C reads them from the struct.
+M.obj_fields = {
+  ["qp.qp_num"] = "the QP's number (qp->qp_num): what the peer puts in dest_qp_num or remote_qpn",
+  ["qp.state"] = "the QP's state, from the provider (ibv_query_qp): RESET, INIT, RTR, RTS, SQD, SQE, ERR",
+  ["qp.qp_type"] = "RC, UC or UD", ["qp.handle"] = "the kernel's handle", ["qp.pd"] = "the PD it was created in",
+  ["qp.send_cq"] = "its send CQ", ["qp.recv_cq"] = "its receive CQ", ["qp.srq"] = "its SRQ, or nil",
+  ["qp.wr_id"] = "ibv_qp_ex: qpx->wr_id, read by the next wr_* op (settable)",
+  ["qp.wr_flags"] = "ibv_qp_ex: qpx->wr_flags (ibv_send_flags), read by the next wr_* op (settable)",
+  ["mr.addr"] = "the MR's virtual address: a peer's rdma.remote_addr", ["mr.length"] = "its size in bytes",
+  ["mr.lkey"] = "the local key: sge.lkey", ["mr.rkey"] = "the remote key: what a peer puts in rdma.rkey",
+  ["mr.handle"] = "the kernel's handle", ["mr.access"] = "the access flags it was registered with",
+  ["cq.cqe"] = "the CQ's size (at least what was asked)", ["cq.handle"] = "the kernel's handle",
+  ["cq.wc_flags"] = "ibv_cq_ex: the fields asked for at create_cq_ex",
+  ["cq.wr_id"] = "ibv_cq_ex: the current completion's wr_id (between start_poll and end_poll)",
+  ["cq.status"] = "ibv_cq_ex: the current completion's status",
+  ["context.name"] = "the device's name (rxe0)", ["context.async_fd"] = "the descriptor async events arrive on",
+  ["context.num_comp_vectors"] = "how many completion vectors the device has",
+  ["comp_channel.fd"] = "the descriptor that becomes readable on a CQ event (for verbs.wait_fds)",
+  ["cm_channel.fd"] = "the descriptor that becomes readable on a CM event",
+  ["cm_id.verbs"] = "the device context, once the address is resolved (id->verbs)", ["cm_id.qp"] = "the id's QP, or nil",
+  ["cm_id.channel"] = "its event channel", ["cm_id.ps"] = "TCP or UDP", ["cm_id.qp_type"] = "RC or UD",
+  ["cm_id.port_num"] = "the device port",
+  ["cm_event.event"] = "what happened: ADDR_RESOLVED, ESTABLISHED, REJECTED, ...", ["cm_event.status"] = "0, or why",
+  ["cm_event.id"] = "the id it concerns (a new id for CONNECT_REQUEST)", ["cm_event.listen_id"] = "the listening id",
+  ["cm_event.param"] = "{ conn = { private_data, ... } } or, on UDP ids, { ud = { ah_attr, qp_num, qkey } }",
+}
+
 -- The shell's lesson commands and helpers (lua/lesson.lua, lua/lesson_kit.lua).
 M.lesson = {
   lesson = { "lesson([name | number | false])",

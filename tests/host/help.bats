@@ -194,3 +194,23 @@ help_check() {
     [ "${lines[4]}" = "IBV_MTU_	false	3	256,512,1024,2048,4096" ]
     [ "${lines[5]}" = "nil	nil	true" ]
 }
+
+@test "help: every field of every verbs object (qp.qp_num, mr.rkey ...) says what it is" {
+    run help_check '
+      local n = 0
+      for key, mt in pairs(debug.getregistry()) do
+        local kind = type(key) == "string" and key:match("^verbs%.(.+)$")
+        local fields = kind and type(mt) == "table" and rawget(mt, "__fields")
+        for _, f in ipairs(type(fields) == "table" and fields or {}) do
+          n = n + 1
+          local t = H.text(f) or ""
+          local at = t:find(("%s: field of a %s object (%s.%s)\n    "):format(f, kind, kind, f), 1, true)
+          if not at then missing(kind .. "." .. f) end
+        end
+      end
+      print(n)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" -gt 35 ]
+    [ "${lines[1]}" = "none missing" ]
+}
