@@ -235,8 +235,13 @@ local function lesson_text(name)
   return ("%s\n    %s\n  example:\n    %s\n"):format(d[1], d[2], d[3] or d.ex)
 end
 
+-- Words a student says for a C struct.
+local aliases = { wc = { "ibv_wc" }, wr = { "ibv_send_wr", "ibv_recv_wr" }, sge = { "ibv_sge" },
+                  attr = { "ibv_qp_attr" } }
+
 -- The help text for a name, or nil.
 function M.text(what)
+  what = what:gsub("^verbs%.", "")
   local parts = {}
   local function add(s) if s then parts[#parts + 1] = s end end
   local qualified = what:match("^[%w_]+:[%w_]+$") and what:gsub("^id:", "cm_id:"):gsub("^ev%.id:", "cm_id:")
@@ -251,7 +256,10 @@ function M.text(what)
     end
     add(lesson_text(what))
   end
-  local c = c_name_index()[what]
+  local cname = (c_name_index()[what] or #parts > 0) and what
+    or c_name_index()["ibv_" .. what] and "ibv_" .. what or c_name_index()["rdma_" .. what] and "rdma_" .. what
+  local c = cname and c_name_index()[cname]
+  what = cname or what
   if c and #parts == 0 then
     local inside = D.c_inside[what]
     add((inside and ("%s: verbsh calls it inside %s:\n"):format(what, D.methods[inside][2]) or "")
@@ -276,7 +284,8 @@ function M.text(what)
   local bare = what:gsub("^struct ", ""):gsub("^enum ", "")
   if V.enum(bare) then add(enum_type_text(V.enum(bare))) end
   if V.fields(bare) then add(struct_text(bare)) end
-  if #parts == 0 then add(key_text(what)) end
+  for _, s in ipairs(aliases[what] or {}) do add(struct_text(s)) end
+  if #parts == 0 then add(key_text(what) or key_text(what:match("[.:]([%w_]+)$") or what)) end
   return #parts > 0 and table.concat(parts, "\n") or nil
 end
 
