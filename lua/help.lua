@@ -346,7 +346,7 @@ function M.help(what)
     local kind = type(mt.__name) == "string" and mt.__name:match("^verbs%.(.+)$")
     for _, n in ipairs(names) do
       local d = kind and D.methods[kind .. ":" .. n] or D.methods[n]
-      io.write("  ", d and ("%s\n      %s\n"):format(d[2], d[4]) or (n .. "\n"))
+      io.write("  ", d and ("%s\n      %s\n"):format((d[2]:gsub("^obj:", (kind or "obj") .. ":")), d[4]) or (n .. "\n"))
     end
     local fields = type(mt) == "table" and rawget(mt, "__fields")
     if type(fields) == "table" and #fields > 0 then
