@@ -89,7 +89,7 @@ local function method_text(d)
     keys_text(out, d.keys, "    ")
   end
   if d.gives then
-    out[#out + 1] = ("  gives a table of struct %s:"):format(d.gives)
+    out[#out + 1] = ("  gives %s of struct %s:"):format(d.each or "a table", d.gives)
     keys_text(out, d.gives, "    ")
   end
   if d.args then

@@ -8,7 +8,7 @@ local M = {}
 -- classes share; the plain name is the most common one) =
 --   { object, Lua form, C prototype, meaning,
 --     keys = C type of the table argument (verbs.fields), gives = C type of
---     the table returned, args = { [position] = enum } for string arguments
+--     the table returned (each: "a list of tables" when it gives several), args = { [position] = enum } for string arguments
 --     (Tab offers their names), ex = one example }
 M.methods = {
   devices = { "verbs", "verbs.devices()", "struct ibv_device **ibv_get_device_list(int *num_devices)",
@@ -31,6 +31,13 @@ M.methods = {
   enum = { "verbs", "verbs.enum(ctype)", "(none: verbsh's own enum tables)",
     "a C enum or flag set: { ctype=, prefix=, flags=, names = {...}, values = { NAME = number } }"
     .. " (verbs.enums[ctype] is the list of names alone)", ex = 'verbs.enum("ibv_wr_opcode").values.SEND' },
+  enums = { "verbs", "verbs.enums[ctype]", "(none: verbsh's own enum tables)",
+    "the names of every C enum and flag set verbsh speaks, in value order, by C type name;"
+    .. " verbs.enum(ctype) adds the values", ex = 'table.concat(verbs.enums.ibv_qp_state, " ")' },
+  oob = { "verbs", "verbs.oob", "(none: TCP sockets, as rdma-core's examples exchange QP numbers)",
+    "the out-of-band exchange before the first RDMA packet: verbs.oob.listen, verbs.oob.connect, then"
+    .. " c:send{...} and c:recv(); every wait times out after verbs.oob.timeout (10 s)",
+    ex = 'c = verbs.oob.connect("127.0.0.1", 18515); c:send{ qp_num = qp.qp_num }; peer = c:recv()' },
   query_device = { "context", "ctx:query_device()",
     "int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)",
     "the device's limits and capabilities", gives = "ibv_device_attr", ex = "ctx:query_device().max_qp_wr" },
@@ -84,10 +91,10 @@ M.methods = {
   fill = { "mr", "mr:fill(byte [, off, len])", "(memset)", "fill the MR with one byte value", ex = "mr:fill(0)" },
   dereg = { "mr", "mr:dereg()", "int ibv_dereg_mr(struct ibv_mr *mr)", "unpin and free the memory", ex = "mr:dereg()" },
   poll = { "cq", "cq:poll([max]) or cq:poll(wcs)", "int ibv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)",
-    "take up to max completions now (an empty list when there is none)", gives = "ibv_wc",
+    "take up to max completions now (an empty list when there is none)", gives = "ibv_wc", each = "a list of tables",
     ex = "for _, wc in ipairs(cq:poll(16)) do print(wc.wr_id, wc.status) end" },
   wait = { "cq", "cq:wait(n [, timeout_ms]) or cq:wait(wcs [, n [, timeout_ms]])", "(ibv_poll_cq in a loop)",
-    "poll until n completions or the timeout; Ctrl-C interrupts", gives = "ibv_wc", ex = "wcs = cq:wait(2, 1000)" },
+    "poll until n completions or the timeout; Ctrl-C interrupts", gives = "ibv_wc", each = "a list of tables", ex = "wcs = cq:wait(2, 1000)" },
   req_notify = { "cq", "cq:req_notify([solicited_only])", "int ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)",
     "arm the CQ: its channel wakes up at the next completion", ex = "cq:req_notify()" },
   ack_events = { "cq", "cq:ack_events(n)", "void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)",
@@ -130,7 +137,7 @@ M.methods = {
     ex = "rwr = verbs.recv_wr{ wr_id = 1, sg_list = { { mr = mr, length = 64 } } }" },
   wc_array = { "verbs", "verbs.wc_array(n)", "struct ibv_wc wc[n];",
     "n = cq:poll(wcs) / cq:wait(wcs, n, timeout_ms) fill it in place; wcs[i].status reads entry i",
-    gives = "ibv_wc", ex = "wcs = verbs.wc_array(16); n = cq:poll(wcs); print(n, n > 0 and wcs[1].status)" },
+    gives = "ibv_wc", each = "entries that read as tables", ex = "wcs = verbs.wc_array(16); n = cq:poll(wcs); print(n, n > 0 and wcs[1].status)" },
   destroy = { "qp, cq, ah, srq, comp_channel, cm_channel", "obj:destroy()",
     "int ibv_destroy_qp(struct ibv_qp *qp) (ibv_destroy_cq, ibv_destroy_ah, ibv_destroy_srq,"
     .. " ibv_destroy_comp_channel, rdma_destroy_event_channel)",
@@ -231,6 +238,7 @@ M.methods = {
     "the device's timestamp (wc_flags COMPLETION_TIMESTAMP; rxe has none)", ex = "cq:read_completion_ts()" },
   iter = { "cq", "for wc in cq:iter() do ... end", "ibv_start_poll / ibv_next_poll / ibv_end_poll in a loop",
     "the completions now in the CQ, as the tables cq:poll gives; a break still ends the poll", gives = "ibv_wc",
+    each = "one table at a time",
     ex = "for wc in cq:iter() do print(wc.wr_id, wc.status) end" },
   wait_fds = { "verbs", "verbs.wait_fds({channel, cm_channel, ctx, socket, fd...} [, timeout_ms])",
     "int poll(struct pollfd *fds, nfds_t nfds, int timeout)  /* or epoll_wait */",
