@@ -101,7 +101,7 @@ local object_fields = { state = "ibv_qp_state", event = "rdma_cm_event_type", ps
                         access = "ibv_access_flags", wr_flags = "ibv_send_flags" }
 local function enums_for_key(key, ctx)
   local f = ctx and ctx.struct and field(ctx.struct, key)
-  if f and f.enum then return { f.enum } end
+  if f then return { f.enum } end   -- {} for a key that takes no names (private_data = ")
   local found, seen = {}, {}
   for _, s in ipairs(V().fields()) do
     f = field(s, key)
