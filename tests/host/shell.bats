@@ -147,7 +147,7 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
       srq = setmetatable({}, { __name = "verbs.srq" })
       local function show(before, word)
         local r = C.candidates(before, word)
-        print(r and table.concat(r, " ") or "nil")
+        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
       end
       show("qp_a:modify{", "qp_st")
       show("qp_a:modify{ah_attr = {grh = {", "s")
@@ -176,7 +176,7 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [ "${lines[8]}" = "REMOTE_WRITE REMOTE_READ REMOTE_ATOMIC" ]
     [ "${lines[9]}" = "REMOTE_WRITE" ]
     [ "${lines[10]}" = "RNR_RETRY_EXC_ERR" ]
-    [ "${lines[11]}" = "" ]      # a key that takes no enum: nothing to offer
+    [ "${lines[11]}" = "(none)" ]   # a key that takes no enum: nothing to offer
     [ "${lines[12]}" = "nil" ]   # no context: the shell offers every name, as before
     [ "${lines[13]}" = "nil" ]
 }
