@@ -316,6 +316,8 @@ its table with type and meaning, and an example. help also knows C names ("ibv_p
 enum values ("RDMA_WRITE", "IBV_QPS_RTS"), table keys ("sg_list"), C types ("ibv_qp_attr",
 "ibv_wr_opcode") and the lesson commands ("rc_connect", "hint").
 verbs.explain(x) explains a completion status or an error; verbs.trace(true) prints each call as C.
+Tab completes globals, methods (qp:mo), fields (qp.qp_n), the keys of the table you are typing
+(qp:modify{qp_st) and, in a string, the enum names that fit (qp_state = "R).
 lesson() lists the lessons; lesson "1" starts the first.]]
 
 function M.help(what)
