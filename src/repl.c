@@ -119,10 +119,11 @@ static char *read_line(const char *prompt, int *cancelled)
 			 * it resets the terminal with a carriage return (after
 			 * bracketed paste's "\e[?2004l"): a ^C written after that
 			 * overwrote the prompt ("^Crbsh> partial"). */
+			FILE *out = rl_outstream ? rl_outstream : stdout;
 			rl_point = rl_end;
 			rl_redisplay();
-			fputs("^C", rl_outstream ? rl_outstream : stdout);
-			fflush(rl_outstream ? rl_outstream : stdout);
+			fputs("^C", out);
+			fflush(out);
 			rl_callback_sigcleanup();
 			rl_callback_handler_remove();
 			fputs("\n", stdout);
@@ -295,6 +296,25 @@ static void add_keys(lua_State *L, int idx, const char *prefix, const char *word
 	}
 }
 
+/* Adds the strings of the list at idx that start with word (and are not
+ * candidates already, when unique is set). Raw access only. */
+static void add_list(lua_State *L, int idx, const char *prefix, const char *word, int unique)
+{
+	size_t wl = strlen(word);
+	idx = lua_absindex(L, idx);
+	for (lua_Integer i = 1; lua_rawgeti(L, idx, i) == LUA_TSTRING; i++) {
+		size_t len;
+		const char *s = lua_tolstring(L, -1, &len);
+		int dup = 0;
+		for (size_t j = 0; unique && j < ncands && !dup; j++)
+			dup = strcmp(cands[j], s) == 0;
+		if (!dup && strncmp(s, word, wl) == 0)
+			add_cand(prefix, s, len);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);   /* the value that ended the list */
+}
+
 static int raw_getfield(lua_State *L, int idx, const char *k)
 {
 	idx = lua_absindex(L, idx);
@@ -311,19 +331,11 @@ static void add_members(lua_State *L, int idx, const char *prefix, const char *w
 		add_keys(L, idx, prefix, word, colon);
 	if (lua_getmetatable(L, idx)) {
 		/* a verbs object's fields (qp.qp_num), listed in __fields */
-		if (!colon && raw_getfield(L, -1, "__fields") == LUA_TTABLE) {
-			size_t wl = strlen(word);
-			for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
-				size_t len;
-				const char *k = lua_tolstring(L, -1, &len);
-				if (strncmp(k, word, wl) == 0)
-					add_cand(prefix, k, len);
-				lua_pop(L, 1);
-			}
-			lua_pop(L, 1);   /* the value that ended the list */
+		if (!colon) {
+			if (raw_getfield(L, -1, "__fields") == LUA_TTABLE)
+				add_list(L, -1, prefix, word, 0);
+			lua_pop(L, 1);
 		}
-		if (!colon)
-			lua_pop(L, 1);   /* __fields */
 		if (raw_getfield(L, -1, "__methods") == LUA_TTABLE)
 			add_keys(L, -1, prefix, word, colon);
 		else {
@@ -387,22 +399,10 @@ static void complete_enum_name(lua_State *L, const char *text)
 {
 	lua_getglobal(L, "verbs");
 	if (lua_type(L, -1) == LUA_TTABLE && raw_getfield(L, -1, "enums") == LUA_TTABLE) {
-		size_t wl = strlen(text);
 		lua_pushnil(L);
 		while (lua_next(L, -2)) {
-			if (lua_type(L, -1) == LUA_TTABLE) {
-				for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
-					size_t len;
-					const char *name = lua_tolstring(L, -1, &len);
-					int dup = 0;
-					for (size_t j = 0; j < ncands && !dup; j++)
-						dup = strcmp(cands[j], name) == 0;
-					if (!dup && strncmp(name, text, wl) == 0)
-						add_cand("", name, len);
-					lua_pop(L, 1);
-				}
-				lua_pop(L, 1);
-			}
+			if (lua_type(L, -1) == LUA_TTABLE)
+				add_list(L, -1, "", text, 1);
 			lua_pop(L, 1);
 		}
 	}
@@ -435,12 +435,7 @@ static int complete_verbs(lua_State *L, const char *line, int start, const char 
 	lua_pushstring(L, text);
 	if (shell_call_lua(L, "verbs.complete", "candidates", 2, 1) != LUA_OK || !lua_istable(L, -1))
 		return 0;
-	for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
-		size_t len;
-		const char *s = lua_tolstring(L, -1, &len);
-		add_cand("", s, len);
-		lua_pop(L, 1);
-	}
+	add_list(L, -1, "", "", 0);
 	return 1;
 }
 
