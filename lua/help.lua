@@ -320,7 +320,26 @@ Tab completes globals, methods (qp:mo), fields (qp.qp_n), the keys of the table 
 (qp:modify{qp_st) and, in a string, the enum names that fit (qp_state = "R).
 lesson() lists the lessons; lesson "1" starts the first.]]
 
+-- The name help knows a function (or the lesson table) by: help(verbs.open),
+-- help(qp.modify), help(hint) work as help "open", help "qp:modify", help "hint".
+local function name_of(v)
+  for k, x in pairs(verbs()) do if x == v and type(k) == "string" then return k end end
+  for key, mt in pairs(debug.getregistry()) do
+    local kind = type(key) == "string" and key:match("^verbs%.(.+)$")
+    local methods = kind and type(mt) == "table" and rawget(mt, "__methods")
+    if type(methods) == "table" then
+      for k, x in pairs(methods) do if x == v then return kind .. ":" .. k end end
+    end
+  end
+  local kit = type(rawget(_G, "lesson")) == "table" and rawget(rawget(_G, "lesson"), "kit")
+  for k, x in pairs(type(kit) == "table" and kit or {}) do if x == v then return "lesson.kit." .. k end end
+  for k, x in pairs(_G) do if x == v and type(k) == "string" then return k end end
+end
+
 function M.help(what)
+  if type(what) == "function" or type(what) == "table" and not getmetatable(what) or what == rawget(_G, "lesson") then
+    what = name_of(what) or what
+  end
   if what == nil then
     print(overview)
   elseif type(what) == "string" then

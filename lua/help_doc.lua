@@ -522,6 +522,9 @@ M.obj_fields = {
 
 -- The shell's lesson commands and helpers (lua/lesson.lua, lua/lesson_kit.lua).
 M.lesson = {
+  help = { "help([name | object | function])", "help() the overview; help(qp) an object's methods and fields;"
+    .. " help \"post_send\" or help(qp.post_send) a method with its C prototype, keys and an example; also C names,"
+    .. " enum values, table keys, C types and these commands", ex = 'help "post_send"' },
   lesson = { "lesson([name | number | false])",
     "lesson() lists the lessons (and where you are); lesson \"rc-send\" or lesson(5) starts one;"
     .. " lesson(false) leaves it, keeping its objects", ex = 'lesson "rc-states"' },

@@ -168,6 +168,11 @@ help_check() {
     [[ $output == *"    path_mtu = a name of enum ibv_mtu: 256, 512, 1024, 2048, 4096"* ]]
     run "$VERBSH" -e 'help "ibv_free_device_list"'
     [ "${lines[0]}" = "ibv_free_device_list: verbsh calls it inside verbs.devices():" ]
+    # a function finds its own help, as its name does
+    run "$VERBSH" -e 'help(verbs.open); help(debug.getregistry()["verbs.srq"].__methods.modify); help(help)'
+    [ "${lines[0]}" = "verbs.open([name])" ]
+    [[ $output == *$'\nsrq:modify(attr [, mask])\n'* ]]
+    [[ $output == *$'\nhelp([name | object | function])\n'* ]]
     run "$VERBSH" -e 'help "port_cap_flags"'
     [[ ${lines[0]} == "port_cap_flags: key of ibv_port_attr (ctx:query_port): flags of ibv_port_cap_flags:"*"CM_SUP"* ]]
 }
