@@ -340,7 +340,7 @@ function M.help(what)
   if type(what) == "function" or type(what) == "table" and not getmetatable(what) or what == rawget(_G, "lesson") then
     what = name_of(what) or what
   end
-  if what == nil then
+  if what == nil or what == "" then
     print(overview)
   elseif type(what) == "string" then
     local text = M.text(what)
