@@ -273,9 +273,15 @@ function M.text(what)
       short = what:sub(#e.prefix + 1)
     end
   end
+  -- the enums a student types most come first: RDMA_WRITE is an ibv_wr_opcode before a wc opcode
+  local first = { ibv_wr_opcode = 1, ibv_qp_state = 2, ibv_qp_type = 3, ibv_access_flags = 4, ibv_send_flags = 5,
+                  ibv_mtu = 6, ibv_wc_status = 7, ibv_wc_opcode = 8 }
   local enums = {}
   for ctype in pairs(V.enums) do enums[#enums + 1] = ctype end
-  table.sort(enums)
+  table.sort(enums, function(a, b)
+    if (first[a] or 99) ~= (first[b] or 99) then return (first[a] or 99) < (first[b] or 99) end
+    return a < b
+  end)
   for _, ctype in ipairs(enums) do
     local e = V.enum(ctype)
     local n = (what == short or what:sub(1, #e.prefix) == e.prefix) and short or nil
@@ -286,14 +292,27 @@ function M.text(what)
   if V.fields(bare) then add(struct_text(bare)) end
   for _, s in ipairs(aliases[what] or {}) do add(struct_text(s)) end
   if #parts == 0 then add(key_text(what) or key_text(what:match("[.:]([%w_]+)$") or what)) end
+  if #parts == 0 and what:upper() ~= what and what:find("^[%w_]+$") then   -- "rdma_write": RDMA_WRITE
+    local upper = M.text(what:upper())
+    return upper and upper:find("a value of") and upper or nil
+  end
   return #parts > 0 and table.concat(parts, "\n") or nil
 end
 
--- Names for "no help for X; try ...".
+-- Names for "no help for X; try ...": methods, commands, enum values, keys, C types.
 local function all_names()
-  local l = {}
-  for k in pairs(D.methods) do l[#l + 1] = k end
-  for k in pairs(D.lesson) do l[#l + 1] = k end
+  local l, seen = {}, {}
+  local function add(k) if not seen[k] then seen[k] = true; l[#l + 1] = k end end
+  for k in pairs(D.methods) do add(k) end
+  for k in pairs(D.lesson) do add(k) end
+  for ctype, names in pairs(verbs().enums) do
+    add(ctype)
+    for _, n in ipairs(names) do add(n) end
+  end
+  for _, s in ipairs(verbs().fields()) do
+    add(s)
+    for _, f in ipairs(verbs().fields(s)) do add(f.name) end
+  end
   return l
 end
 
@@ -345,11 +364,13 @@ function M.help(what)
   elseif type(what) == "string" then
     local text = M.text(what)
     if not text then
-      local close = {}
+      local close, low = {}, what:lower()
       for _, k in ipairs(all_names()) do
-        if k:find(what, 1, true) or what:find(k, 1, true) and #k > 3 then close[#close + 1] = k end
+        local kl = k:lower()
+        if kl:find(low, 1, true) or low:find(kl, 1, true) and #k > 3 then close[#close + 1] = k end
       end
       table.sort(close)
+      if #close > 12 then close = { table.concat(close, ", ", 1, 12) .. ", ..." } end
       text = ("no help for %q%s\n"):format(what, #close > 0 and ("; try " .. table.concat(close, ", ")) or "")
     end
     io.write(text)
