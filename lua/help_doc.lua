@@ -433,7 +433,8 @@ M.keys = {
   flags = "ibv_create_cq_attr_flags (SINGLE_THREADED ...)",
   ["ibv_port_attr.flags"] = "port attribute flags (IBV_QPF_GRH_REQUIRED: 1 when the port needs a GRH, as RoCE does)",
   -- rdma_conn_param
-  private_data = "bytes for the peer's event (ev.param.conn.private_data): up to 56 in a connect, 196 in an accept",
+  private_data = "bytes for the peer's event (ev.param.conn.private_data), at most 255 (private_data_len is a"
+    .. " uint8_t); the CM message's field holds 56 in a connect request, 196 in a reply",
   private_data_len = "set from private_data; the event gives the length of the whole CM field",
   responder_resources = "READs/atomics the peer may have outstanding here (max_dest_rd_atomic)",
   initiator_depth = "READs/atomics this side may have outstanding (max_rd_atomic)",
@@ -474,7 +475,7 @@ M.struct_note = {
 -- Types for the keys the marshaller reads with its own code (VT_CUSTOM).
 M.custom_types = {
   sg_list = "list of SGE tables (ibv_sge)", imm_data = "integer 0..0xffffffff (host order)",
-  private_data = "string",
+  private_data = "string of at most 255 bytes",
 }
 
 -- Enums that no table key uses: where they appear instead.
