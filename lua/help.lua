@@ -11,6 +11,7 @@
 --   help "ibv_qp_attr"   a C struct's keys; help "ibv_wr_opcode" an enum's values
 --   help "rc_connect"    a lesson helper
 local D = require "verbs.help_doc"
+local K = require "verbs.help_keys"
 local M = {}
 
 local function verbs() return rawget(_G, "verbs") or require "verbs" end
@@ -53,11 +54,11 @@ local function type_text(f)
   elseif f.type == "object" then
     return ("a verbs %s object"):format(f.class)
   end
-  return D.custom_types[f.name] or "a value"
+  return K.custom_types[f.name] or "a value"
 end
 
 local function key_meaning(ctype, name)
-  return D.keys[ctype .. "." .. name] or D.keys[name] or D.struct_note[ctype]
+  return K.keys[ctype .. "." .. name] or K.keys[name] or K.struct_note[ctype]
 end
 
 -- Appends to out the keys of ctype, each with its type and meaning; nested
@@ -165,7 +166,7 @@ local function enum_uses(ctype)
       if f.enum == ctype then l[#l + 1] = ("key %s of %s"):format(f.name, struct_place(s)) end
     end
   end
-  if D.enum_uses[ctype] then l[#l + 1] = D.enum_uses[ctype] end
+  if K.enum_uses[ctype] then l[#l + 1] = K.enum_uses[ctype] end
   return l
 end
 
@@ -220,7 +221,7 @@ local function key_text(name)
   table.sort(kinds)
   for _, kind in ipairs(kinds) do
     out[#out + 1] = ("%s: field of a %s object (%s.%s)"):format(name, kind, kind, name)
-    local m = D.obj_fields[kind .. "." .. name]
+    local m = K.obj_fields[kind .. "." .. name]
     if m then out[#out + 1] = "    " .. m end
   end
   return #out > 0 and table.concat(out, "\n") .. "\n" or nil
