@@ -6,7 +6,7 @@
 #   make bench    benchmarks (in the micro-VM unless the host has a device)
 #   make clean    remove build output (the VM cache in .cache/ is kept)
 #   make install PREFIX=/usr/local DESTDIR=    (and make uninstall, same variables)
-#   make deb      the Debian package ../verbsh_*.deb, checked with lintian
+#   make package  build/package/verbsh_*.deb (lintian-clean) and the verbs rock
 
 PKGS    := libibverbs librdmacm lua5.4 readline
 CC      ?= cc
@@ -14,7 +14,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
 DEPLIBS   = $(shell pkg-config --libs $(PKGS))
-ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
+ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
 
 # The bindings (everything but the shell's own main and REPL) go into both
 # ./verbsh and the Lua C module ./verbs.so.
@@ -106,7 +106,7 @@ BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
 LUA_CMOD    ?= $(if $(filter /usr,$(PREFIX)),$(shell pkg-config --variable=INSTALL_CMOD lua5.4),$(PREFIX)/lib/lua/5.4)
 INSTALL     ?= install
 
-.PHONY: install uninstall deb deps-package
+.PHONY: install uninstall package deps-package
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LUA_CMOD) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR) \
 	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)/lessons $(DESTDIR)$(DATADIR)/examples
@@ -124,8 +124,8 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/verbsh.1 $(DESTDIR)$(BASHCOMPDIR)/verbsh
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)
 
-# The .deb (slow: a clean build of both binaries, then lintian).
-deb: deps-package
-	scripts/build-deb
+# The .deb (lintian-checked) and the rock, each from a clean copy of the tree.
+package: deps-package
+	scripts/package
 deps-package:
 	@scripts/deps package
