@@ -309,6 +309,7 @@ void cq_ex_open(lua_State *L);
 /* wait.c: verbs.wait_fds (an epoll-style wait on channels and sockets) and
  * verbs.getrusage. */
 void wait_open(lua_State *L);
+void sysinfo_open(lua_State *L);   /* verbs.sysinfo, for the doctor */
 
 /* ---- post.c: reading and posting WRs (tables, and prepared ones: wr.c) -- */
 
