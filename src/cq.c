@@ -44,7 +44,7 @@ struct cq_opts {
 	struct ibv_comp_channel *channel;
 	int comp_vector;
 };
-static const struct vfield vf_cq_opts[] = {
+const struct vfield vf_cq_opts[] = {
 	VF(struct cq_opts, channel, VT_OBJ, .cls = &vc_channel),
 	VF(struct cq_opts, comp_vector, VT_INT, .max = 1024),
 	VF_END
@@ -413,12 +413,14 @@ static const luaL_Reg channel_methods[] = { { "get_cq_event", l_get_cq_event }, 
 struct vclass vc_cq = {
 	.kind = "cq", .var = "cq", .tname = "verbs.cq", .destroy_verb = "ibv_destroy_cq",
 	.destroy_method = "destroy", .destroy = cq_destroy, .describe = cq_describe, .field = cq_field,
+	.fields = (const char *const[]){ "cqe", "handle", "wc_flags", "wr_id", "status", NULL },
 	.methods = cq_methods, .more_methods = cq_ex_methods,
 };
 struct vclass vc_channel = {
 	.kind = "comp_channel", .var = "channel", .tname = "verbs.comp_channel",
 	.destroy_verb = "ibv_destroy_comp_channel", .destroy_method = "destroy", .destroy = channel_destroy,
-	.describe = channel_describe, .field = channel_field, .methods = channel_methods,
+	.describe = channel_describe, .field = channel_field,
+	.fields = (const char *const[]){ "fd", NULL }, .methods = channel_methods,
 };
 
 void cq_open(lua_State *L)

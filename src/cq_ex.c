@@ -30,7 +30,7 @@
 static const char CQ_ITER[] = "verbs.cq_iter";
 
 #define CX(m, t, ...) VF(struct ibv_cq_init_attr_ex, m, t, __VA_ARGS__)
-static const struct vfield vf_cq_init_attr_ex[] = {
+const struct vfield vf_cq_init_attr_ex[] = {
 	CX(cqe, VT_UINT, .max = 0x7fffffff), CX(channel, VT_OBJ, .cls = &vc_channel),
 	CX(comp_vector, VT_UINT, .max = 1024), CX(wc_flags, VT_FLAGS, .en = &ve_create_cq_wc_flags),
 	CX(comp_mask, VT_FLAGS, .en = &ve_cq_init_attr_mask),

@@ -472,6 +472,13 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 		lua_pushcclosure(L, obj_newindex, 1);
 		lua_setfield(L, -2, "__newindex");
 	}
+	/* __fields: the object's field names, for the shell's Tab completion */
+	lua_newtable(L);
+	for (int i = 0; cls->fields && cls->fields[i]; i++) {
+		lua_pushstring(L, cls->fields[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "__fields");
 	static const luaL_Reg meta[] = {
 		{ "__gc", obj_gc }, { "__close", obj_close }, { "__tostring", obj_tostring }, { NULL, NULL }
 	};

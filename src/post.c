@@ -36,7 +36,7 @@ static void keep_dep(lua_State *L, int idx, struct vnode *n)
 }
 
 #define SG(m, t, b, ...) VF(struct sge_in, m, t, .bit = (b), __VA_ARGS__)
-static const struct vfield vf_sge[] = {
+const struct vfield vf_sge[] = {
 	SG(mr, VT_OBJ, S_MR, .cls = &vc_mr, .seen = keep_dep), SG(offset, VT_UINT, S_OFFSET), SG(length, VT_UINT, S_LENGTH),
 	SG(addr, VT_UINT, S_ADDR), SG(lkey, VT_UINT, S_LKEY),
 	VF_END
@@ -124,14 +124,14 @@ static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfiel
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.rdma) wr_rdma_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.atomic) wr_atomic_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.ud) wr_ud_t;
-static const struct vfield vf_wr_rdma[] = {
+const struct vfield vf_wr_rdma[] = {
 	VF(wr_rdma_t, remote_addr, VT_UINT), VF(wr_rdma_t, rkey, VT_UINT), VF_END
 };
-static const struct vfield vf_wr_atomic[] = {
+const struct vfield vf_wr_atomic[] = {
 	VF(wr_atomic_t, remote_addr, VT_UINT), VF(wr_atomic_t, compare_add, VT_UINT),
 	VF(wr_atomic_t, swap, VT_UINT), VF(wr_atomic_t, rkey, VT_UINT), VF_END
 };
-static const struct vfield vf_wr_ud[] = {
+const struct vfield vf_wr_ud[] = {
 	VF(wr_ud_t, ah, VT_OBJ, .cls = &vc_ah, .seen = keep_dep), VF(wr_ud_t, remote_qpn, VT_UINT, .max = 0xffffff),
 	VF(wr_ud_t, remote_qkey, VT_UINT), VF_END
 };

@@ -290,6 +290,8 @@ static const luaL_Reg qp_methods[] = {
 struct vclass vc_qp = {
 	.kind = "qp", .var = "qp", .tname = "verbs.qp", .destroy_verb = "ibv_destroy_qp",
 	.destroy_method = "destroy", .destroy = qp_destroy, .describe = qp_describe, .field = qp_field,
+	.fields = (const char *const[]){ "qp_num", "state", "qp_type", "handle", "pd", "send_cq", "recv_cq", "srq",
+					  "wr_id", "wr_flags", NULL },
 	.methods = qp_methods, .more_methods = qp_ex_methods, .destroy_call = qp_destroy_call,
 	.setfield = qp_ex_setfield,
 };

@@ -29,7 +29,7 @@
 enum { NEED_UD_ADDR = 1, NEED_SGE8 = 2 };
 
 #define IX(m, t, ...) VF(struct ibv_qp_init_attr_ex, m, t, __VA_ARGS__)
-static const struct vfield vf_qp_init_attr_ex[] = {
+const struct vfield vf_qp_init_attr_ex[] = {
 	IX(pd, VT_OBJ, .cls = &vc_pd, .bit = IBV_QP_INIT_ATTR_PD),
 	IX(send_cq, VT_OBJ, .cls = &vc_cq), IX(recv_cq, VT_OBJ, .cls = &vc_cq), IX(srq, VT_OBJ, .cls = &vc_srq),
 	IX(cap, VT_STRUCT, .sub = vf_qp_cap), IX(qp_type, VT_ENUM, .en = &ve_qp_type),

@@ -31,7 +31,8 @@ struct venum {
 extern const struct venum ve_qp_state, ve_qp_type, ve_mtu, ve_wc_status, ve_wc_opcode, ve_wr_opcode,
 	ve_access, ve_send_flags, ve_wc_flags, ve_qp_attr_mask, ve_port_state, ve_link_layer,
 	ve_node_type, ve_transport_type, ve_event_type, ve_gid_type, ve_mig_state, ve_atomic_cap,
-	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_cm_event_type, ve_port_space,
+	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_port_cap_flags, ve_port_cap_flags2,
+	ve_cm_event_type, ve_port_space,
 	ve_send_ops_flags, ve_qp_init_attr_mask, ve_qp_create_flags, ve_create_cq_wc_flags,
 	ve_cq_init_attr_mask, ve_create_cq_attr_flags;
 
@@ -46,6 +47,8 @@ const char *venum_read(lua_State *L, int idx, const struct venum *t, int64_t *ou
 /* "IBV_QPS_RTS" / "IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE", for the trace. */
 void venum_c(luaL_Buffer *b, const struct venum *t, int64_t v);
 void venum_open(lua_State *L);   /* pushes verbs.enums */
+/* The table of the C enum named ctype ("ibv_wr_opcode"), or NULL. */
+const struct venum *venum_find(const char *ctype);
 
 /* ---- marshal.c: C structs <-> Lua tables, driven by field descriptors --- */
 
@@ -152,6 +155,7 @@ struct vclass {
 	int (*destroy)(struct vnode *n); /* returns 0 or an errno */
 	void (*describe)(lua_State *L, struct vnode *n); /* pushes "RC 0x000011 RTS" */
 	int (*field)(lua_State *L, struct vnode *n, const char *key); /* live fields; pushes 1 or 0 */
+	const char *const *fields;       /* the keys `field` answers (NULL-ended): Tab completes them */
 	const luaL_Reg *methods;
 	const luaL_Reg *more_methods;    /* optional: a second group (qp_ex.c's wr_*, cq_ex.c's poll API) */
 	/* Optional: what a finished object is ("acked" for a cm_event); default "destroyed". */
@@ -246,10 +250,17 @@ extern const char *vrecorder_call;
 void vrecord(lua_State *L, const char *decl, const char *call, const char *ret);
 void vtrace_open(lua_State *L);   /* sets verbs.trace in the table at -1 */
 
+/* ---- fields.c: verbs.fields and verbs.enum, the descriptors seen from Lua */
+
+/* Sets verbs.fields and verbs.enum in the module table at -1. */
+void fields_open(lua_State *L);
+
 /* ---- the classes ------------------------------------------------------- */
 
 extern struct vclass vc_context, vc_pd, vc_mr, vc_cq, vc_channel, vc_qp, vc_ah, vc_srq;
-extern const struct vfield vf_ah_attr[], vf_qp_init_attr[], vf_qp_attr[];
+extern const struct vfield vf_ah_attr[], vf_qp_init_attr[], vf_qp_attr[], vf_global_route[], vf_wc[],
+	vf_conn_param[], vf_device_attr[], vf_port_attr[], vf_cq_opts[], vf_cq_init_attr_ex[],
+	vf_qp_init_attr_ex[], vf_srq_attr[];
 /* cm.c: rdma_cm event channels, ids and events. A QP created through a
  * cm_id holds the id as dependency QP_DEP_CM_ID and is destroyed through it. */
 extern struct vclass vc_cm_channel, vc_cm_id, vc_cm_event;
@@ -302,6 +313,7 @@ void cq_ex_open(lua_State *L);
 /* wait.c: verbs.wait_fds (an epoll-style wait on channels and sockets) and
  * verbs.getrusage. */
 void wait_open(lua_State *L);
+void sysinfo_open(lua_State *L);   /* verbs.sysinfo, for the doctor */
 
 /* ---- post.c: reading and posting WRs (tables, and prepared ones: wr.c) -- */
 
@@ -316,7 +328,8 @@ struct sge_pool {
 	struct vnode **deps;
 	int ndeps, maxdeps, keep;
 };
-extern const struct vfield vf_qp_cap[], vf_send_wr[], vf_recv_wr[];
+extern const struct vfield vf_qp_cap[], vf_send_wr[], vf_recv_wr[], vf_sge[], vf_wr_rdma[], vf_wr_atomic[],
+	vf_wr_ud[];
 /* The number of WRs when the table at idx is a list of WRs (has [1]), else 0. */
 int wr_count(lua_State *L, int idx);
 /* Reads the list of SGE tables at idx ({mr=, offset=, length=} or {addr=,
