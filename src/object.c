@@ -186,7 +186,8 @@ static const char *what_is(lua_State *L, int idx)
 {
 	const char *s = luaL_typename(L, idx);
 	if (lua_getmetatable(L, idx)) {
-		if (lua_getfield(L, -1, "__name") == LUA_TSTRING)   /* a metatable's own field: no user code */
+		lua_pushliteral(L, "__name");
+		if (lua_rawget(L, -2) == LUA_TSTRING)   /* raw: a metatable may have a metatable too */
 			s = lua_tostring(L, -1);   /* kept alive by the metatable */
 		lua_pop(L, 2);
 	}
