@@ -64,6 +64,7 @@ scenario() {
     [[ $output == *"(key 'srq': srq1 belongs to ctx1, but pd2 belongs to ctx2:"* ]]
     [[ $output == *"bad argument #2 to 'create_cq' (key 'channel': channel1 belongs to ctx1, not to ctx2:"* ]]
     [[ $output == *"observed: qp2 after its context, PD and CQ were collected: qp RC 0x"*" INIT"* ]]
+    [[ $output == *"observed: kernel CQs of this process after GC: "*", as before c2"* ]]
     [[ $output == *"robust_context: ok"* ]]
 }
 
