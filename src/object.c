@@ -441,6 +441,7 @@ static int obj_index(lua_State *L)
 static int obj_newindex(lua_State *L)
 {
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	self_ud(L, "__newindex");
 	struct vnode *n = vobj_check(L, 1, cls);
 	const char *key = lua_tostring(L, 2);
 	if (lua_type(L, 2) != LUA_TSTRING || !cls->setfield(L, n, key, 3))

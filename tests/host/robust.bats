@@ -3,14 +3,14 @@
 # in the registry, and each metamethod checks its self before reading it.
 load ../helpers
 
-@test "each class's __gc, __close, __tostring and __index called by hand on a number, a table or another class's userdata -> an error naming the class" {
+@test "each class's __gc, __close, __tostring, __index and __newindex called by hand on a number, a table or another class's userdata -> an error naming the class" {
     run "$VERBSH" -e '
       local reg = debug.getregistry()
       local wr = verbs.send_wr{ opcode = "SEND" }
       local n = 0
       for _, cls in ipairs{ "context", "pd", "mr", "cq", "comp_channel", "qp", "ah", "srq", "cm_channel", "cm_id", "cm_event" } do
         local mt = reg["verbs." .. cls]
-        for _, mm in ipairs{ "__gc", "__close", "__tostring", "__index" } do
+        for _, mm in ipairs{ "__gc", "__close", "__tostring", "__index", "__newindex" } do
           if type(mt[mm]) == "function" then
             for _, bad in ipairs{ 5, {}, wr } do
               local ok, e = pcall(mt[mm], bad, "x")
@@ -26,5 +26,5 @@ load ../helpers
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output != *FAIL* ]]
-    [ "$output" = "checked	123" ]
+    [ "$output" = "checked	126" ]
 }
