@@ -247,6 +247,9 @@ M.methods = {
   getrusage = { "verbs", "verbs.getrusage()", "int getrusage(int who, struct rusage *usage)  /* RUSAGE_SELF */",
     "this process's CPU time (ru_utime, ru_stime in seconds), ru_maxrss, context switches",
     ex = "verbs.getrusage().ru_utime" },
+  sysinfo = { "verbs", "verbs.sysinfo()", "uname(2), getrlimit(RLIMIT_MEMLOCK), dladdr(ibv_get_device_list), geteuid()  /* facts for doctor */",
+    "a table of what doctor() reads and Lua cannot: kernel, machine, memlock and memlock_max (bytes), euid,"
+    .. " exe, lua, libibverbs (the loaded file), uverbs_abi_min/max and provider_abi", ex = "verbs.sysinfo().memlock" },
   -- librdmacm
   create_event_channel = { "verbs", "verbs.create_event_channel()",
     "struct rdma_event_channel *rdma_create_event_channel(void)", "where rdma_cm events arrive (ch.fd)",
@@ -352,6 +355,8 @@ M.lesson = {
   check = { "check()", "checks the step now; if it is not done, says why (the lesson also checks after"
     .. " everything you type)", ex = "check()" },
   restart = { "restart()", "starts the current lesson again, from fresh objects", ex = "restart()" },
+  doctor = { "doctor()", "checks what RDMA needs on this host, one line each (ok, warn or fail) with the exact"
+    .. " fix for each problem, as verbsh --doctor does", ex = "doctor()" },
   progress = { "progress()", "where you are: the lesson, the step number and its title", ex = "progress()" },
   rc_connect = { "rc_connect(qp, peer [, opts])",
     "moves an RC qp through RESET, INIT, RTR, RTS, connected to peer (a QP, or a qp_num) on this device,"

@@ -526,11 +526,11 @@ static int l_create_qp(lua_State *L)
 	if (id->qp)
 		return luaL_error(L, "create_qp: %s already has a QP (id.qp); an rdma_cm_id holds one",
 				  idname(n, x, sizeof x));
-	lua_getfield(L, 3, "send_cq");
-	lua_getfield(L, 3, "recv_cq");
-	lua_getfield(L, 3, "srq");
+	struct vnode *used[5] = { p, NULL, NULL, NULL, n };
+	qp_read_deps(L, 3, 3, &ia.send_cq, &ia.recv_cq, &ia.srq, p, used);   /* 4, 5, 6 */
 	int deps[] = { 2, 4, 5, 6, 1 };   /* pd, send_cq, recv_cq, srq, then the id: QP_DEP_CM_ID */
 	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
+	vobj_recheck(L, 3, used, 5);
 	struct ibv_qp_init_attr asked = ia;
 	int ret = rdma_create_qp(id, p->h, &ia);
 	int err = errno;

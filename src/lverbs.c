@@ -44,6 +44,7 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	cq_ex_open(L);
 	wait_open(L);
 	fields_open(L);
+	sysinfo_open(L);
 	venum_open(L);
 	lua_setfield(L, -2, "enums");
 	vtrace_open(L);

@@ -29,6 +29,10 @@ static void usage(FILE *f)
 		"  --lesson [NAME]  list the lessons, or start one (NAME or number)\n"
 		"  --lesson NAME --auto\n"
 		"                   run a lesson's model solutions and check every step\n"
+		"  --doctor [--json]\n"
+		"                   check what RDMA needs on this host (kernel, provider,\n"
+		"                   devices, GIDs, MTU, memlock, ...): ok/warn/fail lines\n"
+		"                   with the fix; exit 0 when the lessons can run, else 1\n"
 		"  -v, --version    show the version\n"
 		"  -h, --help       this text\n"
 		"  --               stop handling options\n"
@@ -175,7 +179,8 @@ static const char prelude[] =
 	"os.exit = function(code, close) if close == nil then close = true end return exit(code, close) end\n"
 	"lesson = setmetatable({}, { __call = function(_, ...) return require('verbs.lesson').lesson(...) end,\n"
 	"  __index = function(_, k) return _G.lesson ~= nil and rawget(require('verbs.lesson'), k) end })\n"
-	"help = function(...) return require('verbs.help').help(...) end\n";
+	"help = function(...) return require('verbs.help').help(...) end\n"
+	"doctor = function(...) return require('verbs.doctor').doctor(...) end\n";
 
 static void create_arg_table(lua_State *L, char **argv, int argc, int script)
 {
@@ -221,7 +226,7 @@ static int version(lua_State *L)
 }
 
 struct options {
-	int interactive, version, help, lesson, script, nexec;
+	int interactive, version, help, lesson, doctor, script, nexec;
 	const char *device;
 };
 
@@ -245,6 +250,9 @@ static int parse(int argc, char **argv, struct options *o)
 			o->help = 1;
 		else if (strcmp(a, "--lesson") == 0) {
 			o->lesson = i;
+			return 0;
+		} else if (strcmp(a, "--doctor") == 0) {
+			o->doctor = i;
 			return 0;
 		} else if (strcmp(a, "-e") == 0 || strcmp(a, "-d") == 0) {
 			if (++i >= argc) {
@@ -317,13 +325,14 @@ static int pmain(lua_State *L)
 	/* As lua.c: arg[0] is the script (or the program, without one). */
 	create_arg_table(L, argv, argc, script);
 
-	if (o.lesson) {
+	if (o.lesson || o.doctor) {
+		int first = o.lesson ? o.lesson : o.doctor;
 		lua_createtable(L, argc, 0);
-		for (int i = o.lesson + 1; i < argc; i++) {
+		for (int i = first + 1; i < argc; i++) {
 			lua_pushstring(L, argv[i]);
-			lua_rawseti(L, -2, i - o.lesson);
+			lua_rawseti(L, -2, i - first);
 		}
-		int status = shell_call_lua(L, "verbs.lesson", "main", 1, 1);
+		int status = shell_call_lua(L, o.lesson ? "verbs.lesson" : "verbs.doctor", "main", 1, 1);
 		if (shell_report(L, status) != LUA_OK)
 			return 0;
 		if (!lua_isnil(L, -1)) {

@@ -64,6 +64,7 @@ enum vtype {
 };
 
 struct vfield;
+struct vnode;
 struct vclass;
 /* A custom reader: the value is at stack index idx; dst is the whole struct.
  * Returns NULL or an error message pushed on the stack. */
@@ -80,6 +81,8 @@ struct vfield {
 	const struct vfield *sub;
 	const struct vclass *cls;
 	vcustom_fn custom;
+	/* VT_OBJ, optional: called with each object read (at idx), once it is checked. */
+	void (*seen)(lua_State *L, int idx, struct vnode *n);
 	int64_t max;               /* when nonzero: the largest value accepted (1: booleans too) */
 	bool no_output;            /* input only (not converted back to a table) */
 };
@@ -176,6 +179,24 @@ struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const 
 void vobj_set(struct vnode *n, void *h);
 /* The node of a live object at idx, or a Lua error: wrong type, "qp is destroyed". */
 struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls);
+/* NULL when idx holds a live object of class cls (*out: its node); else
+ * pushes and returns why not: "verbs.cq expected, got number", "cq is destroyed". */
+const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out);
+/* An object a verb takes from the table at tidx (send_cq, srq, channel, pd):
+ * pushes t[key] read raw, as vm_read reads (a table's __index is never
+ * called), and raises "key 'srq': verbs.srq expected, got number" unless it
+ * is nil or a live object of cls. Stores its handle (or NULL) at slot when
+ * not NULL, so that the C struct holds the very object kept as a dependency.
+ * Returns its node, or NULL for nil. */
+struct vnode *vobj_field(lua_State *L, int arg, int tidx, const char *key, const struct vclass *cls, void *slot);
+/* Raises unless each node (NULL entries skipped) is still live: a __gc run
+ * by an allocation since the objects were read may have destroyed one. */
+void vobj_recheck(lua_State *L, int arg, struct vnode *const *nodes, int count);
+/* The context node that n belongs to (through its parents), or NULL. */
+struct vnode *vobj_context(struct vnode *n);
+/* Raises, naming key and both contexts, unless obj (NULL: nothing to check)
+ * belongs to owner's context: the kernel resolves handle numbers per context. */
+void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner);
 /* The node at idx when it is an object of class cls (destroyed or not), else NULL. */
 struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls);
 /* luaL_testudata, comparing the metatable's address with mt (the one
@@ -218,6 +239,11 @@ const char *verrname(int err);
  * "NULL (errno 22)"). Callers test vrecording first, so that an untraced
  * call costs one branch. */
 extern int vrecording;
+/* The call whose recorder (a verbs.trace function) is running, else NULL.
+ * The binding that called vrecord may still use its handles after the
+ * recorder returns, so nothing may be destroyed meanwhile: obj_destroy
+ * refuses, naming this call. */
+extern const char *vrecorder_call;
 void vrecord(lua_State *L, const char *decl, const char *call, const char *ret);
 void vtrace_open(lua_State *L);   /* sets verbs.trace in the table at -1 */
 
@@ -258,6 +284,11 @@ bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
  * dereferences them: a missing one would crash, not fail) and a qp_type
  * (types: the ones to suggest). For pd:create_qp, ctx:create_qp_ex and
  * id:create_qp. */
+/* Pushes send_cq, recv_cq and srq of the table at tidx (read by vobj_field:
+ * raw, checked, their handles stored in the attribute struct), puts their
+ * nodes in used[1..3], and raises unless each belongs to owner's context. */
+void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
+		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used);
 #define QP_TYPES "\"RC\", \"UC\" or \"UD\""
 void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *recv_cq, int qp_type,
 		       const char *types);
@@ -278,6 +309,7 @@ void cq_ex_open(lua_State *L);
 /* wait.c: verbs.wait_fds (an epoll-style wait on channels and sockets) and
  * verbs.getrusage. */
 void wait_open(lua_State *L);
+void sysinfo_open(lua_State *L);   /* verbs.sysinfo, for the doctor */
 
 /* ---- post.c: reading and posting WRs (tables, and prepared ones: wr.c) -- */
 
@@ -287,6 +319,10 @@ struct sge_pool {
 	int used, cap;
 	int arg;
 	const char *path;
+	/* Prepared WRs only (else NULL): the MRs and AHs the WRs name, as read,
+	 * each also put in the table at keep so that it stays alive. */
+	struct vnode **deps;
+	int ndeps, maxdeps, keep;
 };
 extern const struct vfield vf_qp_cap[], vf_send_wr[], vf_recv_wr[], vf_sge[], vf_wr_rdma[], vf_wr_atomic[],
 	vf_wr_ud[];
