@@ -231,7 +231,9 @@ verbsh: the RDMA verbs of libibverbs, in Lua. Every name follows C:
 
 help(obj) lists an object's methods; help "modify" shows one, with its C prototype.
 verbs.explain(x) explains a completion status or an error; verbs.trace(true) prints each call as C.
-lesson() lists the lessons; lesson "1" starts the first.]]
+lesson() lists the lessons; lesson "1" starts the first.
+doctor() checks this host (kernel RDMA, provider, ABI, ports, GIDs, MTU, memlock, ...): ok/warn/fail
+with the fix for each; it returns true when the lessons can run, and the findings.]]
 
 function M.help(what)
   if what == nil then
