@@ -34,9 +34,9 @@ local function text(v, s) if type(v) == "function" then return v(s) end return v
 -- installed binary, scripts/rxe-vm in a checkout.
 local function vm_command(info)
   local dir = (info.exe or ""):match("^(.*)/[^/]*$") or "."
-  if sys.exists(dir .. "/verbsh-vm") then return "verbsh-vm -- verbsh" end
-  if sys.exists(dir .. "/scripts/rxe-vm") then return "scripts/rxe-vm -- ./verbsh" end
-  return "verbsh-vm -- verbsh"
+  if sys.exists(dir .. "/verbsh-vm") then return "verbsh-vm --tty -- verbsh" end
+  if sys.exists(dir .. "/scripts/rxe-vm") then return "scripts/rxe-vm --tty -- ./verbsh" end
+  return "verbsh-vm --tty -- verbsh"
 end
 
 ---------------------------------------------------------------------------
@@ -71,7 +71,7 @@ local function open_checks(add, info, found)
       if chk.cases[c.case] and c.test(s) then
         local fix = text(c.fix, s)
         if c.case == "no_rdma_kernel" or c.case == "no_rxe_module" then
-          fix = fix:gsub("`scripts/rxe%-vm %-%- %./verbsh` or `make run`", "`" .. vm_command(info) .. "`")
+          fix = fix:gsub("`scripts/rxe%-vm %-%-tty %-%- %./verbsh` or `make run`", "`" .. vm_command(info) .. "`")
         end
         add(chk.name, "fail", text(c.why, s), fix)
         return false

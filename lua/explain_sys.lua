@@ -74,7 +74,7 @@ end
 local function loaded(mod) return exists("/sys/module/" .. mod) end
 
 local VM_FIX = "run verbsh in the project's micro-VM, which boots a kernel with rdma_rxe and creates rxe0:"
-  .. " `scripts/rxe-vm -- ./verbsh` or `make run`"
+  .. " `scripts/rxe-vm --tty -- ./verbsh` or `make run`"
 
 -- The cases, most basic first; the first whose test holds is the diagnosis.
 -- test(s) gets the facts gathered once; why/fix may be functions of them.

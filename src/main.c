@@ -42,6 +42,43 @@ static void usage(FILE *f)
 		progname);
 }
 
+/* ------------------------------------------ a shell with no terminal */
+/* verbsh was to be interactive, but its standard input is not a terminal
+ * and gave nothing: run without --tty, scripts/rxe-vm gives its command
+ * /dev/null, and the shell or lesson would end at once, in silence. Says
+ * how to get a terminal; returns the exit status (1). */
+static int no_terminal(int argc, char **argv, const char *what)
+{
+	fprintf(stderr, "%s: %s needs you at a terminal, but standard input is not one and had nothing"
+		" to read.\n", progname, what);
+	if (getenv("RXE_VM")) {
+		/* inside the micro-VM: rxe-vm runs commands without a terminal unless told */
+		fprintf(stderr, "  scripts/rxe-vm runs a command without a terminal unless given --tty:\n"
+			"    scripts/rxe-vm --tty --");
+		for (int i = 0; i < argc; i++)
+			fprintf(stderr, " %s", argv[i]);
+		fprintf(stderr, "\n  or simply: make run%s", argc > 1 ? " ARGS=\"" : "");
+		for (int i = 1; i < argc; i++)
+			fprintf(stderr, "%s%s", argv[i], i + 1 < argc ? " " : "\"");
+		fputc('\n', stderr);
+	} else {
+		fprintf(stderr, "  Run it from a terminal (make run opens one on a device, in the rxe micro-VM if"
+			" needed),\n  or give it something to run: %s FILE.lua, %s -e CODE, or a script on"
+			" standard input.\n", progname, progname);
+	}
+	fflush(stderr);
+	return 1;
+}
+
+/* The REPL, or the message above when it could read nothing from a non-terminal. */
+static void repl_or_explain(lua_State *L, int argc, char **argv, const char *what)
+{
+	if (shell_repl(L) == 0 && !isatty(STDIN_FILENO)) {
+		lua_pushinteger(L, no_terminal(argc, argv, what));
+		lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.exit");
+	}
+}
+
 /* --------------------------------------------------- calling, Ctrl-C */
 static lua_State *global_L;
 
@@ -306,7 +343,7 @@ static int pmain(lua_State *L)
 			return 1;
 		}
 		lua_pop(L, 1);
-		shell_repl(L);
+		repl_or_explain(L, argc, argv, "the lesson");
 		lua_pushboolean(L, 1);
 		return 1;
 	}
@@ -317,11 +354,15 @@ static int pmain(lua_State *L)
 			return 0;
 	}
 	if (o.interactive)
-		shell_repl(L);
+		repl_or_explain(L, argc, argv, "the interactive shell (-i)");
 	else if (!script && !o.nexec) {
+		int c;
 		if (isatty(STDIN_FILENO))
 			shell_repl(L);
-		else if (run_chunk(L, luaL_loadfile(L, NULL)) != LUA_OK)
+		else if ((c = getc(stdin)) == EOF) {   /* an empty script is more likely a missing terminal */
+			lua_pushinteger(L, no_terminal(argc, argv, "the interactive shell"));
+			lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.exit");
+		} else if (ungetc(c, stdin), run_chunk(L, luaL_loadfile(L, NULL)) != LUA_OK)
 			return 0;
 	}
 	lua_pushboolean(L, 1);

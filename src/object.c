@@ -141,9 +141,14 @@ static void maybe_free(struct vnode *n)
 	if (n->lua_alive || n->users)
 		return;
 	if (n->h) {
+		char name[32];
 		int err = n->cls->destroy(n);
-		record_destroy(gc_state, n, err, "  /* garbage collected */");
+		if (err)   /* a finalizer cannot raise, but a leak is never silent */
+			fprintf(stderr, "verbsh: garbage-collected %s: %s failed: %s (%s); its resources leak until the "
+				"process exits\n", vobj_cname(n, name, sizeof name), n->cls->destroy_verb,
+				verrname(err) ? verrname(err) : "?", strerror(err));
 		n->h = NULL;
+		record_destroy(gc_state, n, err, "  /* garbage collected */");
 		release_deps(n);
 	}
 	n->prev->next = n->next;
@@ -176,17 +181,86 @@ struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls)
 	return node_at(L, idx, cls);
 }
 
+/* "verbs.pd" for a verbs object (its metatable's raw __name), else the Lua type. */
+static const char *what_is(lua_State *L, int idx)
+{
+	const char *s = luaL_typename(L, idx);
+	if (lua_getmetatable(L, idx)) {
+		if (lua_getfield(L, -1, "__name") == LUA_TSTRING)   /* a metatable's own field: no user code */
+			s = lua_tostring(L, -1);   /* kept alive by the metatable */
+		lua_pop(L, 2);
+	}
+	return s;
+}
+
+const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out)
+{
+	struct vnode **ud = vudata_test(L, idx, cls->mt, cls->tname);
+	*out = NULL;
+	if (!ud)
+		return lua_pushfstring(L, "%s expected, got %s", cls->tname, what_is(L, idx));
+	if (!*ud)
+		return lua_pushfstring(L, "%s was finalized (its __gc was called)", cls->kind);
+	if (!(*ud)->h)
+		return lua_pushfstring(L, "%s is %s", cls->kind, vobj_gone(cls));
+	*out = *ud;
+	return NULL;
+}
+
 struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls)
 {
-	struct vnode *n = node_at(L, idx, cls);
-	if (!n)
-		vtypeerror(L, idx, cls->tname);
-	if (!n->h) {
-		if (idx == 1)
-			luaL_error(L, "%s is %s", cls->kind, vobj_gone(cls));
-		vargerror(L, idx, lua_pushfstring(L, "%s is %s", cls->kind, vobj_gone(cls)));
+	struct vnode *n;
+	const char *why = vobj_why(L, idx, cls, &n);
+	if (why) {
+		if (idx == 1 && node_at(L, idx, cls))
+			luaL_error(L, "%s", why);   /* "qp is destroyed" */
+		vargerror(L, idx, why);
 	}
 	return n;
+}
+
+struct vnode *vobj_field(lua_State *L, int arg, int tidx, const char *key, const struct vclass *cls, void *slot)
+{
+	struct vnode *n = NULL;
+	tidx = lua_absindex(L, tidx);
+	lua_pushstring(L, key);
+	if (lua_rawget(L, tidx) != LUA_TNIL) {
+		const char *why = vobj_why(L, -1, cls, &n);
+		if (why)
+			vargerror(L, arg, lua_pushfstring(L, "key '%s': %s", key, why));
+	}
+	if (slot)
+		*(void **)slot = n ? n->h : NULL;
+	return n;
+}
+
+void vobj_recheck(lua_State *L, int arg, struct vnode *const *nodes, int count)
+{
+	char name[32];
+	for (int i = 0; i < count; i++)
+		if (nodes[i] && !nodes[i]->h)
+			vargerror(L, arg, lua_pushfstring(L, "%s was %s while this call was being prepared (by a __gc "
+				"metamethod?)", vobj_cname(nodes[i], name, sizeof name), vobj_gone(nodes[i]->cls)));
+}
+
+struct vnode *vobj_context(struct vnode *n)
+{
+	while (n && n->cls != &vc_context)
+		n = n->deps[0];   /* pd -> context, qp/mr/srq/ah -> pd, cq/channel -> context */
+	return n;
+}
+
+void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner)
+{
+	struct vnode *a = vobj_context(obj), *b = vobj_context(owner);
+	char x[32], y[32], cx[32], cy[32];
+	if (!obj || !a || !b || !a->h || !b->h || a->h == b->h)
+		return;
+	vargerror(L, arg, lua_pushfstring(L, "key '%s': %s belongs to %s (%s), but %s belongs to %s (%s); the kernel "
+		"would look its handle number up in the wrong context: create it from %s", key,
+		vobj_cname(obj, x, sizeof x), vobj_cname(a, cx, sizeof cx),
+		ibv_get_device_name(((struct ibv_context *)a->h)->device), vobj_cname(owner, y, sizeof y),
+		vobj_cname(b, cy, sizeof cy), ibv_get_device_name(((struct ibv_context *)b->h)->device), cy));
 }
 
 void vobj_uservalue(lua_State *L, int idx, int i)
@@ -247,6 +321,11 @@ static int obj_destroy(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, cls);
 	int err;
 
+	if (vrecorder_call)
+		return luaL_error(L, "%s: not from a verbs.trace recorder: it runs while '%s' is being recorded, and "
+				  "that verb's binding still uses its objects; destroy after the verb returned",
+				  cls->destroy_method, vrecorder_call);
+
 	const char *refused = cls->refuse_destroy ? cls->refuse_destroy(n) : NULL;
 	if (refused)
 		return luaL_error(L, "%s: %s", cls->destroy_method, refused);
@@ -259,18 +338,32 @@ static int obj_destroy(lua_State *L)
 				  k == 1 ? "" : "s", lua_tostring(L, -1), how, k == 1 ? "it" : "them");
 	}
 	err = cls->destroy(n);
+	if (!err)
+		n->h = NULL;   /* before the recorder runs: it sees the object destroyed */
 	record_destroy(L, n, err, "");
 	if (err)
 		return vraise(L, cls->destroy_verb, err, 1, 0);
-	n->h = NULL;
 	release_deps(n);
 	return 0;
 }
 
+/* The object at 1 of a metamethod, which Lua passes right but a user may
+ * call by hand (getmetatable(pd).__tostring(5)): another class's userdata, a
+ * table or a number is an error, never memory read as a node. NULL: the
+ * userdata was finalized. */
+static struct vnode **self_ud(lua_State *L, const char *mm)
+{
+	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	struct vnode **ud = vudata_test(L, 1, cls->mt, cls->tname);
+	if (!ud)
+		luaL_error(L, "%s of %s: self must be a %s, got %s", mm, cls->tname, cls->tname, what_is(L, 1));
+	return ud;
+}
+
 static int obj_gc(lua_State *L)
 {
-	struct vnode **ud = lua_touserdata(L, 1);
-	struct vnode *n = ud ? *ud : NULL;
+	struct vnode **ud = self_ud(L, "__gc");
+	struct vnode *n = *ud;
 	if (!n)
 		return 0;
 	*ud = NULL;
@@ -283,11 +376,12 @@ static int obj_gc(lua_State *L)
 /* To-be-closed: the same as the destroy method, and a no-op once destroyed. */
 static int obj_close(lua_State *L)
 {
-	struct vnode **ud = lua_touserdata(L, 1);
-	if (!ud || !*ud || !(*ud)->h)
+	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	struct vnode **ud = self_ud(L, "__close");
+	if (!*ud || !(*ud)->h)
 		return 0;
 	lua_settop(L, 1);
-	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_pushlightuserdata(L, (void *)cls);
 	lua_pushcclosure(L, obj_destroy, 1);
 	lua_insert(L, 1);
 	lua_call(L, 1, 0);
@@ -296,7 +390,7 @@ static int obj_close(lua_State *L)
 
 static int obj_tostring(lua_State *L)
 {
-	struct vnode **ud = lua_touserdata(L, 1);
+	struct vnode **ud = self_ud(L, "__tostring");
 	if (!*ud)
 		return lua_pushliteral(L, "(finalized verbs object)"), 1;
 	push_tostring(L, *ud);
@@ -306,13 +400,14 @@ static int obj_tostring(lua_State *L)
 /* Methods first (raw lookup), then the class's live fields (qp.state). */
 static int obj_index(lua_State *L)
 {
-	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(2));
-	struct vnode **ud = lua_touserdata(L, 1);
+	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	struct vnode **ud = self_ud(L, "__index");
 	lua_pushvalue(L, 2);
-	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL || lua_type(L, 2) != LUA_TSTRING)
+	if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL || lua_type(L, 2) != LUA_TSTRING)
 		return 1;
 	if (!*ud || !(*ud)->h)
-		return luaL_error(L, "%s is %s (reading '%s')", cls->kind, vobj_gone(cls), lua_tostring(L, 2));
+		return luaL_error(L, "%s is %s (reading '%s')", cls->kind, *ud ? vobj_gone(cls) : "finalized",
+				  lua_tostring(L, 2));
 	lua_pop(L, 1);
 	if (cls->field && cls->field(L, *ud, lua_tostring(L, 2)))
 		return 1;
@@ -347,6 +442,7 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 	lua_setfield(L, -3, "__methods");
 	if (cls->field) {
 		lua_pushlightuserdata(L, (void *)cls);
+		lua_insert(L, -2);
 		lua_pushcclosure(L, obj_index, 2);
 	}
 	lua_setfield(L, -2, "__index");
@@ -355,12 +451,17 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 		lua_pushcclosure(L, obj_newindex, 1);
 		lua_setfield(L, -2, "__newindex");
 	}
-	lua_pushcfunction(L, obj_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pushlightuserdata(L, (void *)cls);
-	lua_pushcclosure(L, obj_close, 1);
-	lua_setfield(L, -2, "__close");
-	lua_pushcfunction(L, obj_tostring);
-	lua_setfield(L, -2, "__tostring");
+	/* __fields: the object's field names, for the shell's Tab completion */
+	lua_newtable(L);
+	for (int i = 0; cls->fields && cls->fields[i]; i++) {
+		lua_pushstring(L, cls->fields[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "__fields");
+	static const luaL_Reg meta[] = {
+		{ "__gc", obj_gc }, { "__close", obj_close }, { "__tostring", obj_tostring }, { NULL, NULL }
+	};
+	lua_pushlightuserdata(L, (void *)cls);   /* each metamethod's upvalue: the class of its self */
+	luaL_setfuncs(L, meta, 1);
 	lua_pop(L, 1);
 }
