@@ -7,6 +7,7 @@
 -- explains a failed verbs.open, so both say the same), from libibverbs
 -- (verbs.devices, ctx:query_port, ctx:gids) and from verbs.sysinfo() (rlimits,
 -- ABI numbers, library versions). What they mean is decided here.
+local verbs = require "verbs"   -- stock lua5.4 has no global verbs
 local sys = require "verbs.explain_sys"
 local version = require "verbs.version"
 

@@ -78,12 +78,15 @@ installed() { env -u VERBSH_LESSONS PATH="$ELSEWHERE/usr/bin:/usr/bin:/bin" "$@"
     [[ $output == "usage: rc_pingpong.lua "*"/share/verbsh/examples/pingpong.lua:"* ]]
 }
 
-@test "stock lua5.4 requires the installed verbs.so (LUA_CPATH), and it is the installed one" {
+@test "stock lua5.4 requires the installed verbs.so (LUA_CPATH), the installed one, and its doctor runs" {
     run installed env LUA_CPATH="$ELSEWHERE$CMOD/?.so" lua5.4 -e '
         local v = require "verbs"
-        print(package.searchpath("verbs", package.cpath), type(v.open), #v.devices() >= 0)'
+        print(package.searchpath("verbs", package.cpath), type(v.open), #v.devices() >= 0)
+        local r = require("verbs.doctor").run()
+        print(r.checks[1].name, r.checks[1].status)'
     [ "$status" -eq 0 ]
-    [ "$output" = "$ELSEWHERE$CMOD/verbs.so	function	true" ]
+    [ "${lines[0]}" = "$ELSEWHERE$CMOD/verbs.so	function	true" ]
+    [ "${lines[1]}" = "versions	ok" ]
 }
 
 @test "the man page renders without a warning, and names every option and environment variable" {
