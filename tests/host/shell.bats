@@ -42,8 +42,10 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 
 @test "a script on a non-tty stdin runs, and so does -" {
     run bash -c 'echo "print(6 * 7)" | "$VERBSH"'
+    [ "$status" -eq 0 ]
     [ "$output" = "42" ]
     run bash -c 'echo "print(arg[0], ...)" | "$VERBSH" - a b'
+    [ "$status" -eq 0 ]
     [ "$output" = "-	a	b" ]
 }
 
@@ -51,8 +53,10 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     printf 'x = 20\n' >s.lua
     run bash -c 'printf "print(x + 1)\nx\n" | "$VERBSH" -i s.lua'
     [ "$status" -eq 0 ]
-    [[ $output == *"21"* ]]
-    [[ $output == *"20"* ]]
+    # each chunk's prompt, then its value; the last prompt meets end of input
+    [ "${lines[0]}" = "verbsh> 21" ]
+    [ "${lines[1]}" = "verbsh> 20" ]
+    [ "${#lines[@]}" -eq 3 ]
 }
 
 @test "--help and --version" {
@@ -77,12 +81,16 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 
 @test "-d DEV sets VERBSH_DEVICE for verbs.open()" {
     run "$VERBSH" -d rxe7 -e 'print(os.getenv("VERBSH_DEVICE"))'
+    [ "$status" -eq 0 ]
     [ "$output" = "rxe7" ]
 }
 
 @test "verbs is a preloaded global, and require 'verbs' gives the same table" {
-    run "$VERBSH" -e 'print(type(verbs), require("verbs") == verbs, type(verbs.open), type(verbs.explain))'
-    [ "$output" = "table	true	function	function" ]
+    run "$VERBSH" -e 'print(type(verbs), require("verbs") == verbs, type(verbs.open), type(verbs.explain))
+      print(verbs.oob == require("verbs.oob"), verbs.explain == require("verbs.explain").explain)'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "table	true	function	function" ]
+    [ "${lines[1]}" = "true	true" ]
 }
 
 @test "the stock lua5.4 loads ./verbs.so with require 'verbs'" {
