@@ -107,16 +107,25 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
         t.self = t
         print(p.format(t))
         print(p.format(setmetatable({}, { __tostring = function() return "qp RC 0x000011 RTS" end })))
-        print(p.format(setmetatable({}, { __tostring = function() error("boom") end })))'
+        print(p.format(setmetatable({}, { __tostring = function() error("boom") end })))
+        local deep, c = {}, nil
+        c = deep; for _ = 1, 7 do c.n = {}; c = c.n end
+        print(p.format(deep))   -- cut below max_depth = 5
+        local long = {}
+        for i = 1, 205 do long[i] = i end
+        print((p.format(long):match("%.%.%. %(%d+ more%)")))   -- max_items = 200'
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = '{ 3, 1, a = "s\n", b = { x = 1 }, ["not id"] = true, self = <cycle> }' ]
     [ "${lines[1]}" = "qp RC 0x000011 RTS" ]
     [[ ${lines[2]} == "<table: __tostring failed:"*"boom>" ]]
+    [ "${lines[3]}" = "{ n = { n = { n = { n = { n = {...} } } } } }" ]
+    [ "${lines[4]}" = "... (5 more)" ]
 }
 
 @test "help() explains, help(name) gives the C prototype" {
-    run "$VERBSH" -e 'help() help "qp:modify" help "nosuchthing"'
+    run "$VERBSH" -e 'help() help "qp:modify" help "nosuchthing" help "post_s"'
     [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = 'no help for "post_s"; try post_send' ]   # names that contain it
     [[ $output == *"a method is the verb minus ibv_ and its object"* ]]
     [[ $output == *"C: int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)"* ]]
     [[ $output == *'no help for "nosuchthing"'* ]]
