@@ -85,6 +85,21 @@ load ../helpers
     [ "${lines[7]}" = "calling 'post_send' on bad self (verbs.qp expected, got string)" ]
 }
 
+@test "verbs.gid_bytes: raw GIDs are exactly 16 bytes; 15 and 17 are refused" {
+    run "$VERBSH" -e '
+      local raw = "0123456789abcdef"
+      print(verbs.gid_bytes(raw) == raw)
+      print(pcall(verbs.gid_bytes, raw:sub(1, 15)))
+      print(pcall(verbs.gid_bytes, raw .. "g"))
+      print(pcall(verbs.gid_bytes, ""))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true" ]
+    [ "${lines[1]}" = "false	bad argument #1 to 'verbs.gid_bytes' ('0123456789abcde' is not a GID (IPv6 text such as \"fe80::1\" or 16 raw bytes))" ]
+    [ "${lines[2]}" = "false	bad argument #1 to 'verbs.gid_bytes' ('0123456789abcdefg' is not a GID (IPv6 text such as \"fe80::1\" or 16 raw bytes))" ]
+    [[ ${lines[3]} == "false	"*"'' is not a GID"* ]]
+}
+
 @test "prepared WRs and wc_arrays need no device to build, and check their input like post_send" {
     run "$VERBSH" -e '
       local s = verbs.send_wr{ wr_id = 7, opcode = "SEND_WITH_IMM", imm_data = 0x1234, send_flags = { "SIGNALED", "SOLICITED" },
