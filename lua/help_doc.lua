@@ -368,6 +368,9 @@ M.lesson = {
   ["lesson.list"] = { "lesson.list()", "lists the lessons", ex = "lesson.list()" },
   ["lesson.kit"] = { "lesson.kit.NAME", "the helpers the lessons are written with (lua/lesson_kit.lua):"
     .. " u64, vm_pin_kb, memlock, roce_gid, gid_ipv4, gid_bytes, ...", ex = "lesson.kit.u64(mr_b, 0)" },
+  ["lesson.kit.ud_ready"] = { "lesson.kit.ud_ready(qp [, qkey])",
+    "moves a UD qp to RTS from any state (through RESET, INIT with the lessons' Q_Key, RTR), as lessons 9 and 12 do",
+    ex = "lesson.kit.ud_ready(qp_b)" },
   ["lesson.kit.u64"] = { "lesson.kit.u64(mr, offset)", "the 64-bit word at offset in mr, in host order (atomics)",
     ex = "lesson.kit.u64(mr_b, 0)" },
   ["lesson.kit.vm_pin_kb"] = { "lesson.kit.vm_pin_kb()", "this process's pinned memory (VmPin in /proc/self/status), KiB",
