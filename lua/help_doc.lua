@@ -245,6 +245,16 @@ M.methods = {
   wait_fds = { "verbs", "verbs.wait_fds({channel, cm_channel, ctx, socket, fd...} [, timeout_ms])",
     "int poll(struct pollfd *fds, nfds_t nfds, int timeout)  /* or epoll_wait */",
     "the entries that are readable (empty at the timeout); Ctrl-C interrupts", ex = "ready = verbs.wait_fds({ ch }, 1000)" },
+  strict = { "verbs", "verbs.strict([on])", "(verbsh's own: no C counterpart)",
+    "the setting before; with true, every verbsh warning (what C accepts but is almost always a mistake, such as"
+    .. " RDMA_WRITE without rdma) becomes an error, and a script's undefined global is an error as at the prompt",
+    ex = "verbs.strict(true)" },
+  warnings = { "verbs", "verbs.warnings([on])", "(verbsh's own: no C counterpart)",
+    "the setting before; false silences verbsh's warnings on stderr (a bug-reproducing script that means the"
+    .. " mistake); verbs.strict(true) still makes them errors", ex = "verbs.warnings(false)" },
+  suggest = { "verbs", "verbs.suggest(typed, names)", "(verbsh's own: no C counterpart)",
+    "the name in the list closest to typed (a typo, a C habit such as dest_qp for dest_qp_num), or nil: the rule"
+    .. " behind every \"did you mean\" of verbsh", ex = 'verbs.suggest("dest_qp", {"dest_qp_num", "qp_state"})' },
   getrusage = { "verbs", "verbs.getrusage()", "int getrusage(int who, struct rusage *usage)  /* RUSAGE_SELF */",
     "this process's CPU time (ru_utime, ru_stime in seconds), ru_maxrss, context switches",
     ex = "verbs.getrusage().ru_utime" },
