@@ -29,6 +29,13 @@ local function enum_list(ctype)
   return e and table.concat(e.names, ", ") or "?"
 end
 
+-- "(full names such as IBV_MTU_1024 and numbers work too)"
+local function enum_also(ctype)
+  local e = verbs().enum(ctype)
+  if not e or e.prefix == "" then return "(or a number)" end
+  return ("(or full names such as %s%s, or a number)"):format(e.prefix, e.names[1])
+end
+
 -- "integer 0..255", "enum ibv_mtu: 256, 512, ...", "a cq object", ...
 local function type_text(f)
   if f.type == "int" or f.type == "uint" then
@@ -42,9 +49,9 @@ local function type_text(f)
     end
     return s
   elseif f.type == "enum" then
-    return ("a name of enum %s: %s (or the IBV_ name, or its number)"):format(f.enum, enum_list(f.enum))
+    return ("a name of enum %s: %s %s"):format(f.enum, enum_list(f.enum), enum_also(f.enum))
   elseif f.type == "flags" then
-    return ("flags of %s: a name or a list of names of %s (or an integer)"):format(f.enum, enum_list(f.enum))
+    return ("flags of %s: a name or a list of names of %s %s"):format(f.enum, enum_list(f.enum), enum_also(f.enum))
   elseif f.type == "gid" then
     return 'a GID: IPv6 text ("::ffff:192.0.2.1") or 16 raw bytes'
   elseif f.type == "struct" then
