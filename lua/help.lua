@@ -29,11 +29,15 @@ local function enum_list(ctype)
   return e and table.concat(e.names, ", ") or "?"
 end
 
--- "(full names such as IBV_MTU_1024 and numbers work too)"
+-- "(or full names such as IBV_MTU_256, or the C value: 1 for 256)": the value,
+-- not what the name says (path_mtu = 1024 is not IBV_MTU_1024).
 local function enum_also(ctype)
   local e = verbs().enum(ctype)
-  if not e or e.prefix == "" then return "(or a number)" end
-  return ("(or full names such as %s%s, or a number)"):format(e.prefix, e.names[1])
+  if not e then return "" end
+  local n = e.names[1]
+  local value = ("the C value: %d for %s"):format(e.values[n], n)
+  if e.prefix == "" then return "(or " .. value .. ")" end
+  return ("(or full names such as %s%s, or %s)"):format(e.prefix, n, value)
 end
 
 -- "integer 0..255", "enum ibv_mtu: 256, 512, ...", "a cq object", ...
