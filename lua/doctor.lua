@@ -35,7 +35,10 @@ local function text(v, s) if type(v) == "function" then return v(s) end return v
 local function vm_command(info)
   local dir = (info.exe or ""):match("^(.*)/[^/]*$") or "."
   if sys.exists(dir .. "/verbsh-vm") then return "verbsh-vm --tty -- verbsh" end
-  if sys.exists(dir .. "/scripts/rxe-vm") then return "scripts/rxe-vm --tty -- ./verbsh" end
+  -- a checkout's ./verbsh, or its build/asan/verbsh
+  for _, up in ipairs { "", "/..", "/../.." } do
+    if sys.exists(dir .. up .. "/scripts/rxe-vm") then return "scripts/rxe-vm --tty -- ./verbsh" end
+  end
   return "verbsh-vm --tty -- verbsh"
 end
 
@@ -47,7 +50,14 @@ end
 -- the fail, and the checks after it cannot be judged, so they are left out.
 local OPEN_CHECKS = {
   { name = "kernel", cases = { no_rdma_kernel = true, module_not_loaded = true, no_rxe_module = true },
-    ok = function(s) return "RDMA in the kernel: " .. table.concat(s.ibdevs, ", ") .. " in /sys/class/infiniband" end },
+    ok = function(s)
+      local mods = {}
+      for _, m in ipairs { "ib_core", "ib_uverbs", "rdma_rxe", "siw" } do
+        if sys.exists("/sys/module/" .. m) then mods[#mods + 1] = m end
+      end
+      return ("RDMA in the kernel: %s%s"):format(#mods > 0 and (table.concat(mods, ", ") .. " loaded") or "built in",
+        #s.ibdevs > 0 and ("; /sys/class/infiniband has " .. table.concat(s.ibdevs, ", ")) or "")
+    end },
   { name = "rxe-link", cases = { no_rxe_link = true },
     ok = function(s) return "RDMA devices: " .. table.concat(s.ibdevs, ", ") end },
   { name = "uverbs", cases = { no_uverbs = true },

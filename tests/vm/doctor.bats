@@ -32,6 +32,7 @@ finding() { grep -A1 -E "^$2 +$1 " "$OUT/$3"; }
     run cat "$OUT/healthy"
     [[ $output == *" ok, 0 warn, 0 fail: the lessons can run here"* ]]
     [ "$(grep -c '^ok ' "$OUT/healthy")" -ge 14 ]
+    [[ $output == *"ok    kernel    RDMA in the kernel: ib_core, ib_uverbs, rdma_rxe loaded; /sys/class/infiniband has rxe0"* ]]
     [[ $output == *"ok    port      rxe0 port 1 is ACTIVE, link layer ETHERNET on dummy0"* ]]
     [[ $output == *"ok    gid       rxe0 port 1: sgid_index 1 is the RoCE v2 IPv4 GID ::ffff:192.0.2.1"* ]]
     [[ $output == *"ok    mtu       rxe0 port 1: active_mtu 1024 (dummy0 MTU 1500); use path_mtu <= 1024"* ]]
@@ -86,6 +87,7 @@ finding() { grep -A1 -E "^$2 +$1 " "$OUT/$3"; }
 
 @test "doctor: no rxe link fails with rdma link add on the up netdev" {
     run finding rxe-link fail no_link
+    [[ $(cat "$OUT/no_link") == *"ok    kernel    RDMA in the kernel: ib_core, ib_uverbs, rdma_rxe loaded"$'\n'* ]]
     [[ ${lines[0]} == "fail  rxe-link  rdma_rxe is loaded, but no rxe device is bound to a network interface"* ]]
     [[ ${lines[1]} == "      fix: sudo rdma link add rxe0 type rxe netdev dummy0"* ]]
     grep -qx "exit 1" "$OUT/no_link"
