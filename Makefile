@@ -4,6 +4,8 @@
 #   make test     host tests, then device tests on rxe (host device or micro-VM),
 #                 then the same under ASan+UBSan
 #   make bench    benchmarks (in the micro-VM unless the host has a device)
+#   make mutate   mutation testing: plants each bug of tests/mutants/ and checks
+#                 that a test fails (builds in build/mutate/, not ./verbsh)
 #   make clean    remove build output (the VM cache in .cache/ is kept)
 #   make install PREFIX=/usr/local DESTDIR=    (and make uninstall, same variables)
 #   make package  build/package/verbsh_*.deb (lintian-clean) and the verbs rock,
@@ -32,7 +34,7 @@ PIC_OBJ   := $(LIB_OBJ:$(OBJ_DIR)/%.o=build/pic/%.o)
 ASAN_DIR  := build/asan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: all deps deps-test run test test-host test-device bench clean asan
+.PHONY: all deps deps-test run test test-host test-device bench clean asan mutate
 all: deps verbsh verbs.so
 
 deps:
@@ -84,6 +86,9 @@ deps-test:
 bench: all bench/rc_loop
 	@scripts/deps bench
 	@bench/run
+
+mutate: deps deps-test
+	@tests/mutate
 
 # The C row of the benchmark: plain libibverbs, no verbsh.
 bench/rc_loop: bench/rc_loop.c

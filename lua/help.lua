@@ -197,6 +197,11 @@ local function struct_text(ctype)
   return table.concat(out, "\n") .. "\n"
 end
 
+local function obj_field_text(kind, name)
+  local m = K.obj_fields[kind .. "." .. name]
+  return ("%s: field of a %s object (%s.%s)"):format(name, kind, kind, name) .. (m and "\n    " .. m or "")
+end
+
 local function key_text(name)
   local out = {}
   for _, s in ipairs(verbs().fields()) do
@@ -219,11 +224,7 @@ local function key_text(name)
     end
   end
   table.sort(kinds)
-  for _, kind in ipairs(kinds) do
-    out[#out + 1] = ("%s: field of a %s object (%s.%s)"):format(name, kind, kind, name)
-    local m = K.obj_fields[kind .. "." .. name]
-    if m then out[#out + 1] = "    " .. m end
-  end
+  for _, kind in ipairs(kinds) do out[#out + 1] = obj_field_text(kind, name) end
   return #out > 0 and table.concat(out, "\n") .. "\n" or nil
 end
 
@@ -240,59 +241,66 @@ end
 local aliases = { wc = { "ibv_wc" }, wr = { "ibv_send_wr", "ibv_recv_wr" }, sge = { "ibv_sge" },
                   attr = { "ibv_qp_attr" } }
 
+-- Methods named what: "post_send", "qp:post_send", "oob.listen", and the lesson commands.
+local function method_parts(what, add)
+  local qualified = what:match("^[%w_]+:[%w_]+$") and what:gsub("^id:", "cm_id:")
+  if qualified and D.methods[qualified] then return add(method_text(D.methods[qualified])) end
+  if D.methods[what] and what:find("[:.]") then return add(method_text(D.methods[what])) end
+  if not what:find("^lesson%.") and not what:find("^kit%.") then
+    for _, d in ipairs(methods_named(what:match("[:.]([%w_]+)$") or what)) do add(method_text(d)) end
+  end
+  add(lesson_text(what))
+end
+
+-- A C function: "ibv_post_send", or without its prefix ("modify_qp").
+local function c_part(what)
+  local idx = c_name_index()
+  local cname = idx[what] and what or idx["ibv_" .. what] and "ibv_" .. what
+    or idx["rdma_" .. what] and "rdma_" .. what
+  if not cname then return nil end
+  local inside = D.c_inside[cname]
+  return (inside and ("%s: verbsh calls it inside %s:\n"):format(cname, D.methods[inside][2]) or "")
+    .. method_text(D.methods[idx[cname]])
+end
+
+-- The enums a student types most come first: RDMA_WRITE is an ibv_wr_opcode before a wc opcode.
+local first = { ibv_wr_opcode = 1, ibv_qp_state = 2, ibv_qp_type = 3, ibv_access_flags = 4, ibv_send_flags = 5,
+                ibv_mtu = 6, ibv_wc_status = 7, ibv_wc_opcode = 8 }
+local function sorted_enums()
+  local enums = {}
+  for ctype in pairs(verbs().enums) do enums[#enums + 1] = ctype end
+  table.sort(enums, function(a, b)
+    if (first[a] or 99) ~= (first[b] or 99) then return (first[a] or 99) < (first[b] or 99) end
+    return a < b
+  end)
+  return enums
+end
+
+-- An enum value, short ("RTS") or full ("IBV_QPS_RTS"), in every enum that has it.
+local function enum_parts(what, add)
+  for _, ctype in ipairs(sorted_enums()) do
+    local e = verbs().enum(ctype)
+    local n = what
+    if #e.prefix > 0 and what:sub(1, #e.prefix) == e.prefix then n = what:sub(#e.prefix + 1) end
+    if e.values[n] then add(enum_value_text(e, n)) end
+  end
+end
+
 -- The help text for a name, or nil.
 function M.text(what)
   what = what:gsub("^verbs%.", "")
   local parts = {}
   local function add(s) if s then parts[#parts + 1] = s end end
-  local qualified = what:match("^[%w_]+:[%w_]+$") and what:gsub("^id:", "cm_id:"):gsub("^ev%.id:", "cm_id:")
-  if qualified and D.methods[qualified] then
-    add(method_text(D.methods[qualified]))
-  elseif D.methods[what] and what:find("[:.]") then
-    add(method_text(D.methods[what]))
-  else
-    local name = what:match("[:.]([%w_]+)$") or what
-    if not what:find("^lesson%.") and not what:find("^kit%.") then
-      for _, d in ipairs(methods_named(name)) do add(method_text(d)) end
-    end
-    add(lesson_text(what))
-  end
-  local cname = (c_name_index()[what] or #parts > 0) and what
-    or c_name_index()["ibv_" .. what] and "ibv_" .. what or c_name_index()["rdma_" .. what] and "rdma_" .. what
-  local c = cname and c_name_index()[cname]
-  what = cname or what
-  if c and #parts == 0 then
-    local inside = D.c_inside[what]
-    add((inside and ("%s: verbsh calls it inside %s:\n"):format(what, D.methods[inside][2]) or "")
-      .. method_text(D.methods[c]))
-  end
-  local V = verbs()
-  local short = what
-  for ctype in pairs(V.enums) do
-    local e = V.enum(ctype)
-    if e.prefix ~= "" and what:sub(1, #e.prefix) == e.prefix and e.values[what:sub(#e.prefix + 1)] then
-      short = what:sub(#e.prefix + 1)
-    end
-  end
-  -- the enums a student types most come first: RDMA_WRITE is an ibv_wr_opcode before a wc opcode
-  local first = { ibv_wr_opcode = 1, ibv_qp_state = 2, ibv_qp_type = 3, ibv_access_flags = 4, ibv_send_flags = 5,
-                  ibv_mtu = 6, ibv_wc_status = 7, ibv_wc_opcode = 8 }
-  local enums = {}
-  for ctype in pairs(V.enums) do enums[#enums + 1] = ctype end
-  table.sort(enums, function(a, b)
-    if (first[a] or 99) ~= (first[b] or 99) then return (first[a] or 99) < (first[b] or 99) end
-    return a < b
-  end)
-  for _, ctype in ipairs(enums) do
-    local e = V.enum(ctype)
-    local n = (what == short or what:sub(1, #e.prefix) == e.prefix) and short or nil
-    if n and e.values[n] and (what == n or what == e.prefix .. n) then add(enum_value_text(e, n)) end
-  end
+  method_parts(what, add)
+  if #parts == 0 then add(c_part(what)) end
+  enum_parts(what, add)
   local bare = what:gsub("^struct ", ""):gsub("^enum ", "")
-  if V.enum(bare) then add(enum_type_text(V.enum(bare))) end
-  if V.fields(bare) then add(struct_text(bare)) end
+  if verbs().enum(bare) then add(enum_type_text(verbs().enum(bare))) end
+  if verbs().fields(bare) then add(struct_text(bare)) end
   for _, s in ipairs(aliases[what] or {}) do add(struct_text(s)) end
-  if #parts == 0 then add(key_text(what) or key_text(what:match("[.:]([%w_]+)$") or what)) end
+  local kind, fname = what:match("^([%w_]+)%.([%w_]+)$")
+  if #parts == 0 and K.obj_fields[what] then add(obj_field_text(kind, fname) .. "\n") end   -- "qp.qp_num"
+  if #parts == 0 then add(key_text(what) or key_text(fname or what)) end
   if #parts == 0 and what:upper() ~= what and what:find("^[%w_]+$") then   -- "rdma_write": RDMA_WRITE
     local upper = M.text(what:upper())
     return upper and upper:find("a value of") and upper or nil

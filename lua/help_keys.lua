@@ -98,7 +98,7 @@ M.keys = {
   wc_flags = "the fields the CQ reports: BYTE_LEN, IMM, QP_NUM, SRC_QP, ... (cq_ex: read with cq:read_*)",
   ["ibv_wc.wc_flags"] = "GRH (a UD receive begins with 40 bytes of GRH), WITH_IMM (imm_data is valid), ...",
   flags = "ibv_create_cq_attr_flags (SINGLE_THREADED ...)",
-  ["ibv_port_attr.flags"] = "port attribute flags (IBV_QPF_GRH_REQUIRED: 1 when the port needs a GRH, as RoCE does)",
+  ["ibv_port_attr.flags"] = "GRH_REQUIRED when every address on this port needs a GRH (is_global = 1), as on RoCE",
   -- rdma_conn_param
   private_data = "bytes for the peer's event (ev.param.conn.private_data), at most 255 (private_data_len is a"
     .. " uint8_t); the CM message's field holds 56 in a connect request, 196 in a reply",

@@ -527,7 +527,10 @@ static int l_create_qp(lua_State *L)
 		return luaL_error(L, "create_qp: %s already has a QP (id.qp); an rdma_cm_id holds one",
 				  idname(n, x, sizeof x));
 	struct vnode *used[5] = { p, NULL, NULL, NULL, n };
-	qp_read_deps(L, 3, 3, &ia.send_cq, &ia.recv_cq, &ia.srq, p, used);   /* 4, 5, 6 */
+	/* A PD of another context than the id's: rdma_create_qp refuses it itself (EINVAL, explained);
+	 * with the id's PD, the CQs and SRQ must be of the same context. */
+	struct vnode *owner = ((struct ibv_pd *)p->h)->context == id->verbs ? p : NULL;
+	qp_read_deps(L, 3, 3, &ia.send_cq, &ia.recv_cq, &ia.srq, owner, used);   /* 4, 5, 6 */
 	int deps[] = { 2, 4, 5, 6, 1 };   /* pd, send_cq, recv_cq, srq, then the id: QP_DEP_CM_ID */
 	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
 	vobj_recheck(L, 3, used, 5);
@@ -586,11 +589,13 @@ static struct rdma_conn_param *read_conn_param(lua_State *L, int arg, struct rdm
 	vchecktable(L, arg);
 	memset(cp, 0, sizeof *cp);
 	vm_read(L, arg, arg, vf_conn_param, cp);
-	lua_getfield(L, arg, "private_data");
+	lua_pushliteral(L, "private_data");   /* raw, as vm_read read the pointer */
+	lua_rawget(L, arg);
 	size_t len = 0;
 	lua_tolstring(L, -1, &len);
 	lua_pop(L, 1);
-	lua_getfield(L, arg, "private_data_len");
+	lua_pushliteral(L, "private_data_len");
+	lua_rawget(L, arg);
 	bool given = !lua_isnil(L, -1);
 	lua_pop(L, 1);
 	if (given && cp->private_data_len > len)

@@ -193,7 +193,7 @@ const struct vfield vf_port_attr[] = {
 	PA(max_vl_num, VT_UINT), PA(sm_sl, VT_UINT), PA(subnet_timeout, VT_UINT), PA(init_type_reply, VT_UINT),
 	PA(active_width, VT_UINT), PA(active_speed, VT_UINT),
 	PA(phys_state, VT_ENUM, .en = &ve_port_phys_state), PA(link_layer, VT_ENUM, .en = &ve_link_layer),
-	PA(flags, VT_UINT), PA(port_cap_flags2, VT_FLAGS, .en = &ve_port_cap_flags2),
+	PA(flags, VT_FLAGS, .en = &ve_port_attr_flags), PA(port_cap_flags2, VT_FLAGS, .en = &ve_port_cap_flags2),
 	VF_END
 };
 

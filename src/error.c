@@ -186,10 +186,10 @@ static bool find_in(lua_State *L, int t)
 	return false;
 }
 
-static const char *own_name(lua_State *L, bool *method)
+static const char *own_name(lua_State *L, int level, bool *method)
 {
 	lua_Debug ar;
-	if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "f", &ar))
+	if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "f", &ar))
 		return NULL;
 	int f = lua_gettop(L);
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
@@ -215,11 +215,21 @@ static const char *own_name(lua_State *L, bool *method)
 	return NULL;
 }
 
+const char *vbinding_at(lua_State *L, int level)
+{
+	bool method;
+	int top = lua_gettop(L);
+	const char *name = own_name(L, level, &method);
+	if (!name)
+		lua_settop(L, top);
+	return name;
+}
+
 int vargerror(lua_State *L, int arg, const char *msg)
 {
 	bool method = false;
 	int top = lua_gettop(L);
-	const char *name = own_name(L, &method);
+	const char *name = own_name(L, 0, &method);
 	if (!name) {
 		lua_settop(L, top);
 		return luaL_argerror(L, arg, msg);

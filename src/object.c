@@ -186,7 +186,8 @@ static const char *what_is(lua_State *L, int idx)
 {
 	const char *s = luaL_typename(L, idx);
 	if (lua_getmetatable(L, idx)) {
-		if (lua_getfield(L, -1, "__name") == LUA_TSTRING)   /* a metatable's own field: no user code */
+		lua_pushliteral(L, "__name");
+		if (lua_rawget(L, -2) == LUA_TSTRING)   /* raw: a metatable may have a metatable too */
 			s = lua_tostring(L, -1);   /* kept alive by the metatable */
 		lua_pop(L, 2);
 	}
@@ -254,13 +255,18 @@ void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj
 {
 	struct vnode *a = vobj_context(obj), *b = vobj_context(owner);
 	char x[32], y[32], cx[32], cy[32];
-	if (!obj || !a || !b || !a->h || !b->h || a->h == b->h)
+	if (!obj || !a || !b || a->h == b->h)
 		return;
-	vargerror(L, arg, lua_pushfstring(L, "key '%s': %s belongs to %s (%s), but %s belongs to %s (%s); the kernel "
-		"would look its handle number up in the wrong context: create it from %s", key,
-		vobj_cname(obj, x, sizeof x), vobj_cname(a, cx, sizeof cx),
-		ibv_get_device_name(((struct ibv_context *)a->h)->device), vobj_cname(owner, y, sizeof y),
-		vobj_cname(b, cy, sizeof cy), ibv_get_device_name(((struct ibv_context *)b->h)->device), cy));
+	vobj_cname(obj, x, sizeof x);
+	vobj_cname(a, cx, sizeof cx);
+	vobj_cname(b, cy, sizeof cy);
+	if (owner == b)
+		lua_pushfstring(L, "key '%s': %s belongs to %s, not to %s", key, x, cx, cy);
+	else
+		lua_pushfstring(L, "key '%s': %s belongs to %s, but %s belongs to %s", key, x, cx,
+				vobj_cname(owner, y, sizeof y), cy);
+	vargerror(L, arg, lua_pushfstring(L, "%s: the kernel looks handles up in the context of the call, so it "
+		"would use another object of %s; use a %s of %s", lua_tostring(L, -1), cy, obj->cls->kind, cy));
 }
 
 void vobj_uservalue(lua_State *L, int idx, int i)
@@ -315,6 +321,18 @@ static int push_users(lua_State *L, struct vnode *n, const char **how)
 	return k;
 }
 
+/* A __gc metamethod (of the user's) runs whenever Lua allocates, also in the
+ * middle of a binding that holds handles: the name of that binding, if so. */
+static const char *finalizer_inside_binding(lua_State *L)
+{
+	lua_Debug ar;
+	for (int level = 1; lua_getstack(L, level, &ar); level++)
+		if (lua_getinfo(L, "n", &ar) && ar.namewhat && strcmp(ar.namewhat, "metamethod") == 0 && ar.name &&
+		    strcmp(ar.name, "__gc") == 0)
+			return vbinding_at(L, level + 1);
+	return NULL;
+}
+
 static int obj_destroy(lua_State *L)
 {
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
@@ -325,6 +343,10 @@ static int obj_destroy(lua_State *L)
 		return luaL_error(L, "%s: not from a verbs.trace recorder: it runs while '%s' is being recorded, and "
 				  "that verb's binding still uses its objects; destroy after the verb returned",
 				  cls->destroy_method, vrecorder_call);
+	const char *inside = finalizer_inside_binding(L);
+	if (inside)
+		return luaL_error(L, "%s: not from a __gc metamethod that the garbage collector runs inside '%s': "
+				  "that binding still uses its objects; destroy after it returned", cls->destroy_method, inside);
 
 	const char *refused = cls->refuse_destroy ? cls->refuse_destroy(n) : NULL;
 	if (refused)
@@ -419,6 +441,7 @@ static int obj_index(lua_State *L)
 static int obj_newindex(lua_State *L)
 {
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	self_ud(L, "__newindex");
 	struct vnode *n = vobj_check(L, 1, cls);
 	const char *key = lua_tostring(L, 2);
 	if (lua_type(L, 2) != LUA_TSTRING || !cls->setfield(L, n, key, 3))

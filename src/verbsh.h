@@ -31,7 +31,7 @@ struct venum {
 extern const struct venum ve_qp_state, ve_qp_type, ve_mtu, ve_wc_status, ve_wc_opcode, ve_wr_opcode,
 	ve_access, ve_send_flags, ve_wc_flags, ve_qp_attr_mask, ve_port_state, ve_link_layer,
 	ve_node_type, ve_transport_type, ve_event_type, ve_gid_type, ve_mig_state, ve_atomic_cap,
-	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_port_cap_flags, ve_port_cap_flags2,
+	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_port_cap_flags, ve_port_cap_flags2, ve_port_attr_flags,
 	ve_cm_event_type, ve_port_space,
 	ve_send_ops_flags, ve_qp_init_attr_mask, ve_qp_create_flags, ve_create_cq_wc_flags,
 	ve_cq_init_attr_mask, ve_create_cq_attr_flags;
@@ -229,6 +229,9 @@ void vraise_push_memlock(lua_State *L);
  * and counting arguments as in a method call, however it was called. */
 int vargerror(lua_State *L, int arg, const char *msg);
 int vtypeerror(lua_State *L, int arg, const char *tname);
+/* The name of the verbs binding running at stack level `level` (pushed:
+ * "modify", "verbs.open"), or NULL (nothing pushed) for any other function. */
+const char *vbinding_at(lua_State *L, int level);
 void vchecktable(lua_State *L, int arg);
 /* errno -> "EINVAL" */
 const char *verrname(int err);
@@ -286,7 +289,8 @@ bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
  * id:create_qp. */
 /* Pushes send_cq, recv_cq and srq of the table at tidx (read by vobj_field:
  * raw, checked, their handles stored in the attribute struct), puts their
- * nodes in used[1..3], and raises unless each belongs to owner's context. */
+ * nodes in used[1..3], and raises unless each belongs to owner's context
+ * (owner NULL: not checked). */
 void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
 		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used);
 #define QP_TYPES "\"RC\", \"UC\" or \"UD\""

@@ -26,7 +26,8 @@ cm_pair() {
     wait $pid; local src=$?
     echo "--- server (exit $src)"; cat srv.out
     echo "--- client (exit $crc)"; cat cli.out
-    [ $src -eq 0 ] && [ $crc -eq 0 ]
+    [ $src -eq 0 ]
+    [ $crc -eq 0 ]
 }
 
 @test "rdma_cm in one process: events, private data, QP states, SEND, disconnect, lifetimes, errors explained" {

@@ -82,12 +82,15 @@ repl() {
     [ "$status" -eq 0 ]
 }
 
-@test "ctx:query_port(): port_cap_flags and port_cap_flags2 are flag names, as other flag fields" {
+@test "ctx:query_port(): port_cap_flags, port_cap_flags2 and flags are flag names, as other flag fields" {
     run "$VERBSH" -e '
       local p = verbs.open():query_port(1)
-      print(type(p.port_cap_flags), table.concat(p.port_cap_flags, ","), type(p.port_cap_flags2))'
+      print(type(p.port_cap_flags), table.concat(p.port_cap_flags, ","), type(p.port_cap_flags2))
+      print(table.concat(p.flags, ","))'
     echo "$output"
     [ "$status" -eq 0 ]
+    # RoCE needs a GRH on every address, which the port says in flags
+    [ "${lines[1]}" = "GRH_REQUIRED" ]
     # rxe reports IB_PORT_CM_SUP (65536, once printed as a bare number)
     [[ ${lines[0]} == "table	"*"CM_SUP"*"	table" ]]
 }

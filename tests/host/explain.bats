@@ -298,6 +298,16 @@ diag() {
     [[ $output == *"fix: sudo modprobe rdma_rxe && sudo rdma link add rxe0 type rxe netdev eth7"* ]]
 }
 
+@test "open: the interface offered for rdma link add is never lo, even when no other one says up" {
+    mkroot; netdev lo 0x9 unknown; netdev veth9 0x1003 unknown
+    f /proc/modules ""; f /proc/sys/kernel/osrelease 6.1.0-test
+    f /lib/modules/6.1.0-test/kernel/drivers/infiniband/core/ib_core.ko ""
+    f /lib/modules/6.1.0-test/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko.xz ""
+    diag ibv_get_device_list no_device
+    [ "$status" -eq 0 ]
+    [[ $output == *"fix: sudo modprobe rdma_rxe && sudo rdma link add rxe0 type rxe netdev veth9"* ]]
+}
+
 @test "open: ib_core without an rxe module -> the micro-VM" {
     mkroot; d /sys/module/ib_core; f /proc/modules "ib_core 1 0"
     diag ibv_get_device_list no_device

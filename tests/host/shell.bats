@@ -42,8 +42,10 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 
 @test "a script on a non-tty stdin runs, and so does -" {
     run bash -c 'echo "print(6 * 7)" | "$VERBSH"'
+    [ "$status" -eq 0 ]
     [ "$output" = "42" ]
     run bash -c 'echo "print(arg[0], ...)" | "$VERBSH" - a b'
+    [ "$status" -eq 0 ]
     [ "$output" = "-	a	b" ]
 }
 
@@ -51,8 +53,10 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     printf 'x = 20\n' >s.lua
     run bash -c 'printf "print(x + 1)\nx\n" | "$VERBSH" -i s.lua'
     [ "$status" -eq 0 ]
-    [[ $output == *"21"* ]]
-    [[ $output == *"20"* ]]
+    # each chunk's prompt, then its value; the last prompt meets end of input
+    [ "${lines[0]}" = "verbsh> 21" ]
+    [ "${lines[1]}" = "verbsh> 20" ]
+    [ "${#lines[@]}" -eq 3 ]
 }
 
 @test "an interactive shell with an empty, non-terminal stdin says how to get a terminal, and exits 1" {
@@ -103,12 +107,17 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 
 @test "-d DEV sets VERBSH_DEVICE for verbs.open()" {
     run "$VERBSH" -d rxe7 -e 'print(os.getenv("VERBSH_DEVICE"))'
+    [ "$status" -eq 0 ]
     [ "$output" = "rxe7" ]
 }
 
 @test "verbs is a preloaded global, and require 'verbs' gives the same table" {
-    run "$VERBSH" -e 'print(type(verbs), require("verbs") == verbs, type(verbs.open), type(verbs.explain))'
-    [ "$output" = "table	true	function	function" ]
+    run "$VERBSH" -e 'print(type(verbs), require("verbs") == verbs, type(verbs.open), type(verbs.explain))
+      local x = "RNR_RETRY_EXC_ERR"
+      print(verbs.oob == require("verbs.oob"), verbs.explain(x) == require("verbs.explain").explain(x))'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "table	true	function	function" ]
+    [ "${lines[1]}" = "true	true" ]
 }
 
 @test "the stock lua5.4 loads ./verbs.so with require 'verbs'" {
@@ -125,16 +134,25 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
         t.self = t
         print(p.format(t))
         print(p.format(setmetatable({}, { __tostring = function() return "qp RC 0x000011 RTS" end })))
-        print(p.format(setmetatable({}, { __tostring = function() error("boom") end })))'
+        print(p.format(setmetatable({}, { __tostring = function() error("boom") end })))
+        local deep, c = {}, nil
+        c = deep; for _ = 1, 7 do c.n = {}; c = c.n end
+        print(p.format(deep))   -- cut below max_depth = 5
+        local long = {}
+        for i = 1, 205 do long[i] = i end
+        print((p.format(long):match("%.%.%. %(%d+ more%)")))   -- max_items = 200'
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = '{ 3, 1, a = "s\n", b = { x = 1 }, ["not id"] = true, self = <cycle> }' ]
     [ "${lines[1]}" = "qp RC 0x000011 RTS" ]
     [[ ${lines[2]} == "<table: __tostring failed:"*"boom>" ]]
+    [ "${lines[3]}" = "{ n = { n = { n = { n = { n = {...} } } } } }" ]
+    [ "${lines[4]}" = "... (5 more)" ]
 }
 
 @test "help() explains, help(name) gives the C prototype" {
-    run "$VERBSH" -e 'help() help "qp:modify" help "nosuchthing"'
+    run "$VERBSH" -e 'help() help "qp:modify" help "nosuchthing" help "post_s"'
     [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = 'no help for "post_s"; try post_send' ]   # names that contain it
     [[ $output == *"a method is the verb minus ibv_ and its object"* ]]
     [[ $output == *"C: int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)"* ]]
     [[ $output == *'no help for "nosuchthing"'* ]]

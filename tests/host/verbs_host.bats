@@ -33,7 +33,7 @@ load ../helpers
     [ "${lines[3]}" = "FENCE,SIGNALED,SOLICITED,INLINE,IP_CSUM" ]
     [ "${lines[4]}" = "SUCCESS	RETRY_EXC_ERR	RNR_RETRY_EXC_ERR	24" ]
     [ "${lines[5]}" = "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC	AV	ACTIVE	ETHERNET" ]
-    [ "${lines[6]}" = "31" ]   # with ibv_port_cap_flags and ibv_port_cap_flags2
+    [ "${lines[6]}" = "32" ]   # with ibv_port_cap_flags, ibv_port_cap_flags2 and ib_uverbs_query_port_flags
     [ "${lines[7]}" = "ADDR_RESOLVED,ADDR_ERROR,ROUTE_RESOLVED,ROUTE_ERROR,CONNECT_REQUEST,CONNECT_RESPONSE,CONNECT_ERROR,UNREACHABLE,REJECTED,ESTABLISHED	TCP,UDP,IB,IPOIB" ]
     [ "${lines[8]}" = "RDMA_WRITE,RDMA_WRITE_WITH_IMM,SEND,SEND_WITH_IMM,RDMA_READ,ATOMIC_CMP_AND_SWP,ATOMIC_FETCH_AND_ADD	BYTE_LEN,IMM,QP_NUM,SRC_QP,SLID,SL,DLID_PATH_BITS,COMPLETION_TIMESTAMP" ]
 }
@@ -83,6 +83,21 @@ load ../helpers
     [ "${lines[5]}" = "nil	true	false" ]
     [ "${lines[6]}" = "calling 'modify' on bad self (verbs.qp expected, got table)" ]
     [ "${lines[7]}" = "calling 'post_send' on bad self (verbs.qp expected, got string)" ]
+}
+
+@test "verbs.gid_bytes: raw GIDs are exactly 16 bytes; 15 and 17 are refused" {
+    run "$VERBSH" -e '
+      local raw = "0123456789abcdef"
+      print(verbs.gid_bytes(raw) == raw)
+      print(pcall(verbs.gid_bytes, raw:sub(1, 15)))
+      print(pcall(verbs.gid_bytes, raw .. "g"))
+      print(pcall(verbs.gid_bytes, ""))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true" ]
+    [ "${lines[1]}" = "false	bad argument #1 to 'verbs.gid_bytes' ('0123456789abcde' is not a GID (IPv6 text such as \"fe80::1\" or 16 raw bytes))" ]
+    [ "${lines[2]}" = "false	bad argument #1 to 'verbs.gid_bytes' ('0123456789abcdefg' is not a GID (IPv6 text such as \"fe80::1\" or 16 raw bytes))" ]
+    [[ ${lines[3]} == "false	"*"'' is not a GID"* ]]
 }
 
 @test "prepared WRs and wc_arrays need no device to build, and check their input like post_send" {
