@@ -89,7 +89,8 @@ return {
     { "EINVAL", "ah_attr" } },
   { "RTS without timeout", [[init(rc); rtr(rc, rc2); rc:modify{qp_state = "RTS", sq_psn = 0, retry_cnt = 7, rnr_retry = 7, max_rd_atomic = 1}]],
     { "EINVAL", "timeout" } },
-  { "RTR twice", [[init(rc); rtr(rc, rc2); rtr(rc, rc2)]], { "EINVAL", "RESET" } },
+  { "RTR twice", [[init(rc); rtr(rc, rc2); rtr(rc, rc2)]],
+    { "EINVAL", "the QP is already in RTR", "go back through RESET", "RESET->INIT->RTR one qp:modify per step" } },
   { "UD INIT with qp_access_flags", [[ud:modify{qp_state = "INIT", pkey_index = 0, port_num = 1, qkey = 1, qp_access_flags = 0}]],
     { "EINVAL", "qp_access_flags" } },
   { "post_recv in RESET", [[rc:post_recv{wr_id = 1, sg_list = {{mr = mr, offset = 0, length = 8}}}]], { "EINVAL" } },
@@ -99,6 +100,17 @@ return {
   { "create_qp without qp_type", [[pd:create_qp{send_cq = cq, recv_cq = cq, cap = {max_send_wr = 1}}]], { "qp_type" } },
   { "a UD send without ud", [[init(ud); ud:post_send{opcode = "SEND"}]], { "ud.ah" } },
   { "REMOTE_WRITE without LOCAL_WRITE", [[pd:reg_mr(64, "REMOTE_WRITE")]], { "EINVAL", "LOCAL_WRITE" } },
+
+  { "a receive shorter than the SEND (issue 13: explained as a length, checked on rxe)", [[
+      init(rc); init(rc2); rtr(rc, rc2); rtr(rc2, rc); rts(rc); rts(rc2)
+      rc2:post_recv{wr_id = 100, sg_list = {{mr = mr, offset = 0, length = 2}}}
+      rc:post_send{wr_id = 1, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr, offset = 64, length = 5}}}
+      local w = cq:wait(2, 2000)
+      local by = {}
+      for _, wc in ipairs(w) do by[wc.wr_id] = wc.status end
+      error(("send %s, recv %s\n%s\n%s"):format(by[1], by[100], verbs.explain(by[1]), verbs.explain(by[100])))]],
+    { "send REM_OP_ERR, recv LOC_QP_OP_ERR", "its receive is shorter than this SEND",
+      "a receive too small: an RC or UC receive shorter than the SEND" } },
 
   -- Things C accepts but that are almost always a mistake (strict mode) --
   { "RDMA_WRITE without rdma", [[rc:post_send{opcode = "RDMA_WRITE", sg_list = {{mr = mr, length = 8}}}]],
