@@ -365,10 +365,12 @@ M.lesson = {
     ex = "skip()" },
   check = { "check()", "checks the step now; if it is not done, says why (the lesson also checks after"
     .. " everything you type)", ex = "check()" },
-  restart = { "restart()", "starts the current lesson again, from fresh objects", ex = "restart()" },
+  restart = { "restart([\"lesson\"])", "restart() starts the current step over (its check forgets what it saw;"
+    .. " the objects keep their state); restart(\"lesson\") starts the lesson again from fresh objects",
+    ex = 'restart(); restart("lesson")' },
   doctor = { "doctor()", "checks what RDMA needs on this host, one line each (ok, warn or fail) with the exact"
     .. " fix for each problem, as verbsh --doctor does", ex = "doctor()" },
-  progress = { "progress()", "where you are: the lesson, the step number and its title", ex = "progress()" },
+  progress = { "progress()", "where you are: the lesson, the step number and its title; and the lessons you have finished (kept across sessions in $XDG_STATE_HOME/verbsh/finished, default ~/.local/state)", ex = "progress()" },
   rc_connect = { "rc_connect(qp, peer [, opts])",
     "moves an RC qp through RESET, INIT, RTR, RTS, connected to peer (a QP, or a qp_num) on this device,"
     .. " as lesson 4 does by hand; opts overrides any attribute (path_mtu, timeout, retry_cnt, rnr_retry,"

@@ -16,8 +16,12 @@ function M.remove(fn)
   end
 end
 
-function M.after_eval(ok)
-  for _, fn in ipairs(M.hooks) do fn(ok) end
+-- err: the error a failed chunk raised (a verbs.error for a failed verb),
+-- kept in M.last_error until the next chunk, so that a lesson step can count
+-- `qp_a:modify{...}` that raised as well as `ok, err = pcall(...)`.
+function M.after_eval(ok, err)
+  M.last_error = not ok and err or nil
+  for _, fn in ipairs(M.hooks) do fn(ok, err) end
 end
 
 -- At the shell's prompt an undefined global is a mistake, not a nil:

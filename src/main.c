@@ -100,6 +100,8 @@ static void on_sigint(int sig)
 
 static int msg_handler(lua_State *L)
 {
+	lua_pushvalue(L, 1);   /* the error itself, for verbs.repl's hooks */
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.last_error");
 	const char *msg = lua_tostring(L, 1);
 	if (msg == NULL) {
 		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
@@ -113,6 +115,9 @@ static int msg_handler(lua_State *L)
 
 static int plain_handler(lua_State *L)
 {
+	/* the error itself (a verbs.error table), for verbs.repl's hooks */
+	lua_pushvalue(L, 1);
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.last_error");
 	if (lua_type(L, 1) != LUA_TSTRING && luaL_callmeta(L, 1, "__tostring") &&
 	    lua_type(L, -1) == LUA_TSTRING)
 		return 1;

@@ -522,14 +522,22 @@ int shell_repl(lua_State *L)
 		if (status == LUA_OK)
 			status = shell_docall(L, 0, LUA_MULTRET, 0);
 		int ok = status == LUA_OK;
-		if (ok)
+		if (ok) {
 			print_results(L);
-		else
-			shell_report(L, status);
-		lua_settop(L, 0);
-		/* Hooks such as the lesson runner's step checker. */
-		lua_pushboolean(L, ok);
-		if (shell_call_lua(L, "verbs.repl", "after_eval", 1, 0) != LUA_OK)
+			lua_settop(L, 0);
+			lua_pushboolean(L, ok);
+			lua_pushnil(L);
+		} else {
+			shell_report(L, status);   /* empties the stack */
+			/* the error as raised (the handler kept it), for the hooks:
+			 * a lesson counts a verb's error */
+			lua_pushboolean(L, ok);
+			lua_getfield(L, LUA_REGISTRYINDEX, "verbsh.last_error");
+			lua_pushnil(L);   /* not kept past this chunk (it may hold objects) */
+			lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.last_error");
+		}
+		/* Hooks such as the lesson runner's step checker: after_eval(ok, err). */
+		if (shell_call_lua(L, "verbs.repl", "after_eval", 2, 0) != LUA_OK)
 			shell_report(L, LUA_ERRRUN);
 		lua_settop(L, 0);
 	}
