@@ -494,9 +494,19 @@ static int l_resolve_addr(lua_State *L)
 	return 0;
 }
 
+/* librdmacm dereferences id->verbs (the device the address resolved to)
+ * without checking it: refused here while the id has none. */
+static void need_device(lua_State *L, struct vnode *n, const char *verb, const char *how)
+{
+	struct rdma_cm_id *id = n->h;
+	if (!id->verbs)
+		luaL_error(L, "%s: this cm_id has no device yet (librdmacm would crash on it): %s", verb, how);
+}
+
 static int l_resolve_route(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	need_device(L, n, "rdma_resolve_route", "call id:resolve_addr(...) first and wait for its ADDR_RESOLVED event");
 	lua_Integer timeout = opt_timeout(L, 2);
 	char call[96], x[32];
 	int ret = rdma_resolve_route(n->h, (int)timeout);
@@ -642,6 +652,13 @@ static int conn_verb(lua_State *L, const char *verb, int (*fn)(struct rdma_cm_id
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	struct rdma_conn_param c, *cp = read_conn_param(L, 2, &c);
+	bool accept = fn == rdma_accept;
+	need_device(L, n, verb, accept ? "accept answers a CONNECT_REQUEST: call it on that event's id (ev.id)"
+				       : "connect after resolve_addr and resolve_route (ROUTE_RESOLVED)");
+	if (accept && !cp && !((struct rdma_cm_id *)n->h)->qp)
+		return luaL_error(L, "rdma_accept: with no QP on the id, a conn_param is needed (librdmacm would read"
+				     " its qp_num through a NULL pointer): id:create_qp(pd, {...}) first, or give"
+				     " {qp_num = ..., responder_resources = ..., initiator_depth = ...}");
 	int ret = fn(n->h, cp);
 	int err = errno;
 	record_conn(L, n, verb, cp, ret, err);

@@ -8,17 +8,11 @@
 #include <sys/resource.h>
 #include "verbsh.h"
 
+/* Every errno's name, from glibc (EBADF for 9, EPROTONOSUPPORT for 93),
+ * never a hand-kept list that misses some. */
 const char *verrname(int err)
 {
-	switch (err) {
-#define N(e) case e: return #e;
-	N(EPERM) N(ENOENT) N(EINTR) N(EIO) N(ENXIO) N(EAGAIN) N(ENOMEM) N(EACCES) N(EFAULT) N(EBUSY)
-	N(EEXIST) N(ENODEV) N(EINVAL) N(ENOSPC) N(ERANGE) N(ENOSYS) N(ENODATA) N(EPROTO) N(EOPNOTSUPP)
-	N(EADDRINUSE) N(EADDRNOTAVAIL) N(ENETUNREACH) N(ECONNRESET) N(ETIMEDOUT) N(ECONNREFUSED)
-	N(EHOSTUNREACH) N(E2BIG) N(ESRCH)
-#undef N
-	}
-	return NULL;
+	return err > 0 ? strerrorname_np(err) : NULL;
 }
 
 void vraise_push_memlock(lua_State *L)

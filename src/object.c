@@ -47,6 +47,14 @@ bool vobj_mr_covers(uint64_t addr, uint64_t len)
 	return false;
 }
 
+bool vobj_live_handle(const struct vclass *cls, const void *h)
+{
+	for (struct vnode *n = all.next; n != &all; n = n->next)
+		if (n->cls == cls && n->h == h && h)
+			return true;
+	return false;
+}
+
 const char *vobj_gone(const struct vclass *cls)
 {
 	return cls->gone ? cls->gone : "destroyed";

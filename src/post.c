@@ -245,9 +245,16 @@ void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr
 	int i = 0;
 	for (struct ibv_send_wr *w = wrs; w; w = w->next, i++) {
 		const char *at = wr_path(path, sizeof path, is_list, i);
-		if (qp->qp_type == IBV_QPT_UD && !w->wr.ud.ah)
+		/* wr.ud.ah shares a union with wr.rdma.remote_addr: what is there
+		 * must be an AH of verbsh, whatever key put it there */
+		if (qp->qp_type == IBV_QPT_UD && !vobj_live_handle(&vc_ah, w->wr.ud.ah))
 			vargerror(L, arg, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
-				"remote_qpn =, remote_qkey = }); the provider would dereference a NULL AH", at));
+				"remote_qpn =, remote_qkey = }; rdma and atomic share its union in C and are not for UD):"
+				" the provider would dereference %s", at, w->wr.ud.ah ? "a wild AH pointer" : "a NULL AH"));
+		if (w->opcode == IBV_WR_BIND_MW)
+			vargerror(L, arg, lua_pushfstring(L, "%sopcode BIND_MW needs a memory window (ibv_alloc_mw and"
+				" bind_mw), which verbsh does not offer yet; the provider would dereference a NULL"
+				" bind_info.mr", at));
 		if (w->send_flags & IBV_SEND_INLINE)
 			for (int s = 0; s < w->num_sge; s++)
 				if (!vobj_mr_covers(w->sg_list[s].addr, w->sg_list[s].length))

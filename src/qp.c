@@ -203,6 +203,11 @@ static int l_modify(lua_State *L)
 	vchecktable(L, 2);
 	lua_settop(L, 3);
 	mask = vm_read(L, 2, 2, vf_qp_attr, &a);
+	lua_pushliteral(L, "sq_draining");
+	if (lua_rawget(L, 2) != LUA_TNIL)   /* raw, as the marshaller read the table */
+		return vargerror(L, 2, "key 'sq_draining' is what ibv_query_qp reports (the SQ is draining in SQD);"
+				       " ibv_modify_qp ignores it, and no attr_mask bit sets it");
+	lua_pop(L, 1);
 	if (!lua_isnil(L, 3)) {
 		if ((e = venum_read(L, 3, &ve_qp_attr_mask, &given)))
 			return vargerror(L, 3, e);

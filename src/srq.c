@@ -67,6 +67,11 @@ static int l_modify(lua_State *L)
 	vchecktable(L, 2);
 	lua_settop(L, 3);
 	uint64_t mask = vm_read(L, 2, 2, vf_srq_attr, &a);
+	lua_pushliteral(L, "max_sge");
+	if (lua_rawget(L, 2) != LUA_TNIL)   /* raw, as the marshaller read the table */
+		return vargerror(L, 2, "key 'max_sge' is fixed when the SRQ is created (pd:create_srq);"
+				       " ibv_modify_srq changes only max_wr and srq_limit");
+	lua_pop(L, 1);
 	if (!lua_isnil(L, 3)) {
 		if ((e = venum_read(L, 3, &ve_srq_attr_mask, &given)))
 			return vargerror(L, 3, e);

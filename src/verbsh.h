@@ -229,6 +229,8 @@ const char *vobj_cname(struct vnode *n, char *buf, size_t len);
 struct vnode *vobj_find(void *h);
 /* Whether [addr, addr+len) lies inside the memory of a live MR verbsh allocated. */
 bool vobj_mr_covers(uint64_t addr, uint64_t len);
+/* Whether h is the handle of a live object of class cls (a WR's ud.ah). */
+bool vobj_live_handle(const struct vclass *cls, const void *h);
 /* Pushes the userdata of node n if it still exists; false (nothing pushed) if not. */
 bool vobj_push(lua_State *L, struct vnode *n);
 /* Pushes the user value `i` (1-based) of the userdata at idx. */

@@ -75,3 +75,12 @@ scenario() {
     [[ $output == *"observed: modify with an endless __pairs attr: ibv_modify_qp failed: EINVAL"* ]]
     [[ $output == *"robust_explain: ok"* ]]
 }
+
+@test "issue 19 items 7-10: librdmacm and provider preconditions are checked before the call (no SEGV), ignored keys refused" {
+    run "$VERBSH" "$ROOT/tests/lua/robust_preconditions.lua"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"resolve_route first:"*"rdma_resolve_route: this cm_id has no device yet"* ]]
+    [[ $output == *"UD with rdma:"*"the provider would dereference a wild AH pointer"* ]]
+    [[ $output == *"robust_preconditions: ok (21 checks)"* ]]
+}

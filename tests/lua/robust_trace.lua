@@ -74,6 +74,16 @@ x:destroy()
 
 local ch = verbs.create_event_channel()
 local id = ch:create_id("TCP")
+-- On a fresh id, connect is refused before the verb (librdmacm would crash
+-- on its NULL device), so no recorder runs; once the address is resolved the
+-- verb is called, and a recorder that destroys the id is refused.
+said, ok, e = recorded("rdma_connect", function() return id:destroy() end, function() return id:connect() end)
+R.check(not ok and said == nil and tostring(e):find("rdma_connect: this cm_id has no device yet", 1, true),
+  "connect on a fresh id: %s %s", tostring(said), tostring(e))
+id:resolve_addr(nil, os.getenv("RXE_ADDR") .. ":7998", 2000)
+local ev = ch:get_cm_event(5000)
+R.check(ev and ev.event == "ADDR_RESOLVED", "resolve_addr: %s", tostring(ev and ev.event))
+ev:ack()
 said, ok, e = recorded("rdma_connect", function() return id:destroy() end, function() return id:connect() end)
 R.check(not ok and said:find("destroy: " .. REFUSED .. "rdma_connect(", 1, true), "destroy in connect's recorder: %s", said)
 print("observed: destroy id inside connect's recorder: " .. said)
