@@ -7,6 +7,9 @@
 #   make mutate   mutation testing: plants each bug of tests/mutants/ and checks
 #                 that a test fails (builds in build/mutate/, not ./verbsh)
 #   make clean    remove build output (the VM cache in .cache/ is kept)
+#   make install PREFIX=/usr/local DESTDIR=    (and make uninstall, same variables)
+#   make package  build/package/verbsh_*.deb (lintian-clean) and the verbs rock,
+#                 then the .deb in the micro-VM runs lesson 1
 
 PKGS    := libibverbs librdmacm lua5.4 readline
 CC      ?= cc
@@ -14,7 +17,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
 DEPLIBS   = $(shell pkg-config --libs $(PKGS))
-ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
+ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
 
 # The bindings (everything but the shell's own main and REPL) go into both
 # ./verbsh and the Lua C module ./verbs.so.
@@ -93,3 +96,43 @@ bench/rc_loop: bench/rc_loop.c
 
 clean:
 	rm -rf build verbsh verbs.so bench/rc_loop
+
+# ------------------------------------------------------------ installing
+# verbsh finds its lessons at ../share/verbsh/lessons from its own binary,
+# and verbsh-vm its in-guest half at ../libexec/verbsh, so the tree can be
+# staged under DESTDIR and moved. verbs.so goes where stock lua5.4 looks:
+# Debian's multiarch directory for /usr, PREFIX/lib/lua/5.4 otherwise.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      := $(PREFIX)/bin
+DATADIR     := $(PREFIX)/share/verbsh
+LIBEXECDIR  := $(PREFIX)/libexec/verbsh
+MANDIR      := $(PREFIX)/share/man/man1
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+LUA_CMOD    ?= $(if $(filter /usr,$(PREFIX)),$(shell pkg-config --variable=INSTALL_CMOD lua5.4),$(PREFIX)/lib/lua/5.4)
+INSTALL     ?= install
+
+.PHONY: install uninstall package deps-package
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LUA_CMOD) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR) \
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)/lessons $(DESTDIR)$(DATADIR)/examples
+	$(INSTALL) -m 755 verbsh $(DESTDIR)$(BINDIR)/verbsh
+	$(INSTALL) -m 755 scripts/rxe-vm $(DESTDIR)$(BINDIR)/verbsh-vm
+	$(INSTALL) -m 755 scripts/rxe-vm-guest scripts/deps $(DESTDIR)$(LIBEXECDIR)/
+	$(INSTALL) -m 644 verbs.so $(DESTDIR)$(LUA_CMOD)/verbs.so
+	$(INSTALL) -m 644 lessons/*.lua $(DESTDIR)$(DATADIR)/lessons/
+	$(INSTALL) -m 644 examples/*.lua $(DESTDIR)$(DATADIR)/examples/
+	$(INSTALL) -m 644 doc/verbsh.1 $(DESTDIR)$(MANDIR)/verbsh.1
+	$(INSTALL) -m 644 doc/verbsh.bash-completion $(DESTDIR)$(BASHCOMPDIR)/verbsh
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/verbsh $(DESTDIR)$(BINDIR)/verbsh-vm $(DESTDIR)$(LUA_CMOD)/verbs.so \
+	    $(DESTDIR)$(MANDIR)/verbsh.1 $(DESTDIR)$(BASHCOMPDIR)/verbsh
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)
+
+# The .deb (lintian-checked) and the rock, each from a clean copy of the
+# tree; then the .deb installed in the micro-VM runs lesson 1 (about 2 min).
+package: all deps-package
+	scripts/package
+deps-package:
+	@scripts/deps package vm

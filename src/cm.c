@@ -222,7 +222,8 @@ static const luaL_Reg channel_methods[] = {
 struct vclass vc_cm_channel = {
 	.kind = "cm_channel", .var = "cm_channel", .tname = "verbs.cm_channel",
 	.destroy_verb = "rdma_destroy_event_channel", .destroy_method = "destroy", .destroy = channel_destroy,
-	.describe = channel_describe, .field = channel_field, .methods = channel_methods,
+	.describe = channel_describe, .field = channel_field,
+	.fields = (const char *const[]){ "fd", NULL }, .methods = channel_methods,
 };
 
 /* ---- events ---------------------------------------------------------------- */
@@ -284,7 +285,7 @@ static void push_private_data(lua_State *L, const void *p, uint8_t len)
 
 #define CP(m, ...) VF(struct rdma_conn_param, m, VT_UINT, __VA_ARGS__)
 static const char *read_private_data(lua_State *L, int idx, void *dst, const struct vfield *f);
-static const struct vfield vf_conn_param[] = {
+const struct vfield vf_conn_param[] = {
 	{ .name = "private_data", .type = VT_CUSTOM, .custom = read_private_data, .no_output = true },
 	CP(private_data_len), CP(responder_resources), CP(initiator_depth), CP(flow_control, .max = 1),
 	CP(retry_count, .max = 7), CP(rnr_retry_count, .max = 7), CP(srq, .max = 1), CP(qp_num, .max = 0xffffff),
@@ -356,6 +357,7 @@ static const luaL_Reg event_methods[] = { { "expect", l_expect }, { NULL, NULL }
 struct vclass vc_cm_event = {
 	.kind = "cm_event", .var = "cm_event", .tname = "verbs.cm_event", .destroy_verb = "rdma_ack_cm_event",
 	.destroy_method = "ack", .destroy = event_ack, .describe = event_describe, .field = event_field,
+	.fields = (const char *const[]){ "event", "status", "id", "listen_id", "param", NULL },
 	.methods = event_methods,
 	.gone = "acked (rdma_ack_cm_event freed it: read what you need before ack)",
 };
@@ -524,11 +526,14 @@ static int l_create_qp(lua_State *L)
 	if (id->qp)
 		return luaL_error(L, "create_qp: %s already has a QP (id.qp); an rdma_cm_id holds one",
 				  idname(n, x, sizeof x));
-	lua_getfield(L, 3, "send_cq");
-	lua_getfield(L, 3, "recv_cq");
-	lua_getfield(L, 3, "srq");
+	struct vnode *used[5] = { p, NULL, NULL, NULL, n };
+	/* A PD of another context than the id's: rdma_create_qp refuses it itself (EINVAL, explained);
+	 * with the id's PD, the CQs and SRQ must be of the same context. */
+	struct vnode *owner = ((struct ibv_pd *)p->h)->context == id->verbs ? p : NULL;
+	qp_read_deps(L, 3, 3, &ia.send_cq, &ia.recv_cq, &ia.srq, owner, used);   /* 4, 5, 6 */
 	int deps[] = { 2, 4, 5, 6, 1 };   /* pd, send_cq, recv_cq, srq, then the id: QP_DEP_CM_ID */
 	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
+	vobj_recheck(L, 3, used, 5);
 	struct ibv_qp_init_attr asked = ia;
 	int ret = rdma_create_qp(id, p->h, &ia);
 	int err = errno;
@@ -584,11 +589,13 @@ static struct rdma_conn_param *read_conn_param(lua_State *L, int arg, struct rdm
 	vchecktable(L, arg);
 	memset(cp, 0, sizeof *cp);
 	vm_read(L, arg, arg, vf_conn_param, cp);
-	lua_getfield(L, arg, "private_data");
+	lua_pushliteral(L, "private_data");   /* raw, as vm_read read the pointer */
+	lua_rawget(L, arg);
 	size_t len = 0;
 	lua_tolstring(L, -1, &len);
 	lua_pop(L, 1);
-	lua_getfield(L, arg, "private_data_len");
+	lua_pushliteral(L, "private_data_len");
+	lua_rawget(L, arg);
 	bool given = !lua_isnil(L, -1);
 	lua_pop(L, 1);
 	if (given && cp->private_data_len > len)
@@ -774,6 +781,7 @@ static const luaL_Reg id_methods[] = {
 struct vclass vc_cm_id = {
 	.kind = "cm_id", .var = "cm_id", .tname = "verbs.cm_id", .destroy_verb = "rdma_destroy_id",
 	.destroy_method = "destroy", .destroy = id_destroy, .describe = id_describe, .field = id_field,
+	.fields = (const char *const[]){ "verbs", "qp", "channel", "ps", "qp_type", "port_num", NULL },
 	.methods = id_methods,
 };
 

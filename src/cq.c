@@ -44,7 +44,7 @@ struct cq_opts {
 	struct ibv_comp_channel *channel;
 	int comp_vector;
 };
-static const struct vfield vf_cq_opts[] = {
+const struct vfield vf_cq_opts[] = {
 	VF(struct cq_opts, channel, VT_OBJ, .cls = &vc_channel),
 	VF(struct cq_opts, comp_vector, VT_INT, .max = 1024),
 	VF_END
@@ -57,15 +57,18 @@ int cq_create(lua_State *L)
 	int cqe = (int)vm_check_uint(L, 2, 2, 0x7fffffff, "cqe");
 	struct cq_opts o = { 0 };
 	int deps[2] = { 1, 0 };
+	struct vnode *used[2] = { c };
 
 	lua_settop(L, 3);
 	if (!lua_isnil(L, 3)) {
 		vchecktable(L, 3);
 		vm_read(L, 3, 3, vf_cq_opts, &o);
-		lua_getfield(L, 3, "channel");   /* index 4: kept as a user value */
+		used[1] = vobj_field(L, 3, 3, "channel", &vc_channel, &o.channel);   /* index 4: kept as a user value */
+		vobj_same_context(L, 3, "channel", used[1], c);
 		deps[1] = 4;
 	}
 	struct vnode *n = vobj_new(L, &vc_cq, 2, deps);
+	vobj_recheck(L, 3, used, 2);
 	struct ibv_cq *cq = ibv_create_cq(c->h, cqe, NULL, o.channel, o.comp_vector);
 	int err = errno;
 	if (vrecording) {
@@ -380,6 +383,8 @@ static int l_get_cq_event(lua_State *L)
 	int ret = ibv_get_cq_event(ch, &cq, &cq_ctx);
 	int err = errno;
 	struct vnode *cn = ret ? NULL : vobj_find(cq);
+	if (cn)
+		cn->events++;   /* before the recorder: destroying the CQ acks it, not waits for it forever */
 	if (vrecording) {
 		char call[96], a[32], b[32] = "?";
 		if (cn)
@@ -394,7 +399,6 @@ static int l_get_cq_event(lua_State *L)
 		ibv_ack_cq_events(cq, 1);
 		return luaL_error(L, "get_cq_event: event for an unknown CQ");
 	}
-	cn->events++;
 	if (!vobj_push(L, cn))
 		lua_pushnil(L);
 	return 1;
@@ -409,12 +413,14 @@ static const luaL_Reg channel_methods[] = { { "get_cq_event", l_get_cq_event }, 
 struct vclass vc_cq = {
 	.kind = "cq", .var = "cq", .tname = "verbs.cq", .destroy_verb = "ibv_destroy_cq",
 	.destroy_method = "destroy", .destroy = cq_destroy, .describe = cq_describe, .field = cq_field,
+	.fields = (const char *const[]){ "cqe", "handle", "wc_flags", "wr_id", "status", NULL },
 	.methods = cq_methods, .more_methods = cq_ex_methods,
 };
 struct vclass vc_channel = {
 	.kind = "comp_channel", .var = "channel", .tname = "verbs.comp_channel",
 	.destroy_verb = "ibv_destroy_comp_channel", .destroy_method = "destroy", .destroy = channel_destroy,
-	.describe = channel_describe, .field = channel_field, .methods = channel_methods,
+	.describe = channel_describe, .field = channel_field,
+	.fields = (const char *const[]){ "fd", NULL }, .methods = channel_methods,
 };
 
 void cq_open(lua_State *L)

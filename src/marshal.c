@@ -22,16 +22,6 @@ static void put_uint(void *p, int size, uint64_t v)
 	}
 }
 
-/* "verbs.pd" for a verbs object, else the Lua type name (as luaL_typeerror says it). */
-static const char *type_name(lua_State *L, int idx)
-{
-	int t = luaL_getmetafield(L, idx, "__name");
-	const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, idx);
-	if (t != LUA_TNIL)
-		lua_pop(L, 1);   /* the name stays alive in the metatable */
-	return s;
-}
-
 static uint64_t get_uint(const void *p, int size)
 {
 	switch (size) {
@@ -184,13 +174,12 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 		}
 		return;
 	case VT_OBJ: {
-		struct vnode *n = vobj_test(L, idx, f->cls);
-		if (!n)
-			bad_key(L, arg, prefix, key, lua_pushfstring(L, "%s expected, got %s", f->cls->tname,
-							      type_name(L, idx)));
-		if (!n->h)
-			bad_key(L, arg, prefix, key, lua_pushfstring(L, "%s is destroyed", f->cls->kind));
+		struct vnode *n;
+		if ((err = vobj_why(L, idx, f->cls, &n)))
+			bad_key(L, arg, prefix, key, err);
 		*(void **)p = n->h;
+		if (f->seen)
+			f->seen(L, idx, n);
 		return;
 	}
 	case VT_CUSTOM:

@@ -18,16 +18,29 @@ struct sge_in {
 	uint32_t length, lkey;
 };
 enum { S_MR = 1, S_OFFSET = 2, S_LENGTH = 4, S_ADDR = 8, S_LKEY = 16 };
-#define SG(m, t, b, ...) VF(struct sge_in, m, t, .bit = (b), __VA_ARGS__)
-static const struct vfield vf_sge[] = {
-	SG(mr, VT_OBJ, S_MR, .cls = &vc_mr), SG(offset, VT_UINT, S_OFFSET), SG(length, VT_UINT, S_LENGTH),
-	SG(addr, VT_UINT, S_ADDR), SG(lkey, VT_UINT, S_LKEY),
-	VF_END
-};
-
 /* Where the SGEs of the WRs being read go (read_sges is called by the
  * marshaller, which passes no context). */
 static struct sge_pool *pool;
+
+/* A prepared WR keeps the very objects that were read into it: one read. */
+static void keep_dep(lua_State *L, int idx, struct vnode *n)
+{
+	struct sge_pool *p = pool;
+	if (!p->deps)
+		return;
+	if (p->ndeps >= p->maxdeps)   /* one MR per SGE and one AH per WR were counted */
+		luaL_error(L, "verbs.send_wr: the WR table changed while it was being read");
+	p->deps[p->ndeps++] = n;
+	lua_pushvalue(L, idx);
+	lua_rawseti(L, p->keep, p->ndeps);
+}
+
+#define SG(m, t, b, ...) VF(struct sge_in, m, t, .bit = (b), __VA_ARGS__)
+const struct vfield vf_sge[] = {
+	SG(mr, VT_OBJ, S_MR, .cls = &vc_mr, .seen = keep_dep), SG(offset, VT_UINT, S_OFFSET), SG(length, VT_UINT, S_LENGTH),
+	SG(addr, VT_UINT, S_ADDR), SG(lkey, VT_UINT, S_LKEY),
+	VF_END
+};
 
 static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *num)
 {
@@ -111,15 +124,15 @@ static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfiel
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.rdma) wr_rdma_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.atomic) wr_atomic_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.ud) wr_ud_t;
-static const struct vfield vf_wr_rdma[] = {
+const struct vfield vf_wr_rdma[] = {
 	VF(wr_rdma_t, remote_addr, VT_UINT), VF(wr_rdma_t, rkey, VT_UINT), VF_END
 };
-static const struct vfield vf_wr_atomic[] = {
+const struct vfield vf_wr_atomic[] = {
 	VF(wr_atomic_t, remote_addr, VT_UINT), VF(wr_atomic_t, compare_add, VT_UINT),
 	VF(wr_atomic_t, swap, VT_UINT), VF(wr_atomic_t, rkey, VT_UINT), VF_END
 };
-static const struct vfield vf_wr_ud[] = {
-	VF(wr_ud_t, ah, VT_OBJ, .cls = &vc_ah), VF(wr_ud_t, remote_qpn, VT_UINT, .max = 0xffffff),
+const struct vfield vf_wr_ud[] = {
+	VF(wr_ud_t, ah, VT_OBJ, .cls = &vc_ah, .seen = keep_dep), VF(wr_ud_t, remote_qpn, VT_UINT, .max = 0xffffff),
 	VF(wr_ud_t, remote_qkey, VT_UINT), VF_END
 };
 

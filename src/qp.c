@@ -140,6 +140,17 @@ void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *r
 		vargerror(L, arg, lua_pushfstring(L, "key 'qp_type' is required (%s)", types));
 }
 
+void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
+		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used)
+{
+	static const char *const key[] = { "send_cq", "recv_cq", "srq" };
+	void *slot[] = { send_cq, recv_cq, srq };
+	for (int i = 0; i < 3; i++) {
+		used[i + 1] = vobj_field(L, arg, tidx, key[i], i < 2 ? &vc_cq : &vc_srq, slot[i]);
+		vobj_same_context(L, arg, key[i], used[i + 1], owner);
+	}
+}
+
 /* pd:create_qp{ qp_type=, send_cq=, recv_cq=, srq=, cap={...}, sq_sig_all= } */
 int qp_create(lua_State *L)
 {
@@ -150,11 +161,11 @@ int qp_create(lua_State *L)
 	lua_settop(L, 2);
 	vm_read(L, 2, 2, vf_qp_init_attr, &ia);
 	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, QP_TYPES);
-	lua_getfield(L, 2, "send_cq");
-	lua_getfield(L, 2, "recv_cq");
-	lua_getfield(L, 2, "srq");
+	struct vnode *used[4] = { p };
+	qp_read_deps(L, 2, 2, &ia.send_cq, &ia.recv_cq, &ia.srq, p, used);   /* 3, 4, 5 */
 	int deps[] = { 1, 3, 4, 5 };
 	struct vnode *n = vobj_new(L, &vc_qp, 4, deps);
+	vobj_recheck(L, 2, used, 4);
 	struct ibv_qp_init_attr asked = ia;   /* the provider writes the real cap back into ia */
 	struct ibv_qp *qp = ibv_create_qp(p->h, &ia);
 	int err = errno;
@@ -279,6 +290,8 @@ static const luaL_Reg qp_methods[] = {
 struct vclass vc_qp = {
 	.kind = "qp", .var = "qp", .tname = "verbs.qp", .destroy_verb = "ibv_destroy_qp",
 	.destroy_method = "destroy", .destroy = qp_destroy, .describe = qp_describe, .field = qp_field,
+	.fields = (const char *const[]){ "qp_num", "state", "qp_type", "handle", "pd", "send_cq", "recv_cq", "srq",
+					  "wr_id", "wr_flags", NULL },
 	.methods = qp_methods, .more_methods = qp_ex_methods, .destroy_call = qp_destroy_call,
 	.setfield = qp_ex_setfield,
 };

@@ -5,7 +5,7 @@
 #include "verbsh.h"
 
 #define SA(m, b) VF(struct ibv_srq_attr, m, VT_UINT, .bit = (b))
-static const struct vfield vf_srq_attr[] = {
+const struct vfield vf_srq_attr[] = {
 	SA(max_wr, IBV_SRQ_MAX_WR), SA(max_sge, 0), SA(srq_limit, IBV_SRQ_LIMIT), VF_END
 };
 

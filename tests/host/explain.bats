@@ -285,7 +285,7 @@ diag() {
     diag ibv_get_device_list no_device
     [ "$status" -eq 0 ]
     [[ $output == *"case: no_rdma_kernel"* ]]
-    [[ $output == *"fix: run verbsh in the project's micro-VM"*'`scripts/rxe-vm -- ./verbsh` or `make run`'* ]]
+    [[ $output == *"fix: run verbsh in the project's micro-VM"*'`scripts/rxe-vm --tty -- ./verbsh` or `make run`'* ]]
 }
 
 @test "open: modules there but not loaded -> modprobe rdma_rxe, then rdma link add on an up interface" {

@@ -59,6 +59,32 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [ "${#lines[@]}" -eq 3 ]
 }
 
+@test "an interactive shell with an empty, non-terminal stdin says how to get a terminal, and exits 1" {
+    # what `scripts/rxe-vm -- ./verbsh` (no --tty) did: exit 0 in silence
+    run "$VERBSH" </dev/null
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == *"verbsh: the interactive shell needs you at a terminal, but standard input is not one and had nothing to read." ]]
+    [[ $output == *"make run opens one on a device"* ]]
+    [[ $output == *"-e CODE"* ]]
+    # in the micro-VM it names the command again, with --tty
+    RXE_VM=1 run "$VERBSH" -d rxe0 </dev/null
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"scripts/rxe-vm runs a command without a terminal unless given --tty:"* ]]
+    [[ $output == *"    scripts/rxe-vm --tty -- $VERBSH -d rxe0"* ]]
+    [[ $output == *"or simply: make run ARGS=\"-d rxe0\""* ]]
+    run "$VERBSH" -i </dev/null
+    [ "$status" -eq 1 ]
+    [[ $output == *"the interactive shell (-i) needs you at a terminal"* ]]
+    # an explicit stdin script (-) and -e stay as lua runs them
+    run "$VERBSH" - </dev/null
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+    run "$VERBSH" -e 'io.write("ok")' </dev/null
+    [ "$output" = "ok" ]
+}
+
 @test "--help and --version" {
     run "$VERBSH" --help
     [ "$status" -eq 0 ]
@@ -87,7 +113,8 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 
 @test "verbs is a preloaded global, and require 'verbs' gives the same table" {
     run "$VERBSH" -e 'print(type(verbs), require("verbs") == verbs, type(verbs.open), type(verbs.explain))
-      print(verbs.oob == require("verbs.oob"), verbs.explain == require("verbs.explain").explain)'
+      local x = "RNR_RETRY_EXC_ERR"
+      print(verbs.oob == require("verbs.oob"), verbs.explain(x) == require("verbs.explain").explain(x))'
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "table	true	function	function" ]
     [ "${lines[1]}" = "true	true" ]
@@ -129,4 +156,45 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [[ $output == *"a method is the verb minus ibv_ and its object"* ]]
     [[ $output == *"C: int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)"* ]]
     [[ $output == *'no help for "nosuchthing"'* ]]
+}
+
+@test "completion: keys of the table being typed and the enum that fits, from verbs.complete" {
+    run "$VERBSH" -e '
+      local C = require "verbs.complete"
+      qp_a = setmetatable({}, { __name = "verbs.qp" })   -- what completion sees of a QP
+      srq = setmetatable({}, { __name = "verbs.srq" })
+      local function show(before, word)
+        local r = C.candidates(before, word)
+        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
+      end
+      show("qp_a:modify{", "qp_st")
+      show("qp_a:modify{ah_attr = {grh = {", "s")
+      show("srq:modify{", "s")                          -- srq:modify takes ibv_srq_attr
+      show("qp_a:post_send{ { sg_list = { { ", "l")
+      show("qp_a:post_send({ rdma = { ", "r")
+      show("id:create_qp(pd, { ", "ca")
+      show("qp_a:modify{qp_state = \"", "R")
+      show("qp_a:modify{qp_state = \"", "IBV_QPS_R")
+      show("qp_a:modify{qp_access_flags = {\"LOCAL_WRITE\", \"", "REMOTE_")
+      show("pd:reg_mr(4096, \"", "REMOTE_W")
+      show("if wc.status == \"", "RNR")
+      show("id:connect{ private_data = \"", "R")
+      show("print(\"", "R")
+      show("x = ", "qp")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "qp_state" ]
+    [ "${lines[1]}" = "sgid_index" ]
+    [ "${lines[2]}" = "srq_limit" ]
+    [ "${lines[3]}" = "length lkey" ]
+    [ "${lines[4]}" = "remote_addr rkey" ]
+    [ "${lines[5]}" = "cap" ]
+    [ "${lines[6]}" = "RESET RTR RTS" ]
+    [ "${lines[7]}" = "IBV_QPS_RESET IBV_QPS_RTR IBV_QPS_RTS" ]
+    [ "${lines[8]}" = "REMOTE_WRITE REMOTE_READ REMOTE_ATOMIC" ]
+    [ "${lines[9]}" = "REMOTE_WRITE" ]
+    [ "${lines[10]}" = "RNR_RETRY_EXC_ERR" ]
+    [ "${lines[11]}" = "(none)" ]   # a key that takes no enum: nothing to offer
+    [ "${lines[12]}" = "nil" ]   # no context: the shell offers every name, as before
+    [ "${lines[13]}" = "nil" ]
 }
