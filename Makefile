@@ -131,7 +131,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)
 
 # The .deb (lintian-checked) and the rock, each from a clean copy of the
-# tree; then the .deb installed in the micro-VM runs lesson 1 (about 2 min).
+# tree; then the .deb installed in the micro-VM runs lesson 1 (2-3 min).
 package: all deps-package
 	scripts/package
 deps-package:

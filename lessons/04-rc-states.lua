@@ -209,7 +209,7 @@ return {
         if not (K.is(mr, "mr") and mr:read(32, 4) == "ping") then
           return false, "mr does not hold \"ping\" at offset 32"
         end
-        return true, "SEND " .. K.wc_note(s) .. "; RECV " .. K.wc_note(r) .. "; \"ping\" arrived"
+        return true, K.wc_note(s) .. "; " .. K.wc_note(r) .. "; \"ping\" arrived"
       end,
     },
   },

@@ -30,15 +30,6 @@ end
 local function have(cmd) return sh("command -v " .. cmd) ~= "" end
 local function text(v, s) if type(v) == "function" then return v(s) end return v end
 
--- The micro-VM's command as this verbsh was started: verbsh-vm next to an
--- installed binary, scripts/rxe-vm in a checkout.
-local function vm_command(info)
-  local dir = (info.exe or ""):match("^(.*)/[^/]*$") or "."
-  if sys.exists(dir .. "/verbsh-vm") then return "verbsh-vm --tty -- verbsh" end
-  if sys.exists(dir .. "/scripts/rxe-vm") then return "scripts/rxe-vm --tty -- ./verbsh" end
-  return "verbsh-vm --tty -- verbsh"
-end
-
 ---------------------------------------------------------------------------
 -- The checks. Each appends { name=, status=, message=, fix= } through add.
 
@@ -47,7 +38,14 @@ end
 -- the fail, and the checks after it cannot be judged, so they are left out.
 local OPEN_CHECKS = {
   { name = "kernel", cases = { no_rdma_kernel = true, module_not_loaded = true, no_rxe_module = true },
-    ok = function(s) return "RDMA in the kernel: " .. table.concat(s.ibdevs, ", ") .. " in /sys/class/infiniband" end },
+    ok = function(s)
+      local mods = {}
+      for _, m in ipairs { "ib_core", "ib_uverbs", "rdma_rxe", "siw" } do
+        if sys.exists("/sys/module/" .. m) then mods[#mods + 1] = m end
+      end
+      return ("RDMA in the kernel: %s%s"):format(#mods > 0 and (table.concat(mods, ", ") .. " loaded") or "built in",
+        #s.ibdevs > 0 and ("; /sys/class/infiniband has " .. table.concat(s.ibdevs, ", ")) or "")
+    end },
   { name = "rxe-link", cases = { no_rxe_link = true },
     ok = function(s) return "RDMA devices: " .. table.concat(s.ibdevs, ", ") end },
   { name = "uverbs", cases = { no_uverbs = true },
@@ -60,7 +58,7 @@ local OPEN_CHECKS = {
     ok = function() return "this user can open /dev/infiniband/uverbs*" end },
 }
 
-local function open_checks(add, info, found)
+local function open_checks(add, found)
   local names = {}
   for i, d in ipairs(found.devices) do names[i] = d.name end
   local req = os.getenv("VERBSH_DEVICE")
@@ -69,11 +67,7 @@ local function open_checks(add, info, found)
   for _, chk in ipairs(OPEN_CHECKS) do
     for _, c in ipairs(sys.OPEN_CASES) do
       if chk.cases[c.case] and c.test(s) then
-        local fix = text(c.fix, s)
-        if c.case == "no_rdma_kernel" or c.case == "no_rxe_module" then
-          fix = fix:gsub("`scripts/rxe%-vm %-%-tty %-%- %./verbsh` or `make run`", "`" .. vm_command(info) .. "`")
-        end
-        add(chk.name, "fail", text(c.why, s), fix)
+        add(chk.name, "fail", text(c.why, s), text(c.fix, s))
         return false
       end
     end
@@ -301,7 +295,7 @@ local function vm_check(add, info)
     add("vm", "ok", "running inside verbsh's micro-VM")
     return
   end
-  local vm = vm_command(info):match("^(%S+)")
+  local vm = sys.vm_command():match("^`(%S+)")
   if not have("qemu-system-x86_64") then
     add("vm", "warn", ("qemu is missing, so %s (real rxe in a micro-VM, for hosts without RDMA) cannot run"):format(vm),
       "sudo apt-get install --no-install-recommends qemu-system-x86 busybox-static xz-utils")
@@ -331,7 +325,7 @@ function M.run()
   add("versions", "ok", versions(info))
   local found = { devices = verbs.devices(), byname = {} }
   for _, d in ipairs(found.devices) do found.byname[d.name] = d end
-  local usable = open_checks(add, info, found)
+  local usable = open_checks(add, found)
   local netdevs = {}
   if usable and #found.devices > 0 then
     abi_check(add, info)

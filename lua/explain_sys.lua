@@ -73,8 +73,23 @@ local function modules_loadable(mod, subdir)
 end
 local function loaded(mod) return exists("/sys/module/" .. mod) end
 
-local VM_FIX = "run verbsh in the project's micro-VM, which boots a kernel with rdma_rxe and creates rxe0:"
-  .. " `scripts/rxe-vm --tty -- ./verbsh` or `make run`"
+-- The micro-VM as this verbsh can start it: verbsh-vm next to an installed
+-- binary; in a checkout (./verbsh or build/asan/verbsh), scripts/rxe-vm.
+-- (Real paths, not under M.root: they are about this binary, not the system.)
+function M.vm_command()
+  local exe = require("verbs").sysinfo().exe or ""
+  local dir = exe:match("^(.*)/[^/]*$") or "."
+  local function here(p) local f = io.open(dir .. p) if f then f:close() end return f ~= nil end
+  if not here("/verbsh-vm") then
+    for _, up in ipairs { "", "/..", "/../.." } do
+      if here(up .. "/scripts/rxe-vm") then return "`scripts/rxe-vm --tty -- ./verbsh` or `make run`" end
+    end
+  end
+  return "`verbsh-vm --tty -- verbsh`"
+end
+local function VM_FIX()
+  return "run verbsh in the project's micro-VM, which boots a kernel with rdma_rxe and creates rxe0: " .. M.vm_command()
+end
 
 -- The cases, most basic first; the first whose test holds is the diagnosis.
 -- test(s) gets the facts gathered once; why/fix may be functions of them.
@@ -83,7 +98,7 @@ M.OPEN_CASES = {
     test = function(s) return #s.ibdevs == 0 and not loaded("ib_core") and not modules_loadable("ib_core", "core") end,
     why = "this kernel has no RDMA support: no /sys/class/infiniband, no ib_core module loaded and none to load"
       .. " (Soft-RoCE needs CONFIG_RDMA_RXE)",
-    fix = VM_FIX .. "; or boot a kernel with CONFIG_RDMA_RXE=m" },
+    fix = function() return VM_FIX() .. "; or boot a kernel with CONFIG_RDMA_RXE=m" end },
   { case = "module_not_loaded",
     test = function(s) return #s.ibdevs == 0 and not loaded("rdma_rxe") and modules_loadable("rdma_rxe", "sw/rxe") end,
     why = "the kernel can do RDMA, but the Soft-RoCE module rdma_rxe is not loaded (no /sys/module/rdma_rxe)",

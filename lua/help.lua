@@ -29,6 +29,17 @@ local function enum_list(ctype)
   return e and table.concat(e.names, ", ") or "?"
 end
 
+-- "(or full names such as IBV_MTU_256, or the C value: 1 for 256)": the value,
+-- not what the name says (path_mtu = 1024 is not IBV_MTU_1024).
+local function enum_also(ctype)
+  local e = verbs().enum(ctype)
+  if not e then return "" end
+  local n = e.names[1]
+  local value = ("the C value: %d for %s"):format(e.values[n], n)
+  if e.prefix == "" then return "(or " .. value .. ")" end
+  return ("(or full names such as %s%s, or %s)"):format(e.prefix, n, value)
+end
+
 -- "integer 0..255", "enum ibv_mtu: 256, 512, ...", "a cq object", ...
 local function type_text(f)
   if f.type == "int" or f.type == "uint" then
@@ -42,9 +53,9 @@ local function type_text(f)
     end
     return s
   elseif f.type == "enum" then
-    return ("a name of enum %s: %s (or the IBV_ name, or its number)"):format(f.enum, enum_list(f.enum))
+    return ("a name of enum %s: %s %s"):format(f.enum, enum_list(f.enum), enum_also(f.enum))
   elseif f.type == "flags" then
-    return ("flags of %s: a name or a list of names of %s (or an integer)"):format(f.enum, enum_list(f.enum))
+    return ("flags of %s: a name or a list of names of %s %s"):format(f.enum, enum_list(f.enum), enum_also(f.enum))
   elseif f.type == "gid" then
     return 'a GID: IPv6 text ("::ffff:192.0.2.1") or 16 raw bytes'
   elseif f.type == "struct" then

@@ -95,7 +95,8 @@ M.methods = {
     "take up to max completions now (an empty list when there is none)", gives = "ibv_wc", each = "a list of tables",
     ex = "for _, wc in ipairs(cq:poll(16)) do print(wc.wr_id, wc.status) end" },
   wait = { "cq", "cq:wait(n [, timeout_ms]) or cq:wait(wcs [, n [, timeout_ms]])", "(ibv_poll_cq in a loop)",
-    "poll until n completions or the timeout; Ctrl-C interrupts", gives = "ibv_wc", each = "a list of tables", ex = "wcs = cq:wait(2, 1000)" },
+    "poll until n completions or the timeout; Ctrl-C interrupts. When the timeout ends it short, the list comes"
+    .. " with a second value that says so: \"timed out after 100 ms: 0 of 2 completions\"", gives = "ibv_wc", each = "a list of tables", ex = "wcs = cq:wait(2, 1000)" },
   req_notify = { "cq", "cq:req_notify([solicited_only])", "int ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)",
     "arm the CQ: its channel wakes up at the next completion", ex = "cq:req_notify()" },
   ack_events = { "cq", "cq:ack_events(n)", "void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)",
@@ -244,6 +245,16 @@ M.methods = {
   wait_fds = { "verbs", "verbs.wait_fds({channel, cm_channel, ctx, socket, fd...} [, timeout_ms])",
     "int poll(struct pollfd *fds, nfds_t nfds, int timeout)  /* or epoll_wait */",
     "the entries that are readable (empty at the timeout); Ctrl-C interrupts", ex = "ready = verbs.wait_fds({ ch }, 1000)" },
+  strict = { "verbs", "verbs.strict([on])", "(verbsh's own: no C counterpart)",
+    "the setting before; with true, every verbsh warning (what C accepts but is almost always a mistake, such as"
+    .. " RDMA_WRITE without rdma) becomes an error, and a script's undefined global is an error as at the prompt",
+    ex = "verbs.strict(true)" },
+  warnings = { "verbs", "verbs.warnings([on])", "(verbsh's own: no C counterpart)",
+    "the setting before; false silences verbsh's warnings on stderr (a bug-reproducing script that means the"
+    .. " mistake); verbs.strict(true) still makes them errors", ex = "verbs.warnings(false)" },
+  suggest = { "verbs", "verbs.suggest(typed, names)", "(verbsh's own: no C counterpart)",
+    "the name in the list closest to typed (a typo, a C habit such as dest_qp for dest_qp_num), or nil: the rule"
+    .. " behind every \"did you mean\" of verbsh", ex = 'verbs.suggest("dest_qp", {"dest_qp_num", "qp_state"})' },
   getrusage = { "verbs", "verbs.getrusage()", "int getrusage(int who, struct rusage *usage)  /* RUSAGE_SELF */",
     "this process's CPU time (ru_utime, ru_stime in seconds), ru_maxrss, context switches",
     ex = "verbs.getrusage().ru_utime" },
@@ -367,6 +378,9 @@ M.lesson = {
   ["lesson.list"] = { "lesson.list()", "lists the lessons", ex = "lesson.list()" },
   ["lesson.kit"] = { "lesson.kit.NAME", "the helpers the lessons are written with (lua/lesson_kit.lua):"
     .. " u64, vm_pin_kb, memlock, roce_gid, gid_ipv4, gid_bytes, ...", ex = "lesson.kit.u64(mr_b, 0)" },
+  ["lesson.kit.ud_ready"] = { "lesson.kit.ud_ready(qp [, qkey])",
+    "moves a UD qp to RTS from any state (through RESET, INIT with the lessons' Q_Key, RTR), as lessons 9 and 12 do",
+    ex = "lesson.kit.ud_ready(qp_b)" },
   ["lesson.kit.u64"] = { "lesson.kit.u64(mr, offset)", "the 64-bit word at offset in mr, in host order (atomics)",
     ex = "lesson.kit.u64(mr_b, 0)" },
   ["lesson.kit.vm_pin_kb"] = { "lesson.kit.vm_pin_kb()", "this process's pinned memory (VmPin in /proc/self/status), KiB",

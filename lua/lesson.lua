@@ -225,11 +225,14 @@ local function finish()
   if nxt and not cur.auto then out(("  Next: lesson %q  -- %s"):format(nxt.short, load_lesson(nxt).title)) end
 end
 
--- Runs the current step's check. Returns passed, text.
-local function run_check()
+-- Runs the current step's check. Returns passed, text. `told`: the learner
+-- sees a failure's reason, so the failed completions it judged are an old
+-- try's from now on (the silent check after each chunk marks nothing).
+local function run_check(told)
   local st = step()
   local ok, passed, why = pcall(st.check, cur.S)
   if not ok then return false, "check could not run: " .. tostring(passed) end
+  if not passed and told then K.forget_judged(cur.S) end
   return passed and true or false, why
 end
 
@@ -269,7 +272,7 @@ end
 commands.show = function() M.show() end
 function commands.check()
   if not cur or cur.finished then return end
-  local passed, why = run_check()
+  local passed, why = run_check(true)
   if passed then
     advance(why)
   else
@@ -348,6 +351,34 @@ function M.start(what)
   enter_step()
 end
 
+-- VERBSH_LESSON_RETRY=1 with --auto: every step whose check judged
+-- completions is also taken as a failed try and a retry. The completions of
+-- the first try are turned into failures (LOC_LEN_ERR, as a receive too
+-- small gives), the check must refuse them, then the model solution runs
+-- again and the check must pass on the new completions alone. A step whose
+-- solution cannot simply be redone says why in its `retry` field; `redo`
+-- is what a learner types first to undo the failed try (reconnect a QP
+-- that went to ERR, zero a counter).
+local retry_drill = os.getenv("VERBSH_LESSON_RETRY") == "1"
+local function retry_step(st, note)
+  local judged = cur.S.judged
+  if not judged or #judged == 0 then return true, note end
+  if type(st.retry) == "string" then
+    out("  (retry drill: not for this step: ", st.retry, ")")
+    return run_check()
+  end
+  for _, wc in ipairs(judged) do rawset(wc, "status", "LOC_LEN_ERR") end
+  out("  (retry drill: the completions above now read LOC_LEN_ERR, as a failed try's would)")
+  local passed, why = run_check(true)
+  if passed then return false, "the check passed on failed completions: " .. tostring(why) end
+  out("  (retry drill: the check refused them: ", tostring(why), "; now the step again)")
+  if st.redo then M.run_code(dedent(st.redo), true, repl.prefix .. "verbsh> ") end
+  M.run_code(dedent(st.solution), true, repl.prefix .. "verbsh> ")
+  local ok, note = run_check()
+  if not ok then return false, "after a failed try, the redone step did not pass: " .. tostring(note) end
+  return true, note
+end
+
 -- Runs one lesson without a learner. Returns true, or false and the failed
 -- step, or nil and the skip reason.
 function M.auto(what)
@@ -359,6 +390,7 @@ function M.auto(what)
     out("")
     M.run_code(dedent(st.solution), true, repl.prefix .. "verbsh> ")
     local passed, note = run_check()
+    if passed and retry_drill then passed, note = retry_step(st, note) end
     if not passed then
       local failed = ("lesson %s step %d (%s): %s"):format(cur.short, cur.i, st.title,
                                                             note or "check did not pass")

@@ -16,7 +16,7 @@ const struct vfield vf_global_route[] = {
 #define AA(m, t, ...) VF(struct ibv_ah_attr, m, t, __VA_ARGS__)
 const struct vfield vf_ah_attr[] = {
 	AA(grh, VT_STRUCT, .sub = vf_global_route), AA(dlid, VT_UINT), AA(sl, VT_UINT, .max = 15),
-	AA(src_path_bits, VT_UINT), AA(static_rate, VT_UINT), AA(is_global, VT_UINT, .max = 1),
+	AA(src_path_bits, VT_UINT, .max = 127), AA(static_rate, VT_UINT), AA(is_global, VT_UINT, .max = 1),
 	AA(port_num, VT_UINT),
 	VF_END
 };

@@ -196,13 +196,47 @@ static bool lookup(const struct venum *t, const char *s, int64_t *out)
 static const char *bad_name(lua_State *L, const struct venum *t, const char *s)
 {
 	luaL_Buffer b;
+	struct vsuggest g;
+	size_t pl = strlen(t->prefix);
+	vsuggest_init(&g, pl && strncmp(s, t->prefix, pl) == 0 ? s + pl : s);
+	for (size_t i = 0; i < t->n; i++)
+		vsuggest_offer(&g, t->e[i].name);
 	luaL_buffinit(L, &b);
-	lua_pushfstring(L, "'%s' is not a name of %s (known: ", s, t->ctype);
+	if (vsuggest_best(&g))
+		lua_pushfstring(L, "'%s' is not a name of %s: did you mean \"%s\"? (known: ", s, t->ctype, vsuggest_best(&g));
+	else
+		lua_pushfstring(L, "'%s' is not a name of %s (known: ", s, t->ctype);
 	luaL_addvalue(&b);
 	for (size_t i = 0; i < t->n; i++) {
 		if (i)
 			luaL_addstring(&b, ", ");
 		luaL_addstring(&b, t->e[i].name);
+	}
+	luaL_addstring(&b, ")");
+	luaL_pushresult(&b);
+	return lua_tostring(L, -1);
+}
+
+/* "1024 is not a value of ibv_mtu": the names, and for an enum whose names
+ * are numbers (ibv_mtu's "1024" is IBV_MTU_1024 = 3) the one meant. */
+static const char *bad_value(lua_State *L, const struct venum *t, int64_t v)
+{
+	char num[32];
+	luaL_Buffer b;
+	snprintf(num, sizeof num, "%lld", (long long)v);
+	luaL_buffinit(L, &b);
+	lua_pushfstring(L, "%s is not a value of %s", num, t->ctype);
+	luaL_addvalue(&b);
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->e[i].name, num) == 0) {
+			lua_pushfstring(L, ": use the name \"%s\" (%s%s = %d); the integer is the enum's value, not %s",
+					num, t->prefix, num, (int)t->e[i].value, num);
+			luaL_addvalue(&b);
+		}
+	luaL_addstring(&b, " (values: ");
+	for (size_t i = 0; i < t->n; i++) {
+		lua_pushfstring(L, "%s\"%s\" = %d", i ? ", " : "", t->e[i].name, (int)t->e[i].value);
+		luaL_addvalue(&b);
 	}
 	luaL_addstring(&b, ")");
 	luaL_pushresult(&b);
@@ -222,7 +256,7 @@ const char *venum_read(lua_State *L, int idx, const struct venum *t, int64_t *ou
 		if (!isint)
 			return lua_pushfstring(L, "%s: %s is not an integer", t->ctype, lua_tostring(L, idx));
 		if (!t->flags && !venum_name(t, v))
-			return lua_pushfstring(L, "%d is not a value of %s", (int)v, t->ctype);
+			return bad_value(L, t, v);
 		if (t->flags && v < 0)
 			return lua_pushfstring(L, "%s: %d is negative", t->ctype, (int)v);
 		*out = v;

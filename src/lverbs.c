@@ -45,6 +45,8 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	wait_open(L);
 	fields_open(L);
 	sysinfo_open(L);
+	suggest_open(L);
+	warn_open(L);
 	venum_open(L);
 	lua_setfield(L, -2, "enums");
 	vtrace_open(L);

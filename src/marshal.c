@@ -194,6 +194,41 @@ void vm_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void 
 	read_value(L, arg, lua_absindex(L, idx), f, dst, path, NULL);
 }
 
+/* "unknown key 'dest_qp' (did you mean 'dest_qp_num'?)": the closest key of
+ * f, or a key of a nested struct ('rkey' at the top of a WR is rdma.rkey),
+ * or C's union name (wr.rdma is rdma here), or else the keys there are. */
+static const char *unknown_key(lua_State *L, const struct vfield *f, const char *path, const char *key)
+{
+	struct vsuggest s;
+	const struct vfield *fd, *sub;
+	for (fd = f; fd->name; fd++)
+		if (fd->type == VT_STRUCT)
+			for (sub = fd->sub; sub->name; sub++)
+				if (strcmp(sub->name, key) == 0)
+					return lua_pushfstring(L, "unknown key '%s' (did you mean %s = { %s = ... }? in C: %s.%s)",
+							       path, fd->name, key, fd->cname ? fd->cname : fd->name, key);
+	vsuggest_init(&s, key);
+	for (fd = f; fd->name; fd++)
+		vsuggest_offer(&s, fd->name);
+	if (vsuggest_best(&s))
+		return lua_pushfstring(L, "unknown key '%s' (did you mean '%s'?)", path, vsuggest_best(&s));
+	if (strcmp(key, "wr") == 0)
+		for (fd = f; fd->name; fd++)
+			if (fd->cname && strncmp(fd->cname, "wr.", 3) == 0)
+				return lua_pushfstring(L, "unknown key '%s' (C's wr.rdma, wr.atomic and wr.ud are the keys"
+							  " rdma, atomic and ud here: rdma = { remote_addr = ..., rkey = ... })", path);
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	lua_pushfstring(L, "unknown key '%s' (keys: ", path);
+	luaL_addvalue(&b);
+	for (fd = f; fd->name; fd++) {
+		luaL_addstring(&b, fd->name);
+		luaL_addstring(&b, fd[1].name ? ", " : ")");
+	}
+	luaL_pushresult(&b);
+	return lua_tostring(L, -1);
+}
+
 uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix)
 {
 	uint64_t mask = 0;
@@ -214,7 +249,7 @@ uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, v
 			if (strcmp(fd->name, key) == 0)
 				break;
 		if (!fd->name)
-			vargerror(L, arg, lua_pushfstring(L, "unknown key '%s'", vm_path(path, sizeof path, prefix, key, 0)));
+			vargerror(L, arg, unknown_key(L, f, vm_path(path, sizeof path, prefix, key, 0), key));
 		read_value(L, arg, lua_gettop(L), fd, dst, prefix, key);
 		mask |= fd->bit;
 		lua_pop(L, 1);

@@ -419,6 +419,33 @@ static int obj_tostring(lua_State *L)
 	return 1;
 }
 
+/* qp.qpnum is a typo, never a silent nil: "qp has no field 'qpnum'; did you
+ * mean 'qp_num'?", the closest of the class's fields and methods. */
+static int no_such_field(lua_State *L, const struct vclass *cls, const char *key)
+{
+	struct vsuggest s;
+	vsuggest_init(&s, key);
+	for (int i = 0; cls->fields && cls->fields[i]; i++)
+		vsuggest_offer(&s, cls->fields[i]);
+	lua_pushnil(L);
+	while (lua_next(L, lua_upvalueindex(2))) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) == LUA_TSTRING)
+			vsuggest_offer(&s, lua_tostring(L, -1));
+	}
+	if (vsuggest_best(&s))
+		return luaL_error(L, "%s has no field '%s'; did you mean '%s'?", cls->kind, key, vsuggest_best(&s));
+	return luaL_error(L, "%s has no field or method '%s' (help(%s) lists them)", cls->kind, key, cls->kind);
+}
+
+/* The methods table's own __index, for classes without live fields. */
+static int method_missing(lua_State *L)
+{
+	if (lua_type(L, 2) != LUA_TSTRING)
+		return lua_pushnil(L), 1;
+	return no_such_field(L, lua_touserdata(L, lua_upvalueindex(1)), lua_tostring(L, 2));
+}
+
 /* Methods first (raw lookup), then the class's live fields (qp.state). */
 static int obj_index(lua_State *L)
 {
@@ -433,8 +460,7 @@ static int obj_index(lua_State *L)
 	lua_pop(L, 1);
 	if (cls->field && cls->field(L, *ud, lua_tostring(L, 2)))
 		return 1;
-	lua_pushnil(L);
-	return 1;
+	return no_such_field(L, cls, lua_tostring(L, 2));
 }
 
 /* obj.key = value: the few fields a C program assigns (qpx->wr_id). */
@@ -467,6 +493,14 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 		lua_pushlightuserdata(L, (void *)cls);
 		lua_insert(L, -2);
 		lua_pushcclosure(L, obj_index, 2);
+	} else {
+		/* __index is the methods table itself; a name it lacks is a typo */
+		lua_createtable(L, 0, 1);
+		lua_pushlightuserdata(L, (void *)cls);
+		lua_pushvalue(L, -3);
+		lua_pushcclosure(L, method_missing, 2);
+		lua_setfield(L, -2, "__index");
+		lua_setmetatable(L, -2);
 	}
 	lua_setfield(L, -2, "__index");
 	if (cls->setfield) {

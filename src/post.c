@@ -224,6 +224,15 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 			vargerror(L, arg, lua_pushfstring(L, "%skey 'opcode' is required (in C, 0 is IBV_WR_RDMA_WRITE)", at));
 		if (__builtin_popcountll(m & (W_RDMA | W_ATOMIC | W_UD)) > 1)
 			vargerror(L, arg, lua_pushfstring(L, "%srdma, atomic and ud share a union in ibv_send_wr: give one", at));
+		enum ibv_wr_opcode op = ((struct ibv_send_wr *)w)->opcode;
+		bool rdma_op = op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_RDMA_READ;
+		bool atomic_op = op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+		if (rdma_op && !(m & W_RDMA))
+			vwarn(L, arg, "%s%s without rdma: remote_addr 0, rkey 0, as C would post it (rdma = { remote_addr ="
+				      " mr_b.addr, rkey = mr_b.rkey } names the remote buffer)", at, venum_name(&ve_wr_opcode, op));
+		if (atomic_op && !(m & W_ATOMIC))
+			vwarn(L, arg, "%s%s without atomic: remote_addr 0, rkey 0, as C would post it (atomic = {"
+				      " remote_addr =, rkey =, compare_add =, swap = })", at, venum_name(&ve_wr_opcode, op));
 		((struct ibv_send_wr *)w)->next = (struct ibv_send_wr *)next;
 	}
 }

@@ -42,13 +42,15 @@ const struct vfield vf_qp_attr[] = {
 	QA(sq_draining, VT_UINT, 0),
 	QA(max_rd_atomic, VT_UINT, IBV_QP_MAX_QP_RD_ATOMIC),
 	QA(max_dest_rd_atomic, VT_UINT, IBV_QP_MAX_DEST_RD_ATOMIC),
-	QA(min_rnr_timer, VT_UINT, IBV_QP_MIN_RNR_TIMER),
+	/* The IBA's field widths: min_rnr_timer and timeout 5 bits (timeout is
+	 * 4.096 us * 2^timeout), retry_cnt and rnr_retry 3 bits (7: forever). */
+	QA(min_rnr_timer, VT_UINT, IBV_QP_MIN_RNR_TIMER, .max = 31),
 	QA(port_num, VT_UINT, IBV_QP_PORT),
-	QA(timeout, VT_UINT, IBV_QP_TIMEOUT),
-	QA(retry_cnt, VT_UINT, IBV_QP_RETRY_CNT),
-	QA(rnr_retry, VT_UINT, IBV_QP_RNR_RETRY),
+	QA(timeout, VT_UINT, IBV_QP_TIMEOUT, .max = 31),
+	QA(retry_cnt, VT_UINT, IBV_QP_RETRY_CNT, .max = 7),
+	QA(rnr_retry, VT_UINT, IBV_QP_RNR_RETRY, .max = 7),
 	QA(alt_port_num, VT_UINT, IBV_QP_ALT_PATH),
-	QA(alt_timeout, VT_UINT, IBV_QP_ALT_PATH),
+	QA(alt_timeout, VT_UINT, IBV_QP_ALT_PATH, .max = 31),
 	QA(rate_limit, VT_UINT, IBV_QP_RATE_LIMIT),
 	VF_END
 };
@@ -205,6 +207,11 @@ static int l_modify(lua_State *L)
 		if ((e = venum_read(L, 3, &ve_qp_attr_mask, &given)))
 			return vargerror(L, 3, e);
 		mask = (uint64_t)given;
+	} else if (mask == 0) {
+		/* {qp_state = RTS} with RTS an undefined global is {} too */
+		return vargerror(L, 2, "no attributes: ibv_modify_qp with attr_mask 0 changes nothing; give qp_state and"
+				       " the transition's attributes, e.g. {qp_state = \"INIT\", ...} (a nil value, such as an"
+				       " undefined global RTS instead of \"RTS\", leaves its key out)");
 	}
 	enum ibv_qp_state cur = qp_state(qp);
 	int ret = ibv_modify_qp(qp, &a, (int)mask);

@@ -508,6 +508,8 @@ int shell_repl(lua_State *L)
 		       LUA_VERSION_MAJOR "." LUA_VERSION_MINOR);
 	}
 	lua_settop(L, 0);
+	if (shell_call_lua(L, "verbs.repl", "guard_globals", 0, 0) != LUA_OK)
+		lua_settop(L, 0);
 	for (;;) {
 		int status = load_chunk(L);
 		if (status == -1)

@@ -71,6 +71,9 @@ static int l_modify(lua_State *L)
 		if ((e = venum_read(L, 3, &ve_srq_attr_mask, &given)))
 			return vargerror(L, 3, e);
 		mask = (uint64_t)given;
+	} else if (mask == 0) {
+		return vargerror(L, 2, "no attributes: ibv_modify_srq with attr_mask 0 changes nothing; give max_wr or"
+				       " srq_limit");
 	}
 	int ret = ibv_modify_srq(n->h, &a, (int)mask);
 	if (vrecording) {

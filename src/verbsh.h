@@ -50,6 +50,23 @@ void venum_open(lua_State *L);   /* pushes verbs.enums */
 /* The table of the C enum named ctype ("ibv_wr_opcode"), or NULL. */
 const struct venum *venum_find(const char *ctype);
 
+/* ---- suggest.c: "did you mean" for mistyped keys, names and fields ----- */
+
+struct vsuggest {
+	const char *typed, *best;
+	int dist;
+};
+void vsuggest_init(struct vsuggest *s, const char *typed);
+void vsuggest_offer(struct vsuggest *s, const char *candidate);   /* keeps the closest */
+const char *vsuggest_best(const struct vsuggest *s);             /* NULL: nothing close */
+void suggest_open(lua_State *L);                                 /* verbs.suggest */
+
+/* ---- warn.c: what C accepts but is almost always a mistake ------------- */
+/* Prints "verbsh warning: ..." on stderr, or raises "bad argument #arg"
+ * under verbs.strict(true); silent after verbs.warnings(false). */
+void vwarn(lua_State *L, int arg, const char *fmt, ...);
+void warn_open(lua_State *L);                                    /* verbs.strict, verbs.warnings */
+
 /* ---- marshal.c: C structs <-> Lua tables, driven by field descriptors --- */
 
 enum vtype {

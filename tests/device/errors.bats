@@ -21,7 +21,7 @@ scenario() {
     [[ $output == *"observed: RC RTR->RTS without max_rd_atomic: EINVAL 22, still RTR"* ]]
     [[ $output == *"observed: RTR with is_global = 0: EINVAL 22, still INIT"* ]]
     [[ $output == *"observed: RTR with sgid_index 7 (empty): ENODATA 61"* ]]
-    [[ $output == *"observed: RTS with timeout 40: EINVAL 22: timeout 40 is above 31"* ]]
+    [[ $output == *"observed: RTS with timeout 40: refused: key 'timeout': 40 is out of range (0..31)"* ]]
     [[ $output == *"observed: RESET->RTS: EINVAL 22, still RESET"* ]]
     [[ $output == *"observed: RESET->ERR: EINVAL 22, still RESET"* ]]
     [[ $output == *"observed: UD RESET->INIT with qp_access_flags: EINVAL 22"* ]]

@@ -165,7 +165,7 @@ help_check() {
     [[ $output == *"RESET, INIT, RTR, RTS"* ]]
     run "$VERBSH" -e 'help "ibv_qp_attr"'
     [[ ${lines[0]} == "struct ibv_qp_attr, as a table: ibv_qp_attr (id:init_qp_attr, qp:modify, qp:query)" ]]
-    [[ $output == *"    path_mtu = a name of enum ibv_mtu: 256, 512, 1024, 2048, 4096"* ]]
+    [[ $output == *"    path_mtu = a name of enum ibv_mtu: 256, 512, 1024, 2048, 4096 (or full names such as IBV_MTU_256, or the C value: 1 for 256)"* ]]
     run "$VERBSH" -e 'help "ibv_free_device_list"'
     [ "${lines[0]}" = "ibv_free_device_list: verbsh calls it inside verbs.devices():" ]
     # a function finds its own help, as its name does

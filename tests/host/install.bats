@@ -66,6 +66,11 @@ installed() { env -u VERBSH_LESSONS PATH="$ELSEWHERE/usr/bin:/usr/bin:/bin" "$@"
     [ "$status" -eq 1 ]
     [[ $output == *"FAIL lesson devices step 1 (Open the device)"* ]]
     [[ $output == *"this kernel has no RDMA support"* ]]
+    # The fix names the micro-VM as installed, not the checkout's script.
+    [[ $output == *'creates rxe0: `verbsh-vm --tty -- verbsh`; or boot a kernel'* ]]
+    run installed verbsh --doctor
+    [[ $output == *'creates rxe0: `verbsh-vm --tty -- verbsh`; or boot a kernel'* ]]
+    [[ $output == *"ok    vm        qemu is installed: verbsh-vm can run the micro-VM"* ]]
 }
 
 @test "the installed verbsh runs an installed example, which loads its installed helper module" {

@@ -27,10 +27,24 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     [ "$status" -eq 0 ]
 }
 
+@test "repl: an undefined global at the prompt is an error with a guess; a script keeps plain Lua" {
+    run repl '
+        prompt; type "x = RTS"; see "RTS is not defined: did you mean \"RTS\"? (enum values are strings: a name of ibv_qp_state)"
+        prompt; type "x = IBV_QPS_ERR"; see "IBV_QPS_ERR is not defined: did you mean \"ERR\"?"
+        prompt; type "my_qp = 1"; prompt; type "print(my_qpp)"; see "my_qpp is not defined: did you mean my_qp?"
+        prompt; type "print(rawget(_G, \"nope\"))"; see "nil"
+        prompt; type "os.exit(0)"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    run "$VERBSH" -e 'print(undefined_global)'
+    [ "$status" -eq 0 ]
+    [ "$output" = "nil" ]
+}
+
 @test "repl: an error shows its message and the shell goes on" {
     run repl '
         prompt; type "error(\"boom\")"; see "stdin:1: boom"
-        prompt; type "nosuch.field"; see "attempt to index a nil value"
+        prompt; type "nosuch.field"; see "nosuch is not defined (no global of that name has been set)"
         prompt; type "print(\"still here\")"; see "still here"
         prompt; type "os.exit(0)"; expect eof'
     echo "$output"

@@ -25,13 +25,22 @@ setup_file() {
     awk -v dir="$OUT" '/^=== / { f = dir "/" $2; next } f { print > f }' "$OUT/vm.log"
 }
 
-# The line of check NAME with STATUS, and the fix line after it.
-finding() { grep -A1 -E "^$2 +$1 " "$OUT/$3"; }
+# expect REPORT NAME STATUS MESSAGE FIX EXIT: report REPORT has the line
+# "STATUS NAME MESSAGE..." followed by "fix: FIX..." (both prefixes), and
+# verbsh exited with EXIT.
+expect() {
+    local report=$OUT/$1 name=$2 status=$3 message=$4 fix=$5 code=$6 line
+    line=$(grep -A1 -E "^$status +$name " "$report") || { echo "no '$status $name' line in:"; cat "$report"; return 1; }
+    [[ ${line%%$'\n'*} == "$(printf '%-5s %-9s %s' "$status" "$name" "$message")"* ]] || { echo "$line"; return 1; }
+    [[ ${line#*$'\n'} == "      fix: $fix"* ]] || { echo "$line"; return 1; }
+    grep -qx "exit $code" "$report"
+}
 
 @test "doctor: a healthy rxe0 is all ok, exit 0, and --json says the same" {
     run cat "$OUT/healthy"
     [[ $output == *" ok, 0 warn, 0 fail: the lessons can run here"* ]]
     [ "$(grep -c '^ok ' "$OUT/healthy")" -ge 14 ]
+    [[ $output == *"ok    kernel    RDMA in the kernel: ib_core, ib_uverbs, rdma_rxe loaded; /sys/class/infiniband has rxe0"* ]]
     [[ $output == *"ok    port      rxe0 port 1 is ACTIVE, link layer ETHERNET on dummy0"* ]]
     [[ $output == *"ok    gid       rxe0 port 1: sgid_index 1 is the RoCE v2 IPv4 GID ::ffff:192.0.2.1"* ]]
     [[ $output == *"ok    mtu       rxe0 port 1: active_mtu 1024 (dummy0 MTU 1500); use path_mtu <= 1024"* ]]
@@ -43,50 +52,38 @@ finding() { grep -A1 -E "^$2 +$1 " "$OUT/$3"; }
 }
 
 @test "doctor: port DOWN (netdev down) fails with ip link set up" {
-    run finding port fail port_down
-    [[ ${lines[0]} == "fail  port      rxe0 port 1 is DOWN"*"on netdev dummy0 which is down"* ]]
-    [ "${lines[1]}" = "      fix: sudo ip link set dev dummy0 up" ]
-    grep -qx "exit 1" "$OUT/port_down"
+    expect port_down port fail 'rxe0 port 1 is DOWN (phys_state' 'sudo ip link set dev dummy0 up' 1
+    grep -q '^fail  port .*on netdev dummy0 which is down' "$OUT/port_down"
 }
 
 @test "doctor: netdev MTU 1000 gives active_mtu 512, below the lessons' path_mtu 1024" {
-    run finding mtu fail mtu_1000
-    [[ ${lines[0]} == "fail  mtu       rxe0 port 1 has active_mtu 512 (dummy0 MTU 1000): the lessons connect with path_mtu 1024"* ]]
-    [ "${lines[1]}" = "      fix: sudo ip link set dev dummy0 mtu 1500" ]
-    grep -qx "exit 1" "$OUT/mtu_1000"
+    expect mtu_1000 mtu fail 'rxe0 port 1 has active_mtu 512 (dummy0 MTU 1000): the lessons connect with path_mtu 1024' \
+        'sudo ip link set dev dummy0 mtu 1500' 1
 }
 
 @test "doctor: memlock lowered to 64 KiB without CAP_IPC_LOCK fails with ulimit -l" {
-    run finding memlock fail memlock
-    [[ ${lines[0]} == "fail  memlock   ulimit -l is 64 KiB (hard limit 64 KiB), and registered memory is pinned against it"* ]]
-    [[ ${lines[1]} == "      fix: ulimit -l unlimited in the shell that starts verbsh;"* ]]
-    grep -qx "exit 1" "$OUT/memlock"
+    expect memlock memlock fail 'ulimit -l is 64 KiB (hard limit 64 KiB), and registered memory is pinned against it' \
+        'ulimit -l unlimited in the shell that starts verbsh;' 1
 }
 
 @test "doctor: strict rp_filter warns with the sysctl that loosens it" {
-    run finding rp_filter warn rp_filter
-    [[ ${lines[0]} == "warn  rp_filter rp_filter is strict (1) on dummy0"* ]]
-    [ "${lines[1]}" = "      fix: sudo sysctl -w net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.dummy0.rp_filter=0" ]
-    grep -qx "exit 0" "$OUT/rp_filter"
+    expect rp_filter rp_filter warn 'rp_filter is strict (1) on dummy0' \
+        'sudo sysctl -w net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.dummy0.rp_filter=0' 0
 }
 
 @test "doctor: RXE_GID_INDEX pointing at the link-local GID warns with the right index" {
-    run finding gid warn gid_index
-    [[ ${lines[0]} == "warn  gid       RXE_GID_INDEX is 0, but the RoCE v2 IPv4 GID of rxe0 port 1 is index 1"* ]]
-    [ "${lines[1]}" = "      fix: export RXE_GID_INDEX=1" ]
+    expect gid_index gid warn 'RXE_GID_INDEX is 0, but the RoCE v2 IPv4 GID of rxe0 port 1 is index 1' \
+        'export RXE_GID_INDEX=1' 0
 }
 
 @test "doctor: the provider hidden (no /etc/libibverbs.d/rxe.driver) fails with ibverbs-providers" {
-    run finding provider fail provider
-    [[ ${lines[0]} == "fail  provider  the kernel has rxe0, but rdma-core has no userspace provider for it"* ]]
-    [[ ${lines[1]} == "      fix: sudo apt-get install ibverbs-providers"* ]]
     grep -q "^ok    kernel " "$OUT/provider"
-    grep -qx "exit 1" "$OUT/provider"
+    expect provider provider fail 'the kernel has rxe0, but rdma-core has no userspace provider for it' \
+        'sudo apt-get install ibverbs-providers' 1
 }
 
 @test "doctor: no rxe link fails with rdma link add on the up netdev" {
-    run finding rxe-link fail no_link
-    [[ ${lines[0]} == "fail  rxe-link  rdma_rxe is loaded, but no rxe device is bound to a network interface"* ]]
-    [[ ${lines[1]} == "      fix: sudo rdma link add rxe0 type rxe netdev dummy0"* ]]
-    grep -qx "exit 1" "$OUT/no_link"
+    grep -q "^ok    kernel    RDMA in the kernel: ib_core, ib_uverbs, rdma_rxe loaded$" "$OUT/no_link"
+    expect no_link rxe-link fail 'rdma_rxe is loaded, but no rxe device is bound to a network interface' \
+        'sudo rdma link add rxe0 type rxe netdev dummy0' 1
 }
