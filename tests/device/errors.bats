@@ -59,3 +59,18 @@ scenario() {
     [[ $output == *"observed: after modify to ERR: WR_FLUSH_ERR wr_id=61"* ]]
     [[ $output == *"errors_access: ok"* ]]
 }
+
+@test "a failed reg_mr's error names the memlock limit: unlimited by name, else in bytes" {
+    code='local pd = verbs.open():alloc_pd()
+      local ok, e = pcall(pd.reg_mr, pd, 4096, "REMOTE_WRITE")   -- REMOTE_WRITE needs LOCAL_WRITE: EINVAL
+      print(ok, e.errname, e.context.memlock, e.context.length)'
+    [ "$(ulimit -H -l)" = unlimited ] || skip "the hard memlock limit is finite here (the micro-VM's is unlimited)"
+    run bash -c 'ulimit -S -l unlimited && "$VERBSH" -e "$1"' _ "$code"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "false	EINVAL	unlimited	4096" ]
+    run bash -c 'ulimit -S -l 64 && "$VERBSH" -e "$1"' _ "$code"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "false	EINVAL	65536	4096" ]
+}

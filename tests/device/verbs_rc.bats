@@ -44,7 +44,11 @@ setup() { require_device; }
         if g.index == idx then print(g.type, g.gid == ctx:query_gid(1, idx), g.netdev == os.getenv("RXE_NETDEV")) end
       end
       print(tostring(ctx))
-      print(d.guid)'
+      print(d.guid)
+      print(verbs.open(os.getenv("RXE_DEV")).name, select(2, pcall(verbs.open, "rxe_nosuch")).errname)
+      local pd = ctx:alloc_pd()
+      local l, r = pd:reg_mr(64, "LOCAL_WRITE"), pd:reg_mr(64, { "LOCAL_WRITE", "REMOTE_WRITE" })
+      print(l.rkey, l.lkey ~= 0, r.rkey == r.lkey)'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "$RXE_DEV	CA	IB	19" ]
@@ -54,6 +58,9 @@ setup() { require_device; }
     [ "${lines[4]}" = "context $RXE_DEV" ]
     # the GUID as ibv_devinfo prints it (xxxx:xxxx:xxxx:xxxx)
     [ "${lines[5]}" = "$(ibv_devinfo -d "$RXE_DEV" | awk '/node_guid/ { print $2 }')" ]
+    [ "${lines[6]}" = "$RXE_DEV	ENODEV" ]   # by name; an unknown name is an error
+    # rxe gives an MR without remote access no rkey (0), and one with remote access its lkey
+    [ "${lines[7]}" = "0	true	true" ]
 }
 
 @test "RC fast path: prepared WRs posted 100 times, a chain, wc_array views, and their errors" {

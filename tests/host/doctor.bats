@@ -36,3 +36,15 @@ load ../helpers
     [ "${lines[0]}" = "verbsh doctor: what RDMA needs on this host, check by check" ]
     [ "${lines[-1]}" = "false	kernel	fail" ]
 }
+
+@test "verbs.sysinfo: memlock limits in bytes as getrlimit gives them (ulimit -l is in KiB), unlimited by name" {
+    hard=$(ulimit -H -l)
+    run bash -c 'ulimit -S -l 1024 && "$VERBSH" -e "local s = verbs.sysinfo(); print(s.memlock, s.memlock_max)"'
+    [ "$status" -eq 0 ]
+    if [ "$hard" = unlimited ]; then want=unlimited; else want=$((hard * 1024)); fi
+    [ "$output" = "1048576	$want" ]
+    if [ "$hard" = unlimited ]; then
+        run bash -c 'ulimit -S -l unlimited && "$VERBSH" -e "print(verbs.sysinfo().memlock)"'
+        [ "$output" = "unlimited" ]
+    fi
+}

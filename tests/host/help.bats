@@ -219,3 +219,20 @@ help_check() {
     [ "${lines[0]}" -gt 35 ]
     [ "${lines[1]}" = "none missing" ]
 }
+
+@test "help: every key of every struct the marshaller reads says what it means, under its type" {
+    run "$VERBSH" -e '
+      local missing, n = {}, 0
+      for _, ctype in ipairs(verbs.fields()) do
+        local text = require("verbs.help").text(ctype) or ""
+        for _, f in ipairs(verbs.fields(ctype)) do
+          n = n + 1
+          -- "    key = its type" then an indented line of meaning (help_keys.lua)
+          if not text:find("\n    " .. f.name .. " = [^\n]*\n        %S") then missing[#missing + 1] = ctype .. "." .. f.name end
+        end
+      end
+      print(n > 100, table.concat(missing, " "))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "true	" ]
+}

@@ -198,3 +198,21 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [ "${lines[12]}" = "nil" ]   # no context: the shell offers every name, as before
     [ "${lines[13]}" = "nil" ]
 }
+
+@test "REPL hooks: after_eval runs each added hook with the chunk's outcome; a removed one no longer runs" {
+    run "$VERBSH" -e '
+      local repl = require "verbs.repl"
+      local a = repl.add(function(ok) print("a", ok) end)
+      local b = repl.add(function(ok) print("b", ok) end)
+      repl.after_eval(true)
+      repl.remove(a)
+      repl.after_eval(false)
+      repl.remove(b)
+      repl.after_eval(true)
+      print(#repl.hooks)'
+    [ "$status" -eq 0 ]
+    [ "$output" = "a	true
+b	true
+b	false
+0" ]
+}

@@ -168,3 +168,14 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     echo "$output"
     [ "$status" -eq 0 ]
 }
+
+@test "repl: Tab hides __ names (metamethods, private keys) unless the word starts with _" {
+    run repl '
+        prompt; type "u = {__hidden = 1, shown = 2}"
+        prompt; send "print(\"v\" .. u.s\t)\r"; see "v2"
+        prompt; send "print(\"w\" .. u.\t)\r"; see "w2"
+        prompt; send "print(\"h\" .. u.__\t)\r"; see "h1"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}

@@ -204,3 +204,11 @@ load ../helpers
     [ "${lines[6]}" = "connect	1	true" ]
     [ "${lines[7]}" = "number	true	true	true	integer" ]
 }
+
+@test "an enum or flags value wider than its C field is refused, not truncated" {
+    run "$VERBSH" -e '
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = 1 << 40 })))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.send_wr' (key 'send_flags': 1099511627776 does not fit in 4 bytes)" ]
+}

@@ -97,6 +97,10 @@ check(tostring(e):find("key 'ud.ah' is required on a UD QP", 1, true), "UD send 
 e = T.raises("INLINE from a raw address", a.post_send, a, { wr_id = 58, opcode = "SEND", send_flags = "INLINE",
   sg_list = { { addr = 16, length = 8, lkey = mr.lkey } }, ud = { ah = ah, remote_qpn = b.qp_num, remote_qkey = QKEY } })
 check(tostring(e):find("not inside an MR of verbsh", 1, true), "INLINE raw addr: %s", tostring(e))
+-- ... and so is one that starts inside the MR but runs past its end
+e = T.raises("INLINE past the MR's end", a.post_send, a, { wr_id = 58, opcode = "SEND", send_flags = "INLINE",
+  sg_list = { { addr = mr.addr + 4090, length = 16, lkey = mr.lkey } }, ud = { ah = ah, remote_qpn = b.qp_num, remote_qkey = QKEY } })
+check(tostring(e):find("not inside an MR of verbsh", 1, true), "INLINE past the end: %s", tostring(e))
 -- INLINE from an MR works, and needs no lkey
 b:post_recv{ wr_id = 59, sg_list = { { mr = mr, offset = 1024, length = 40 + 64 } } }
 mr:write(512, "inline!")
