@@ -6,6 +6,7 @@
  * (no __index functions, no metamethods), as luaprompt's authors advise. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +61,18 @@ static int read_key(FILE *in)
 				return 0;
 			continue;
 		}
+		/* The key pselect saw may be gone by now (a Ctrl-C flushes the
+		 * tty's input): a blocking read would then sleep with SIGINT
+		 * blocked. Non-blocking, an empty queue is EAGAIN: wait again. */
 		unsigned char c;
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0 && !(fl & O_NONBLOCK))
+			fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 		ssize_t n = read(fd, &c, 1);
+		int saved = errno;
+		if (fl >= 0 && !(fl & O_NONBLOCK))
+			fcntl(fd, F_SETFL, fl);
+		errno = saved;
 		if (n == 1)
 			return c;
 		if (n == 0 || (errno != EINTR && errno != EAGAIN))
