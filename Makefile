@@ -5,7 +5,12 @@
 #                 then the same under ASan+UBSan
 #   make bench    benchmarks (in the micro-VM unless the host has a device)
 #   make fuzz     a fuzz campaign on the ASan build (FUZZ_SEEDS, FUZZ_OPS, FUZZ_FAMILIES)
+#   make mutate   mutation testing: plants each bug of tests/mutants/ and checks
+#                 that a test fails (builds in build/mutate/, not ./verbsh)
 #   make clean    remove build output (the VM cache in .cache/ is kept)
+#   make install PREFIX=/usr/local DESTDIR=    (and make uninstall, same variables)
+#   make package  build/package/verbsh_*.deb (lintian-clean) and the verbs rock,
+#                 then the .deb in the micro-VM runs lesson 1
 
 PKGS    := libibverbs librdmacm lua5.4 readline
 CC      ?= cc
@@ -13,7 +18,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
 DEPLIBS   = $(shell pkg-config --libs $(PKGS))
-ALLCFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
+ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
 
 # The bindings (everything but the shell's own main and REPL) go into both
 # ./verbsh and the Lua C module ./verbs.so.
@@ -30,7 +35,7 @@ PIC_OBJ   := $(LIB_OBJ:$(OBJ_DIR)/%.o=build/pic/%.o)
 ASAN_DIR  := build/asan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: all deps deps-test run test test-host test-device bench clean asan fuzz
+.PHONY: all deps deps-test run test test-host test-device bench clean asan fuzz mutate
 all: deps verbsh verbs.so
 
 deps:
@@ -91,9 +96,52 @@ FUZZ_FAMILIES ?= all
 fuzz: all asan
 	@tests/fuzz/run --seeds $(FUZZ_SEEDS) --first $(FUZZ_FIRST) --ops $(FUZZ_OPS) --families $(FUZZ_FAMILIES)
 
+mutate: deps deps-test
+	@tests/mutate
+
 # The C row of the benchmark: plain libibverbs, no verbsh.
 bench/rc_loop: bench/rc_loop.c
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $< $(shell pkg-config --cflags --libs libibverbs)
 
 clean:
 	rm -rf build verbsh verbs.so bench/rc_loop
+
+# ------------------------------------------------------------ installing
+# verbsh finds its lessons at ../share/verbsh/lessons from its own binary,
+# and verbsh-vm its in-guest half at ../libexec/verbsh, so the tree can be
+# staged under DESTDIR and moved. verbs.so goes where stock lua5.4 looks:
+# Debian's multiarch directory for /usr, PREFIX/lib/lua/5.4 otherwise.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      := $(PREFIX)/bin
+DATADIR     := $(PREFIX)/share/verbsh
+LIBEXECDIR  := $(PREFIX)/libexec/verbsh
+MANDIR      := $(PREFIX)/share/man/man1
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+LUA_CMOD    ?= $(if $(filter /usr,$(PREFIX)),$(shell pkg-config --variable=INSTALL_CMOD lua5.4),$(PREFIX)/lib/lua/5.4)
+INSTALL     ?= install
+
+.PHONY: install uninstall package deps-package
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LUA_CMOD) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR) \
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)/lessons $(DESTDIR)$(DATADIR)/examples
+	$(INSTALL) -m 755 verbsh $(DESTDIR)$(BINDIR)/verbsh
+	$(INSTALL) -m 755 scripts/rxe-vm $(DESTDIR)$(BINDIR)/verbsh-vm
+	$(INSTALL) -m 755 scripts/rxe-vm-guest scripts/deps $(DESTDIR)$(LIBEXECDIR)/
+	$(INSTALL) -m 644 verbs.so $(DESTDIR)$(LUA_CMOD)/verbs.so
+	$(INSTALL) -m 644 lessons/*.lua $(DESTDIR)$(DATADIR)/lessons/
+	$(INSTALL) -m 644 examples/*.lua $(DESTDIR)$(DATADIR)/examples/
+	$(INSTALL) -m 644 doc/verbsh.1 $(DESTDIR)$(MANDIR)/verbsh.1
+	$(INSTALL) -m 644 doc/verbsh.bash-completion $(DESTDIR)$(BASHCOMPDIR)/verbsh
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/verbsh $(DESTDIR)$(BINDIR)/verbsh-vm $(DESTDIR)$(LUA_CMOD)/verbs.so \
+	    $(DESTDIR)$(MANDIR)/verbsh.1 $(DESTDIR)$(BASHCOMPDIR)/verbsh
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)
+
+# The .deb (lintian-checked) and the rock, each from a clean copy of the
+# tree; then the .deb installed in the micro-VM runs lesson 1 (2-3 min).
+package: all deps-package
+	scripts/package
+deps-package:
+	@scripts/deps package vm

@@ -76,4 +76,5 @@ for b = 1, batches do
 end
 local secs = clock() - t0
 print(("iters=%d seconds=%.3f iters_per_sec=%.0f"):format(done, secs, done / secs))
+print(("wrs posted=%d completed=%d"):format(batches * batch, done))
 print(("rss peak (KiB) after batch 1 and each quarter: %s"):format(table.concat(rss, " ")))

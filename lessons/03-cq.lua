@@ -85,7 +85,7 @@ return {
         local s = K.find_wc(l, { wr_id = 1, status = "SUCCESS", opcode = "SEND" })
         local r = K.find_wc(l, { wr_id = 2, status = "SUCCESS", opcode = "RECV" })
         if not (s and r) then return false, "no SEND and RECV completions (wr_id 1 and 2) seen yet" end
-        return true, "SEND " .. K.wc_note(s) .. "; RECV " .. K.wc_note(r)
+        return true, K.wc_note(s) .. "; " .. K.wc_note(r)
       end,
     },
     {
@@ -126,7 +126,7 @@ return {
         local s = K.find_wc(l, { wr_id = 3, status = "SUCCESS" })
         local r = K.find_wc(l, { wr_id = 4, status = "SUCCESS" })
         if not (s and r) then return false, "no completions for wr_id 3 and 4 seen yet" end
-        return true, "event on cq, then SEND " .. K.wc_note(s) .. "; RECV " .. K.wc_note(r)
+        return true, "event on cq, then " .. K.wc_note(s) .. "; " .. K.wc_note(r)
       end,
     },
   },

@@ -49,7 +49,7 @@ return {
         end
         if r.opcode ~= "RECV" or r.byte_len ~= 5 then return false, "the RECV should show byte_len 5" end
         if mr_b:read(0, 5) ~= "hello" then return false, "mr_b does not hold \"hello\"" end
-        return true, "RECV " .. K.wc_note(r) .. ", SEND " .. K.wc_note(s) .. ", mr_b = \"hello\""
+        return true, K.wc_note(r) .. ", " .. K.wc_note(s) .. ", mr_b = \"hello\""
       end,
     },
     {
@@ -80,7 +80,7 @@ return {
           return false, "the RECV should be SUCCESS with imm_data 0x1234"
         end
         if not K.has_flag(r.wc_flags, "WITH_IMM") then return false, "the RECV's wc_flags lack WITH_IMM" end
-        return true, ("RECV %s wc_flags={%s}"):format(K.wc_note(r), table.concat(r.wc_flags, ","))
+        return true, ("%s wc_flags={%s}"):format(K.wc_note(r), table.concat(r.wc_flags, ","))
       end,
     },
     {
@@ -104,8 +104,9 @@ return {
         local l = K.step_wcs(S, cq, 2, 300)   -- wait a little longer than needed: nothing else may come
         local r = recv_on_b(l, 102)
         if not r then return false, "no completion for the receive wr_id 102 yet" end
+        if r.status ~= "SUCCESS" then return false, "the receive wr_id 102 ended " .. r.status end
         if K.find_wc(l, { wr_id = 3 }) then return false, "wr_id 3 completed: was it SIGNALED?" end
-        return true, "RECV " .. K.wc_note(r) .. "; no completion for the unsignaled SEND"
+        return true, K.wc_note(r) .. "; no completion for the unsignaled SEND"
       end,
     },
     {
@@ -134,7 +135,7 @@ return {
         if not (r and r.status == "SUCCESS") then return false, "no successful receive wr_id 103 yet" end
         if r.byte_len ~= 6 then return false, "byte_len is " .. tostring(r.byte_len) .. ", not 6" end
         if mr_b:read(0, 6) ~= "abcdef" then return false, "mr_b does not start with \"abcdef\"" end
-        return true, "RECV " .. K.wc_note(r) .. ", mr_b = \"abcdef\""
+        return true, K.wc_note(r) .. ", mr_b = \"abcdef\""
       end,
     },
   },

@@ -19,6 +19,8 @@ return {
   steps = {
     {
       title = "A READ the responder refuses",
+      redo = [[
+        rc_connect(qp_a, qp_b); rc_connect(qp_b, qp_a, { max_dest_rd_atomic = 0 })]],
       text = [[
         qp_b accepts no READs (max_dest_rd_atomic 0), so it answers the request
         with a NAK "invalid request": the requester's WC is REM_INV_REQ_ERR.

@@ -27,6 +27,7 @@ return {
   steps = {
     {
       title = "Fetch and add",
+      redo = [[mr_b:write(0, string.pack("=I8", 0))]],
       text = [[
         ATOMIC_FETCH_AND_ADD adds compare_add to the remote word and returns
         the old value. Atomics work on values in the responder's byte order
@@ -55,6 +56,7 @@ return {
     },
     {
       title = "Ten clients, one counter",
+      redo = [[mr_b:write(0, string.pack("=I8", 1))]],
       text = [[
         Post ten fetch-and-adds at once, as ten clients would. Each gets a
         different old value -- a ticket -- and none is lost: 1 + 10 = 11.
@@ -86,6 +88,7 @@ return {
     },
     {
       title = "Compare and swap",
+      redo = [[mr_b:write(0, string.pack("=I8", 11)); mr_a:write(200, string.rep("\0", 16))]],
       text = [[
         ATOMIC_CMP_AND_SWP writes swap only if the word equals compare_add,
         and always returns the old value: you won when the old value equals
@@ -106,6 +109,9 @@ return {
       check = function(S)
         local l = K.step_wcs(S, cq, 2)
         local w1, w2 = K.find_wc(l, { wr_id = 21 }), K.find_wc(l, { wr_id = 22 })
+        for _, w in ipairs { w1 or {}, w2 or {} } do
+          if w.status and w.status ~= "SUCCESS" then return false, "a CAS failed: " .. tostring(w) end
+        end
         if not (w1 and w2) then
           -- the learner's own `wcs = cq:wait(1)` twice keeps only the second
           if u64(mr_b, 0) == 100 and u64(mr_a, 200) == 11 and u64(mr_a, 208) == 100 then

@@ -19,6 +19,7 @@ return {
   steps = {
     {
       title = "RNR: no receive posted",
+      redo = [[rc_connect(qp_a, qp_b, { rnr_retry = 0 }); rc_connect(qp_b, qp_a)]],
       text = [[
         A SEND needs a posted receive at the responder. With none, qp_b answers
         "Receiver Not Ready" (an RNR NAK) and qp_a retries after min_rnr_timer,
@@ -90,6 +91,7 @@ return {
     },
     {
       title = "REM_ACCESS_ERR: no remote right",
+      redo = [[rc_connect(qp_a, qp_b, { rnr_retry = 0 }); rc_connect(qp_b, qp_a)]],
       text = [[
         An RDMA WRITE into memory registered without REMOTE_WRITE (mr_b) is
         refused by the responder's device after it checked the rkey's rights:

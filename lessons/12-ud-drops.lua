@@ -88,6 +88,7 @@ return {
     },
     {
       title = "Receive buffer too small",
+      redo = [[lesson.kit.ud_ready(qp_b)]],
       text = [[
         A UD receive must hold the 40-byte GRH plus the payload. When a
         datagram does not fit, the sender still sees SUCCESS -- nothing comes

@@ -179,7 +179,7 @@ return {
         if w.status ~= "SUCCESS" or r.status ~= "SUCCESS" then return false, "a completion failed: " .. tostring(w) .. " / " .. tostring(r) end
         if mr_b:read(512, 7) ~= "written" then return false, "mr_b offset 512 does not hold \"written\"" end
         if mr_a:read(1024, 9) ~= "read back" then return false, "mr_a offset 1024 does not hold \"read back\"" end
-        return true, ("WRITE %s, READ %s; mr_b+512 = \"written\", mr_a+1024 = \"read back\""):format(K.wc_note(w), K.wc_note(r))
+        return true, ("%s, %s; mr_b+512 = \"written\", mr_a+1024 = \"read back\""):format(K.wc_note(w), K.wc_note(r))
       end,
     },
     {
@@ -227,6 +227,9 @@ return {
         local l = K.step_wcs(S, cq, 3)
         local faa, r = K.find_wc(l, { wr_id = 4 }), K.find_wc(l, { wr_id = 101 })
         if not (faa and r) then return false, "no completions for wr_id 4 and the receive 101 yet" end
+        if faa.status ~= "SUCCESS" or r.status ~= "SUCCESS" then
+          return false, "a completion failed: " .. tostring(faa) .. " / " .. tostring(r)
+        end
         if faa.opcode ~= "FETCH_ADD" then return false, "wr_id 4 is " .. tostring(faa.opcode) .. ", not FETCH_ADD" end
         if K.u64(mr_b, 2048) < 1 then return false, "the word at mr_b offset 2048 was not incremented" end
         if r.imm_data ~= 42 or mr_b:read(0, 6) ~= "inline" then return false, "the receive should hold \"inline\" with imm_data 42" end

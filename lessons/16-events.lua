@@ -130,8 +130,10 @@ return {
         if ev_cq ~= cq then return false, "ev_cq is not cq: did get_cq_event return it?" end
         if type(ready) ~= "table" or ready[1] ~= ch then return false, "ready should be { ch }: wait_fds' answer" end
         local l = K.step_wcs(S, cq, 2)
-        if not (K.find_wc(l, { wr_id = 7, opcode = "RECV" }) and K.find_wc(l, { wr_id = 7, opcode = "SEND" })) then
-          return false, "no SEND and RECV completions for wr_id 7 yet"
+        local r, s = K.find_wc(l, { wr_id = 7, opcode = "RECV" }), K.find_wc(l, { wr_id = 7, opcode = "SEND" })
+        if not (r and s) then return false, "no SEND and RECV completions for wr_id 7 yet" end
+        if r.status ~= "SUCCESS" or s.status ~= "SUCCESS" then
+          return false, "a completion failed: " .. tostring(s) .. " / " .. tostring(r)
         end
         return true, "the channel woke wait_fds, the event named cq, and both completions were polled"
       end,

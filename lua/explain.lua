@@ -102,6 +102,20 @@ local function render(e, head, f)
   return table.concat(lines, "\n"), #fixes > 0 and table.concat(fixes, "\n") or nil
 end
 
+-- The bindings read the user's tables raw: a WR's or an attr's __index,
+-- __pairs and __len are never called. The analyzers read the same values,
+-- from a raw copy, so that no user code runs (or loops forever) inside an
+-- explanation. Tables of verbsh's own (a WC) are kept as they are.
+local RAW_DEPTH = 6
+local function raw_copy(v, depth)
+  if type(v) ~= "table" or rawequal(debug.getmetatable(v), wc.meta) then return v end
+  local t = {}
+  if depth > 0 then
+    for k, x in next, v do t[k] = raw_copy(x, depth - 1) end
+  end
+  return t
+end
+
 -- The findings for an error object, never raising: a bug here must not hide
 -- the verb's own error.
 local function analyze(e)
@@ -109,7 +123,8 @@ local function analyze(e)
   e.errno = e.errno or M.ERRNO[e.errname]
   local ok, head, f = pcall(function()
     local a = M.ANALYZE[e.verb]
-    if a then return a(e) end
+    local view = setmetatable({ context = raw_copy(rawget(e, "context"), RAW_DEPTH) }, { __index = e })
+    if a then return a(view) end
     return nil, {}
   end)
   if not ok then head, f = nil, { { why = "(explain failed: " .. tostring(head) .. ")" } } end

@@ -289,6 +289,15 @@ function M.modify(e)
     add(("IBV_QP_CUR_STATE (cur_qp_state) is only allowed when the QP is in RTR, RTS, SQD or SQE, not %s")
       :format(from), "drop cur_qp_state")
   end
+  if not M.T[from][to] and from == to then
+    -- A retry of a step that worked (RTR->RTR): no path helps, RESET does.
+    add(("the QP is already in %s, and %s->%s is not a transition; from %s a QP can go to: %s"):format(
+        from, from, to, from, targets(from)),
+      ("to set the %s attributes again, go back through RESET: qp:modify{qp_state = \"RESET\"}, then"
+        .. " RESET->INIT->%s one qp:modify per step (RESET forgets all outstanding work)"):format(to,
+        to == "INIT" and "" or (path("INIT", to) or to):gsub("^INIT%->", "")))
+    return head, f
+  end
   if not M.T[from][to] then
     local p = path(from, to)
     add(("%s->%s is an illegal transition; from %s a QP can go to: %s%s"):format(from, to, from, targets(from),

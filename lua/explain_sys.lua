@@ -18,6 +18,7 @@ local function exists(p)
   return f ~= nil
 end
 -- Directory entries (Lua has no readdir; ls is in every userland).
+M.read, M.exists = read, exists
 local function list(dir)
   local out = {}
   local p = io.popen("ls -1A '" .. path(dir):gsub("'", "'\\''") .. "' 2>/dev/null")
@@ -46,15 +47,20 @@ end
 -- Provider (userspace driver) of rdma-core for a device name: "rxe0" -> rxe.
 local LIBDIRS = { "/usr/lib/x86_64-linux-gnu/libibverbs", "/usr/lib/aarch64-linux-gnu/libibverbs",
                   "/usr/lib64/libibverbs", "/usr/lib/libibverbs" }
-function M.provider_present(dev)
-  local name = dev:gsub("_?%d+$", "")
-  if not exists("/etc/libibverbs.d/" .. name .. ".driver") then return false end
+-- The provider's library files, { {path=, abi=N}, ... } for lib<name>-rdmavN.so
+-- (N: the private ABI of the libibverbs it was built with).
+function M.provider_files(dev)
+  local name, out = dev:gsub("_?%d+$", ""), {}
   for _, d in ipairs(LIBDIRS) do
     for _, f in ipairs(list(d)) do
-      if f:find("^lib" .. name .. "%-rdmav%d+%.so") then return true end
+      local abi = f:match("^lib" .. name:gsub("%p", "%%%0") .. "%-rdmav(%d+)%.so")
+      if abi then out[#out + 1] = { path = d .. "/" .. f, abi = tonumber(abi) } end
     end
   end
-  return false
+  return out
+end
+function M.provider_present(dev)
+  return exists("/etc/libibverbs.d/" .. dev:gsub("_?%d+$", "") .. ".driver") and #M.provider_files(dev) > 0
 end
 
 local function modules_loadable(mod, subdir)
@@ -67,8 +73,23 @@ local function modules_loadable(mod, subdir)
 end
 local function loaded(mod) return exists("/sys/module/" .. mod) end
 
-local VM_FIX = "run verbsh in the project's micro-VM, which boots a kernel with rdma_rxe and creates rxe0:"
-  .. " `scripts/rxe-vm -- ./verbsh` or `make run`"
+-- The micro-VM as this verbsh can start it: verbsh-vm next to an installed
+-- binary; in a checkout (./verbsh or build/asan/verbsh), scripts/rxe-vm.
+-- (Real paths, not under M.root: they are about this binary, not the system.)
+function M.vm_command()
+  local exe = require("verbs").sysinfo().exe or ""
+  local dir = exe:match("^(.*)/[^/]*$") or "."
+  local function here(p) local f = io.open(dir .. p) if f then f:close() end return f ~= nil end
+  if not here("/verbsh-vm") then
+    for _, up in ipairs { "", "/..", "/../.." } do
+      if here(up .. "/scripts/rxe-vm") then return "`scripts/rxe-vm --tty -- ./verbsh` or `make run`" end
+    end
+  end
+  return "`verbsh-vm --tty -- verbsh`"
+end
+local function VM_FIX()
+  return "run verbsh in the project's micro-VM, which boots a kernel with rdma_rxe and creates rxe0: " .. M.vm_command()
+end
 
 -- The cases, most basic first; the first whose test holds is the diagnosis.
 -- test(s) gets the facts gathered once; why/fix may be functions of them.
@@ -77,7 +98,7 @@ M.OPEN_CASES = {
     test = function(s) return #s.ibdevs == 0 and not loaded("ib_core") and not modules_loadable("ib_core", "core") end,
     why = "this kernel has no RDMA support: no /sys/class/infiniband, no ib_core module loaded and none to load"
       .. " (Soft-RoCE needs CONFIG_RDMA_RXE)",
-    fix = VM_FIX .. "; or boot a kernel with CONFIG_RDMA_RXE=m" },
+    fix = function() return VM_FIX() .. "; or boot a kernel with CONFIG_RDMA_RXE=m" end },
   { case = "module_not_loaded",
     test = function(s) return #s.ibdevs == 0 and not loaded("rdma_rxe") and modules_loadable("rdma_rxe", "sw/rxe") end,
     why = "the kernel can do RDMA, but the Soft-RoCE module rdma_rxe is not loaded (no /sys/module/rdma_rxe)",
@@ -190,6 +211,10 @@ local function size(n)
 end
 M.size = size
 
+M.MEMLOCK_FIX = "ulimit -l unlimited in the shell that starts verbsh; in a container: docker run --ulimit memlock=-1;"
+  .. " for good: '* soft memlock unlimited' and '* hard memlock unlimited' in /etc/security/limits.conf"
+  .. " (then log in again)"
+
 -- ENOMEM/EPERM from reg_mr, create_cq, create_qp, create_srq.
 function M.memlock(e)
   local c = e.context or {}
@@ -202,9 +227,7 @@ function M.memlock(e)
   return { why = ("%s pins memory, which counts against RLIMIT_MEMLOCK (ulimit -l): the limit is %s%s"):format(
       e.verb or "the verb", lim,
       math.type(c.length) == "integer" and (", and this asks for %s more"):format(size(c.length)) or ""),
-    fix = "ulimit -l unlimited in the shell that starts verbsh; in a container: docker run --ulimit memlock=-1;"
-      .. " for good: '* soft memlock unlimited' and '* hard memlock unlimited' in /etc/security/limits.conf"
-      .. " (then log in again)" }
+    fix = M.MEMLOCK_FIX }
 end
 
 return M

@@ -14,10 +14,13 @@ M.STATUS = {
       .. " (UD: the buffer must hold 40 bytes of GRH plus the payload), or a send is longer than the port allows",
     "post receives at least as large as the largest message the peer sends (UD: + 40 bytes)" },
   { "LOC_QP_OP_ERR",
-    "the WR is not valid for this QP: an opcode the QP type lacks (RDMA or atomics on UD, READ or atomics on UC),"
-      .. " or a send larger than the path MTU on UD; on rxe also a UD receive too small for 40 bytes of GRH plus"
-      .. " the datagram (that receiver's QP then goes to ERR)",
-    "use the QP type that has the opcode (RC for READ and atomics); keep UD messages within the active MTU;"
+    "on rxe, most often a receive too small: an RC or UC receive shorter than the SEND that arrived (its"
+      .. " sender then gets REM_OP_ERR) or a UD receive too small for 40 bytes of GRH plus the datagram; the"
+      .. " receiving QP goes to ERR. Otherwise the WR is not valid for this QP: an opcode the QP type lacks (RDMA or atomics on UD, READ or atomics on UC),"
+      .. " or a send larger than the path MTU on UD",
+    "post receives at least as long as the largest SEND (compare the receive's sg_list lengths with the"
+      .. " sender's); then reset both QPs (RESET->INIT->RTR->RTS, rc_connect does it) and redo the exchange;"
+      .. " use the QP type that has the opcode (RC for READ and atomics); keep UD messages within the active MTU;"
       .. " size UD receives 40 + the largest message" },
   { "LOC_EEC_OP_ERR", NOT_RXE, nil },
   { "LOC_PROT_ERR",
@@ -54,9 +57,11 @@ M.STATUS = {
     "register the target MR with the remote right (and LOCAL_WRITE, which remote write needs), send the peer"
       .. " its mr.rkey and address, and stay inside it" },
   { "REM_OP_ERR",
-    "the responder could not complete a valid request: e.g. its receive WR is bad (an lkey not valid at the"
-      .. " responder) or its receive queue is in error",
-    "check the responder's receive WRs and look at the responder's own completions" },
+    "the responder could not complete a valid request; on rxe, most often its receive is shorter than this"
+      .. " SEND (the responder gets LOC_QP_OP_ERR); also a receive WR with an lkey not valid at the responder, or"
+      .. " its receive queue in error",
+    "make the responder's receives at least as long as the SEND (look at the responder's own completion:"
+      .. " LOC_QP_OP_ERR), then reset and reconnect both QPs and send again" },
   { "RETRY_EXC_ERR",
     "no ACK came back within retry_cnt retransmissions: packets went nowhere. Wrong dest_qp_num or"
       .. " ah_attr.grh.dgid (or sgid_index), the peer QP not yet in RTR, a path_mtu above the link's active MTU,"

@@ -1,218 +1,339 @@
--- help(): what each object can do, and the C call behind every method.
---   help()             the overview
---   help(obj)          the methods of a verbs object (qp, cq, ...)
---   help "modify"      one method, with its C prototype; also help "qp:modify"
+-- help(): what each object can do, the C call behind every method, the keys
+-- of every table a method takes (read from the marshaller's descriptors,
+-- verbs.fields, so the list is exactly what verbsh accepts), enum values,
+-- C names and the lesson helpers.
+--   help()               the overview
+--   help(obj)            the methods of a verbs object (qp, cq, ...)
+--   help "post_send"     one method: C prototype, its table's keys, an example (also "qp:post_send")
+--   help "ibv_post_send" the same, by its C name
+--   help "RDMA_WRITE"    an enum value: its enum, value, and where it is used
+--   help "sg_list"       a table key: its type, meaning, and which methods take it
+--   help "ibv_qp_attr"   a C struct's keys; help "ibv_wr_opcode" an enum's values
+--   help "rc_connect"    a lesson helper
+local D = require "verbs.help_doc"
+local K = require "verbs.help_keys"
 local M = {}
 
--- method -> { object, Lua form, C prototype, one line of meaning }
-local doc = {
-  devices = { "verbs", "verbs.devices()", "struct ibv_device **ibv_get_device_list(int *num_devices)",
-    "the RDMA devices: name, guid, node_type, transport_type" },
-  open = { "verbs", "verbs.open([name])", "struct ibv_context *ibv_open_device(struct ibv_device *device)",
-    "open a device: -d DEV / VERBSH_DEVICE, else the first with an ACTIVE port" },
-  trace = { "verbs", "verbs.trace(true | false | function)", "(none)",
-    "print every verb call as its C equivalent" },
-  explain = { "verbs", "verbs.explain(wc | status | error)", "(none)",
-    "why a completion or a verb failed, and how to fix it" },
-  query_device = { "context", "ctx:query_device()",
-    "int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)",
-    "the device's limits and capabilities" },
-  query_port = { "context", "ctx:query_port([port])",
-    "int ibv_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *port_attr)",
-    "state, MTUs, link layer, GID table length" },
-  query_gid = { "context", "ctx:query_gid(port, index)",
-    "int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)",
-    "one GID table entry, as text" },
-  gids = { "context", "ctx:gids([port])", "int ibv_query_gid_ex(... struct ibv_gid_entry *entry ...)",
-    "the non-empty GID entries with index, gid and type (RoCE v2: the IPv4-mapped one rxe needs)" },
-  alloc_pd = { "context", "ctx:alloc_pd()", "struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)",
-    "a protection domain: MRs, QPs and AHs in one PD may be used together" },
-  create_comp_channel = { "context", "ctx:create_comp_channel()",
-    "struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)",
-    "a file descriptor that wakes up when an armed CQ gets a completion" },
-  create_cq = { "context", "ctx:create_cq(cqe [, {channel=, comp_vector=}])",
-    "struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,"
-    .. " struct ibv_comp_channel *channel, int comp_vector)", "a completion queue of at least cqe entries" },
-  get_async_event = { "context", "ctx:get_async_event([timeout_ms])",
-    "int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)",
-    "the next asynchronous event (port change, SRQ limit, QP fatal...), acked for you" },
-  close = { "context", "ctx:close()", "int ibv_close_device(struct ibv_context *context)", "close the device" },
-  reg_mr = { "pd", "pd:reg_mr(size_or_string, access)",
-    "struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)",
-    "register (pin) memory that verbsh allocates; a string initialises it" },
-  create_qp = { "pd", "pd:create_qp{qp_type=, send_cq=, recv_cq=, srq=, cap={...}, sq_sig_all=}",
-    "struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)",
-    "a queue pair (RC, UC or UD), in RESET" },
-  create_ah = { "pd", "pd:create_ah{is_global=, port_num=, grh={dgid=, sgid_index=, hop_limit=}, ...}",
-    "struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)",
-    "an address handle: where a UD send goes" },
-  create_srq = { "pd", "pd:create_srq{max_wr=, max_sge=, srq_limit=}",
-    "struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)",
-    "a shared receive queue that several QPs take their receives from" },
-  dealloc = { "pd", "pd:dealloc()", "int ibv_dealloc_pd(struct ibv_pd *pd)", "free the PD (its objects first)" },
-  read = { "mr", "mr:read([off [, len]])", "(memcpy from mr->addr)", "the MR's bytes, as a string" },
-  write = { "mr", "mr:write(off, str)", "(memcpy to mr->addr)", "put bytes into the MR" },
-  fill = { "mr", "mr:fill(byte [, off, len])", "(memset)", "fill the MR with one byte value" },
-  dereg = { "mr", "mr:dereg()", "int ibv_dereg_mr(struct ibv_mr *mr)", "unpin and free the memory" },
-  poll = { "cq", "cq:poll([max]) or cq:poll(wcs)", "int ibv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)",
-    "take up to max completions now (an empty list when there is none)" },
-  wait = { "cq", "cq:wait(n [, timeout_ms]) or cq:wait(wcs [, n [, timeout_ms]])", "(ibv_poll_cq in a loop)",
-    "poll until n completions or the timeout; Ctrl-C interrupts" },
-  req_notify = { "cq", "cq:req_notify([solicited_only])", "int ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)",
-    "arm the CQ: its channel wakes up at the next completion" },
-  ack_events = { "cq", "cq:ack_events(n)", "void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)",
-    "acknowledge n events got from the channel" },
-  get_cq_event = { "comp_channel", "channel:get_cq_event([timeout_ms])",
-    "int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)",
-    "wait for an armed CQ to get a completion; returns the CQ" },
-  modify = { "qp", "qp:modify(attr [, mask])", "int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)",
-    "change state and attributes; the mask comes from the keys you set unless you give one" },
-  query = { "qp", "qp:query()", "int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,"
-    .. " struct ibv_qp_init_attr *init_attr)", "the QP's attributes (qp.state alone: qp.state)" },
-  post_send = { "qp", "qp:post_send(wr_or_list or verbs.send_wr)",
-    "int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)",
-    "post SEND/WRITE/READ/atomic work requests; a list is one chained call" },
-  post_recv = { "qp", "qp:post_recv(wr_or_list or verbs.recv_wr)",
-    "int ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)",
-    "post receive buffers" },
-  send_wr = { "verbs", "verbs.send_wr(wr_or_list)", "struct ibv_send_wr wr = { ... };  /* built once */",
-    "a prepared WR (or chain): qp:post_send(wr) again and again; wr.wr_id etc. settable" },
-  recv_wr = { "verbs", "verbs.recv_wr(wr_or_list)", "struct ibv_recv_wr wr = { ... };  /* built once */",
-    "a prepared receive WR (or chain) for qp:post_recv / srq:post_recv" },
-  wc_array = { "verbs", "verbs.wc_array(n)", "struct ibv_wc wc[n];",
-    "n = cq:poll(wcs) / cq:wait(wcs, n, timeout_ms) fill it in place; wcs[i].status reads entry i" },
-  destroy = { "qp, cq, ah, srq, comp_channel", "obj:destroy()", "int ibv_destroy_qp(struct ibv_qp *qp) (and so on)",
-    "free the object; using it afterwards is an error" },
-  create_ah_from_wc = { "pd", "pd:create_ah_from_wc(wc, grh, port_num)",
-    "struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh, uint8_t port_num)",
-    "an AH back to the sender of a UD receive; grh = mr:read(offset, 40)" },
-  init_ah_from_wc = { "context", "ctx:init_ah_from_wc(port_num, wc, grh)",
-    "int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,"
-    .. " struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)", "the ah_attr that answers the sender of a UD receive" },
-  -- the extended verbs
-  create_qp_ex = { "context", "ctx:create_qp_ex{pd=, qp_type=, send_cq=, recv_cq=, cap={...}, send_ops_flags={...}}",
-    "struct ibv_qp *ibv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *qp_init_attr_ex)",
-    "a QP with the new post-send API (qp:wr_start ...); comp_mask comes from the keys you set" },
-  wr_start = { "qp", "qp:wr_start()", "void ibv_wr_start(struct ibv_qp_ex *qp)",
-    "open a batch of WRs; set qp.wr_id and qp.wr_flags before each op" },
-  wr_complete = { "qp", "qp:wr_complete()", "int ibv_wr_complete(struct ibv_qp_ex *qp)",
-    "post every WR built since wr_start, with one doorbell" },
-  wr_abort = { "qp", "qp:wr_abort()", "void ibv_wr_abort(struct ibv_qp_ex *qp)", "drop the WRs built since wr_start" },
-  wr_send = { "qp", "qp:wr_send()", "void ibv_wr_send(struct ibv_qp_ex *qp)", "begin a SEND WR (then wr_set_sge or wr_set_inline_data)" },
-  wr_send_imm = { "qp", "qp:wr_send_imm(imm_data)", "void ibv_wr_send_imm(struct ibv_qp_ex *qp, __be32 imm_data)",
-    "begin a SEND_WITH_IMM WR (imm in host order; verbsh does the htobe32)" },
-  wr_rdma_write = { "qp", "qp:wr_rdma_write(rkey, remote_addr)",
-    "void ibv_wr_rdma_write(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr)", "begin an RDMA WRITE WR" },
-  wr_rdma_write_imm = { "qp", "qp:wr_rdma_write_imm(rkey, remote_addr, imm_data)",
-    "void ibv_wr_rdma_write_imm(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, __be32 imm_data)",
-    "begin an RDMA WRITE WITH IMM WR (consumes a receive at the peer)" },
-  wr_rdma_read = { "qp", "qp:wr_rdma_read(rkey, remote_addr)",
-    "void ibv_wr_rdma_read(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr)", "begin an RDMA READ WR" },
-  wr_atomic_cmp_swp = { "qp", "qp:wr_atomic_cmp_swp(rkey, remote_addr, compare, swap)",
-    "void ibv_wr_atomic_cmp_swp(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, uint64_t compare, uint64_t swap)",
-    "begin a compare-and-swap on an aligned 64-bit word (then an 8-byte wr_set_sge)" },
-  wr_atomic_fetch_add = { "qp", "qp:wr_atomic_fetch_add(rkey, remote_addr, add)",
-    "void ibv_wr_atomic_fetch_add(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, uint64_t add)",
-    "begin a fetch-and-add (then an 8-byte wr_set_sge)" },
-  wr_set_sge = { "qp", "qp:wr_set_sge(mr, offset, length) or qp:wr_set_sge(lkey, addr, length)",
-    "void ibv_wr_set_sge(struct ibv_qp_ex *qp, uint32_t lkey, uint64_t addr, uint32_t length)",
-    "the local buffer of the WR the last op began" },
-  wr_set_sge_list = { "qp", "qp:wr_set_sge_list{ {mr=, offset=, length=}, ... }",
-    "void ibv_wr_set_sge_list(struct ibv_qp_ex *qp, size_t num_sge, const struct ibv_sge *sg_list)",
-    "several local buffers (a gather list) for the current WR" },
-  wr_set_inline_data = { "qp", "qp:wr_set_inline_data(str)",
-    "void ibv_wr_set_inline_data(struct ibv_qp_ex *qp, void *addr, size_t length)",
-    "copy the bytes into the WR now (at most cap.max_inline_data)" },
-  wr_set_inline_data_list = { "qp", "qp:wr_set_inline_data_list{ str, ... }",
-    "void ibv_wr_set_inline_data_list(struct ibv_qp_ex *qp, size_t num_buf, const struct ibv_data_buf *buf_list)",
-    "several inline pieces for the current WR" },
-  wr_set_ud_addr = { "qp", "qp:wr_set_ud_addr(ah, remote_qpn, remote_qkey)",
-    "void ibv_wr_set_ud_addr(struct ibv_qp_ex *qp, struct ibv_ah *ah, uint32_t remote_qpn, uint32_t remote_qkey)",
-    "where the current UD WR goes (every UD WR needs it)" },
-  create_cq_ex = { "context", "ctx:create_cq_ex{cqe=, wc_flags={...}, channel=, comp_vector=}",
-    "struct ibv_cq_ex *ibv_create_cq_ex(struct ibv_context *context, struct ibv_cq_init_attr_ex *cq_attr)",
-    "a CQ read one field at a time: start_poll, read_*, next_poll, end_poll; wc_flags names the fields" },
-  start_poll = { "cq", "cq:start_poll()", "int ibv_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)",
-    "true: a completion is current (cq.wr_id, cq.status, cq:read_*); false: empty (ENOENT), and no end_poll" },
-  next_poll = { "cq", "cq:next_poll()", "int ibv_next_poll(struct ibv_cq_ex *cq)",
-    "move to the next completion: true, or false when there is none (end_poll still due)" },
-  end_poll = { "cq", "cq:end_poll()", "void ibv_end_poll(struct ibv_cq_ex *cq)",
-    "release the CQ and consume what was read; only after a start_poll that returned true" },
-  read_opcode = { "cq", "cq:read_opcode()", "enum ibv_wc_opcode ibv_wc_read_opcode(struct ibv_cq_ex *cq)", "the current completion's opcode" },
-  read_vendor_err = { "cq", "cq:read_vendor_err()", "uint32_t ibv_wc_read_vendor_err(struct ibv_cq_ex *cq)", "the vendor error (valid on failures)" },
-  read_byte_len = { "cq", "cq:read_byte_len()", "uint32_t ibv_wc_read_byte_len(struct ibv_cq_ex *cq)", "bytes received (wc_flags BYTE_LEN)" },
-  read_imm_data = { "cq", "cq:read_imm_data()", "__be32 ibv_wc_read_imm_data(struct ibv_cq_ex *cq)", "the immediate, host order (wc_flags IMM)" },
-  read_qp_num = { "cq", "cq:read_qp_num()", "uint32_t ibv_wc_read_qp_num(struct ibv_cq_ex *cq)", "the local QP (wc_flags QP_NUM)" },
-  read_src_qp = { "cq", "cq:read_src_qp()", "uint32_t ibv_wc_read_src_qp(struct ibv_cq_ex *cq)", "the sender's QP, UD (wc_flags SRC_QP)" },
-  read_wc_flags = { "cq", "cq:read_wc_flags()", "unsigned int ibv_wc_read_wc_flags(struct ibv_cq_ex *cq)", "GRH, WITH_IMM, ..." },
-  read_slid = { "cq", "cq:read_slid()", "uint32_t ibv_wc_read_slid(struct ibv_cq_ex *cq)", "source LID (wc_flags SLID)" },
-  read_sl = { "cq", "cq:read_sl()", "uint8_t ibv_wc_read_sl(struct ibv_cq_ex *cq)", "service level (wc_flags SL)" },
-  read_dlid_path_bits = { "cq", "cq:read_dlid_path_bits()", "uint8_t ibv_wc_read_dlid_path_bits(struct ibv_cq_ex *cq)",
-    "path bits (wc_flags DLID_PATH_BITS)" },
-  read_completion_ts = { "cq", "cq:read_completion_ts()", "uint64_t ibv_wc_read_completion_ts(struct ibv_cq_ex *cq)",
-    "the device's timestamp (wc_flags COMPLETION_TIMESTAMP; rxe has none)" },
-  iter = { "cq", "for wc in cq:iter() do ... end", "ibv_start_poll / ibv_next_poll / ibv_end_poll in a loop",
-    "the completions now in the CQ, as the tables cq:poll gives; a break still ends the poll" },
-  wait_fds = { "verbs", "verbs.wait_fds({channel, cm_channel, ctx, socket, fd...} [, timeout_ms])",
-    "int poll(struct pollfd *fds, nfds_t nfds, int timeout)  /* or epoll_wait */",
-    "the entries that are readable (empty at the timeout); Ctrl-C interrupts" },
-  getrusage = { "verbs", "verbs.getrusage()", "int getrusage(int who, struct rusage *usage)  /* RUSAGE_SELF */",
-    "this process's CPU time (ru_utime, ru_stime in seconds), ru_maxrss, context switches" },
-  -- librdmacm
-  create_event_channel = { "verbs", "verbs.create_event_channel()",
-    "struct rdma_event_channel *rdma_create_event_channel(void)", "where rdma_cm events arrive (ch.fd)" },
-  create_id = { "cm_channel", "ch:create_id(ps)", "int rdma_create_id(struct rdma_event_channel *channel,"
-    .. " struct rdma_cm_id **id, void *context, enum rdma_port_space ps)",
-    "a communication id: \"TCP\" for RC connections, \"UDP\" for UD" },
-  get_cm_event = { "cm_channel", "ch:get_cm_event([timeout_ms])",
-    "int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)",
-    "the next event (ev.event, ev.status, ev.id, ev.listen_id, ev.param), or nil at the timeout; Ctrl-C interrupts" },
-  ack = { "cm_event", "ev:ack()", "int rdma_ack_cm_event(struct rdma_cm_event *event)",
-    "free the event; its id cannot be destroyed before (the finalizer acks a forgotten one)" },
-  expect = { "cm_event", "ev:expect(name, ...)", "if (event->event != RDMA_CM_EVENT_...) /* error */",
-    "the event if it is one of the names, else an error that says why this one came" },
-  bind_addr = { "cm_id", "id:bind_addr(\"host:port\")", "int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)",
-    "bind to a local address (\"*:7471\": any address, port 7471), before listen" },
-  resolve_addr = { "cm_id", "id:resolve_addr(src_or_nil, \"host:port\" [, timeout_ms=2000])",
-    "int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct sockaddr *dst_addr, int timeout_ms)",
-    "find the local device for a destination; then ADDR_RESOLVED (id.verbs is set)" },
-  resolve_route = { "cm_id", "id:resolve_route([timeout_ms=2000])",
-    "int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)", "the path to the destination; then ROUTE_RESOLVED" },
-  ["cm_id:create_qp"] = { "cm_id", "id:create_qp(pd, {qp_type=, send_cq=, recv_cq=, cap={...}})",
-    "int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)",
-    "a QP that librdmacm moves through its states (pd and CQs from id.verbs); id.qp" },
-  destroy_qp = { "cm_id", "id:destroy_qp()", "void rdma_destroy_qp(struct rdma_cm_id *id)", "destroy id.qp" },
-  connect = { "cm_id", "id:connect([conn_param])", "int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)",
-    "send the connection request (private_data=, responder_resources=, initiator_depth=, retry_count=, ...)" },
-  listen = { "cm_id", "id:listen([backlog])", "int rdma_listen(struct rdma_cm_id *id, int backlog)",
-    "wait for CONNECT_REQUEST events; each brings a new id (ev.id)" },
-  accept = { "cm_id", "ev.id:accept([conn_param])", "int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)",
-    "accept a request, on the request's new id" },
-  reject = { "cm_id", "ev.id:reject([private_data])",
-    "int rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len)",
-    "refuse a request; the client gets REJECTED, status 28" },
-  disconnect = { "cm_id", "id:disconnect()", "int rdma_disconnect(struct rdma_cm_id *id)",
-    "move the QP to ERR and tell the peer; both sides then get DISCONNECTED" },
-  establish = { "cm_id", "id:establish()", "int rdma_establish(struct rdma_cm_id *id)",
-    "complete a connection made without a QP on the id" },
-  init_qp_attr = { "cm_id", "id:init_qp_attr(qp_state)",
-    "int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr, int *qp_attr_mask)",
-    "the attributes and mask librdmacm would use for that transition" },
-  get_local_addr = { "cm_id", "id:get_local_addr()", "struct sockaddr *rdma_get_local_addr(struct rdma_cm_id *id)",
-    "\"192.0.2.1:7471\"" },
-  get_peer_addr = { "cm_id", "id:get_peer_addr()", "struct sockaddr *rdma_get_peer_addr(struct rdma_cm_id *id)",
-    "\"192.0.2.2:40000\"" },
-  get_src_port = { "cm_id", "id:get_src_port()", "__be16 rdma_get_src_port(struct rdma_cm_id *id)", "the local port" },
-  get_dst_port = { "cm_id", "id:get_dst_port()", "__be16 rdma_get_dst_port(struct rdma_cm_id *id)", "the peer's port" },
-  ["cm_id:destroy"] = { "cm_id", "id:destroy()", "int rdma_destroy_id(struct rdma_cm_id *id)",
-    "free the id (its QP and unacked events first)" },
-}
+local function verbs() return rawget(_G, "verbs") or require "verbs" end
 
--- kind: the object's class ("cm_id"), for the names two classes share.
-local function show(name, kind)
-  local d = kind and doc[kind .. ":" .. name] or doc[name]
+---------------------------------------------------------------------------
+-- Types of keys, from verbs.fields.
+
+local function hex_or_dec(n)
+  if n >= 0x10000 and (n + 1) & n == 0 then return ("0x%x"):format(n) end
+  return tostring(n)
+end
+
+local function enum_list(ctype)
+  local e = verbs().enum(ctype)
+  return e and table.concat(e.names, ", ") or "?"
+end
+
+-- "(or full names such as IBV_MTU_256, or the C value: 1 for 256)": the value,
+-- not what the name says (path_mtu = 1024 is not IBV_MTU_1024).
+local function enum_also(ctype)
+  local e = verbs().enum(ctype)
+  if not e then return "" end
+  local n = e.names[1]
+  local value = ("the C value: %d for %s"):format(e.values[n], n)
+  if e.prefix == "" then return "(or " .. value .. ")" end
+  return ("(or full names such as %s%s, or %s)"):format(e.prefix, n, value)
+end
+
+-- "integer 0..255", "enum ibv_mtu: 256, 512, ...", "a cq object", ...
+local function type_text(f)
+  if f.type == "int" or f.type == "uint" then
+    local s = "integer"
+    if f.boolean then
+      s = "0 or 1 (or a boolean)"
+    elseif f.max then
+      s = s .. " " .. f.min .. ".." .. hex_or_dec(f.max)
+    elseif f.type == "uint" then
+      s = s .. " (64 bits, unsigned)"
+    end
+    return s
+  elseif f.type == "enum" then
+    return ("a name of enum %s: %s %s"):format(f.enum, enum_list(f.enum), enum_also(f.enum))
+  elseif f.type == "flags" then
+    return ("flags of %s: a name or a list of names of %s %s"):format(f.enum, enum_list(f.enum), enum_also(f.enum))
+  elseif f.type == "gid" then
+    return 'a GID: IPv6 text ("::ffff:192.0.2.1") or 16 raw bytes'
+  elseif f.type == "struct" then
+    local names = {}
+    for _, g in ipairs(verbs().fields(f.struct)) do names[#names + 1] = g.name end
+    return ("a table (C: %s): { %s }"):format(f.c, table.concat(names, ", "))
+  elseif f.type == "object" then
+    return ("a verbs %s object"):format(f.class)
+  end
+  return K.custom_types[f.name] or "a value"
+end
+
+local function key_meaning(ctype, name)
+  return K.keys[ctype .. "." .. name] or K.keys[name] or K.struct_note[ctype]
+end
+
+-- Appends to out the keys of ctype, each with its type and meaning; nested
+-- tables are expanded once (seen), deeper by indent.
+local custom_sub = { sg_list = "ibv_sge" }
+local function keys_text(out, ctype, indent, seen)
+  seen = seen or {}
+  for _, f in ipairs(verbs().fields(ctype) or {}) do
+    out[#out + 1] = ("%s%s = %s"):format(indent, f.name, type_text(f))
+    local m = key_meaning(ctype, f.name)
+    if m then out[#out + 1] = indent .. "    " .. m end
+    local sub = f.struct or custom_sub[f.name]
+    if sub and not seen[sub] then
+      seen[sub] = true
+      keys_text(out, sub, indent .. "    ", seen)
+    elseif sub then
+      out[#out + 1] = indent .. "    (its keys as listed above)"
+    end
+  end
+end
+
+---------------------------------------------------------------------------
+-- Methods.
+
+local function method_text(d)
+  local out = { d[2], "    C: " .. d[3], "    " .. d[4] }
+  if d.keys then
+    out[#out + 1] = ("  keys (struct %s):"):format(d.keys)
+    keys_text(out, d.keys, "    ")
+  end
+  if d.gives then
+    out[#out + 1] = ("  gives %s of struct %s:"):format(d.each or "a table", d.gives)
+    keys_text(out, d.gives, "    ")
+  end
+  if d.args then
+    for i = 1, 2 do
+      if d.args[i] then
+        out[#out + 1] = ("  argument %d: a name of %s: %s"):format(i, d.args[i], enum_list(d.args[i]))
+      end
+    end
+  end
+  if d.ex then out[#out + 1] = "  example:\n    " .. d.ex:gsub("\n", "\n    ") end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- Every entry for a method name: "modify" gives qp:modify and srq:modify.
+local function methods_named(name)
+  local found = {}
+  if D.methods[name] then found[#found + 1] = D.methods[name] end
+  local keys = {}
+  for k in pairs(D.methods) do
+    if k:match("[:.]([%w_]+)$") == name and k ~= name then keys[#keys + 1] = k end
+  end
+  table.sort(keys)
+  for _, k in ipairs(keys) do found[#found + 1] = D.methods[k] end
+  return found
+end
+
+-- The C function a method calls: the first ibv_/rdma_ name of its prototype.
+local c_index
+local function c_name_index()
+  if c_index then return c_index end
+  c_index = {}
+  for k, d in pairs(D.methods) do
+    for c in d[3]:gmatch("([%a_][%w_]*)%(") do
+      if c:find("^ibv_") or c:find("^rdma_") then c_index[c] = c_index[c] or k end
+    end
+  end
+  for c, k in pairs(D.c_inside) do c_index[c] = c_index[c] or k end
+  return c_index
+end
+
+---------------------------------------------------------------------------
+-- Enums, structs and keys.
+
+-- Where each enum is used: "ibv_send_wr.opcode (qp:post_send, verbs.send_wr)".
+local function users_of_struct(ctype)
+  local l = {}
+  for k, d in pairs(D.methods) do
+    if d.keys == ctype or d.gives == ctype then l[#l + 1] = d[2]:match("[%w_.]*[%w_][:.][%w_]+") or k end
+  end
+  table.sort(l)
+  return l
+end
+
+local function struct_place(ctype)
+  local users = users_of_struct(ctype)
+  if #users == 0 then
+    for _, s in ipairs(verbs().fields()) do
+      for _, f in ipairs(verbs().fields(s)) do
+        if f.struct == ctype or custom_sub[f.name] == ctype then
+          return ("%s.%s"):format(s, f.name)
+        end
+      end
+    end
+    return ctype
+  end
+  return ("%s (%s)"):format(ctype, table.concat(users, ", "))
+end
+
+local function enum_uses(ctype)
+  local l = {}
+  for _, s in ipairs(verbs().fields()) do
+    for _, f in ipairs(verbs().fields(s)) do
+      if f.enum == ctype then l[#l + 1] = ("key %s of %s"):format(f.name, struct_place(s)) end
+    end
+  end
+  if K.enum_uses[ctype] then l[#l + 1] = K.enum_uses[ctype] end
+  return l
+end
+
+local function enum_value_text(e, name)
+  local v = e.values[name]
+  local out = { ("%s: %s%s = %s%s, a value of %s %s"):format(name, e.prefix, name, v,
+    e.flags and (" (0x%x)"):format(v) or "", e.flags and "flag set" or "enum", e.ctype) }
+  for _, u in ipairs(enum_uses(e.ctype)) do out[#out + 1] = "    used in: " .. u end
+  if e.ctype == "ibv_wc_status" then
+    out[#out + 1] = ('    verbs.explain("%s") says when it happens and how to fix it'):format(name)
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function enum_type_text(e)
+  local vals = {}
+  for _, n in ipairs(e.names) do vals[#vals + 1] = ("%s=%s"):format(n, e.values[n]) end
+  local out = { ("%s %s: names without %q (full names and integers accepted too)"):format(
+    e.flags and "flag set" or "enum", e.ctype, e.prefix),
+    "    " .. table.concat(vals, ", ") }
+  for _, u in ipairs(enum_uses(e.ctype)) do out[#out + 1] = "    used in: " .. u end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function struct_text(ctype)
+  local out = { ("struct %s, as a table: %s"):format(ctype, struct_place(ctype)) }
+  keys_text(out, ctype, "    ")
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function obj_field_text(kind, name)
+  local m = K.obj_fields[kind .. "." .. name]
+  return ("%s: field of a %s object (%s.%s)"):format(name, kind, kind, name) .. (m and "\n    " .. m or "")
+end
+
+local function key_text(name)
+  local out = {}
+  for _, s in ipairs(verbs().fields()) do
+    for _, f in ipairs(verbs().fields(s)) do
+      if f.name == name then
+        out[#out + 1] = ("%s: key of %s: %s"):format(name, struct_place(s), type_text(f))
+        local m = key_meaning(s, name)
+        if m then out[#out + 1] = "    " .. m end
+        local sub = f.struct or custom_sub[name]
+        if sub then keys_text(out, sub, "    ") end
+      end
+    end
+  end
+  local kinds = {}
+  for key, mt in pairs(debug.getregistry()) do
+    local kind = type(key) == "string" and key:match("^verbs%.(.+)$")
+    local fields = kind and type(mt) == "table" and rawget(mt, "__fields")
+    if type(fields) == "table" then
+      for _, f in ipairs(fields) do if f == name then kinds[#kinds + 1] = kind end end
+    end
+  end
+  table.sort(kinds)
+  for _, kind in ipairs(kinds) do out[#out + 1] = obj_field_text(kind, name) end
+  return #out > 0 and table.concat(out, "\n") .. "\n" or nil
+end
+
+---------------------------------------------------------------------------
+-- Lookup.
+
+local function lesson_text(name)
+  local d = D.lesson[name] or D.lesson[name:gsub("^kit%.", "lesson.kit.")]
   if not d then return nil end
-  return ("%s\n    C: %s\n    %s\n"):format(d[2], d[3], d[4])
+  return ("%s\n    %s\n  example:\n    %s\n"):format(d[1], d[2], d[3] or d.ex)
+end
+
+-- Words a student says for a C struct.
+local aliases = { wc = { "ibv_wc" }, wr = { "ibv_send_wr", "ibv_recv_wr" }, sge = { "ibv_sge" },
+                  attr = { "ibv_qp_attr" } }
+
+-- Methods named what: "post_send", "qp:post_send", "oob.listen", and the lesson commands.
+local function method_parts(what, add)
+  local qualified = what:match("^[%w_]+:[%w_]+$") and what:gsub("^id:", "cm_id:")
+  if qualified and D.methods[qualified] then return add(method_text(D.methods[qualified])) end
+  if D.methods[what] and what:find("[:.]") then return add(method_text(D.methods[what])) end
+  if not what:find("^lesson%.") and not what:find("^kit%.") then
+    for _, d in ipairs(methods_named(what:match("[:.]([%w_]+)$") or what)) do add(method_text(d)) end
+  end
+  add(lesson_text(what))
+end
+
+-- A C function: "ibv_post_send", or without its prefix ("modify_qp").
+local function c_part(what)
+  local idx = c_name_index()
+  local cname = idx[what] and what or idx["ibv_" .. what] and "ibv_" .. what
+    or idx["rdma_" .. what] and "rdma_" .. what
+  if not cname then return nil end
+  local inside = D.c_inside[cname]
+  return (inside and ("%s: verbsh calls it inside %s:\n"):format(cname, D.methods[inside][2]) or "")
+    .. method_text(D.methods[idx[cname]])
+end
+
+-- The enums a student types most come first: RDMA_WRITE is an ibv_wr_opcode before a wc opcode.
+local first = { ibv_wr_opcode = 1, ibv_qp_state = 2, ibv_qp_type = 3, ibv_access_flags = 4, ibv_send_flags = 5,
+                ibv_mtu = 6, ibv_wc_status = 7, ibv_wc_opcode = 8 }
+local function sorted_enums()
+  local enums = {}
+  for ctype in pairs(verbs().enums) do enums[#enums + 1] = ctype end
+  table.sort(enums, function(a, b)
+    if (first[a] or 99) ~= (first[b] or 99) then return (first[a] or 99) < (first[b] or 99) end
+    return a < b
+  end)
+  return enums
+end
+
+-- An enum value, short ("RTS") or full ("IBV_QPS_RTS"), in every enum that has it.
+local function enum_parts(what, add)
+  for _, ctype in ipairs(sorted_enums()) do
+    local e = verbs().enum(ctype)
+    local n = what
+    if #e.prefix > 0 and what:sub(1, #e.prefix) == e.prefix then n = what:sub(#e.prefix + 1) end
+    if e.values[n] then add(enum_value_text(e, n)) end
+  end
+end
+
+-- The help text for a name, or nil.
+function M.text(what)
+  what = what:gsub("^verbs%.", "")
+  local parts = {}
+  local function add(s) if s then parts[#parts + 1] = s end end
+  method_parts(what, add)
+  if #parts == 0 then add(c_part(what)) end
+  enum_parts(what, add)
+  local bare = what:gsub("^struct ", ""):gsub("^enum ", "")
+  if verbs().enum(bare) then add(enum_type_text(verbs().enum(bare))) end
+  if verbs().fields(bare) then add(struct_text(bare)) end
+  for _, s in ipairs(aliases[what] or {}) do add(struct_text(s)) end
+  local kind, fname = what:match("^([%w_]+)%.([%w_]+)$")
+  if #parts == 0 and K.obj_fields[what] then add(obj_field_text(kind, fname) .. "\n") end   -- "qp.qp_num"
+  if #parts == 0 then add(key_text(what) or key_text(fname or what)) end
+  if #parts == 0 and what:upper() ~= what and what:find("^[%w_]+$") then   -- "rdma_write": RDMA_WRITE
+    local upper = M.text(what:upper())
+    return upper and upper:find("a value of") and upper or nil
+  end
+  return #parts > 0 and table.concat(parts, "\n") or nil
+end
+
+-- Names for "no help for X; try ...": methods, commands, enum values, keys, C types.
+local function all_names()
+  local l, seen = {}, {}
+  local function add(k) if not seen[k] then seen[k] = true; l[#l + 1] = k end end
+  for k in pairs(D.methods) do add(k) end
+  for k in pairs(D.lesson) do add(k) end
+  for ctype, names in pairs(verbs().enums) do
+    add(ctype)
+    for _, n in ipairs(names) do add(n) end
+  end
+  for _, s in ipairs(verbs().fields()) do
+    add(s)
+    for _, f in ipairs(verbs().fields(s)) do add(f.name) end
+  end
+  return l
 end
 
 local overview = [[
@@ -229,21 +350,47 @@ verbsh: the RDMA verbs of libibverbs, in Lua. Every name follows C:
 
   ch  = verbs.create_event_channel()  -- rdma_cm: ch:create_id("TCP"), id:resolve_addr, ch:get_cm_event
 
-help(obj) lists an object's methods; help "modify" shows one, with its C prototype.
+help(obj) lists an object's methods; help "post_send" shows one: its C prototype, every key of
+its table with type and meaning, and an example. help also knows C names ("ibv_post_send"),
+enum values ("RDMA_WRITE", "IBV_QPS_RTS"), table keys ("sg_list"), C types ("ibv_qp_attr",
+"ibv_wr_opcode") and the lesson commands ("rc_connect", "hint").
 verbs.explain(x) explains a completion status or an error; verbs.trace(true) prints each call as C.
+Tab completes globals, methods (qp:mo), fields (qp.qp_n), the keys of the table you are typing
+(qp:modify{qp_st) and, in a string, the enum names that fit (qp_state = "R).
 lesson() lists the lessons; lesson "1" starts the first.]]
 
+-- The name help knows a function (or the lesson table) by: help(verbs.open),
+-- help(qp.modify), help(hint) work as help "open", help "qp:modify", help "hint".
+local function name_of(v)
+  for k, x in pairs(verbs()) do if x == v and type(k) == "string" then return k end end
+  for key, mt in pairs(debug.getregistry()) do
+    local kind = type(key) == "string" and key:match("^verbs%.(.+)$")
+    local methods = kind and type(mt) == "table" and rawget(mt, "__methods")
+    if type(methods) == "table" then
+      for k, x in pairs(methods) do if x == v then return kind .. ":" .. k end end
+    end
+  end
+  local kit = type(rawget(_G, "lesson")) == "table" and rawget(rawget(_G, "lesson"), "kit")
+  for k, x in pairs(type(kit) == "table" and kit or {}) do if x == v then return "lesson.kit." .. k end end
+  for k, x in pairs(_G) do if x == v and type(k) == "string" then return k end end
+end
+
 function M.help(what)
-  if what == nil then
+  if type(what) == "function" or type(what) == "table" and not getmetatable(what) or what == rawget(_G, "lesson") then
+    what = name_of(what) or what
+  end
+  if what == nil or what == "" then
     print(overview)
   elseif type(what) == "string" then
-    local name = what:match("[:.]([%w_]+)$") or what
-    local text = show(what:match("^[%w_]+:[%w_]+$") and what:gsub("^id:", "cm_id:") or name)
-      or show(name)
+    local text = M.text(what)
     if not text then
-      local close = {}
-      for k in pairs(doc) do if k:find(name, 1, true) then close[#close + 1] = k end end
+      local close, low = {}, what:lower()
+      for _, k in ipairs(all_names()) do
+        local kl = k:lower()
+        if kl:find(low, 1, true) or low:find(kl, 1, true) and #k > 3 then close[#close + 1] = k end
+      end
       table.sort(close)
+      if #close > 12 then close = { table.concat(close, ", ", 1, 12) .. ", ..." } end
       text = ("no help for %q%s\n"):format(what, #close > 0 and ("; try " .. table.concat(close, ", ")) or "")
     end
     io.write(text)
@@ -259,8 +406,17 @@ function M.help(what)
     table.sort(names)
     print(("%s -- methods:"):format(tostring(what)))
     local kind = type(mt.__name) == "string" and mt.__name:match("^verbs%.(.+)$")
-    for _, n in ipairs(names) do io.write("  ", show(n, kind) or (n .. "\n")) end
+    for _, n in ipairs(names) do
+      local d = kind and D.methods[kind .. ":" .. n] or D.methods[n]
+      io.write("  ", d and ("%s\n      %s\n"):format((d[2]:gsub("^obj:", (kind or "obj") .. ":")), d[4]) or (n .. "\n"))
+    end
+    local fields = type(mt) == "table" and rawget(mt, "__fields")
+    if type(fields) == "table" and #fields > 0 then
+      print("  fields: " .. table.concat(fields, ", "))
+    end
+    print('  help "NAME" shows a method with its C prototype, its keys and an example')
   end
 end
 
+M.doc = D.methods
 return M

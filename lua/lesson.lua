@@ -98,11 +98,45 @@ function M.find(what)
         #hits > 1 and "it could be" or "there are", table.concat(names, ", ")), 0)
 end
 
+-- Finished lessons, kept across sessions in $XDG_STATE_HOME/verbsh/finished
+-- (default ~/.local/state): one lesson name per line.
+local function state_file()
+  local dir = os.getenv("XDG_STATE_HOME")
+  if not dir or dir == "" then
+    local home = os.getenv("HOME")
+    if not home or home == "" then return nil end
+    dir = home .. "/.local/state"
+  end
+  return dir .. "/verbsh", dir .. "/verbsh/finished"
+end
+
+function M.finished()
+  local set = {}
+  local _, file = state_file()
+  local f = file and io.open(file)
+  if f then
+    for line in f:lines() do if line ~= "" then set[line] = true end end
+    f:close()
+  end
+  return set
+end
+
+local function mark_finished(name)
+  if M.finished()[name] then return end
+  local dir, file = state_file()
+  if not dir then return end
+  os.execute(("mkdir -p '%s' 2>/dev/null"):format(dir:gsub("'", "'\\''")))
+  local f = io.open(file, "a")
+  if f then f:write(name, "\n") f:close() end
+end
+
 function M.print_list()
-  out("Lessons (start one with `lesson \"NAME\"` or `verbsh --lesson NAME`):")
+  out("Lessons (start one with `lesson \"NAME\"` or `verbsh --lesson NAME`; ✓ finished):")
+  local done = M.finished()
   for _, e in ipairs(M.list()) do
     local ok, l = pcall(load_lesson, e)
-    out(("  %2d  %-14s %s"):format(e.num, e.short, ok and l.title or ("(broken: " .. tostring(l) .. ")")))
+    out(("  %s %2d  %-14s %s"):format(done[e.name] and "✓" or " ", e.num, e.short,
+        ok and l.title or ("(broken: " .. tostring(l) .. ")")))
   end
 end
 
@@ -202,7 +236,7 @@ function M.show()
   if not cur.auto then out("      (hint()  show()  skip()  check()  restart()  progress())") end
 end
 
-local function enter_step()
+local function enter_step(hold)
   local st = step()
   cur.S = {}
   -- The WCs of this step: whatever the learner keeps in `wcs` from now on.
@@ -210,11 +244,16 @@ local function enter_step()
   cur.S.wcs_tbl, cur.S.wcs_base = w, type(w) == "table" and #w or 0
   if st.enter then st.enter(cur.S) end
   set_prefix()
-  M.show()
+  if hold then
+    out(("  (Read the explanation above. show() prints step %d, %q, when you are ready.)"):format(cur.i, st.title))
+  else
+    M.show()
+  end
 end
 
 local function finish()
   cur.finished = true
+  if not cur.auto then mark_finished(cur.name) end
   set_prefix()
   repl.remove(M.after_eval)
   local all = M.list()
@@ -225,15 +264,18 @@ local function finish()
   if nxt and not cur.auto then out(("  Next: lesson %q  -- %s"):format(nxt.short, load_lesson(nxt).title)) end
 end
 
--- Runs the current step's check. Returns passed, text.
-local function run_check()
+-- Runs the current step's check. Returns passed, text. `told`: the learner
+-- sees a failure's reason, so the failed completions it judged are an old
+-- try's from now on (the silent check after each chunk marks nothing).
+local function run_check(told)
   local st = step()
   local ok, passed, why = pcall(st.check, cur.S)
   if not ok then return false, "check could not run: " .. tostring(passed) end
+  if not passed and told then K.forget_judged(cur.S) end
   return passed and true or false, why
 end
 
-local function advance(note)
+local function advance(note, hold)
   local st = step()
   cur.log[#cur.log + 1] = { i = cur.i, title = st.title, note = note }
   out(("✓ step %d done%s"):format(cur.i, note and (": " .. note) or ""))
@@ -242,17 +284,19 @@ local function advance(note)
     finish()
   else
     cur.i = cur.i + 1
-    enter_step()
+    enter_step(hold)
   end
 end
 
 -- The REPL hook: after every chunk, see whether the task is done.
-function M.after_eval()
+function M.after_eval(chunk_ok)
   if not cur or cur.finished or cur.auto or cur.busy then return end
   cur.busy = true
   local ok, e = pcall(function()
     local passed, note = run_check()
-    if passed then advance(note) end
+    -- A step done by a chunk that raised (the error is the lesson) leaves
+    -- the explanation on screen: the next step waits for show().
+    if passed then advance(note, chunk_ok == false) end
   end)
   cur.busy = false
   if not ok then out("lesson: ", tostring(e)) end
@@ -269,7 +313,7 @@ end
 commands.show = function() M.show() end
 function commands.check()
   if not cur or cur.finished then return end
-  local passed, why = run_check()
+  local passed, why = run_check(true)
   if passed then
     advance(why)
   else
@@ -284,14 +328,26 @@ function commands.skip()
   cur.busy = false
   commands.check()
 end
-function commands.restart()
+-- restart() starts the current step over: its check forgets what it has
+-- seen (the objects keep their state); restart("lesson") rebuilds the
+-- lesson's objects and starts again at step 1.
+function commands.restart(what)
   if not cur then return end
-  M.start(cur.name)
+  if what == "lesson" or cur.finished then M.start(cur.name) return end
+  if what ~= nil then out('restart() starts this step over; restart("lesson") the whole lesson') return end
+  out(("Step %d starts over (its check forgets what it saw; restart(\"lesson\") rebuilds the objects)."):format(cur.i))
+  enter_step()
 end
 function commands.progress()
-  if not cur then out("No lesson is running.") return end
-  out(("%s: step %d/%d%s"):format(cur.short, cur.i, #cur.lesson.steps,
-      cur.finished and " (complete)" or (" -- " .. step().title)))
+  local done, names = M.finished(), {}
+  for _, e in ipairs(M.list()) do if done[e.name] then names[#names + 1] = e.short end end
+  if cur then
+    out(("%s: step %d/%d%s"):format(cur.short, cur.i, #cur.lesson.steps,
+        cur.finished and " (complete)" or (" -- " .. step().title)))
+  else
+    out("No lesson is running.")
+  end
+  out(("Finished: %d of %d lessons%s"):format(#names, #M.list(), #names > 0 and (": " .. table.concat(names, ", ")) or ""))
 end
 
 local function install_commands()
@@ -326,7 +382,16 @@ local function begin(what, auto)
   out(("\n════ Lesson %d: %s ════"):format(entry.num, l.title))
   if l.intro then out(dedent(l.intro)) end
   if l.setup then
-    local made = l.setup(K)
+    local ok, made = pcall(l.setup, K)
+    if not ok then
+      -- No device at all is "cannot run here" (exit 77 with --auto), with
+      -- the explanation of why verbs.open failed; anything else is a bug.
+      local okd, devs = pcall(verbs.devices)
+      if okd and #devs > 0 then error(made, 0) end
+      out("\nThis lesson cannot run here: no RDMA device.\n", tostring(made))
+      M.stop(true)
+      return nil, "no RDMA device"
+    end
     if made then out("\nThe lesson set up for you: ", made) end
   end
   if l.requires then
@@ -348,6 +413,34 @@ function M.start(what)
   enter_step()
 end
 
+-- VERBSH_LESSON_RETRY=1 with --auto: every step whose check judged
+-- completions is also taken as a failed try and a retry. The completions of
+-- the first try are turned into failures (LOC_LEN_ERR, as a receive too
+-- small gives), the check must refuse them, then the model solution runs
+-- again and the check must pass on the new completions alone. A step whose
+-- solution cannot simply be redone says why in its `retry` field; `redo`
+-- is what a learner types first to undo the failed try (reconnect a QP
+-- that went to ERR, zero a counter).
+local retry_drill = os.getenv("VERBSH_LESSON_RETRY") == "1"
+local function retry_step(st, note)
+  local judged = cur.S.judged
+  if not judged or #judged == 0 then return true, note end
+  if type(st.retry) == "string" then
+    out("  (retry drill: not for this step: ", st.retry, ")")
+    return run_check()
+  end
+  for _, wc in ipairs(judged) do rawset(wc, "status", "LOC_LEN_ERR") end
+  out("  (retry drill: the completions above now read LOC_LEN_ERR, as a failed try's would)")
+  local passed, why = run_check(true)
+  if passed then return false, "the check passed on failed completions: " .. tostring(why) end
+  out("  (retry drill: the check refused them: ", tostring(why), "; now the step again)")
+  if st.redo then M.run_code(dedent(st.redo), true, repl.prefix .. "verbsh> ") end
+  M.run_code(dedent(st.solution), true, repl.prefix .. "verbsh> ")
+  local ok, note = run_check()
+  if not ok then return false, "after a failed try, the redone step did not pass: " .. tostring(note) end
+  return true, note
+end
+
 -- Runs one lesson without a learner. Returns true, or false and the failed
 -- step, or nil and the skip reason.
 function M.auto(what)
@@ -359,6 +452,7 @@ function M.auto(what)
     out("")
     M.run_code(dedent(st.solution), true, repl.prefix .. "verbsh> ")
     local passed, note = run_check()
+    if passed and retry_drill then passed, note = retry_step(st, note) end
     if not passed then
       local failed = ("lesson %s step %d (%s): %s"):format(cur.short, cur.i, st.title,
                                                             note or "check did not pass")

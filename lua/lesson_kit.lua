@@ -138,6 +138,14 @@ end
 -- Exposed to the learner as the global rc_connect(qp, peer [, opts]) once
 -- lesson 4 has shown each transition by hand.
 function K.rc_connect(qp, peer, opts)
+  local usage = "rc_connect(qp, peer [, opts]): "
+  if not K.is(qp, "qp") then error(usage .. "qp must be the QP to connect (qp_a), not " .. K.repr(qp), 2) end
+  if not (K.is(peer, "qp") or math.type(peer) == "integer") then
+    error(usage .. "peer must be the QP at the other end (qp_b) or its qp_num, not " .. K.repr(peer), 2)
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error(usage .. "opts must be a table of attributes ({ rnr_retry = 0 }), not " .. K.repr(opts), 2)
+  end
   opts = opts or {}
   local ctx = G"ctx"
   local idx = opts.sgid_index or G"gid_index" or K.roce_gid(ctx)
@@ -176,6 +184,7 @@ function K.ud_qp()
 end
 
 function K.ud_ready(qp, qkey)
+  if qp.state ~= "RESET" then qp:modify{ qp_state = "RESET" } end
   qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = K.port, qkey = qkey or K.qkey }
   qp:modify{ qp_state = "RTR" }
   qp:modify{ qp_state = "RTS", sq_psn = 0 }
@@ -317,33 +326,79 @@ end
 -- Checks.
 
 -- The work completions of the current step: those in the global `wcs` since
--- the step began (the learner's own `wcs = cq:poll()` counts), plus what the
--- check polls from cq itself, waiting up to timeout_ms for `want` in all.
--- What the check polls is appended to `wcs` and printed, so that the learner
--- still sees every completion.
+-- the step began (the learner's own `wcs = cq:poll()` counts), plus what is
+-- on cq now, waiting up to timeout_ms when fewer than `want` have arrived.
+-- What the check polls is appended to `wcs`, printed, and handed back: the
+-- learner's next cq:poll or cq:wait returns it first (src/cq.c), so a task's
+-- `wcs = cq:wait(2)` never blocks on completions the check took.
+-- Failed completions that check() reported (S.stale) are left out, and
+-- find_wc takes the newest match: after a failed try, the step judges the
+-- retry, never the old failure.
+local HELD = "verbsh.cq_held"
+local function held_table()
+  local reg = debug.getregistry()
+  local t = reg[HELD]
+  if not t then t = setmetatable({}, { __mode = "k" }); reg[HELD] = t end
+  return t
+end
+
+-- Polls cq for the check itself, around what is held for the learner.
+local function check_poll(cq, n, timeout_ms)
+  local held = held_table()
+  local mine = held[cq]
+  held[cq] = nil
+  local ok, got = pcall(function()
+    if timeout_ms then return (cq:wait(n, timeout_ms)) end
+    return cq:poll(n)
+  end)
+  local keep = mine or {}
+  if ok then for _, wc in ipairs(got) do keep[#keep + 1] = wc end end
+  if #keep > 0 then held[cq] = keep end
+  if not ok then error(got, 0) end
+  return got
+end
+
 function K.step_wcs(S, cq, want, timeout_ms)
   local t = rawget(_G, "wcs")
   if type(t) ~= "table" or K.kind(t) then t = {}; rawset(_G, "wcs", t) end
   local base = (t == S.wcs_tbl) and S.wcs_base or 0
+  S.stale = S.stale or setmetatable({}, { __mode = "k" })
   local list = {}
+  local function add(wc) if not S.stale[wc] then list[#list + 1] = wc end end
   for i = base + 1, #t do
-    if type(t[i]) == "table" and t[i].status then list[#list + 1] = t[i] end
+    if type(t[i]) == "table" and t[i].status then add(t[i]) end
   end
-  if K.is(cq, "cq") and #list < want then
-    local got = cq:wait(want - #list, timeout_ms or 300)
-    for _, wc in ipairs(got) do
-      t[#t + 1] = wc
-      list[#list + 1] = wc
-      out("  (the check polled cq) wcs[", #t, "] = ", tostring(wc))
+  if K.is(cq, "cq") then
+    local function take(got)
+      for _, wc in ipairs(got) do
+        t[#t + 1] = wc
+        add(wc)
+        out("  (the check polled cq) wcs[", #t, "] = ", tostring(wc))
+      end
     end
+    take(check_poll(cq, 64))   -- what is there now, without waiting
+    if #list < want then take(check_poll(cq, want - #list, timeout_ms or 300)) end
   end
+  S.judged, S.judged_want = list, want
   return list
 end
 
--- The first WC in list matching every field of pattern.
-function K.find_wc(list, pattern)
+-- After a failed check whose reason the learner was shown: the failed
+-- completions it judged, when all it waited for were there, are an old
+-- try's; the next check ignores them.
+function K.forget_judged(S)
+  local list = S and S.judged
+  if not list or #list < (S.judged_want or 0) then return end
   for _, wc in ipairs(list) do
-    local match = true
+    if wc.status ~= "SUCCESS" then S.stale[wc] = true end
+  end
+end
+
+-- The newest WC in list matching every field of pattern (a retry's
+-- completion, not the try before it).
+function K.find_wc(list, pattern)
+  for i = #list, 1, -1 do
+    local wc, match = list[i], true
     for k, v in pairs(pattern) do if wc[k] ~= v then match = false break end end
     if match then return wc end
   end

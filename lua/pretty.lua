@@ -31,6 +31,24 @@ local function has_tostring(v)
   return type(mt) == "table" and rawget(mt, "__tostring") ~= nil
 end
 
+-- Strings shown as text, not as quoted Lua strings, when they are a result
+-- at the prompt: explanations, whose lines a student reads. They stay plain
+-- strings for scripts. The last few are remembered, so that `s` typed after
+-- `s = verbs.explain(wc)` reads as text too.
+local texts, text_order = {}, {}
+function M.as_text(s)
+  if type(s) == "string" and not texts[s] then
+    texts[s] = true
+    text_order[#text_order + 1] = s
+    if #text_order > 32 then texts[table.remove(text_order, 1)] = nil end
+  end
+  return s
+end
+-- fn's string results are shown as text (lverbs.c wraps verbs.explain).
+function M.text_results(fn)
+  return function(...) return M.as_text((fn(...))) end
+end
+
 local format
 
 local function format_table(t, depth, seen, indent)
@@ -68,7 +86,10 @@ function format(v, depth, seen, indent)
 end
 
 -- pretty.format(v): the text the shell would print for v.
-function M.format(v) return format(v, 1, {}, "") end
+function M.format(v)
+  if type(v) == "string" and texts[v] then return v end
+  return format(v, 1, {}, "")
+end
 
 -- pretty.print(...): what the shell does with an expression's values.
 function M.print(...)

@@ -16,8 +16,57 @@ function M.remove(fn)
   end
 end
 
-function M.after_eval(ok)
-  for _, fn in ipairs(M.hooks) do fn(ok) end
+-- err: the error a failed chunk raised (a verbs.error for a failed verb),
+-- kept in M.last_error until the next chunk, so that a lesson step can count
+-- `qp_a:modify{...}` that raised as well as `ok, err = pcall(...)`.
+function M.after_eval(ok, err)
+  M.last_error = not ok and err or nil
+  for _, fn in ipairs(M.hooks) do fn(ok, err) end
+end
+
+-- At the shell's prompt an undefined global is a mistake, not a nil:
+-- `qp:modify{qp_state = RTS}` would otherwise send an empty table. Only
+-- chunks typed at the prompt (source "=stdin") are guarded; scripts, lessons
+-- and modules keep plain Lua semantics unless verbs.strict(true) opts in
+-- (which installs the guard in a script too).
+M.strict_globals = false
+
+-- "RTS is not defined: did you mean "RTS"?" for an enum name; else the
+-- closest global.
+function M.undefined(name)
+  local verbs = rawget(_G, "verbs")
+  local short = name:gsub("^IBV_%u+_", ""):gsub("^RDMA_%u+_", "")
+  if verbs and type(verbs.enums) == "table" then
+    for ctype, names in pairs(verbs.enums) do
+      for _, n in ipairs(names) do
+        if n == name or n == short then
+          return ("%s is not defined: did you mean \"%s\"? (enum values are strings: a name of %s)"):format(
+            name, n, ctype)
+        end
+      end
+    end
+  end
+  local globals = {}
+  for k in next, _G do if type(k) == "string" then globals[#globals + 1] = k end end
+  local best = verbs and verbs.suggest and verbs.suggest(name, globals)
+  if best then return ("%s is not defined: did you mean %s?"):format(name, best) end
+  return ("%s is not defined (no global of that name has been set)"):format(name)
+end
+
+function M.guard_globals()
+  local mt = getmetatable(_G)
+  if mt and mt.__index then return end   -- the user's own (strict.lua and the like)
+  mt = mt or {}
+  mt.__index = function(_, name)
+    if type(name) ~= "string" then return nil end
+    local info = debug.getinfo(2, "S")
+    if not (info and info.source == "=stdin") then
+      local verbs = rawget(_G, "verbs")
+      if not (M.strict_globals or verbs and verbs.strict and verbs.strict()) then return nil end
+    end
+    error(M.undefined(name), 2)
+  end
+  setmetatable(_G, mt)
 end
 
 -- The primary prompt; a lesson adds its progress in front ("[rc 3/9] ").

@@ -7,7 +7,7 @@
 #include "verbsh.h"
 
 #define GR(m, t, ...) VF(struct ibv_global_route, m, t, __VA_ARGS__)
-static const struct vfield vf_global_route[] = {
+const struct vfield vf_global_route[] = {
 	GR(dgid, VT_GID), GR(flow_label, VT_UINT, .max = 0xfffff), GR(sgid_index, VT_UINT),
 	GR(hop_limit, VT_UINT), GR(traffic_class, VT_UINT),
 	VF_END
@@ -16,7 +16,7 @@ static const struct vfield vf_global_route[] = {
 #define AA(m, t, ...) VF(struct ibv_ah_attr, m, t, __VA_ARGS__)
 const struct vfield vf_ah_attr[] = {
 	AA(grh, VT_STRUCT, .sub = vf_global_route), AA(dlid, VT_UINT), AA(sl, VT_UINT, .max = 15),
-	AA(src_path_bits, VT_UINT), AA(static_rate, VT_UINT), AA(is_global, VT_UINT, .max = 1),
+	AA(src_path_bits, VT_UINT, .max = 127), AA(static_rate, VT_UINT), AA(is_global, VT_UINT, .max = 1),
 	AA(port_num, VT_UINT),
 	VF_END
 };
@@ -63,7 +63,7 @@ static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfiel
 	return NULL;
 }
 #define WCF(m, t, ...) VF(struct ibv_wc, m, t, __VA_ARGS__)
-static const struct vfield vf_wc[] = {
+const struct vfield vf_wc[] = {
 	WCF(wr_id, VT_UINT), WCF(status, VT_ENUM, .en = &ve_wc_status), WCF(opcode, VT_ENUM, .en = &ve_wc_opcode),
 	WCF(vendor_err, VT_UINT), WCF(byte_len, VT_UINT), { .name = "imm_data", .type = VT_CUSTOM, .custom = read_imm },
 	WCF(qp_num, VT_UINT), WCF(src_qp, VT_UINT), WCF(wc_flags, VT_FLAGS, .en = &ve_wc_flags),

@@ -222,7 +222,8 @@ static const luaL_Reg channel_methods[] = {
 struct vclass vc_cm_channel = {
 	.kind = "cm_channel", .var = "cm_channel", .tname = "verbs.cm_channel",
 	.destroy_verb = "rdma_destroy_event_channel", .destroy_method = "destroy", .destroy = channel_destroy,
-	.describe = channel_describe, .field = channel_field, .methods = channel_methods,
+	.describe = channel_describe, .field = channel_field,
+	.fields = (const char *const[]){ "fd", NULL }, .methods = channel_methods,
 };
 
 /* ---- events ---------------------------------------------------------------- */
@@ -284,7 +285,7 @@ static void push_private_data(lua_State *L, const void *p, uint8_t len)
 
 #define CP(m, ...) VF(struct rdma_conn_param, m, VT_UINT, __VA_ARGS__)
 static const char *read_private_data(lua_State *L, int idx, void *dst, const struct vfield *f);
-static const struct vfield vf_conn_param[] = {
+const struct vfield vf_conn_param[] = {
 	{ .name = "private_data", .type = VT_CUSTOM, .custom = read_private_data, .no_output = true },
 	CP(private_data_len), CP(responder_resources), CP(initiator_depth), CP(flow_control, .max = 1),
 	CP(retry_count, .max = 7), CP(rnr_retry_count, .max = 7), CP(srq, .max = 1), CP(qp_num, .max = 0xffffff),
@@ -356,6 +357,7 @@ static const luaL_Reg event_methods[] = { { "expect", l_expect }, { NULL, NULL }
 struct vclass vc_cm_event = {
 	.kind = "cm_event", .var = "cm_event", .tname = "verbs.cm_event", .destroy_verb = "rdma_ack_cm_event",
 	.destroy_method = "ack", .destroy = event_ack, .describe = event_describe, .field = event_field,
+	.fields = (const char *const[]){ "event", "status", "id", "listen_id", "param", NULL },
 	.methods = event_methods,
 	.gone = "acked (rdma_ack_cm_event freed it: read what you need before ack)",
 };
@@ -456,21 +458,6 @@ static int l_bind_addr(lua_State *L)
 	return 0;
 }
 
-/* librdmacm's preconditions that it does not check itself: these verbs read
- * id->verbs (the device the address resolved to) or the conn_param without
- * a NULL test, and crash where C's caller broke the rule. */
-static void id_needs_device(lua_State *L, struct vnode *n, const char *verb, const char *why)
-{
-	struct rdma_cm_id *id = n->h;
-	char x[32];
-	if (!id->verbs)
-		luaL_error(L, "%s: %s has no device yet (id.verbs is nil), and %s; librdmacm would dereference"
-			   " the NULL device and crash. Resolve or bind an address on an RDMA device first:"
-			   " id:resolve_addr(nil, \"ADDR:PORT\") and wait for ADDR_RESOLVED (active side), or"
-			   " id:bind_addr(\"ADDR:PORT\") with an address of the rxe netdev (passive side)",
-			   verb, idname(n, x, sizeof x), why);
-}
-
 static lua_Integer opt_timeout(lua_State *L, int arg)
 {
 	return lua_isnoneornil(L, arg) ? 2000 : (lua_Integer)vm_check_uint(L, arg, arg, INT32_MAX, "timeout_ms");
@@ -507,13 +494,21 @@ static int l_resolve_addr(lua_State *L)
 	return 0;
 }
 
+/* librdmacm dereferences id->verbs (the device the address resolved to)
+ * without checking it: refused here while the id has none. */
+static void need_device(lua_State *L, struct vnode *n, const char *verb, const char *how)
+{
+	struct rdma_cm_id *id = n->h;
+	if (!id->verbs)
+		luaL_error(L, "%s: this cm_id has no device yet (librdmacm would crash on it): %s", verb, how);
+}
+
 static int l_resolve_route(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	need_device(L, n, "rdma_resolve_route", "call id:resolve_addr(...) first and wait for its ADDR_RESOLVED event");
 	lua_Integer timeout = opt_timeout(L, 2);
 	char call[96], x[32];
-	id_needs_device(L, n, "rdma_resolve_route", "a route is resolved from the address that"
-			" rdma_resolve_addr found (ADDR_RESOLVED comes first)");
 	int ret = rdma_resolve_route(n->h, (int)timeout);
 	int err = errno;
 	snprintf(call, sizeof call, "rdma_resolve_route(%s, %d)", idname(n, x, sizeof x), (int)timeout);
@@ -541,11 +536,14 @@ static int l_create_qp(lua_State *L)
 	if (id->qp)
 		return luaL_error(L, "create_qp: %s already has a QP (id.qp); an rdma_cm_id holds one",
 				  idname(n, x, sizeof x));
-	lua_getfield(L, 3, "send_cq");
-	lua_getfield(L, 3, "recv_cq");
-	lua_getfield(L, 3, "srq");
+	struct vnode *used[5] = { p, NULL, NULL, NULL, n };
+	/* A PD of another context than the id's: rdma_create_qp refuses it itself (EINVAL, explained);
+	 * with the id's PD, the CQs and SRQ must be of the same context. */
+	struct vnode *owner = ((struct ibv_pd *)p->h)->context == id->verbs ? p : NULL;
+	qp_read_deps(L, 3, 3, &ia.send_cq, &ia.recv_cq, &ia.srq, owner, used);   /* 4, 5, 6 */
 	int deps[] = { 2, 4, 5, 6, 1 };   /* pd, send_cq, recv_cq, srq, then the id: QP_DEP_CM_ID */
 	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
+	vobj_recheck(L, 3, used, 5);
 	struct ibv_qp_init_attr asked = ia;
 	int ret = rdma_create_qp(id, p->h, &ia);
 	int err = errno;
@@ -601,11 +599,13 @@ static struct rdma_conn_param *read_conn_param(lua_State *L, int arg, struct rdm
 	vchecktable(L, arg);
 	memset(cp, 0, sizeof *cp);
 	vm_read(L, arg, arg, vf_conn_param, cp);
-	lua_getfield(L, arg, "private_data");
+	lua_pushliteral(L, "private_data");   /* raw, as vm_read read the pointer */
+	lua_rawget(L, arg);
 	size_t len = 0;
 	lua_tolstring(L, -1, &len);
 	lua_pop(L, 1);
-	lua_getfield(L, arg, "private_data_len");
+	lua_pushliteral(L, "private_data_len");
+	lua_rawget(L, arg);
 	bool given = !lua_isnil(L, -1);
 	lua_pop(L, 1);
 	if (given && cp->private_data_len > len)
@@ -652,19 +652,18 @@ static int conn_verb(lua_State *L, const char *verb, int (*fn)(struct rdma_cm_id
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	struct rdma_conn_param c, *cp = read_conn_param(L, 2, &c);
-	struct rdma_cm_id *id = n->h;
-	char x[32];
-	id_needs_device(L, n, verb, "it takes the device's responder_resources and initiator_depth limits"
-			" (connect: after ROUTE_RESOLVED; accept: on the new id of a CONNECT_REQUEST)");
-	if (fn == rdma_accept && !id->qp && !cp)
-		luaL_error(L, "rdma_accept: %s has no QP and no conn_param: rdma_accept reads the QP number from"
-			   " id->qp, or else from conn_param->qp_num, and would dereference the NULL conn_param."
-			   " Create the QP first (id:create_qp(pd, init_attr)), or pass conn_param with qp_num"
-			   " (a QP you move yourself)", idname(n, x, sizeof x));
+	bool accept = fn == rdma_accept;
+	need_device(L, n, verb, accept ? "accept answers a CONNECT_REQUEST: call it on that event's id (ev.id)"
+				       : "connect after resolve_addr and resolve_route (ROUTE_RESOLVED)");
+	if (accept && !cp && !((struct rdma_cm_id *)n->h)->qp)
+		return luaL_error(L, "rdma_accept: with no QP on the id, a conn_param is needed (librdmacm would read"
+				     " its qp_num through a NULL pointer): id:create_qp(pd, {...}) first, or give"
+				     " {qp_num = ..., responder_resources = ..., initiator_depth = ...}");
 	int ret = fn(n->h, cp);
 	int err = errno;
 	record_conn(L, n, verb, cp, ret, err);
 	if (ret) {
+		struct rdma_cm_id *id = n->h;
 		lua_createtable(L, 0, 4);
 		lua_pushboolean(L, id->qp != NULL);
 		lua_setfield(L, -2, "has_qp");
@@ -799,6 +798,7 @@ static const luaL_Reg id_methods[] = {
 struct vclass vc_cm_id = {
 	.kind = "cm_id", .var = "cm_id", .tname = "verbs.cm_id", .destroy_verb = "rdma_destroy_id",
 	.destroy_method = "destroy", .destroy = id_destroy, .describe = id_describe, .field = id_field,
+	.fields = (const char *const[]){ "verbs", "qp", "channel", "ps", "qp_type", "port_num", NULL },
 	.methods = id_methods,
 };
 

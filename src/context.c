@@ -167,7 +167,7 @@ static int l_open(lua_State *L)
 /* ---- queries ------------------------------------------------------------- */
 
 #define DA(m, t, ...) VF(struct ibv_device_attr, m, t, __VA_ARGS__)
-static const struct vfield vf_device_attr[] = {
+const struct vfield vf_device_attr[] = {
 	DA(max_mr_size, VT_UINT), DA(page_size_cap, VT_UINT), DA(vendor_id, VT_UINT),
 	DA(vendor_part_id, VT_UINT), DA(hw_ver, VT_UINT), DA(max_qp, VT_INT), DA(max_qp_wr, VT_INT),
 	DA(device_cap_flags, VT_FLAGS, .en = &ve_device_cap), DA(max_sge, VT_INT), DA(max_sge_rd, VT_INT),
@@ -184,15 +184,16 @@ static const struct vfield vf_device_attr[] = {
 };
 
 #define PA(m, t, ...) VF(struct ibv_port_attr, m, t, __VA_ARGS__)
-static const struct vfield vf_port_attr[] = {
+const struct vfield vf_port_attr[] = {
 	PA(state, VT_ENUM, .en = &ve_port_state), PA(max_mtu, VT_ENUM, .en = &ve_mtu),
-	PA(active_mtu, VT_ENUM, .en = &ve_mtu), PA(gid_tbl_len, VT_INT), PA(port_cap_flags, VT_UINT),
+	PA(active_mtu, VT_ENUM, .en = &ve_mtu), PA(gid_tbl_len, VT_INT),
+	PA(port_cap_flags, VT_FLAGS, .en = &ve_port_cap_flags),
 	PA(max_msg_sz, VT_UINT), PA(bad_pkey_cntr, VT_UINT), PA(qkey_viol_cntr, VT_UINT),
 	PA(pkey_tbl_len, VT_UINT), PA(lid, VT_UINT), PA(sm_lid, VT_UINT), PA(lmc, VT_UINT),
 	PA(max_vl_num, VT_UINT), PA(sm_sl, VT_UINT), PA(subnet_timeout, VT_UINT), PA(init_type_reply, VT_UINT),
 	PA(active_width, VT_UINT), PA(active_speed, VT_UINT),
 	PA(phys_state, VT_ENUM, .en = &ve_port_phys_state), PA(link_layer, VT_ENUM, .en = &ve_link_layer),
-	PA(flags, VT_UINT), PA(port_cap_flags2, VT_UINT),
+	PA(flags, VT_FLAGS, .en = &ve_port_attr_flags), PA(port_cap_flags2, VT_FLAGS, .en = &ve_port_cap_flags2),
 	VF_END
 };
 
@@ -451,6 +452,7 @@ static const luaL_Reg ctx_methods[] = {
 struct vclass vc_context = {
 	.kind = "context", .var = "ctx", .tname = "verbs.context", .destroy_verb = "ibv_close_device",
 	.destroy_method = "close", .destroy = ctx_destroy, .describe = ctx_describe, .field = ctx_field,
+	.fields = (const char *const[]){ "name", "async_fd", "num_comp_vectors", NULL },
 	.methods = ctx_methods, .refuse_destroy = ctx_refuse_destroy,
 };
 

@@ -44,7 +44,7 @@ struct cq_opts {
 	struct ibv_comp_channel *channel;
 	int comp_vector;
 };
-static const struct vfield vf_cq_opts[] = {
+const struct vfield vf_cq_opts[] = {
 	VF(struct cq_opts, channel, VT_OBJ, .cls = &vc_channel),
 	VF(struct cq_opts, comp_vector, VT_INT, .max = 1024),
 	VF_END
@@ -57,15 +57,18 @@ int cq_create(lua_State *L)
 	int cqe = (int)vm_check_uint(L, 2, 2, 0x7fffffff, "cqe");
 	struct cq_opts o = { 0 };
 	int deps[2] = { 1, 0 };
+	struct vnode *used[2] = { c };
 
 	lua_settop(L, 3);
 	if (!lua_isnil(L, 3)) {
 		vchecktable(L, 3);
 		vm_read(L, 3, 3, vf_cq_opts, &o);
-		lua_getfield(L, 3, "channel");   /* index 4: kept as a user value */
+		used[1] = vobj_field(L, 3, 3, "channel", &vc_channel, &o.channel);   /* index 4: kept as a user value */
+		vobj_same_context(L, 3, "channel", used[1], c);
 		deps[1] = 4;
 	}
 	struct vnode *n = vobj_new(L, &vc_cq, 2, deps);
+	vobj_recheck(L, 3, used, 2);
 	struct ibv_cq *cq = ibv_create_cq(c->h, cqe, NULL, o.channel, o.comp_vector);
 	int err = errno;
 	if (vrecording) {
@@ -173,6 +176,42 @@ static int poll_array(lua_State *L, struct vnode *n, struct wc_array *a)
 	return 1;
 }
 
+/* Completions a lesson's check polled are handed back: the list form of
+ * the learner's next cq:poll or cq:wait returns them first, as if the check
+ * had only looked (lua/lesson_kit.lua keeps them in the registry table
+ * HELD_WCS, keyed by the cq). Appends up to max of them to the list at the
+ * top of the stack; returns how many. Outside lessons the table is absent. */
+static const char HELD_WCS[] = "verbsh.cq_held";
+static int take_held(lua_State *L, int cq_idx, int max)
+{
+	int got = 0;
+	if (lua_getfield(L, LUA_REGISTRYINDEX, HELD_WCS) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	lua_pushvalue(L, cq_idx);
+	if (lua_rawget(L, -2) != LUA_TTABLE) {
+		lua_pop(L, 2);
+		return 0;
+	}
+	int n = (int)lua_rawlen(L, -1);
+	got = n < max ? n : max;
+	for (int i = 1; i <= got; i++) {
+		lua_rawgeti(L, -1, i);
+		lua_rawseti(L, -4, i);
+	}
+	for (int i = got + 1; i <= n; i++) {   /* keep the rest, in order */
+		lua_rawgeti(L, -1, i);
+		lua_rawseti(L, -2, i - got);
+	}
+	for (int i = n - got + 1; i <= n; i++) {
+		lua_pushnil(L);
+		lua_rawseti(L, -2, i);
+	}
+	lua_pop(L, 2);
+	return got;
+}
+
 /* cq:poll([max = 16]) -> list of WCs (possibly empty); cq:poll(wcs) -> count */
 static int l_poll(lua_State *L)
 {
@@ -186,6 +225,7 @@ static int l_poll(lua_State *L)
 	int got = 0;
 
 	lua_createtable(L, max < 4 ? max : 4, 0);
+	got = take_held(L, 1, max);
 	while (got < max) {
 		int want = max - got < WC_BATCH ? max - got : WC_BATCH;
 		int r = ibv_poll_cq(n->h, want, wc);
@@ -213,10 +253,9 @@ static double now_ms(void)
 /* Polls until want WCs arrived or timeout_ms passed (< 0: forever), into
  * out[] when given, else into tables appended to the list at the top of the
  * stack. Ctrl-C stops it; WCs already polled are returned rather than lost. */
-static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, struct ibv_wc *out)
+static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, struct ibv_wc *out, int got)
 {
 	struct ibv_wc wc[WC_BATCH];
-	int got = 0;
 	unsigned idle = 0;
 	double t0 = 0;
 
@@ -282,12 +321,17 @@ static int l_wait(lua_State *L)
 								   a->cap));
 		/* A wait that raises (Ctrl-C before anything came) wrote no entry,
 		 * so what the last poll filled stays valid until this one returns. */
-		wc_array_filled(L, 2, a, wait_wcs(L, n, want, timeout, a->wc));
+		wc_array_filled(L, 2, a, wait_wcs(L, n, want, timeout, a->wc, 0));
 		lua_pushinteger(L, a->filled);
 		return 1;
 	}
 	lua_createtable(L, want < 8 ? want : 8, 0);
-	wait_wcs(L, n, want, timeout, NULL);
+	int got = wait_wcs(L, n, want, timeout, NULL, take_held(L, 1, want));
+	if (got < want && timeout >= 0) {
+		/* Say it: an empty or short list alone looks like success. */
+		lua_pushfstring(L, "timed out after %d ms: %d of %d completions", (int)timeout, got, want);
+		return 2;
+	}
 	return 1;
 }
 
@@ -380,6 +424,8 @@ static int l_get_cq_event(lua_State *L)
 	int ret = ibv_get_cq_event(ch, &cq, &cq_ctx);
 	int err = errno;
 	struct vnode *cn = ret ? NULL : vobj_find(cq);
+	if (cn)
+		cn->events++;   /* before the recorder: destroying the CQ acks it, not waits for it forever */
 	if (vrecording) {
 		char call[96], a[32], b[32] = "?";
 		if (cn)
@@ -394,7 +440,6 @@ static int l_get_cq_event(lua_State *L)
 		ibv_ack_cq_events(cq, 1);
 		return luaL_error(L, "get_cq_event: event for an unknown CQ");
 	}
-	cn->events++;
 	if (!vobj_push(L, cn))
 		lua_pushnil(L);
 	return 1;
@@ -409,12 +454,14 @@ static const luaL_Reg channel_methods[] = { { "get_cq_event", l_get_cq_event }, 
 struct vclass vc_cq = {
 	.kind = "cq", .var = "cq", .tname = "verbs.cq", .destroy_verb = "ibv_destroy_cq",
 	.destroy_method = "destroy", .destroy = cq_destroy, .describe = cq_describe, .field = cq_field,
+	.fields = (const char *const[]){ "cqe", "handle", "wc_flags", "wr_id", "status", NULL },
 	.methods = cq_methods, .more_methods = cq_ex_methods,
 };
 struct vclass vc_channel = {
 	.kind = "comp_channel", .var = "channel", .tname = "verbs.comp_channel",
 	.destroy_verb = "ibv_destroy_comp_channel", .destroy_method = "destroy", .destroy = channel_destroy,
-	.describe = channel_describe, .field = channel_field, .methods = channel_methods,
+	.describe = channel_describe, .field = channel_field,
+	.fields = (const char *const[]){ "fd", NULL }, .methods = channel_methods,
 };
 
 void cq_open(lua_State *L)

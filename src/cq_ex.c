@@ -30,7 +30,7 @@
 static const char CQ_ITER[] = "verbs.cq_iter";
 
 #define CX(m, t, ...) VF(struct ibv_cq_init_attr_ex, m, t, __VA_ARGS__)
-static const struct vfield vf_cq_init_attr_ex[] = {
+const struct vfield vf_cq_init_attr_ex[] = {
 	CX(cqe, VT_UINT, .max = 0x7fffffff), CX(channel, VT_OBJ, .cls = &vc_channel),
 	CX(comp_vector, VT_UINT, .max = 1024), CX(wc_flags, VT_FLAGS, .en = &ve_create_cq_wc_flags),
 	CX(comp_mask, VT_FLAGS, .en = &ve_cq_init_attr_mask),
@@ -105,15 +105,19 @@ int cq_create_ex(lua_State *L)
 	vchecktable(L, 2);
 	lua_settop(L, 2);
 	uint64_t mask = vm_read(L, 2, 2, vf_cq_init_attr_ex, &a);
-	if (lua_getfield(L, 2, "comp_mask") == LUA_TNIL)
+	lua_pushliteral(L, "comp_mask");   /* raw reads, as vm_read's */
+	if (lua_rawget(L, 2) == LUA_TNIL)
 		a.comp_mask = (uint32_t)mask;
 	lua_pop(L, 1);
-	if (lua_getfield(L, 2, "cqe") == LUA_TNIL)
+	lua_pushliteral(L, "cqe");
+	if (lua_rawget(L, 2) == LUA_TNIL)
 		return vargerror(L, 2, "key 'cqe' is required (the least number of entries)");
 	lua_pop(L, 1);
-	lua_getfield(L, 2, "channel");   /* index 3: kept as a user value */
+	struct vnode *used[2] = { c, vobj_field(L, 2, 2, "channel", &vc_channel, &a.channel) };   /* 3: a user value */
+	vobj_same_context(L, 2, "channel", used[1], c);
 	int deps[] = { 1, 3 };
 	struct vnode *n = vobj_new(L, &vc_cq, 2, deps);
+	vobj_recheck(L, 2, used, 2);
 	struct ibv_cq_init_attr_ex asked = a;
 	struct ibv_cq_ex *x = ibv_create_cq_ex(c->h, &a);
 	int err = errno;
@@ -165,12 +169,13 @@ static struct vnode *ex_self(lua_State *L, const char *fn)
 
 static int poll_result(lua_State *L, struct vnode *n, const char *verb, int ret)
 {
+	if (!ret || ret == ENOENT)
+		n->ex_count = ret == 0;   /* before the recorder: verbsh's state first */
 	if (vrecording)
 		record(L, n, verb, strcmp(verb, "ibv_start_poll") == 0 ? "&poll_attr" : "",
 		       ret == 0 ? "0" : ret == ENOENT ? "ENOENT  /* empty */" : verrname(ret) ? verrname(ret) : "?");
 	if (ret && ret != ENOENT)
 		return vraise(L, verb, ret, 1, 0);
-	n->ex_count = ret == 0;
 	lua_pushboolean(L, ret == 0);
 	return 1;
 }

@@ -57,6 +57,21 @@ TABLE(ve_srq_attr_mask, "ibv_srq_attr_mask", "IBV_SRQ_", true, E(IBV_SRQ_, MAX_W
 TABLE(ve_port_state, "ibv_port_state", "IBV_PORT_", false,
 	E(IBV_PORT_, NOP), E(IBV_PORT_, DOWN), E(IBV_PORT_, INIT), E(IBV_PORT_, ARMED), E(IBV_PORT_, ACTIVE),
 	E(IBV_PORT_, ACTIVE_DEFER))
+TABLE(ve_port_cap_flags, "ibv_port_cap_flags", "IBV_PORT_", true,
+	E(IBV_PORT_, SM), E(IBV_PORT_, NOTICE_SUP), E(IBV_PORT_, TRAP_SUP), E(IBV_PORT_, OPT_IPD_SUP),
+	E(IBV_PORT_, AUTO_MIGR_SUP), E(IBV_PORT_, SL_MAP_SUP), E(IBV_PORT_, MKEY_NVRAM), E(IBV_PORT_, PKEY_NVRAM),
+	E(IBV_PORT_, LED_INFO_SUP), E(IBV_PORT_, SYS_IMAGE_GUID_SUP), E(IBV_PORT_, PKEY_SW_EXT_PORT_TRAP_SUP),
+	E(IBV_PORT_, EXTENDED_SPEEDS_SUP), E(IBV_PORT_, CAP_MASK2_SUP), E(IBV_PORT_, CM_SUP),
+	E(IBV_PORT_, SNMP_TUNNEL_SUP), E(IBV_PORT_, REINIT_SUP), E(IBV_PORT_, DEVICE_MGMT_SUP),
+	E(IBV_PORT_, VENDOR_CLASS_SUP), E(IBV_PORT_, DR_NOTICE_SUP), E(IBV_PORT_, CAP_MASK_NOTICE_SUP),
+	E(IBV_PORT_, BOOT_MGMT_SUP), E(IBV_PORT_, LINK_LATENCY_SUP), E(IBV_PORT_, CLIENT_REG_SUP),
+	E(IBV_PORT_, IP_BASED_GIDS))
+TABLE(ve_port_cap_flags2, "ibv_port_cap_flags2", "IBV_PORT_", true,
+	E(IBV_PORT_, SET_NODE_DESC_SUP), E(IBV_PORT_, INFO_EXT_SUP), E(IBV_PORT_, VIRT_SUP),
+	E(IBV_PORT_, SWITCH_PORT_STATE_TABLE_SUP), E(IBV_PORT_, LINK_WIDTH_2X_SUP), E(IBV_PORT_, LINK_SPEED_HDR_SUP))
+/* ibv_port_attr.flags: libibverbs #defines IBV_QPF_GRH_REQUIRED from this kernel enum. */
+TABLE(ve_port_attr_flags, "ib_uverbs_query_port_flags", "IBV_QPF_", true,
+	{ "GRH_REQUIRED", IBV_QPF_GRH_REQUIRED })
 /* phys_state is a plain uint8_t in ibv_port_attr; the values are the IBTA's. */
 TABLE(ve_port_phys_state, "ibv_port_phys_state", "", false,
 	{ "SLEEP", 1 }, { "POLLING", 2 }, { "DISABLED", 3 }, { "PORT_CONFIGURATION_TRAINING", 4 },
@@ -130,8 +145,9 @@ TABLE(ve_create_cq_attr_flags, "ibv_create_cq_attr_flags", "IBV_CREATE_CQ_ATTR_"
 static const struct venum *const all[] = {
 	&ve_qp_state, &ve_qp_type, &ve_mtu, &ve_wc_status, &ve_wc_opcode, &ve_wr_opcode, &ve_access,
 	&ve_send_flags, &ve_wc_flags, &ve_qp_attr_mask, &ve_srq_attr_mask, &ve_port_state,
-	&ve_port_phys_state, &ve_link_layer, &ve_node_type, &ve_transport_type, &ve_event_type,
-	&ve_gid_type, &ve_mig_state, &ve_atomic_cap, &ve_device_cap, &ve_cm_event_type, &ve_port_space,
+	&ve_port_phys_state, &ve_port_cap_flags, &ve_port_cap_flags2, &ve_port_attr_flags, &ve_link_layer,
+	&ve_node_type, &ve_transport_type, &ve_event_type, &ve_gid_type, &ve_mig_state, &ve_atomic_cap,
+	&ve_device_cap, &ve_cm_event_type, &ve_port_space,
 	&ve_send_ops_flags, &ve_qp_init_attr_mask, &ve_qp_create_flags, &ve_create_cq_wc_flags,
 	&ve_cq_init_attr_mask, &ve_create_cq_attr_flags,
 };
@@ -180,13 +196,47 @@ static bool lookup(const struct venum *t, const char *s, int64_t *out)
 static const char *bad_name(lua_State *L, const struct venum *t, const char *s)
 {
 	luaL_Buffer b;
+	struct vsuggest g;
+	size_t pl = strlen(t->prefix);
+	vsuggest_init(&g, pl && strncmp(s, t->prefix, pl) == 0 ? s + pl : s);
+	for (size_t i = 0; i < t->n; i++)
+		vsuggest_offer(&g, t->e[i].name);
 	luaL_buffinit(L, &b);
-	lua_pushfstring(L, "'%s' is not a name of %s (known: ", s, t->ctype);
+	if (vsuggest_best(&g))
+		lua_pushfstring(L, "'%s' is not a name of %s: did you mean \"%s\"? (known: ", s, t->ctype, vsuggest_best(&g));
+	else
+		lua_pushfstring(L, "'%s' is not a name of %s (known: ", s, t->ctype);
 	luaL_addvalue(&b);
 	for (size_t i = 0; i < t->n; i++) {
 		if (i)
 			luaL_addstring(&b, ", ");
 		luaL_addstring(&b, t->e[i].name);
+	}
+	luaL_addstring(&b, ")");
+	luaL_pushresult(&b);
+	return lua_tostring(L, -1);
+}
+
+/* "1024 is not a value of ibv_mtu": the names, and for an enum whose names
+ * are numbers (ibv_mtu's "1024" is IBV_MTU_1024 = 3) the one meant. */
+static const char *bad_value(lua_State *L, const struct venum *t, int64_t v)
+{
+	char num[32];
+	luaL_Buffer b;
+	snprintf(num, sizeof num, "%lld", (long long)v);
+	luaL_buffinit(L, &b);
+	lua_pushfstring(L, "%s is not a value of %s", num, t->ctype);
+	luaL_addvalue(&b);
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->e[i].name, num) == 0) {
+			lua_pushfstring(L, ": use the name \"%s\" (%s%s = %d); the integer is the enum's value, not %s",
+					num, t->prefix, num, (int)t->e[i].value, num);
+			luaL_addvalue(&b);
+		}
+	luaL_addstring(&b, " (values: ");
+	for (size_t i = 0; i < t->n; i++) {
+		lua_pushfstring(L, "%s\"%s\" = %d", i ? ", " : "", t->e[i].name, (int)t->e[i].value);
+		luaL_addvalue(&b);
 	}
 	luaL_addstring(&b, ")");
 	luaL_pushresult(&b);
@@ -206,7 +256,7 @@ const char *venum_read(lua_State *L, int idx, const struct venum *t, int64_t *ou
 		if (!isint)
 			return lua_pushfstring(L, "%s: %s is not an integer", t->ctype, lua_tostring(L, idx));
 		if (!t->flags && !venum_name(t, v))
-			return lua_pushfstring(L, "%d is not a value of %s", (int)v, t->ctype);
+			return bad_value(L, t, v);
 		if (t->flags && v < 0)
 			return lua_pushfstring(L, "%s: %d is negative", t->ctype, (int)v);
 		*out = v;
@@ -282,6 +332,14 @@ void venum_c(luaL_Buffer *b, const struct venum *t, int64_t v)
 			luaL_addstring(b, num);
 		}
 	}
+}
+
+const struct venum *venum_find(const char *ctype)
+{
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		if (strcmp(all[i]->ctype, ctype) == 0)
+			return all[i];
+	return NULL;
 }
 
 void venum_open(lua_State *L)

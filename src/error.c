@@ -111,13 +111,25 @@ int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx)
 /* ---- the recording point ------------------------------------------------ */
 
 int vrecording;
+const char *vrecorder_call;
 static const char REC_KEY[] = "verbs.trace";   /* registry: true or a function */
+
+static int to_text(lua_State *L)
+{
+	luaL_tolstring(L, 1, NULL);
+	return 1;
+}
 
 void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
 {
 	int top = lua_gettop(L);
 	lua_getfield(L, LUA_REGISTRYINDEX, REC_KEY);
 	if (lua_isfunction(L, -1)) {
+		/* The verbs a recorder calls are not recorded: they would call it again, without end. */
+		if (vrecorder_call) {
+			lua_settop(L, top);
+			return;
+		}
 		lua_pushstring(L, call);
 		lua_pushstring(L, ret);
 		if (decl)
@@ -125,8 +137,15 @@ void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
 		else
 			lua_pushnil(L);
 		/* A failing recorder must not turn a verb that worked into an error. */
-		if (lua_pcall(L, 3, 0, 0) != LUA_OK)
-			fprintf(stderr, "verbs.trace: recorder failed: %s\n", lua_tostring(L, -1));
+		vrecorder_call = call;
+		/* The error may be any value: its __tostring is user code too, run while still guarded. */
+		if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
+			lua_pushcfunction(L, to_text);
+			lua_insert(L, -2);
+			fprintf(stderr, "verbs.trace: recorder failed: %s\n",
+				lua_pcall(L, 1, 1, 0) == LUA_OK ? lua_tostring(L, -1) : "(an error whose __tostring failed)");
+		}
+		vrecorder_call = NULL;
 	} else {
 		if (decl)
 			fprintf(stderr, "%s\n", decl);
@@ -182,10 +201,10 @@ static bool find_in(lua_State *L, int t)
 	return false;
 }
 
-static const char *own_name(lua_State *L, bool *method)
+static const char *own_name(lua_State *L, int level, bool *method)
 {
 	lua_Debug ar;
-	if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "f", &ar))
+	if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "f", &ar))
 		return NULL;
 	int f = lua_gettop(L);
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
@@ -211,11 +230,21 @@ static const char *own_name(lua_State *L, bool *method)
 	return NULL;
 }
 
+const char *vbinding_at(lua_State *L, int level)
+{
+	bool method;
+	int top = lua_gettop(L);
+	const char *name = own_name(L, level, &method);
+	if (!name)
+		lua_settop(L, top);
+	return name;
+}
+
 int vargerror(lua_State *L, int arg, const char *msg)
 {
 	bool method = false;
 	int top = lua_gettop(L);
-	const char *name = own_name(L, &method);
+	const char *name = own_name(L, 0, &method);
 	if (!name) {
 		lua_settop(L, top);
 		return luaL_argerror(L, arg, msg);

@@ -13,8 +13,16 @@ static int lazy_index(lua_State *L)
 	lua_getglobal(L, "require");
 	lua_pushfstring(L, "verbs.%s", k);
 	lua_call(L, 1, 1);
-	if (strcmp(k, "explain") == 0)   /* verbs.explain(x) is the module's explain */
-		lua_getfield(L, -1, "explain");
+	if (strcmp(k, "explain") == 0) {
+		/* verbs.explain(x) is the module's explain, its result shown as
+		 * text at the prompt (verbs.pretty.text_results) */
+		lua_getglobal(L, "require");
+		lua_pushliteral(L, "verbs.pretty");
+		lua_call(L, 1, 1);
+		lua_getfield(L, -1, "text_results");
+		lua_getfield(L, -3, "explain");
+		lua_call(L, 1, 1);
+	}
 	lua_pushvalue(L, -1);
 	lua_setfield(L, 1, k);
 	return 1;
@@ -35,6 +43,10 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	wc_open(L);
 	cq_ex_open(L);
 	wait_open(L);
+	fields_open(L);
+	sysinfo_open(L);
+	suggest_open(L);
+	warn_open(L);
 	venum_open(L);
 	lua_setfield(L, -2, "enums");
 	vtrace_open(L);

@@ -29,6 +29,10 @@ static void usage(FILE *f)
 		"  --lesson [NAME]  list the lessons, or start one (NAME or number)\n"
 		"  --lesson NAME --auto\n"
 		"                   run a lesson's model solutions and check every step\n"
+		"  --doctor [--json]\n"
+		"                   check what RDMA needs on this host (kernel, provider,\n"
+		"                   devices, GIDs, MTU, memlock, ...): ok/warn/fail lines\n"
+		"                   with the fix; exit 0 when the lessons can run, else 1\n"
 		"  -v, --version    show the version\n"
 		"  -h, --help       this text\n"
 		"  --               stop handling options\n"
@@ -36,6 +40,43 @@ static void usage(FILE *f)
 		"when it is not a terminal, and opens the interactive shell when it is.\n"
 		"In the shell, help() explains the objects and how their names map to C.\n",
 		progname);
+}
+
+/* ------------------------------------------ a shell with no terminal */
+/* verbsh was to be interactive, but its standard input is not a terminal
+ * and gave nothing: run without --tty, scripts/rxe-vm gives its command
+ * /dev/null, and the shell or lesson would end at once, in silence. Says
+ * how to get a terminal; returns the exit status (1). */
+static int no_terminal(int argc, char **argv, const char *what)
+{
+	fprintf(stderr, "%s: %s needs you at a terminal, but standard input is not one and had nothing"
+		" to read.\n", progname, what);
+	if (getenv("RXE_VM")) {
+		/* inside the micro-VM: rxe-vm runs commands without a terminal unless told */
+		fprintf(stderr, "  scripts/rxe-vm runs a command without a terminal unless given --tty:\n"
+			"    scripts/rxe-vm --tty --");
+		for (int i = 0; i < argc; i++)
+			fprintf(stderr, " %s", argv[i]);
+		fprintf(stderr, "\n  or simply: make run%s", argc > 1 ? " ARGS=\"" : "");
+		for (int i = 1; i < argc; i++)
+			fprintf(stderr, "%s%s", argv[i], i + 1 < argc ? " " : "\"");
+		fputc('\n', stderr);
+	} else {
+		fprintf(stderr, "  Run it from a terminal (make run opens one on a device, in the rxe micro-VM if"
+			" needed),\n  or give it something to run: %s FILE.lua, %s -e CODE, or a script on"
+			" standard input.\n", progname, progname);
+	}
+	fflush(stderr);
+	return 1;
+}
+
+/* The REPL, or the message above when it could read nothing from a non-terminal. */
+static void repl_or_explain(lua_State *L, int argc, char **argv, const char *what)
+{
+	if (shell_repl(L) == 0 && !isatty(STDIN_FILENO)) {
+		lua_pushinteger(L, no_terminal(argc, argv, what));
+		lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.exit");
+	}
 }
 
 /* --------------------------------------------------- calling, Ctrl-C */
@@ -59,6 +100,8 @@ static void on_sigint(int sig)
 
 static int msg_handler(lua_State *L)
 {
+	lua_pushvalue(L, 1);   /* the error itself, for verbs.repl's hooks */
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.last_error");
 	const char *msg = lua_tostring(L, 1);
 	if (msg == NULL) {
 		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
@@ -72,6 +115,9 @@ static int msg_handler(lua_State *L)
 
 static int plain_handler(lua_State *L)
 {
+	/* the error itself (a verbs.error table), for verbs.repl's hooks */
+	lua_pushvalue(L, 1);
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.last_error");
 	if (lua_type(L, 1) != LUA_TSTRING && luaL_callmeta(L, 1, "__tostring") &&
 	    lua_type(L, -1) == LUA_TSTRING)
 		return 1;
@@ -138,7 +184,8 @@ static const char prelude[] =
 	"os.exit = function(code, close) if close == nil then close = true end return exit(code, close) end\n"
 	"lesson = setmetatable({}, { __call = function(_, ...) return require('verbs.lesson').lesson(...) end,\n"
 	"  __index = function(_, k) return _G.lesson ~= nil and rawget(require('verbs.lesson'), k) end })\n"
-	"help = function(...) return require('verbs.help').help(...) end\n";
+	"help = function(...) return require('verbs.help').help(...) end\n"
+	"doctor = function(...) return require('verbs.doctor').doctor(...) end\n";
 
 static void create_arg_table(lua_State *L, char **argv, int argc, int script)
 {
@@ -184,7 +231,7 @@ static int version(lua_State *L)
 }
 
 struct options {
-	int interactive, version, help, lesson, script, nexec;
+	int interactive, version, help, lesson, doctor, script, nexec;
 	const char *device;
 };
 
@@ -208,6 +255,9 @@ static int parse(int argc, char **argv, struct options *o)
 			o->help = 1;
 		else if (strcmp(a, "--lesson") == 0) {
 			o->lesson = i;
+			return 0;
+		} else if (strcmp(a, "--doctor") == 0) {
+			o->doctor = i;
 			return 0;
 		} else if (strcmp(a, "-e") == 0 || strcmp(a, "-d") == 0) {
 			if (++i >= argc) {
@@ -280,13 +330,14 @@ static int pmain(lua_State *L)
 	/* As lua.c: arg[0] is the script (or the program, without one). */
 	create_arg_table(L, argv, argc, script);
 
-	if (o.lesson) {
+	if (o.lesson || o.doctor) {
+		int first = o.lesson ? o.lesson : o.doctor;
 		lua_createtable(L, argc, 0);
-		for (int i = o.lesson + 1; i < argc; i++) {
+		for (int i = first + 1; i < argc; i++) {
 			lua_pushstring(L, argv[i]);
-			lua_rawseti(L, -2, i - o.lesson);
+			lua_rawseti(L, -2, i - first);
 		}
-		int status = shell_call_lua(L, "verbs.lesson", "main", 1, 1);
+		int status = shell_call_lua(L, o.lesson ? "verbs.lesson" : "verbs.doctor", "main", 1, 1);
 		if (shell_report(L, status) != LUA_OK)
 			return 0;
 		if (!lua_isnil(L, -1)) {
@@ -297,7 +348,7 @@ static int pmain(lua_State *L)
 			return 1;
 		}
 		lua_pop(L, 1);
-		shell_repl(L);
+		repl_or_explain(L, argc, argv, "the lesson");
 		lua_pushboolean(L, 1);
 		return 1;
 	}
@@ -308,11 +359,15 @@ static int pmain(lua_State *L)
 			return 0;
 	}
 	if (o.interactive)
-		shell_repl(L);
+		repl_or_explain(L, argc, argv, "the interactive shell (-i)");
 	else if (!script && !o.nexec) {
+		int c;
 		if (isatty(STDIN_FILENO))
 			shell_repl(L);
-		else if (run_chunk(L, luaL_loadfile(L, NULL)) != LUA_OK)
+		else if ((c = getc(stdin)) == EOF) {   /* an empty script is more likely a missing terminal */
+			lua_pushinteger(L, no_terminal(argc, argv, "the interactive shell"));
+			lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.exit");
+		} else if (ungetc(c, stdin), run_chunk(L, luaL_loadfile(L, NULL)) != LUA_OK)
 			return 0;
 	}
 	lua_pushboolean(L, 1);

@@ -22,16 +22,6 @@ static void put_uint(void *p, int size, uint64_t v)
 	}
 }
 
-/* "verbs.pd" for a verbs object, else the Lua type name (as luaL_typeerror says it). */
-static const char *type_name(lua_State *L, int idx)
-{
-	int t = luaL_getmetafield(L, idx, "__name");
-	const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, idx);
-	if (t != LUA_TNIL)
-		lua_pop(L, 1);   /* the name stays alive in the metatable */
-	return s;
-}
-
 static uint64_t get_uint(const void *p, int size)
 {
 	switch (size) {
@@ -184,13 +174,12 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 		}
 		return;
 	case VT_OBJ: {
-		struct vnode *n = vobj_test(L, idx, f->cls);
-		if (!n)
-			bad_key(L, arg, prefix, key, lua_pushfstring(L, "%s expected, got %s", f->cls->tname,
-							      type_name(L, idx)));
-		if (!n->h)
-			bad_key(L, arg, prefix, key, lua_pushfstring(L, "%s is destroyed", f->cls->kind));
+		struct vnode *n;
+		if ((err = vobj_why(L, idx, f->cls, &n)))
+			bad_key(L, arg, prefix, key, err);
 		*(void **)p = n->h;
+		if (f->seen)
+			f->seen(L, idx, n);
 		return;
 	}
 	case VT_CUSTOM:
@@ -203,6 +192,41 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 void vm_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path)
 {
 	read_value(L, arg, lua_absindex(L, idx), f, dst, path, NULL);
+}
+
+/* "unknown key 'dest_qp' (did you mean 'dest_qp_num'?)": the closest key of
+ * f, or a key of a nested struct ('rkey' at the top of a WR is rdma.rkey),
+ * or C's union name (wr.rdma is rdma here), or else the keys there are. */
+static const char *unknown_key(lua_State *L, const struct vfield *f, const char *path, const char *key)
+{
+	struct vsuggest s;
+	const struct vfield *fd, *sub;
+	for (fd = f; fd->name; fd++)
+		if (fd->type == VT_STRUCT)
+			for (sub = fd->sub; sub->name; sub++)
+				if (strcmp(sub->name, key) == 0)
+					return lua_pushfstring(L, "unknown key '%s' (did you mean %s = { %s = ... }? in C: %s.%s)",
+							       path, fd->name, key, fd->cname ? fd->cname : fd->name, key);
+	vsuggest_init(&s, key);
+	for (fd = f; fd->name; fd++)
+		vsuggest_offer(&s, fd->name);
+	if (vsuggest_best(&s))
+		return lua_pushfstring(L, "unknown key '%s' (did you mean '%s'?)", path, vsuggest_best(&s));
+	if (strcmp(key, "wr") == 0)
+		for (fd = f; fd->name; fd++)
+			if (fd->cname && strncmp(fd->cname, "wr.", 3) == 0)
+				return lua_pushfstring(L, "unknown key '%s' (C's wr.rdma, wr.atomic and wr.ud are the keys"
+							  " rdma, atomic and ud here: rdma = { remote_addr = ..., rkey = ... })", path);
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	lua_pushfstring(L, "unknown key '%s' (keys: ", path);
+	luaL_addvalue(&b);
+	for (fd = f; fd->name; fd++) {
+		luaL_addstring(&b, fd->name);
+		luaL_addstring(&b, fd[1].name ? ", " : ")");
+	}
+	luaL_pushresult(&b);
+	return lua_tostring(L, -1);
 }
 
 uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix)
@@ -225,7 +249,7 @@ uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, v
 			if (strcmp(fd->name, key) == 0)
 				break;
 		if (!fd->name)
-			vargerror(L, arg, lua_pushfstring(L, "unknown key '%s'", vm_path(path, sizeof path, prefix, key, 0)));
+			vargerror(L, arg, unknown_key(L, f, vm_path(path, sizeof path, prefix, key, 0), key));
 		if (fd->no_input)
 			vargerror(L, arg, lua_pushfstring(L, "key '%s' cannot be set: %s",
 							  vm_path(path, sizeof path, prefix, key, 0), fd->no_input));

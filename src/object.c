@@ -47,6 +47,14 @@ bool vobj_mr_covers(uint64_t addr, uint64_t len)
 	return false;
 }
 
+bool vobj_live_handle(const struct vclass *cls, const void *h)
+{
+	for (struct vnode *n = all.next; n != &all; n = n->next)
+		if (n->cls == cls && n->h == h && h)
+			return true;
+	return false;
+}
+
 const char *vobj_gone(const struct vclass *cls)
 {
 	return cls->gone ? cls->gone : "destroyed";
@@ -141,9 +149,14 @@ static void maybe_free(struct vnode *n)
 	if (n->lua_alive || n->users)
 		return;
 	if (n->h) {
+		char name[32];
 		int err = n->cls->destroy(n);
-		record_destroy(gc_state, n, err, "  /* garbage collected */");
+		if (err)   /* a finalizer cannot raise, but a leak is never silent */
+			fprintf(stderr, "verbsh: garbage-collected %s: %s failed: %s (%s); its resources leak until the "
+				"process exits\n", vobj_cname(n, name, sizeof name), n->cls->destroy_verb,
+				verrname(err) ? verrname(err) : "?", strerror(err));
 		n->h = NULL;
+		record_destroy(gc_state, n, err, "  /* garbage collected */");
 		release_deps(n);
 	}
 	n->prev->next = n->next;
@@ -176,17 +189,92 @@ struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls)
 	return node_at(L, idx, cls);
 }
 
+/* "verbs.pd" for a verbs object (its metatable's raw __name), else the Lua type. */
+static const char *what_is(lua_State *L, int idx)
+{
+	const char *s = luaL_typename(L, idx);
+	if (lua_getmetatable(L, idx)) {
+		lua_pushliteral(L, "__name");
+		if (lua_rawget(L, -2) == LUA_TSTRING)   /* raw: a metatable may have a metatable too */
+			s = lua_tostring(L, -1);   /* kept alive by the metatable */
+		lua_pop(L, 2);
+	}
+	return s;
+}
+
+const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out)
+{
+	struct vnode **ud = vudata_test(L, idx, cls->mt, cls->tname);
+	*out = NULL;
+	if (!ud)
+		return lua_pushfstring(L, "%s expected, got %s", cls->tname, what_is(L, idx));
+	if (!*ud)
+		return lua_pushfstring(L, "%s was finalized (its __gc was called)", cls->kind);
+	if (!(*ud)->h)
+		return lua_pushfstring(L, "%s is %s", cls->kind, vobj_gone(cls));
+	*out = *ud;
+	return NULL;
+}
+
 struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls)
 {
-	struct vnode *n = node_at(L, idx, cls);
-	if (!n)
-		vtypeerror(L, idx, cls->tname);
-	if (!n->h) {
-		if (idx == 1)
-			luaL_error(L, "%s is %s", cls->kind, vobj_gone(cls));
-		vargerror(L, idx, lua_pushfstring(L, "%s is %s", cls->kind, vobj_gone(cls)));
+	struct vnode *n;
+	const char *why = vobj_why(L, idx, cls, &n);
+	if (why) {
+		if (idx == 1 && node_at(L, idx, cls))
+			luaL_error(L, "%s", why);   /* "qp is destroyed" */
+		vargerror(L, idx, why);
 	}
 	return n;
+}
+
+struct vnode *vobj_field(lua_State *L, int arg, int tidx, const char *key, const struct vclass *cls, void *slot)
+{
+	struct vnode *n = NULL;
+	tidx = lua_absindex(L, tidx);
+	lua_pushstring(L, key);
+	if (lua_rawget(L, tidx) != LUA_TNIL) {
+		const char *why = vobj_why(L, -1, cls, &n);
+		if (why)
+			vargerror(L, arg, lua_pushfstring(L, "key '%s': %s", key, why));
+	}
+	if (slot)
+		*(void **)slot = n ? n->h : NULL;
+	return n;
+}
+
+void vobj_recheck(lua_State *L, int arg, struct vnode *const *nodes, int count)
+{
+	char name[32];
+	for (int i = 0; i < count; i++)
+		if (nodes[i] && !nodes[i]->h)
+			vargerror(L, arg, lua_pushfstring(L, "%s was %s while this call was being prepared (by a __gc "
+				"metamethod?)", vobj_cname(nodes[i], name, sizeof name), vobj_gone(nodes[i]->cls)));
+}
+
+struct vnode *vobj_context(struct vnode *n)
+{
+	while (n && n->cls != &vc_context)
+		n = n->deps[0];   /* pd -> context, qp/mr/srq/ah -> pd, cq/channel -> context */
+	return n;
+}
+
+void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner)
+{
+	struct vnode *a = vobj_context(obj), *b = vobj_context(owner);
+	char x[32], y[32], cx[32], cy[32];
+	if (!obj || !a || !b || a->h == b->h)
+		return;
+	vobj_cname(obj, x, sizeof x);
+	vobj_cname(a, cx, sizeof cx);
+	vobj_cname(b, cy, sizeof cy);
+	if (owner == b)
+		lua_pushfstring(L, "key '%s': %s belongs to %s, not to %s", key, x, cx, cy);
+	else
+		lua_pushfstring(L, "key '%s': %s belongs to %s, but %s belongs to %s", key, x, cx,
+				vobj_cname(owner, y, sizeof y), cy);
+	vargerror(L, arg, lua_pushfstring(L, "%s: the kernel looks handles up in the context of the call, so it "
+		"would use another object of %s; use a %s of %s", lua_tostring(L, -1), cy, obj->cls->kind, cy));
 }
 
 void vobj_uservalue(lua_State *L, int idx, int i)
@@ -241,11 +329,32 @@ static int push_users(lua_State *L, struct vnode *n, const char **how)
 	return k;
 }
 
+/* A __gc metamethod (of the user's) runs whenever Lua allocates, also in the
+ * middle of a binding that holds handles: the name of that binding, if so. */
+static const char *finalizer_inside_binding(lua_State *L)
+{
+	lua_Debug ar;
+	for (int level = 1; lua_getstack(L, level, &ar); level++)
+		if (lua_getinfo(L, "n", &ar) && ar.namewhat && strcmp(ar.namewhat, "metamethod") == 0 && ar.name &&
+		    strcmp(ar.name, "__gc") == 0)
+			return vbinding_at(L, level + 1);
+	return NULL;
+}
+
 static int obj_destroy(lua_State *L)
 {
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
 	struct vnode *n = vobj_check(L, 1, cls);
 	int err;
+
+	if (vrecorder_call)
+		return luaL_error(L, "%s: not from a verbs.trace recorder: it runs while '%s' is being recorded, and "
+				  "that verb's binding still uses its objects; destroy after the verb returned",
+				  cls->destroy_method, vrecorder_call);
+	const char *inside = finalizer_inside_binding(L);
+	if (inside)
+		return luaL_error(L, "%s: not from a __gc metamethod that the garbage collector runs inside '%s': "
+				  "that binding still uses its objects; destroy after it returned", cls->destroy_method, inside);
 
 	const char *refused = cls->refuse_destroy ? cls->refuse_destroy(n) : NULL;
 	if (refused)
@@ -259,18 +368,32 @@ static int obj_destroy(lua_State *L)
 				  k == 1 ? "" : "s", lua_tostring(L, -1), how, k == 1 ? "it" : "them");
 	}
 	err = cls->destroy(n);
+	if (!err)
+		n->h = NULL;   /* before the recorder runs: it sees the object destroyed */
 	record_destroy(L, n, err, "");
 	if (err)
 		return vraise(L, cls->destroy_verb, err, 1, 0);
-	n->h = NULL;
 	release_deps(n);
 	return 0;
 }
 
+/* The object at 1 of a metamethod, which Lua passes right but a user may
+ * call by hand (getmetatable(pd).__tostring(5)): another class's userdata, a
+ * table or a number is an error, never memory read as a node. NULL: the
+ * userdata was finalized. */
+static struct vnode **self_ud(lua_State *L, const char *mm)
+{
+	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	struct vnode **ud = vudata_test(L, 1, cls->mt, cls->tname);
+	if (!ud)
+		luaL_error(L, "%s of %s: self must be a %s, got %s", mm, cls->tname, cls->tname, what_is(L, 1));
+	return ud;
+}
+
 static int obj_gc(lua_State *L)
 {
-	struct vnode **ud = lua_touserdata(L, 1);
-	struct vnode *n = ud ? *ud : NULL;
+	struct vnode **ud = self_ud(L, "__gc");
+	struct vnode *n = *ud;
 	if (!n)
 		return 0;
 	*ud = NULL;
@@ -283,11 +406,12 @@ static int obj_gc(lua_State *L)
 /* To-be-closed: the same as the destroy method, and a no-op once destroyed. */
 static int obj_close(lua_State *L)
 {
-	struct vnode **ud = lua_touserdata(L, 1);
-	if (!ud || !*ud || !(*ud)->h)
+	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	struct vnode **ud = self_ud(L, "__close");
+	if (!*ud || !(*ud)->h)
 		return 0;
 	lua_settop(L, 1);
-	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_pushlightuserdata(L, (void *)cls);
 	lua_pushcclosure(L, obj_destroy, 1);
 	lua_insert(L, 1);
 	lua_call(L, 1, 0);
@@ -296,34 +420,62 @@ static int obj_close(lua_State *L)
 
 static int obj_tostring(lua_State *L)
 {
-	struct vnode **ud = lua_touserdata(L, 1);
+	struct vnode **ud = self_ud(L, "__tostring");
 	if (!*ud)
 		return lua_pushliteral(L, "(finalized verbs object)"), 1;
 	push_tostring(L, *ud);
 	return 1;
 }
 
+/* qp.qpnum is a typo, never a silent nil: "qp has no field 'qpnum'; did you
+ * mean 'qp_num'?", the closest of the class's fields and methods. */
+static int no_such_field(lua_State *L, const struct vclass *cls, const char *key)
+{
+	struct vsuggest s;
+	vsuggest_init(&s, key);
+	for (int i = 0; cls->fields && cls->fields[i]; i++)
+		vsuggest_offer(&s, cls->fields[i]);
+	lua_pushnil(L);
+	while (lua_next(L, lua_upvalueindex(2))) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) == LUA_TSTRING)
+			vsuggest_offer(&s, lua_tostring(L, -1));
+	}
+	if (vsuggest_best(&s))
+		return luaL_error(L, "%s has no field '%s'; did you mean '%s'?", cls->kind, key, vsuggest_best(&s));
+	return luaL_error(L, "%s has no field or method '%s' (help(%s) lists them)", cls->kind, key, cls->kind);
+}
+
+/* The methods table's own __index, for classes without live fields. */
+static int method_missing(lua_State *L)
+{
+	if (lua_type(L, 2) != LUA_TSTRING)
+		return lua_pushnil(L), 1;
+	return no_such_field(L, lua_touserdata(L, lua_upvalueindex(1)), lua_tostring(L, 2));
+}
+
 /* Methods first (raw lookup), then the class's live fields (qp.state). */
 static int obj_index(lua_State *L)
 {
-	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(2));
-	struct vnode **ud = lua_touserdata(L, 1);
+	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	struct vnode **ud = self_ud(L, "__index");
 	lua_pushvalue(L, 2);
-	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL || lua_type(L, 2) != LUA_TSTRING)
+	if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL || lua_type(L, 2) != LUA_TSTRING)
 		return 1;
 	if (!*ud || !(*ud)->h)
-		return luaL_error(L, "%s is %s (reading '%s')", cls->kind, vobj_gone(cls), lua_tostring(L, 2));
+		return luaL_error(L, "%s is %s (reading '%s')", cls->kind, *ud ? vobj_gone(cls) : "finalized",
+				  lua_tostring(L, 2));
 	lua_pop(L, 1);
 	if (cls->field && cls->field(L, *ud, lua_tostring(L, 2)))
 		return 1;
-	lua_pushnil(L);
-	return 1;
+	return no_such_field(L, cls, lua_tostring(L, 2));
 }
 
 /* obj.key = value: the few fields a C program assigns (qpx->wr_id). */
 static int obj_newindex(lua_State *L)
 {
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+	self_ud(L, "__newindex");
 	struct vnode *n = vobj_check(L, 1, cls);
 	const char *key = lua_tostring(L, 2);
 	if (lua_type(L, 2) != LUA_TSTRING || !cls->setfield(L, n, key, 3))
@@ -347,7 +499,16 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 	lua_setfield(L, -3, "__methods");
 	if (cls->field) {
 		lua_pushlightuserdata(L, (void *)cls);
+		lua_insert(L, -2);
 		lua_pushcclosure(L, obj_index, 2);
+	} else {
+		/* __index is the methods table itself; a name it lacks is a typo */
+		lua_createtable(L, 0, 1);
+		lua_pushlightuserdata(L, (void *)cls);
+		lua_pushvalue(L, -3);
+		lua_pushcclosure(L, method_missing, 2);
+		lua_setfield(L, -2, "__index");
+		lua_setmetatable(L, -2);
 	}
 	lua_setfield(L, -2, "__index");
 	if (cls->setfield) {
@@ -355,12 +516,17 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 		lua_pushcclosure(L, obj_newindex, 1);
 		lua_setfield(L, -2, "__newindex");
 	}
-	lua_pushcfunction(L, obj_gc);
-	lua_setfield(L, -2, "__gc");
-	lua_pushlightuserdata(L, (void *)cls);
-	lua_pushcclosure(L, obj_close, 1);
-	lua_setfield(L, -2, "__close");
-	lua_pushcfunction(L, obj_tostring);
-	lua_setfield(L, -2, "__tostring");
+	/* __fields: the object's field names, for the shell's Tab completion */
+	lua_newtable(L);
+	for (int i = 0; cls->fields && cls->fields[i]; i++) {
+		lua_pushstring(L, cls->fields[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "__fields");
+	static const luaL_Reg meta[] = {
+		{ "__gc", obj_gc }, { "__close", obj_close }, { "__tostring", obj_tostring }, { NULL, NULL }
+	};
+	lua_pushlightuserdata(L, (void *)cls);   /* each metamethod's upvalue: the class of its self */
+	luaL_setfuncs(L, meta, 1);
 	lua_pop(L, 1);
 }

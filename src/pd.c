@@ -203,6 +203,7 @@ struct vclass vc_pd = {
 struct vclass vc_mr = {
 	.kind = "mr", .var = "mr", .tname = "verbs.mr", .destroy_verb = "ibv_dereg_mr",
 	.destroy_method = "dereg", .destroy = mr_destroy, .describe = mr_describe, .field = mr_field,
+	.fields = (const char *const[]){ "addr", "length", "lkey", "rkey", "handle", "access", NULL },
 	.methods = mr_methods,
 };
 

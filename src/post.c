@@ -18,16 +18,29 @@ struct sge_in {
 	uint32_t length, lkey;
 };
 enum { S_MR = 1, S_OFFSET = 2, S_LENGTH = 4, S_ADDR = 8, S_LKEY = 16 };
-#define SG(m, t, b, ...) VF(struct sge_in, m, t, .bit = (b), __VA_ARGS__)
-static const struct vfield vf_sge[] = {
-	SG(mr, VT_OBJ, S_MR, .cls = &vc_mr), SG(offset, VT_UINT, S_OFFSET), SG(length, VT_UINT, S_LENGTH),
-	SG(addr, VT_UINT, S_ADDR), SG(lkey, VT_UINT, S_LKEY),
-	VF_END
-};
-
 /* Where the SGEs of the WRs being read go (read_sges is called by the
  * marshaller, which passes no context). */
 static struct sge_pool *pool;
+
+/* A prepared WR keeps the very objects that were read into it: one read. */
+static void keep_dep(lua_State *L, int idx, struct vnode *n)
+{
+	struct sge_pool *p = pool;
+	if (!p->deps)
+		return;
+	if (p->ndeps >= p->maxdeps)   /* one MR per SGE and one AH per WR were counted */
+		luaL_error(L, "verbs.send_wr: the WR table changed while it was being read");
+	p->deps[p->ndeps++] = n;
+	lua_pushvalue(L, idx);
+	lua_rawseti(L, p->keep, p->ndeps);
+}
+
+#define SG(m, t, b, ...) VF(struct sge_in, m, t, .bit = (b), __VA_ARGS__)
+const struct vfield vf_sge[] = {
+	SG(mr, VT_OBJ, S_MR, .cls = &vc_mr, .seen = keep_dep), SG(offset, VT_UINT, S_OFFSET), SG(length, VT_UINT, S_LENGTH),
+	SG(addr, VT_UINT, S_ADDR), SG(lkey, VT_UINT, S_LKEY),
+	VF_END
+};
 
 static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *num)
 {
@@ -111,15 +124,15 @@ static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfiel
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.rdma) wr_rdma_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.atomic) wr_atomic_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.ud) wr_ud_t;
-static const struct vfield vf_wr_rdma[] = {
+const struct vfield vf_wr_rdma[] = {
 	VF(wr_rdma_t, remote_addr, VT_UINT), VF(wr_rdma_t, rkey, VT_UINT), VF_END
 };
-static const struct vfield vf_wr_atomic[] = {
+const struct vfield vf_wr_atomic[] = {
 	VF(wr_atomic_t, remote_addr, VT_UINT), VF(wr_atomic_t, compare_add, VT_UINT),
 	VF(wr_atomic_t, swap, VT_UINT), VF(wr_atomic_t, rkey, VT_UINT), VF_END
 };
-static const struct vfield vf_wr_ud[] = {
-	VF(wr_ud_t, ah, VT_OBJ, .cls = &vc_ah), VF(wr_ud_t, remote_qpn, VT_UINT, .max = 0xffffff),
+const struct vfield vf_wr_ud[] = {
+	VF(wr_ud_t, ah, VT_OBJ, .cls = &vc_ah, .seen = keep_dep), VF(wr_ud_t, remote_qpn, VT_UINT, .max = 0xffffff),
 	VF(wr_ud_t, remote_qkey, VT_UINT), VF_END
 };
 
@@ -213,6 +226,15 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 		if (__builtin_popcountll(m & (W_RDMA | W_ATOMIC | W_UD)) > 1)
 			vargerror(L, arg, lua_pushfstring(L, "%srdma, atomic and ud share a union in ibv_send_wr: give one", at));
 		unions[i] = (uint8_t)(m & (W_RDMA | W_ATOMIC | W_UD));
+		enum ibv_wr_opcode op = ((struct ibv_send_wr *)w)->opcode;
+		bool rdma_op = op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_RDMA_READ;
+		bool atomic_op = op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+		if (rdma_op && !(m & W_RDMA))
+			vwarn(L, arg, "%s%s without rdma: remote_addr 0, rkey 0, as C would post it (rdma = { remote_addr ="
+				      " mr_b.addr, rkey = mr_b.rkey } names the remote buffer)", at, venum_name(&ve_wr_opcode, op));
+		if (atomic_op && !(m & W_ATOMIC))
+			vwarn(L, arg, "%s%s without atomic: remote_addr 0, rkey 0, as C would post it (atomic = {"
+				      " remote_addr =, rkey =, compare_add =, swap = })", at, venum_name(&ve_wr_opcode, op));
 		((struct ibv_send_wr *)w)->next = (struct ibv_send_wr *)next;
 	}
 }
@@ -279,6 +301,10 @@ void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr
 	for (struct ibv_send_wr *w = wrs; w; w = w->next, i++) {
 		const char *at = wr_path(path, sizeof path, is_list, i);
 		check_union(L, arg, qp, w, unions[i], at);
+		if (qp->qp_type == IBV_QPT_UD && !vobj_live_handle(&vc_ah, w->wr.ud.ah))
+			vargerror(L, arg, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
+				"remote_qpn =, remote_qkey = }; rdma and atomic share its union in C and are not for UD):"
+				" the provider would dereference %s", at, w->wr.ud.ah ? "a wild AH pointer" : "a NULL AH"));
 		if (w->send_flags & IBV_SEND_INLINE)
 			for (int s = 0; s < w->num_sge; s++)
 				if (!vobj_mr_covers(w->sg_list[s].addr, w->sg_list[s].length))

@@ -44,13 +44,15 @@ const struct vfield vf_qp_attr[] = {
 	   " qp_state = \"SQD\" instead"),
 	QA(max_rd_atomic, VT_UINT, IBV_QP_MAX_QP_RD_ATOMIC),
 	QA(max_dest_rd_atomic, VT_UINT, IBV_QP_MAX_DEST_RD_ATOMIC),
-	QA(min_rnr_timer, VT_UINT, IBV_QP_MIN_RNR_TIMER),
+	/* The IBA's field widths: min_rnr_timer and timeout 5 bits (timeout is
+	 * 4.096 us * 2^timeout), retry_cnt and rnr_retry 3 bits (7: forever). */
+	QA(min_rnr_timer, VT_UINT, IBV_QP_MIN_RNR_TIMER, .max = 31),
 	QA(port_num, VT_UINT, IBV_QP_PORT),
-	QA(timeout, VT_UINT, IBV_QP_TIMEOUT),
-	QA(retry_cnt, VT_UINT, IBV_QP_RETRY_CNT),
-	QA(rnr_retry, VT_UINT, IBV_QP_RNR_RETRY),
+	QA(timeout, VT_UINT, IBV_QP_TIMEOUT, .max = 31),
+	QA(retry_cnt, VT_UINT, IBV_QP_RETRY_CNT, .max = 7),
+	QA(rnr_retry, VT_UINT, IBV_QP_RNR_RETRY, .max = 7),
 	QA(alt_port_num, VT_UINT, IBV_QP_ALT_PATH),
-	QA(alt_timeout, VT_UINT, IBV_QP_ALT_PATH),
+	QA(alt_timeout, VT_UINT, IBV_QP_ALT_PATH, .max = 31),
 	QA(rate_limit, VT_UINT, IBV_QP_RATE_LIMIT),
 	VF_END
 };
@@ -142,6 +144,17 @@ void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *r
 		vargerror(L, arg, lua_pushfstring(L, "key 'qp_type' is required (%s)", types));
 }
 
+void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
+		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used)
+{
+	static const char *const key[] = { "send_cq", "recv_cq", "srq" };
+	void *slot[] = { send_cq, recv_cq, srq };
+	for (int i = 0; i < 3; i++) {
+		used[i + 1] = vobj_field(L, arg, tidx, key[i], i < 2 ? &vc_cq : &vc_srq, slot[i]);
+		vobj_same_context(L, arg, key[i], used[i + 1], owner);
+	}
+}
+
 /* pd:create_qp{ qp_type=, send_cq=, recv_cq=, srq=, cap={...}, sq_sig_all= } */
 int qp_create(lua_State *L)
 {
@@ -152,11 +165,11 @@ int qp_create(lua_State *L)
 	lua_settop(L, 2);
 	vm_read(L, 2, 2, vf_qp_init_attr, &ia);
 	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, QP_TYPES);
-	lua_getfield(L, 2, "send_cq");
-	lua_getfield(L, 2, "recv_cq");
-	lua_getfield(L, 2, "srq");
+	struct vnode *used[4] = { p };
+	qp_read_deps(L, 2, 2, &ia.send_cq, &ia.recv_cq, &ia.srq, p, used);   /* 3, 4, 5 */
 	int deps[] = { 1, 3, 4, 5 };
 	struct vnode *n = vobj_new(L, &vc_qp, 4, deps);
+	vobj_recheck(L, 2, used, 4);
 	struct ibv_qp_init_attr asked = ia;   /* the provider writes the real cap back into ia */
 	struct ibv_qp *qp = ibv_create_qp(p->h, &ia);
 	int err = errno;
@@ -192,10 +205,20 @@ static int l_modify(lua_State *L)
 	vchecktable(L, 2);
 	lua_settop(L, 3);
 	mask = vm_read(L, 2, 2, vf_qp_attr, &a);
+	lua_pushliteral(L, "sq_draining");
+	if (lua_rawget(L, 2) != LUA_TNIL)   /* raw, as the marshaller read the table */
+		return vargerror(L, 2, "key 'sq_draining' is what ibv_query_qp reports (the SQ is draining in SQD);"
+				       " ibv_modify_qp ignores it, and no attr_mask bit sets it");
+	lua_pop(L, 1);
 	if (!lua_isnil(L, 3)) {
 		if ((e = venum_read(L, 3, &ve_qp_attr_mask, &given)))
 			return vargerror(L, 3, e);
 		mask = (uint64_t)given;
+	} else if (mask == 0) {
+		/* {qp_state = RTS} with RTS an undefined global is {} too */
+		return vargerror(L, 2, "no attributes: ibv_modify_qp with attr_mask 0 changes nothing; give qp_state and"
+				       " the transition's attributes, e.g. {qp_state = \"INIT\", ...} (a nil value, such as an"
+				       " undefined global RTS instead of \"RTS\", leaves its key out)");
 	}
 	enum ibv_qp_state cur = qp_state(qp);
 	int ret = ibv_modify_qp(qp, &a, (int)mask);
@@ -281,6 +304,8 @@ static const luaL_Reg qp_methods[] = {
 struct vclass vc_qp = {
 	.kind = "qp", .var = "qp", .tname = "verbs.qp", .destroy_verb = "ibv_destroy_qp",
 	.destroy_method = "destroy", .destroy = qp_destroy, .describe = qp_describe, .field = qp_field,
+	.fields = (const char *const[]){ "qp_num", "state", "qp_type", "handle", "pd", "send_cq", "recv_cq", "srq",
+					  "wr_id", "wr_flags", NULL },
 	.methods = qp_methods, .more_methods = qp_ex_methods, .destroy_call = qp_destroy_call,
 	.setfield = qp_ex_setfield,
 };

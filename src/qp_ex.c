@@ -29,7 +29,7 @@
 enum { NEED_UD_ADDR = 1, NEED_SGE8 = 2 };
 
 #define IX(m, t, ...) VF(struct ibv_qp_init_attr_ex, m, t, __VA_ARGS__)
-static const struct vfield vf_qp_init_attr_ex[] = {
+const struct vfield vf_qp_init_attr_ex[] = {
 	IX(pd, VT_OBJ, .cls = &vc_pd, .bit = IBV_QP_INIT_ATTR_PD),
 	IX(send_cq, VT_OBJ, .cls = &vc_cq), IX(recv_cq, VT_OBJ, .cls = &vc_cq), IX(srq, VT_OBJ, .cls = &vc_srq),
 	IX(cap, VT_STRUCT, .sub = vf_qp_cap), IX(qp_type, VT_ENUM, .en = &ve_qp_type),
@@ -65,7 +65,8 @@ int qp_create_ex(lua_State *L)
 	vchecktable(L, 2);
 	lua_settop(L, 2);
 	uint64_t mask = vm_read(L, 2, 2, vf_qp_init_attr_ex, &ia);
-	if (lua_getfield(L, 2, "comp_mask") == LUA_TNIL)
+	lua_pushliteral(L, "comp_mask");
+	if (lua_rawget(L, 2) == LUA_TNIL)   /* raw, as vm_read read it */
 		ia.comp_mask = (uint32_t)mask;
 	lua_pop(L, 1);
 	/* The provider reads attr->pd->handle and both CQs: missing, they crash. */
@@ -75,12 +76,13 @@ int qp_create_ex(lua_State *L)
 	if (!(ia.comp_mask & IBV_QP_INIT_ATTR_PD))
 		return vargerror(L, 2, "comp_mask lacks PD: without IBV_QP_INIT_ATTR_PD the pd is not read");
 	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, QP_TYPES);
-	lua_getfield(L, 2, "pd");
-	lua_getfield(L, 2, "send_cq");
-	lua_getfield(L, 2, "recv_cq");
-	lua_getfield(L, 2, "srq");
+	struct vnode *used[5] = { vobj_field(L, 2, 2, "pd", &vc_pd, &ia.pd) };   /* 3 */
+	vobj_same_context(L, 2, "pd", used[0], c);
+	qp_read_deps(L, 2, 2, &ia.send_cq, &ia.recv_cq, &ia.srq, c, used);   /* 4, 5, 6 */
+	used[4] = c;
 	int deps[] = { 3, 4, 5, 6 };   /* the order of qp.c's user values: pd, send_cq, recv_cq, srq */
 	struct vnode *n = vobj_new(L, &vc_qp, 4, deps);
+	vobj_recheck(L, 2, used, 5);
 	struct ibv_qp_init_attr_ex asked = ia;
 	struct ibv_qp *qp = ibv_create_qp_ex(c->h, &ia);
 	int err = errno;

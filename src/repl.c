@@ -6,6 +6,7 @@
  * (no __index functions, no metamethods), as luaprompt's authors advise. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +61,18 @@ static int read_key(FILE *in)
 				return 0;
 			continue;
 		}
+		/* The key pselect saw may be gone by now (a Ctrl-C flushes the
+		 * tty's input): a blocking read would then sleep with SIGINT
+		 * blocked. Non-blocking, an empty queue is EAGAIN: wait again. */
 		unsigned char c;
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0 && !(fl & O_NONBLOCK))
+			fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 		ssize_t n = read(fd, &c, 1);
+		int saved = errno;
+		if (fl >= 0 && !(fl & O_NONBLOCK))
+			fcntl(fd, F_SETFL, fl);
+		errno = saved;
 		if (n == 1)
 			return c;
 		if (n == 0 || (errno != EINTR && errno != EAGAIN))
@@ -114,9 +125,19 @@ static char *read_line(const char *prompt, int *cancelled)
 		if (cb_done)
 			break;
 		if (prompt_sigint) {
+			/* As bash: "^C" after the typed text, then a fresh line. The
+			 * ^C goes out before the handler is removed, since removing
+			 * it resets the terminal with a carriage return (after
+			 * bracketed paste's "\e[?2004l"): a ^C written after that
+			 * overwrote the prompt ("^Crbsh> partial"). */
+			FILE *out = rl_outstream ? rl_outstream : stdout;
+			rl_point = rl_end;
+			rl_redisplay();
+			fputs("^C", out);
+			fflush(out);
 			rl_callback_sigcleanup();
 			rl_callback_handler_remove();
-			fputs("^C\n", stdout);
+			fputs("\n", stdout);
 			fflush(stdout);
 			*cancelled = 1;
 			break;
@@ -286,6 +307,25 @@ static void add_keys(lua_State *L, int idx, const char *prefix, const char *word
 	}
 }
 
+/* Adds the strings of the list at idx that start with word (and are not
+ * candidates already, when unique is set). Raw access only. */
+static void add_list(lua_State *L, int idx, const char *prefix, const char *word, int unique)
+{
+	size_t wl = strlen(word);
+	idx = lua_absindex(L, idx);
+	for (lua_Integer i = 1; lua_rawgeti(L, idx, i) == LUA_TSTRING; i++) {
+		size_t len;
+		const char *s = lua_tolstring(L, -1, &len);
+		int dup = 0;
+		for (size_t j = 0; unique && j < ncands && !dup; j++)
+			dup = strcmp(cands[j], s) == 0;
+		if (!dup && strncmp(s, word, wl) == 0)
+			add_cand(prefix, s, len);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);   /* the value that ended the list */
+}
+
 static int raw_getfield(lua_State *L, int idx, const char *k)
 {
 	idx = lua_absindex(L, idx);
@@ -301,6 +341,12 @@ static void add_members(lua_State *L, int idx, const char *prefix, const char *w
 	if (lua_type(L, idx) == LUA_TTABLE)
 		add_keys(L, idx, prefix, word, colon);
 	if (lua_getmetatable(L, idx)) {
+		/* a verbs object's fields (qp.qp_num), listed in __fields */
+		if (!colon) {
+			if (raw_getfield(L, -1, "__fields") == LUA_TTABLE)
+				add_list(L, -1, prefix, word, 0);
+			lua_pop(L, 1);
+		}
 		if (raw_getfield(L, -1, "__methods") == LUA_TTABLE)
 			add_keys(L, -1, prefix, word, colon);
 		else {
@@ -364,22 +410,10 @@ static void complete_enum_name(lua_State *L, const char *text)
 {
 	lua_getglobal(L, "verbs");
 	if (lua_type(L, -1) == LUA_TTABLE && raw_getfield(L, -1, "enums") == LUA_TTABLE) {
-		size_t wl = strlen(text);
 		lua_pushnil(L);
 		while (lua_next(L, -2)) {
-			if (lua_type(L, -1) == LUA_TTABLE) {
-				for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
-					size_t len;
-					const char *name = lua_tolstring(L, -1, &len);
-					int dup = 0;
-					for (size_t j = 0; j < ncands && !dup; j++)
-						dup = strcmp(cands[j], name) == 0;
-					if (!dup && strncmp(name, text, wl) == 0)
-						add_cand("", name, len);
-					lua_pop(L, 1);
-				}
-				lua_pop(L, 1);
-			}
+			if (lua_type(L, -1) == LUA_TTABLE)
+				add_list(L, -1, "", text, 1);
 			lua_pop(L, 1);
 		}
 	}
@@ -403,6 +437,19 @@ static int in_string(const char *line, int start)
 	return quote != 0;
 }
 
+/* What verbs.complete offers where the word is typed: the keys of the
+ * table being typed, or the names of the enum a string fits. Returns 0 when
+ * it has nothing special (then the plain completion runs). */
+static int complete_verbs(lua_State *L, const char *line, int start, const char *text)
+{
+	lua_pushlstring(L, line, (size_t)start);
+	lua_pushstring(L, text);
+	if (shell_call_lua(L, "verbs.complete", "candidates", 2, 1) != LUA_OK || !lua_istable(L, -1))
+		return 0;
+	add_list(L, -1, "", "", 0);
+	return 1;
+}
+
 static size_t gen_index;
 
 static char *generator(const char *text, int state)
@@ -420,7 +467,9 @@ static char **attempt_completion(const char *text, int start, int end)
 	int top = lua_gettop(L);
 	clear_cands();
 	rl_attempted_completion_over = 1;   /* never fall back to file names */
-	if (in_string(rl_line_buffer, start)) {
+	if (complete_verbs(L, rl_line_buffer, start, text)) {
+		rl_completion_append_character = '\0';
+	} else if (in_string(rl_line_buffer, start)) {
 		rl_completion_append_character = '\0';
 		complete_enum_name(L, text);
 	} else {
@@ -460,8 +509,9 @@ static void init_readline(lua_State *L)
 	}
 }
 
-void shell_repl(lua_State *L)
+int shell_repl(lua_State *L)
 {
+	int lines = 0;
 	use_readline = isatty(STDIN_FILENO);
 	if (use_readline) {
 		init_readline(L);
@@ -469,10 +519,13 @@ void shell_repl(lua_State *L)
 		       LUA_VERSION_MAJOR "." LUA_VERSION_MINOR);
 	}
 	lua_settop(L, 0);
+	if (shell_call_lua(L, "verbs.repl", "guard_globals", 0, 0) != LUA_OK)
+		lua_settop(L, 0);
 	for (;;) {
 		int status = load_chunk(L);
 		if (status == -1)
 			break;
+		lines++;
 		if (status == LUA_ERRRUN + 100) {   /* a cancelled line */
 			lua_settop(L, 0);
 			continue;
@@ -480,14 +533,22 @@ void shell_repl(lua_State *L)
 		if (status == LUA_OK)
 			status = shell_docall(L, 0, LUA_MULTRET, 0);
 		int ok = status == LUA_OK;
-		if (ok)
+		if (ok) {
 			print_results(L);
-		else
-			shell_report(L, status);
-		lua_settop(L, 0);
-		/* Hooks such as the lesson runner's step checker. */
-		lua_pushboolean(L, ok);
-		if (shell_call_lua(L, "verbs.repl", "after_eval", 1, 0) != LUA_OK)
+			lua_settop(L, 0);
+			lua_pushboolean(L, ok);
+			lua_pushnil(L);
+		} else {
+			shell_report(L, status);   /* empties the stack */
+			/* the error as raised (the handler kept it), for the hooks:
+			 * a lesson counts a verb's error */
+			lua_pushboolean(L, ok);
+			lua_getfield(L, LUA_REGISTRYINDEX, "verbsh.last_error");
+			lua_pushnil(L);   /* not kept past this chunk (it may hold objects) */
+			lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.last_error");
+		}
+		/* Hooks such as the lesson runner's step checker: after_eval(ok, err). */
+		if (shell_call_lua(L, "verbs.repl", "after_eval", 2, 0) != LUA_OK)
 			shell_report(L, LUA_ERRRUN);
 		lua_settop(L, 0);
 	}
@@ -497,4 +558,5 @@ void shell_repl(lua_State *L)
 			history_truncate_file(history_path, 1000);
 	}
 	fflush(stdout);
+	return lines;
 }

@@ -14,6 +14,6 @@ int shell_report(lua_State *L, int status);
 /* Calls require(name)[fn](...) with nargs arguments on the stack, in
  * protected mode; leaves nres results. Returns a lua status. */
 int shell_call_lua(lua_State *L, const char *module, const char *fn, int nargs, int nres);
-/* The interactive loop, until end of input. */
-void shell_repl(lua_State *L);
+/* The interactive loop, until end of input. Returns the number of lines read. */
+int shell_repl(lua_State *L);
 #endif

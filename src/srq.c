@@ -5,15 +5,8 @@
 #include "verbsh.h"
 
 #define SA(m, b) VF(struct ibv_srq_attr, m, VT_UINT, .bit = (b))
-static const struct vfield vf_srq_attr[] = {
+const struct vfield vf_srq_attr[] = {
 	SA(max_wr, IBV_SRQ_MAX_WR), SA(max_sge, 0), SA(srq_limit, IBV_SRQ_LIMIT), VF_END
-};
-/* ibv_modify_srq has no mask bit for max_sge: C would ignore it. */
-static const struct vfield vf_srq_modify_attr[] = {
-	SA(max_wr, IBV_SRQ_MAX_WR),
-	VF(struct ibv_srq_attr, max_sge, VT_UINT, .no_input = "it is fixed when the SRQ is created"
-	   " (pd:create_srq{ max_sge = N }); ibv_modify_srq has no mask bit for it, so C would ignore it"),
-	SA(srq_limit, IBV_SRQ_LIMIT), VF_END
 };
 
 static int srq_destroy(struct vnode *n) { return ibv_destroy_srq(n->h); }
@@ -73,11 +66,19 @@ static int l_modify(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 3);
-	uint64_t mask = vm_read(L, 2, 2, vf_srq_modify_attr, &a);
+	uint64_t mask = vm_read(L, 2, 2, vf_srq_attr, &a);
+	lua_pushliteral(L, "max_sge");
+	if (lua_rawget(L, 2) != LUA_TNIL)   /* raw, as the marshaller read the table */
+		return vargerror(L, 2, "key 'max_sge' is fixed when the SRQ is created (pd:create_srq);"
+				       " ibv_modify_srq changes only max_wr and srq_limit");
+	lua_pop(L, 1);
 	if (!lua_isnil(L, 3)) {
 		if ((e = venum_read(L, 3, &ve_srq_attr_mask, &given)))
 			return vargerror(L, 3, e);
 		mask = (uint64_t)given;
+	} else if (mask == 0) {
+		return vargerror(L, 2, "no attributes: ibv_modify_srq with attr_mask 0 changes nothing; give max_wr or"
+				       " srq_limit");
 	}
 	int ret = ibv_modify_srq(n->h, &a, (int)mask);
 	if (vrecording) {

@@ -31,7 +31,8 @@ struct venum {
 extern const struct venum ve_qp_state, ve_qp_type, ve_mtu, ve_wc_status, ve_wc_opcode, ve_wr_opcode,
 	ve_access, ve_send_flags, ve_wc_flags, ve_qp_attr_mask, ve_port_state, ve_link_layer,
 	ve_node_type, ve_transport_type, ve_event_type, ve_gid_type, ve_mig_state, ve_atomic_cap,
-	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_cm_event_type, ve_port_space,
+	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_port_cap_flags, ve_port_cap_flags2, ve_port_attr_flags,
+	ve_cm_event_type, ve_port_space,
 	ve_send_ops_flags, ve_qp_init_attr_mask, ve_qp_create_flags, ve_create_cq_wc_flags,
 	ve_cq_init_attr_mask, ve_create_cq_attr_flags;
 
@@ -46,6 +47,25 @@ const char *venum_read(lua_State *L, int idx, const struct venum *t, int64_t *ou
 /* "IBV_QPS_RTS" / "IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE", for the trace. */
 void venum_c(luaL_Buffer *b, const struct venum *t, int64_t v);
 void venum_open(lua_State *L);   /* pushes verbs.enums */
+/* The table of the C enum named ctype ("ibv_wr_opcode"), or NULL. */
+const struct venum *venum_find(const char *ctype);
+
+/* ---- suggest.c: "did you mean" for mistyped keys, names and fields ----- */
+
+struct vsuggest {
+	const char *typed, *best;
+	int dist;
+};
+void vsuggest_init(struct vsuggest *s, const char *typed);
+void vsuggest_offer(struct vsuggest *s, const char *candidate);   /* keeps the closest */
+const char *vsuggest_best(const struct vsuggest *s);             /* NULL: nothing close */
+void suggest_open(lua_State *L);                                 /* verbs.suggest */
+
+/* ---- warn.c: what C accepts but is almost always a mistake ------------- */
+/* Prints "verbsh warning: ..." on stderr, or raises "bad argument #arg"
+ * under verbs.strict(true); silent after verbs.warnings(false). */
+void vwarn(lua_State *L, int arg, const char *fmt, ...);
+void warn_open(lua_State *L);                                    /* verbs.strict, verbs.warnings */
 
 /* ---- marshal.c: C structs <-> Lua tables, driven by field descriptors --- */
 
@@ -61,6 +81,7 @@ enum vtype {
 };
 
 struct vfield;
+struct vnode;
 struct vclass;
 /* A custom reader: the value is at stack index idx; dst is the whole struct.
  * Returns NULL or an error message pushed on the stack. */
@@ -77,6 +98,8 @@ struct vfield {
 	const struct vfield *sub;
 	const struct vclass *cls;
 	vcustom_fn custom;
+	/* VT_OBJ, optional: called with each object read (at idx), once it is checked. */
+	void (*seen)(lua_State *L, int idx, struct vnode *n);
 	int64_t max;               /* when nonzero: the largest value accepted (1: booleans too) */
 	bool no_output;            /* input only (not converted back to a table) */
 	const char *no_input;      /* output only: why the key is refused as input */
@@ -150,6 +173,7 @@ struct vclass {
 	int (*destroy)(struct vnode *n); /* returns 0 or an errno */
 	void (*describe)(lua_State *L, struct vnode *n); /* pushes "RC 0x000011 RTS" */
 	int (*field)(lua_State *L, struct vnode *n, const char *key); /* live fields; pushes 1 or 0 */
+	const char *const *fields;       /* the keys `field` answers (NULL-ended): Tab completes them */
 	const luaL_Reg *methods;
 	const luaL_Reg *more_methods;    /* optional: a second group (qp_ex.c's wr_*, cq_ex.c's poll API) */
 	/* Optional: what a finished object is ("acked" for a cm_event); default "destroyed". */
@@ -173,6 +197,24 @@ struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const 
 void vobj_set(struct vnode *n, void *h);
 /* The node of a live object at idx, or a Lua error: wrong type, "qp is destroyed". */
 struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls);
+/* NULL when idx holds a live object of class cls (*out: its node); else
+ * pushes and returns why not: "verbs.cq expected, got number", "cq is destroyed". */
+const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out);
+/* An object a verb takes from the table at tidx (send_cq, srq, channel, pd):
+ * pushes t[key] read raw, as vm_read reads (a table's __index is never
+ * called), and raises "key 'srq': verbs.srq expected, got number" unless it
+ * is nil or a live object of cls. Stores its handle (or NULL) at slot when
+ * not NULL, so that the C struct holds the very object kept as a dependency.
+ * Returns its node, or NULL for nil. */
+struct vnode *vobj_field(lua_State *L, int arg, int tidx, const char *key, const struct vclass *cls, void *slot);
+/* Raises unless each node (NULL entries skipped) is still live: a __gc run
+ * by an allocation since the objects were read may have destroyed one. */
+void vobj_recheck(lua_State *L, int arg, struct vnode *const *nodes, int count);
+/* The context node that n belongs to (through its parents), or NULL. */
+struct vnode *vobj_context(struct vnode *n);
+/* Raises, naming key and both contexts, unless obj (NULL: nothing to check)
+ * belongs to owner's context: the kernel resolves handle numbers per context. */
+void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner);
 /* The node at idx when it is an object of class cls (destroyed or not), else NULL. */
 struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls);
 /* luaL_testudata, comparing the metatable's address with mt (the one
@@ -188,6 +230,8 @@ const char *vobj_cname(struct vnode *n, char *buf, size_t len);
 struct vnode *vobj_find(void *h);
 /* Whether [addr, addr+len) lies inside the memory of a live MR verbsh allocated. */
 bool vobj_mr_covers(uint64_t addr, uint64_t len);
+/* Whether h is the handle of a live object of class cls (a WR's ud.ah). */
+bool vobj_live_handle(const struct vclass *cls, const void *h);
 /* Pushes the userdata of node n if it still exists; false (nothing pushed) if not. */
 bool vobj_push(lua_State *L, struct vnode *n);
 /* Pushes the user value `i` (1-based) of the userdata at idx. */
@@ -205,6 +249,9 @@ void vraise_push_memlock(lua_State *L);
  * and counting arguments as in a method call, however it was called. */
 int vargerror(lua_State *L, int arg, const char *msg);
 int vtypeerror(lua_State *L, int arg, const char *tname);
+/* The name of the verbs binding running at stack level `level` (pushed:
+ * "modify", "verbs.open"), or NULL (nothing pushed) for any other function. */
+const char *vbinding_at(lua_State *L, int level);
 void vchecktable(lua_State *L, int arg);
 /* errno -> "EINVAL" */
 const char *verrname(int err);
@@ -215,13 +262,25 @@ const char *verrname(int err);
  * "NULL (errno 22)"). Callers test vrecording first, so that an untraced
  * call costs one branch. */
 extern int vrecording;
+/* The call whose recorder (a verbs.trace function) is running, else NULL.
+ * The binding that called vrecord may still use its handles after the
+ * recorder returns, so nothing may be destroyed meanwhile: obj_destroy
+ * refuses, naming this call. */
+extern const char *vrecorder_call;
 void vrecord(lua_State *L, const char *decl, const char *call, const char *ret);
 void vtrace_open(lua_State *L);   /* sets verbs.trace in the table at -1 */
+
+/* ---- fields.c: verbs.fields and verbs.enum, the descriptors seen from Lua */
+
+/* Sets verbs.fields and verbs.enum in the module table at -1. */
+void fields_open(lua_State *L);
 
 /* ---- the classes ------------------------------------------------------- */
 
 extern struct vclass vc_context, vc_pd, vc_mr, vc_cq, vc_channel, vc_qp, vc_ah, vc_srq;
-extern const struct vfield vf_ah_attr[], vf_qp_init_attr[], vf_qp_attr[];
+extern const struct vfield vf_ah_attr[], vf_qp_init_attr[], vf_qp_attr[], vf_global_route[], vf_wc[],
+	vf_conn_param[], vf_device_attr[], vf_port_attr[], vf_cq_opts[], vf_cq_init_attr_ex[],
+	vf_qp_init_attr_ex[], vf_srq_attr[];
 /* cm.c: rdma_cm event channels, ids and events. A QP created through a
  * cm_id holds the id as dependency QP_DEP_CM_ID and is destroyed through it. */
 extern struct vclass vc_cm_channel, vc_cm_id, vc_cm_event;
@@ -248,6 +307,12 @@ bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
  * dereferences them: a missing one would crash, not fail) and a qp_type
  * (types: the ones to suggest). For pd:create_qp, ctx:create_qp_ex and
  * id:create_qp. */
+/* Pushes send_cq, recv_cq and srq of the table at tidx (read by vobj_field:
+ * raw, checked, their handles stored in the attribute struct), puts their
+ * nodes in used[1..3], and raises unless each belongs to owner's context
+ * (owner NULL: not checked). */
+void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
+		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used);
 #define QP_TYPES "\"RC\", \"UC\" or \"UD\""
 void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *recv_cq, int qp_type,
 		       const char *types);
@@ -268,6 +333,7 @@ void cq_ex_open(lua_State *L);
 /* wait.c: verbs.wait_fds (an epoll-style wait on channels and sockets) and
  * verbs.getrusage. */
 void wait_open(lua_State *L);
+void sysinfo_open(lua_State *L);   /* verbs.sysinfo, for the doctor */
 
 /* ---- post.c: reading and posting WRs (tables, and prepared ones: wr.c) -- */
 
@@ -277,8 +343,13 @@ struct sge_pool {
 	int used, cap;
 	int arg;
 	const char *path;
+	/* Prepared WRs only (else NULL): the MRs and AHs the WRs name, as read,
+	 * each also put in the table at keep so that it stays alive. */
+	struct vnode **deps;
+	int ndeps, maxdeps, keep;
 };
-extern const struct vfield vf_qp_cap[], vf_send_wr[], vf_recv_wr[];
+extern const struct vfield vf_qp_cap[], vf_send_wr[], vf_recv_wr[], vf_sge[], vf_wr_rdma[], vf_wr_atomic[],
+	vf_wr_ud[];
 /* The number of WRs when the table at idx is a list of WRs (has [1]), else 0. */
 int wr_count(lua_State *L, int idx);
 /* Reads the list of SGE tables at idx ({mr=, offset=, length=} or {addr=,

@@ -41,50 +41,22 @@ static void push_wr(lua_State *L, int idx, bool is_list, int i)
 		lua_pushvalue(L, idx);
 }
 
-/* The SGEs the WRs at idx name; the readers check the rest. */
+/* The SGEs the WRs at idx name, to size the prepared WR; the readers check
+ * the rest, read raw as here, and refuse more SGEs than counted (a __gc run
+ * meanwhile may have changed the tables). */
 static int count_sges(lua_State *L, int idx, int count, bool is_list)
 {
 	int n = 0, top = lua_gettop(L);
 	for (int i = 0; i < count; i++) {
 		push_wr(L, idx, is_list, i);
-		if (lua_istable(L, -1) && lua_getfield(L, -1, "sg_list") == LUA_TTABLE)
-			n += (int)lua_rawlen(L, -1);
+		if (lua_istable(L, -1)) {
+			lua_pushliteral(L, "sg_list");
+			if (lua_rawget(L, -2) == LUA_TTABLE)
+				n += (int)lua_rawlen(L, -1);
+		}
 		lua_settop(L, top);
 	}
 	return n;
-}
-
-/* Adds the object at the top (if it is one of class cls) to the deps, and to
- * the table at keep so that it stays alive as long as the prepared WR. */
-static void add_dep(lua_State *L, struct prepared *pw, int keep, const struct vclass *cls)
-{
-	struct vnode *n = vobj_test(L, -1, cls);
-	if (n) {
-		pw->deps[pw->ndeps++] = n;
-		lua_rawseti(L, keep, pw->ndeps);
-	} else
-		lua_pop(L, 1);
-}
-
-static void collect_deps(lua_State *L, struct prepared *pw, int idx, bool is_list, int keep)
-{
-	for (int i = 0; i < pw->count; i++) {
-		push_wr(L, idx, is_list, i);
-		int t = lua_gettop(L);
-		if (lua_getfield(L, t, "sg_list") == LUA_TTABLE)
-			for (int s = 1; s <= (int)lua_rawlen(L, -1); s++) {
-				lua_rawgeti(L, -1, s);
-				lua_getfield(L, -1, "mr");
-				add_dep(L, pw, keep, &vc_mr);
-				lua_pop(L, 1);
-			}
-		lua_pop(L, 1);
-		if (pw->send && lua_getfield(L, t, "ud") == LUA_TTABLE) {
-			lua_getfield(L, -1, "ah");
-			add_dep(L, pw, keep, &vc_ah);
-		}
-		lua_settop(L, t - 1);
-	}
 }
 
 /* verbs.send_wr(wr or list) / verbs.recv_wr(wr or list) */
@@ -109,10 +81,11 @@ static int prepare(lua_State *L, bool send)
 	pw->sge = (struct ibv_sge *)((char *)pw->wrs + (size_t)count * wr_size(send));
 	pw->deps = (struct vnode **)(pw->sge + nsge);
 	pw->unions = (uint8_t *)(pw->deps + maxdeps);
-	struct sge_pool p = { .sge = pw->sge, .cap = nsge, .arg = 1, .path = "" };
+	lua_newtable(L);   /* 3: the objects named, kept alive with the WR */
+	struct sge_pool p = { .sge = pw->sge, .cap = nsge, .arg = 1, .path = "", .deps = pw->deps,
+			      .maxdeps = maxdeps, .keep = 3 };
 	wrs_read(L, 1, 1, count, is_list, send, pw->wrs, &p, send ? pw->unions : NULL);
-	lua_newtable(L);   /* 3: the objects named */
-	collect_deps(L, pw, 1, is_list, 3);
+	pw->ndeps = p.ndeps;
 	lua_setiuservalue(L, 2, 1);
 	luaL_setmetatable(L, send ? SEND_WR : RECV_WR);
 	return 1;

@@ -23,3 +23,12 @@ require_device() {
 
 # Runs a Lua chunk in verbsh: vsh 'print(1)'
 vsh() { "$VERBSH" -e "$1"; }
+
+# After `run`: succeeds when one line of the output is exactly $1 (a glob
+# such as *"B	1"* would also match "B	12").
+has_line() {
+    local l
+    for l in "${lines[@]}"; do [ "$l" = "$1" ] && return 0; done
+    echo "no line is exactly '$1'" >&2
+    return 1
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# `make bench` must keep working: a short run prints every row with a
-# figure. No figure is asserted -- speed lives in the benchmark, not in tests.
+# `make bench` must keep working: a short run of the binary under test prints
+# every row with a figure, and the bulk rows complete every WR they posted.
+# No figure is asserted -- speed lives in the benchmark, not in tests.
 load ../helpers
 
 setup() { require_device; }
@@ -15,11 +16,15 @@ setup() { require_device; }
         line=$(grep -F "| $row" <<<"$output")
         [[ $line =~ \|\ +[0-9]+\ \|\ +[0-9.]+x\ \| ]] || { echo "row without a figure: $row"; return 1; }
     done
+    [[ $output == *"the shell measured: $VERBSH"* ]]
     [[ $output == *"each loop row is the median of 2 rounds"* ]]
     [[ $(grep -F "| C loop" <<<"$output") =~ \|\ +[0-9]+-[0-9]+\ \|$ ]]
     [[ $output == *"verbsh plain vs C: "*", vs pyverbs: "* ]]
     [[ $output == *"verbsh prepared vs C: "*", vs pyverbs: "* ]]
     [[ $output =~ bulk\ rss\ peak\ \(KiB\)\ after\ batch\ 1\ and\ each\ quarter:\ [0-9]+ ]]
     [[ $output =~ bulk\ prepared\ rss\ peak\ \(KiB\)\ after\ batch\ 1\ and\ each\ quarter:\ [0-9]+ ]]
+    # 2000 WRs in batches of 64: 31 batches; a plain batch takes two polls (32 WCs each)
+    [[ $output == *"bulk wrs posted=1984 completed=1984"* ]]
+    [[ $output == *"bulk prepared wrs posted=1984 completed=1984"* ]]
     [[ $output == *"start-up: verbsh -e '' "*" ms, lua5.4 -e '' "* ]]
 }

@@ -26,14 +26,15 @@ cm_pair() {
     wait $pid; local src=$?
     echo "--- server (exit $src)"; cat srv.out
     echo "--- client (exit $crc)"; cat cli.out
-    [ $src -eq 0 ] && [ $crc -eq 0 ]
+    [ $src -eq 0 ]
+    [ $crc -eq 0 ]
 }
 
 @test "rdma_cm in one process: events, private data, QP states, SEND, disconnect, lifetimes, errors explained" {
     run "$VERBSH" "$ROOT/tests/lua/cm_rc.lua"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ $output == *"cm_rc: ok (111 checks)"* ]]
+    [[ $output == *"cm_rc: ok (113 checks)"* ]]
 }
 
 @test "rdma_cm: two verbsh processes, RC over RDMA_PS_TCP, 100 iterations" {

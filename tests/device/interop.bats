@@ -21,7 +21,8 @@ pair() {
     wait $pid; local src=$?
     echo "--- server (exit $src)"; cat srv.out
     echo "--- client (exit $crc)"; cat cli.out
-    [ $src -eq 0 ] && [ $crc -eq 0 ]
+    [ $src -eq 0 ]
+    [ $crc -eq 0 ]
 }
 
 @test "interop: verbsh RC client against ibv_rc_pingpong server, 100 iterations" {

@@ -68,3 +68,40 @@ repl() {
     secs=$(sed -n 's/.*again \([0-9.]*\) s.*/\1/p' <<<"$output" | tail -1)
     awk -v s="$secs" 'BEGIN { exit !(s >= 1 && s < 60) }'
 }
+
+@test "repl: Tab completes a verbs object's fields (qp.qp_n -> qp.qp_num) and the keys of its method's table" {
+    run repl '
+        set timeout 60
+        prompt; type "ctx = verbs.open(); pd = ctx:alloc_pd(); cq = ctx:create_cq(4)"
+        prompt; type "qp = pd:create_qp{qp_type = \"RC\", send_cq = cq, recv_cq = cq, cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}}"
+        prompt; send "print(\"num\", qp.qp_n\t > 0)\r"; see "num\ttrue"
+        prompt; send "qp:modify{qp_st\t = \"IN\t\", pkey_ind\t = 0, port_num = 1, qp_access_fl\t = 0}\r"
+        prompt; type "print(\"state=\" .. qp.state)"; see "state=INIT"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+@test "ctx:query_port(): port_cap_flags, port_cap_flags2 and flags are flag names, as other flag fields" {
+    run "$VERBSH" -e '
+      local p = verbs.open():query_port(1)
+      print(type(p.port_cap_flags), table.concat(p.port_cap_flags, ","), type(p.port_cap_flags2))
+      print(table.concat(p.flags, ","))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # RoCE needs a GRH on every address, which the port says in flags
+    [ "${lines[1]}" = "GRH_REQUIRED" ]
+    # rxe reports IB_PORT_CM_SUP (65536, once printed as a bare number)
+    [[ ${lines[0]} == "table	"*"CM_SUP"*"	table" ]]
+}
+
+@test "a lesson with an empty non-terminal stdin (rxe-vm without --tty) says to use --tty, exits 1" {
+    run "$VERBSH" --lesson 1 </dev/null
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"Lesson 1"* ]]
+    [[ $output == *"the lesson needs you at a terminal, but standard input is not one and had nothing to read."* ]]
+    if [ -n "${RXE_VM:-}" ]; then
+        [[ $output == *"scripts/rxe-vm --tty -- $VERBSH --lesson 1"* ]]
+    fi
+}

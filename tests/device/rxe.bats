@@ -25,7 +25,8 @@ wait_tcp() {
     run ibv_rc_pingpong -d "$RXE_DEV" -g "$RXE_GID_INDEX" -n 100 -p 18601 127.0.0.1
     wait $!; srv=$?
     cat srv.out
-    [ "$status" -eq 0 ] && [ "$srv" -eq 0 ]
+    [ "$status" -eq 0 ]
+    [ "$srv" -eq 0 ]
     [[ $output == *"819200 bytes in"* ]]   # 100 x 4096-byte messages, both ways
     grep -q "100 iters in" srv.out
 }
@@ -36,7 +37,8 @@ wait_tcp() {
     run ibv_ud_pingpong -d "$RXE_DEV" -g "$RXE_GID_INDEX" -n 100 -s 512 -p 18602 127.0.0.1
     wait $!; srv=$?
     cat srv.out
-    [ "$status" -eq 0 ] && [ "$srv" -eq 0 ]
+    [ "$status" -eq 0 ]
+    [ "$srv" -eq 0 ]
     [[ $output == *"100 iters in"* ]]
 }
 

@@ -22,7 +22,7 @@ counts() { rdma resource show | grep "$RXE_DEV:" | grep -o 'pd [0-9]* cq [0-9]* 
     run "$VERBSH" "$ROOT/tests/lua/verbs_badinput.lua"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ $output == *"bad argument #1 to 'modify' (unknown key 'qp_acess_flags')"* ]]
+    [[ $output == *"bad argument #1 to 'modify' (unknown key 'qp_acess_flags' (did you mean 'qp_access_flags'?))"* ]]
     [[ $output == *"bad argument #1 to 'create_qp' (key 'send_cq': verbs.cq expected, got verbs.pd)"* ]]
     [[ $output == *"ibv_modify_qp(qp2, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY) = 0"* ]]
     [[ $output == *"verbs_badinput: ok (90 checks)"* ]]

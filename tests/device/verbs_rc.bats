@@ -43,7 +43,12 @@ setup() { require_device; }
       for _, g in ipairs(ctx:gids()) do
         if g.index == idx then print(g.type, g.gid == ctx:query_gid(1, idx), g.netdev == os.getenv("RXE_NETDEV")) end
       end
-      print(tostring(ctx))'
+      print(tostring(ctx))
+      print(d.guid)
+      print(verbs.open(os.getenv("RXE_DEV")).name, select(2, pcall(verbs.open, "rxe_nosuch")).errname)
+      local pd = ctx:alloc_pd()
+      local l, r = pd:reg_mr(64, "LOCAL_WRITE"), pd:reg_mr(64, { "LOCAL_WRITE", "REMOTE_WRITE" })
+      print(l.rkey, l.lkey ~= 0, r.rkey == r.lkey)'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "$RXE_DEV	CA	IB	19" ]
@@ -51,6 +56,11 @@ setup() { require_device; }
     [[ ${lines[2]} == "ACTIVE	ETHERNET	1024	4096	LINK_UP" ]]
     [ "${lines[3]}" = "RoCE v2	true	true" ]
     [ "${lines[4]}" = "context $RXE_DEV" ]
+    # the GUID as ibv_devinfo prints it (xxxx:xxxx:xxxx:xxxx)
+    [ "${lines[5]}" = "$(ibv_devinfo -d "$RXE_DEV" | awk '/node_guid/ { print $2 }')" ]
+    [ "${lines[6]}" = "$RXE_DEV	ENODEV" ]   # by name; an unknown name is an error
+    # rxe gives an MR without remote access no rkey (0), and one with remote access its lkey
+    [ "${lines[7]}" = "0	true	true" ]
 }
 
 @test "RC fast path: prepared WRs posted 100 times, a chain, wc_array views, and their errors" {
@@ -58,4 +68,20 @@ setup() { require_device; }
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output == *"verbs_prepared: ok ("*" checks)"* ]]
+}
+
+@test "more completions than one poll: cq:wait, cq:poll(max), wc_array and cq:iter keep all 40, in order" {
+    run "$VERBSH" "$ROOT/tests/lua/verbs_multipoll.lua"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"multi-poll: wait 40, poll(100) 40, wc_array 40, iter 40"* ]]
+    [[ $output == *"verbs_multipoll: ok ("*" checks)"* ]]
+}
+
+@test "every field with a maximum: the maximum is accepted, max + 1 and -1 refused naming the key" {
+    run "$VERBSH" "$ROOT/tests/lua/verbs_bounds.lua"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"qp.c: rq_psn"*"max 16777215"*"accepted (ok); max + 1 and -1 refused"* ]]
+    [[ $output == *"verbs_bounds: ok ("*" checks)"* ]]
 }

@@ -135,8 +135,19 @@ REQUIRED='
         rtr.ah_attr.grh.sgid_index = 1; rtr.path_mtu = "4096"
         print(mq("RC", "INIT", "RTR", rtr))
         rtr.path_mtu = 1500
-        print(mq("RC", "INIT", "RTR", rtr))'
+        print(mq("RC", "INIT", "RTR", rtr))
+        rtr.path_mtu = "2048"
+        print(mq("RC", "INIT", "RTR", rtr))
+        rtr.path_mtu = "1024"
+        print("1024:", mq("RC", "INIT", "RTR", rtr))
+        print(mq("RC", "RTR", "RTS", { sq_psn = 0, timeout = 14, retry_cnt = 8, rnr_retry = 7, max_rd_atomic = 1 }))
+        print("retry 7:", mq("RC", "RTR", "RTS", { sq_psn = 0, timeout = 14, retry_cnt = 7, rnr_retry = 7, max_rd_atomic = 1 }))'
     [ "$status" -eq 0 ]
+    # the limits themselves: 2048 is flagged and 1024 not; retry_cnt 8 is, 7 not
+    [[ $output == *"note: path_mtu 2048: rxe refuses a path_mtu above the port's max_mtu"* ]]
+    [[ $output != *"path_mtu 1024:"* ]]
+    [[ $output == *"retry_cnt 8 does not fit its 3 bits (0..7)"*"fix: retry_cnt = 7"* ]]
+    [[ $output != *"retry_cnt 7 does not fit"* ]]
     [[ $output == *"why: ah_attr.is_global is not set, but rxe is RoCEv2"*"fix: ah_attr = { is_global = 1"* ]]
     [[ $output == *"ibv_modify_qp failed: ENODATA (errno 61)"* ]]
     [[ $output == *"grh.sgid_index 7 points at an empty slot of the port's GID table (rxe answers ENODATA, not EINVAL)"* ]]
@@ -285,7 +296,7 @@ diag() {
     diag ibv_get_device_list no_device
     [ "$status" -eq 0 ]
     [[ $output == *"case: no_rdma_kernel"* ]]
-    [[ $output == *"fix: run verbsh in the project's micro-VM"*'`scripts/rxe-vm -- ./verbsh` or `make run`'* ]]
+    [[ $output == *"fix: run verbsh in the project's micro-VM"*'`scripts/rxe-vm --tty -- ./verbsh` or `make run`'* ]]
 }
 
 @test "open: modules there but not loaded -> modprobe rdma_rxe, then rdma link add on an up interface" {
@@ -296,6 +307,16 @@ diag() {
     diag ibv_get_device_list no_device
     [[ $output == *"case: module_not_loaded"* ]]
     [[ $output == *"fix: sudo modprobe rdma_rxe && sudo rdma link add rxe0 type rxe netdev eth7"* ]]
+}
+
+@test "open: the interface offered for rdma link add is never lo, even when no other one says up" {
+    mkroot; netdev lo 0x9 unknown; netdev veth9 0x1003 unknown
+    f /proc/modules ""; f /proc/sys/kernel/osrelease 6.1.0-test
+    f /lib/modules/6.1.0-test/kernel/drivers/infiniband/core/ib_core.ko ""
+    f /lib/modules/6.1.0-test/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko.xz ""
+    diag ibv_get_device_list no_device
+    [ "$status" -eq 0 ]
+    [[ $output == *"fix: sudo modprobe rdma_rxe && sudo rdma link add rxe0 type rxe netdev veth9"* ]]
 }
 
 @test "open: ib_core without an rxe module -> the micro-VM" {
@@ -355,7 +376,8 @@ diag() {
     run "$VERBSH" -e '
       local c = require "verbs.explain_cm"
       for _, e in ipairs { { "REJECTED", 8 }, { "REJECTED", 28 }, { "UNREACHABLE", 1 }, { "UNREACHABLE", -110 },
-                           { "ADDR_ERROR", -19 }, { "ROUTE_ERROR", -19 }, { "ESTABLISHED", 0 } } do
+                           { "ADDR_ERROR", -19 }, { "ROUTE_ERROR", -19 }, { "ESTABLISHED", 0 },
+                           { "ADDR_ERROR", -110 }, { "ADDR_ERROR", -113 } } do
         print(e[1], e[2], (c.event_cause(e[1], e[2])))
       end'
     echo "$output"
@@ -367,6 +389,23 @@ diag() {
     [[ ${lines[4]} == "ADDR_ERROR	-19	no RDMA device sits on the netdev that routes to this address (ENODEV): 127.0.0.1 and lo"* ]]
     [[ ${lines[5]} == "ROUTE_ERROR	-19	the route leads over a netdev without an RDMA device (ENODEV), e.g. lo" ]]
     [ "${lines[6]}" = "ESTABLISHED	0	nil" ]
+    [ "${lines[7]}" = "ADDR_ERROR	-110	address resolution timed out (ETIMEDOUT): no ARP answer from the destination" ]
+    [[ ${lines[8]} == "ADDR_ERROR	-113	no route to the destination ("*")" ]]
+}
+
+@test "explain: wr_complete's EINVAL on a QP not yet in RTS says so; in RTS it does not blame the state" {
+    run "$VERBSH" -e '
+      local x = require "verbs.explain"
+      for _, st in ipairs { "INIT", "RTS" } do
+        print(x.verb_error{ verb = "ibv_wr_complete", errno = 22, errname = "EINVAL", message = "Invalid argument",
+          context = { qp_type = "RC", qp_state = st, built = 1 } })
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[1]}" = "  RC QP in INIT, 1 WR built since wr_start" ]
+    [ "${lines[2]}" = "  why: the QP is in INIT: a send queue accepts work only in RTS (the doorbell was refused, and the WRs stay in the queue until the QP is reset)" ]
+    [ "${lines[3]}" = "  fix: qp:modify the QP through INIT and RTR to RTS first, then wr_start again" ]
+    [[ $output != *"the QP is in RTS"* ]]
 }
 
 @test "explain: every errno has its name, from the C library's table (EBADF, EPROTONOSUPPORT; not nil)" {

@@ -77,6 +77,13 @@ port() { echo $((20000 + (RANDOM % 20000))); }
         for _, line in ipairs{ 'verbsh-oob/1 qp_num=i:12x', 'verbsh-oob/1 s=s:%4', 'verbsh-oob/1 =i:1' } do
             print((select(2, pcall(oob.decode, line, 'peer'))))
         end
+        -- an i: field is a decimal integer: no fraction, hex, exponent or overflow
+        for _, v in ipairs{ '1.5', '0x10', '1e3', '99999999999999999999', '' } do
+            print(pcall(oob.decode, 'verbsh-oob/1 n=i:' .. v, 'peer'))
+        end
+        local m = oob.decode('verbsh-oob/1 a=i:-7 b=i:9223372036854775807 c=f:1.5 t=b:1 f=b:0', 'peer')
+        print(m.a, math.type(m.a), m.b, m.c, m.t, m.f)
+        print(pcall(oob.decode, 'verbsh-oob/1 ok=b:2', 'peer'))   -- a b: field is 1 or 0
         print((select(2, pcall(oob.encode, { f = print }))))
         print((select(2, pcall(oob.encode, { [1] = 2 }))))
     "
@@ -84,8 +91,15 @@ port() { echo $((20000 + (RANDOM % 20000))); }
     [[ ${lines[0]} == *'malformed field "qp_num=i:12x"'* ]]
     [[ ${lines[1]} == *'malformed field "s=s:%4"'* ]]
     [[ ${lines[2]} == *'malformed field "=i:1"'* ]]
-    [[ ${lines[3]} == *"cannot send a function value"* ]]
-    [[ ${lines[4]} == *"bad key"* ]]
+    [ "${lines[3]}" = 'false	oob: bad message from peer: malformed field "n=i:1.5" (got "verbsh-oob/1 n=i:1.5")' ]
+    [ "${lines[4]}" = 'false	oob: bad message from peer: malformed field "n=i:0x10" (got "verbsh-oob/1 n=i:0x10")' ]
+    [ "${lines[5]}" = 'false	oob: bad message from peer: malformed field "n=i:1e3" (got "verbsh-oob/1 n=i:1e3")' ]
+    [[ ${lines[6]} == 'false	'*'malformed field "n=i:99999999999999999999"'* ]]
+    [[ ${lines[7]} == 'false	'*'malformed field "n=i:"'* ]]
+    [ "${lines[8]}" = "-7	integer	9223372036854775807	1.5	true	false" ]
+    [[ ${lines[9]} == 'false	'*'malformed field "ok=b:2"'* ]]
+    [[ ${lines[10]} == *"cannot send a function value"* ]]
+    [[ ${lines[11]} == *"bad key"* ]]
 }
 
 @test "oob: listen binds to 127.0.0.1 unless told otherwise" {

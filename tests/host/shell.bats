@@ -42,8 +42,10 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 
 @test "a script on a non-tty stdin runs, and so does -" {
     run bash -c 'echo "print(6 * 7)" | "$VERBSH"'
+    [ "$status" -eq 0 ]
     [ "$output" = "42" ]
     run bash -c 'echo "print(arg[0], ...)" | "$VERBSH" - a b'
+    [ "$status" -eq 0 ]
     [ "$output" = "-	a	b" ]
 }
 
@@ -51,8 +53,36 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     printf 'x = 20\n' >s.lua
     run bash -c 'printf "print(x + 1)\nx\n" | "$VERBSH" -i s.lua'
     [ "$status" -eq 0 ]
-    [[ $output == *"21"* ]]
-    [[ $output == *"20"* ]]
+    # each chunk's prompt, then its value; the last prompt meets end of input
+    [ "${lines[0]}" = "verbsh> 21" ]
+    [ "${lines[1]}" = "verbsh> 20" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
+
+@test "an interactive shell with an empty, non-terminal stdin says how to get a terminal, and exits 1" {
+    # what `scripts/rxe-vm -- ./verbsh` (no --tty) did: exit 0 in silence
+    run "$VERBSH" </dev/null
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == *"verbsh: the interactive shell needs you at a terminal, but standard input is not one and had nothing to read." ]]
+    [[ $output == *"make run opens one on a device"* ]]
+    [[ $output == *"-e CODE"* ]]
+    # in the micro-VM it names the command again, with --tty
+    RXE_VM=1 run "$VERBSH" -d rxe0 </dev/null
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"scripts/rxe-vm runs a command without a terminal unless given --tty:"* ]]
+    [[ $output == *"    scripts/rxe-vm --tty -- $VERBSH -d rxe0"* ]]
+    [[ $output == *"or simply: make run ARGS=\"-d rxe0\""* ]]
+    run "$VERBSH" -i </dev/null
+    [ "$status" -eq 1 ]
+    [[ $output == *"the interactive shell (-i) needs you at a terminal"* ]]
+    # an explicit stdin script (-) and -e stay as lua runs them
+    run "$VERBSH" - </dev/null
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+    run "$VERBSH" -e 'io.write("ok")' </dev/null
+    [ "$output" = "ok" ]
 }
 
 @test "--help and --version" {
@@ -77,12 +107,17 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 
 @test "-d DEV sets VERBSH_DEVICE for verbs.open()" {
     run "$VERBSH" -d rxe7 -e 'print(os.getenv("VERBSH_DEVICE"))'
+    [ "$status" -eq 0 ]
     [ "$output" = "rxe7" ]
 }
 
 @test "verbs is a preloaded global, and require 'verbs' gives the same table" {
-    run "$VERBSH" -e 'print(type(verbs), require("verbs") == verbs, type(verbs.open), type(verbs.explain))'
-    [ "$output" = "table	true	function	function" ]
+    run "$VERBSH" -e 'print(type(verbs), require("verbs") == verbs, type(verbs.open), type(verbs.explain))
+      local x = "RNR_RETRY_EXC_ERR"
+      print(verbs.oob == require("verbs.oob"), verbs.explain(x) == require("verbs.explain").explain(x))'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "table	true	function	function" ]
+    [ "${lines[1]}" = "true	true" ]
 }
 
 @test "the stock lua5.4 loads ./verbs.so with require 'verbs'" {
@@ -99,17 +134,85 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
         t.self = t
         print(p.format(t))
         print(p.format(setmetatable({}, { __tostring = function() return "qp RC 0x000011 RTS" end })))
-        print(p.format(setmetatable({}, { __tostring = function() error("boom") end })))'
+        print(p.format(setmetatable({}, { __tostring = function() error("boom") end })))
+        local deep, c = {}, nil
+        c = deep; for _ = 1, 7 do c.n = {}; c = c.n end
+        print(p.format(deep))   -- cut below max_depth = 5
+        local long = {}
+        for i = 1, 205 do long[i] = i end
+        print((p.format(long):match("%.%.%. %(%d+ more%)")))   -- max_items = 200'
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = '{ 3, 1, a = "s\n", b = { x = 1 }, ["not id"] = true, self = <cycle> }' ]
     [ "${lines[1]}" = "qp RC 0x000011 RTS" ]
     [[ ${lines[2]} == "<table: __tostring failed:"*"boom>" ]]
+    [ "${lines[3]}" = "{ n = { n = { n = { n = { n = {...} } } } } }" ]
+    [ "${lines[4]}" = "... (5 more)" ]
 }
 
 @test "help() explains, help(name) gives the C prototype" {
-    run "$VERBSH" -e 'help() help "qp:modify" help "nosuchthing"'
+    run "$VERBSH" -e 'help() help "qp:modify" help "nosuchthing" help "post_s"'
     [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = 'no help for "post_s"; try post_send' ]   # names that contain it
     [[ $output == *"a method is the verb minus ibv_ and its object"* ]]
     [[ $output == *"C: int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)"* ]]
     [[ $output == *'no help for "nosuchthing"'* ]]
+}
+
+@test "completion: keys of the table being typed and the enum that fits, from verbs.complete" {
+    run "$VERBSH" -e '
+      local C = require "verbs.complete"
+      qp_a = setmetatable({}, { __name = "verbs.qp" })   -- what completion sees of a QP
+      srq = setmetatable({}, { __name = "verbs.srq" })
+      local function show(before, word)
+        local r = C.candidates(before, word)
+        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
+      end
+      show("qp_a:modify{", "qp_st")
+      show("qp_a:modify{ah_attr = {grh = {", "s")
+      show("srq:modify{", "s")                          -- srq:modify takes ibv_srq_attr
+      show("qp_a:post_send{ { sg_list = { { ", "l")
+      show("qp_a:post_send({ rdma = { ", "r")
+      show("id:create_qp(pd, { ", "ca")
+      show("qp_a:modify{qp_state = \"", "R")
+      show("qp_a:modify{qp_state = \"", "IBV_QPS_R")
+      show("qp_a:modify{qp_access_flags = {\"LOCAL_WRITE\", \"", "REMOTE_")
+      show("pd:reg_mr(4096, \"", "REMOTE_W")
+      show("if wc.status == \"", "RNR")
+      show("id:connect{ private_data = \"", "R")
+      show("print(\"", "R")
+      show("x = ", "qp")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "qp_state" ]
+    [ "${lines[1]}" = "sgid_index" ]
+    [ "${lines[2]}" = "srq_limit" ]
+    [ "${lines[3]}" = "length lkey" ]
+    [ "${lines[4]}" = "remote_addr rkey" ]
+    [ "${lines[5]}" = "cap" ]
+    [ "${lines[6]}" = "RESET RTR RTS" ]
+    [ "${lines[7]}" = "IBV_QPS_RESET IBV_QPS_RTR IBV_QPS_RTS" ]
+    [ "${lines[8]}" = "REMOTE_WRITE REMOTE_READ REMOTE_ATOMIC" ]
+    [ "${lines[9]}" = "REMOTE_WRITE" ]
+    [ "${lines[10]}" = "RNR_RETRY_EXC_ERR" ]
+    [ "${lines[11]}" = "(none)" ]   # a key that takes no enum: nothing to offer
+    [ "${lines[12]}" = "nil" ]   # no context: the shell offers every name, as before
+    [ "${lines[13]}" = "nil" ]
+}
+
+@test "REPL hooks: after_eval runs each added hook with the chunk's outcome; a removed one no longer runs" {
+    run "$VERBSH" -e '
+      local repl = require "verbs.repl"
+      local a = repl.add(function(ok) print("a", ok) end)
+      local b = repl.add(function(ok) print("b", ok) end)
+      repl.after_eval(true)
+      repl.remove(a)
+      repl.after_eval(false)
+      repl.remove(b)
+      repl.after_eval(true)
+      print(#repl.hooks)'
+    [ "$status" -eq 0 ]
+    [ "$output" = "a	true
+b	true
+b	false
+0" ]
 }

@@ -4,7 +4,7 @@ load ../helpers
 
 repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     printf '%s\n' "$1" >"$BATS_TEST_TMPDIR/frag.exp"
-    HOME=$BATS_TEST_TMPDIR TERM=dumb expect "$ROOT/tests/pty/repl.exp" "$VERBSH" "$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=${PTY_TERM:-dumb} expect "$ROOT/tests/pty/repl.exp" "$VERBSH" "$BATS_TEST_TMPDIR/frag.exp"
 }
 
 @test "repl: an expression prints its value; a table prints nested and sorted" {
@@ -27,10 +27,24 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     [ "$status" -eq 0 ]
 }
 
+@test "repl: an undefined global at the prompt is an error with a guess; a script keeps plain Lua" {
+    run repl '
+        prompt; type "x = RTS"; see "RTS is not defined: did you mean \"RTS\"? (enum values are strings: a name of ibv_qp_state)"
+        prompt; type "x = IBV_QPS_ERR"; see "IBV_QPS_ERR is not defined: did you mean \"ERR\"?"
+        prompt; type "my_qp = 1"; prompt; type "print(my_qpp)"; see "my_qpp is not defined: did you mean my_qp?"
+        prompt; type "print(rawget(_G, \"nope\"))"; see "nil"
+        prompt; type "os.exit(0)"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    run "$VERBSH" -e 'print(undefined_global)'
+    [ "$status" -eq 0 ]
+    [ "$output" = "nil" ]
+}
+
 @test "repl: an error shows its message and the shell goes on" {
     run repl '
         prompt; type "error(\"boom\")"; see "stdin:1: boom"
-        prompt; type "nosuch.field"; see "attempt to index a nil value"
+        prompt; type "nosuch.field"; see "nosuch is not defined (no global of that name has been set)"
         prompt; type "print(\"still here\")"; see "still here"
         prompt; type "os.exit(0)"; expect eof'
     echo "$output"
@@ -90,6 +104,78 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     run repl '
         prompt; send "\033\[A"; see "history_marker = 12345"
         send "\r"; prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+# xterm: readline then switches bracketed paste on and off around each line,
+# and turning it off ends in a carriage return that a later "^C" overwrote
+# the prompt after ("^Crbsh> partial").
+@test "repl: Ctrl-C on a typed line shows ^C after the text and a fresh prompt, as bash does" {
+    PTY_TERM=xterm run repl '
+        prompt; send "print(\"partial"; sleep 0.3; send "\003"; prompt
+        type "print(\"fresh\")"; see "fresh"
+        prompt; send "\004"; expect eof'
+    echo "$output" | od -c | head -20
+    [ "$status" -eq 0 ]
+    [[ $output == *'verbsh> print("partial^C'* ]]
+    [[ $output != *'^Crbsh'* ]]
+    [[ $output != *'never'* ]]
+}
+
+@test "repl: verbs.explain(...) at the prompt prints its lines as text, and is still a string" {
+    run repl '
+        prompt; type "verbs.explain(\"RNR_RETRY_EXC_ERR\")"; see "fix: post receives"
+        prompt; type "s = verbs.explain(\"RNR_RETRY_EXC_ERR\")"
+        prompt; type "s"; see "fix: post"
+        prompt; type "type(s), #s > 50, \"a\\nb\""; see "string"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *$'the requester\'s QP is now in ERR\r\n  fix: post receives'* ]]
+    [[ $output != *'ERR\n  fix'* ]]
+    [[ $output != *'"RNR_RETRY_EXC_ERR (13)'* ]]
+    # other strings keep their quotes and escapes
+    [[ $output == *'"string"	true	"a\nb"'* ]]
+}
+
+# Each completed line is then run, so the test sees what was really typed:
+# q:modify stands for qp:modify (a method named modify takes ibv_qp_attr).
+@test "repl: Tab completes the keys of the table being typed, nested ones too" {
+    run repl '
+        prompt; type "q = {}; function q:modify(t) got = t end"
+        prompt; send "q:modify{qp_st\t = \"INIT\", ah_attr = {gr\t = {sgid_in\t = 3}}, max_dest\t = 1}\r"
+        prompt; type "print(\"got\", got.qp_state, got.ah_attr.grh.sgid_index, got.max_dest_rd_atomic)"
+        see "got\tINIT\t3\t1"
+        prompt; send "q:modify{qp_state = \"RTS\", cap = {max_send_w\t = 2}}\r"
+        prompt; type "print(\"cap\", got.cap.max_send_wr)"; see "cap\t2"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+@test "repl: Tab in a string offers the enum that fits the key or argument being typed" {
+    # "RE" alone is REM_..., REJECTED, RESET...: after qp_state = it is RESET;
+    # after path_mtu = "10 it is 1024; pd:reg_mr's access takes REMOTE_WR...
+    run repl '
+        prompt; type "q = {}; function q:modify(t) got = t end; p = {}; function p:reg_mr(n, a) acc = a end"
+        prompt; send "q:modify{qp_state = \"RE\t\", path_mtu = \"10\t\", qp_access_flags = {\"REMOTE_R\t\"}}\r"
+        prompt; type "print(\"got\", got.qp_state, got.path_mtu, got.qp_access_flags\[1\])"
+        see "got\tRESET\t1024\tREMOTE_READ"
+        prompt; send "p:reg_mr(64, \"REMOTE_W\t\")\r"
+        prompt; type "print(\"acc\", acc)"; see "acc\tREMOTE_WRITE"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+@test "repl: Tab hides __ names (metamethods, private keys) unless the word starts with _" {
+    run repl '
+        prompt; type "u = {__hidden = 1, shown = 2}"
+        prompt; send "print(\"v\" .. u.s\t)\r"; see "v2"
+        prompt; send "print(\"w\" .. u.\t)\r"; see "w2"
+        prompt; send "print(\"h\" .. u.__\t)\r"; see "h1"
+        prompt; send "\004"; expect eof'
     echo "$output"
     [ "$status" -eq 0 ]
 }

@@ -33,7 +33,7 @@ load ../helpers
     [ "${lines[3]}" = "FENCE,SIGNALED,SOLICITED,INLINE,IP_CSUM" ]
     [ "${lines[4]}" = "SUCCESS	RETRY_EXC_ERR	RNR_RETRY_EXC_ERR	24" ]
     [ "${lines[5]}" = "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC	AV	ACTIVE	ETHERNET" ]
-    [ "${lines[6]}" = "29" ]
+    [ "${lines[6]}" = "32" ]   # with ibv_port_cap_flags, ibv_port_cap_flags2 and ib_uverbs_query_port_flags
     [ "${lines[7]}" = "ADDR_RESOLVED,ADDR_ERROR,ROUTE_RESOLVED,ROUTE_ERROR,CONNECT_REQUEST,CONNECT_RESPONSE,CONNECT_ERROR,UNREACHABLE,REJECTED,ESTABLISHED	TCP,UDP,IB,IPOIB" ]
     [ "${lines[8]}" = "RDMA_WRITE,RDMA_WRITE_WITH_IMM,SEND,SEND_WITH_IMM,RDMA_READ,ATOMIC_CMP_AND_SWP,ATOMIC_FETCH_AND_ADD	BYTE_LEN,IMM,QP_NUM,SRC_QP,SLID,SL,DLID_PATH_BITS,COMPLETION_TIMESTAMP" ]
 }
@@ -85,6 +85,21 @@ load ../helpers
     [ "${lines[7]}" = "calling 'post_send' on bad self (verbs.qp expected, got string)" ]
 }
 
+@test "verbs.gid_bytes: raw GIDs are exactly 16 bytes; 15 and 17 are refused" {
+    run "$VERBSH" -e '
+      local raw = "0123456789abcdef"
+      print(verbs.gid_bytes(raw) == raw)
+      print(pcall(verbs.gid_bytes, raw:sub(1, 15)))
+      print(pcall(verbs.gid_bytes, raw .. "g"))
+      print(pcall(verbs.gid_bytes, ""))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true" ]
+    [ "${lines[1]}" = "false	bad argument #1 to 'verbs.gid_bytes' ('0123456789abcde' is not a GID (IPv6 text such as \"fe80::1\" or 16 raw bytes))" ]
+    [ "${lines[2]}" = "false	bad argument #1 to 'verbs.gid_bytes' ('0123456789abcdefg' is not a GID (IPv6 text such as \"fe80::1\" or 16 raw bytes))" ]
+    [[ ${lines[3]} == "false	"*"'' is not a GID"* ]]
+}
+
 @test "prepared WRs and wc_arrays need no device to build, and check their input like post_send" {
     run "$VERBSH" -e '
       local s = verbs.send_wr{ wr_id = 7, opcode = "SEND_WITH_IMM", imm_data = 0x1234, send_flags = { "SIGNALED", "SOLICITED" },
@@ -111,8 +126,8 @@ load ../helpers
     [ "${lines[0]}" = "send_wr SEND_WITH_IMM wr_id=7 (1 WR, 2 SGEs)	7	4660	SIGNALED,SOLICITED	8192	1" ]
     [ "${lines[1]}" = "8	1" ]
     [ "${lines[2]}" = "bad argument #1 to 'verbs.send_wr' (key 'sg_list': sg_list[1]: needs mr= (and offset=, length=), or addr=, length= and lkey=)" ]
-    [ "${lines[3]}" = "bad argument #1 to 'verbs.send_wr' (unknown key '[2].bogus')" ]
-    [ "${lines[4]}" = "bad argument #1 to 'verbs.recv_wr' (unknown key 'opcode')" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.send_wr' (unknown key '[2].bogus' (keys: wr_id, sg_list, opcode, send_flags, imm_data, rdma, atomic, ud))" ]
+    [ "${lines[4]}" = "bad argument #1 to 'verbs.recv_wr' (unknown key 'opcode' (keys: wr_id, sg_list))" ]
     [[ ${lines[5]} == *"'ud' of a prepared WR is fixed (settable: wr_id, opcode, send_flags, imm_data, rdma, atomic)"* ]]
     [[ ${lines[6]} == *"send_flags"*"SIGNALLED"* ]]
     [[ ${lines[7]} == "recv_wr wr_id=1 (2 WRs, 0 SGEs)	2	"*"recv_wr: WR 3 of a chain of 2" ]]
@@ -188,4 +203,12 @@ load ../helpers
     [ "${lines[5]}" = "false	bad argument #1 to 'verbs.wait_fds' ([1]: fd 999 is not open)" ]
     [ "${lines[6]}" = "connect	1	true" ]
     [ "${lines[7]}" = "number	true	true	true	integer" ]
+}
+
+@test "an enum or flags value wider than its C field is refused, not truncated" {
+    run "$VERBSH" -e '
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = 1 << 40 })))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.send_wr' (key 'send_flags': 1099511627776 does not fit in 4 bytes)" ]
 }

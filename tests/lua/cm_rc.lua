@@ -59,8 +59,10 @@ check(tostring(e):find("already has a QP", 1, true), "%s", tostring(e))
 
 e = raises("unknown conn_param key", cid.connect, cid, { responder_resorces = 1 })
 check(tostring(e):find("unknown key 'responder_resorces'", 1, true), "%s", tostring(e))
-e = raises("private_data too long", cid.connect, cid, { private_data = ("x"):rep(300) })
-check(tostring(e):find("private_data_len is a uint8_t", 1, true), "%s", tostring(e))
+e = raises("private_data too long", cid.connect, cid, { private_data = ("x"):rep(256) })
+check(tostring(e):find("256 bytes: private_data_len is a uint8_t", 1, true), "%s", tostring(e))
+e = raises("private_data_len above #private_data", cid.connect, cid, { private_data = "ab", private_data_len = 3 })
+check(tostring(e):find("key 'private_data_len': 3 is more than the 2 bytes of private_data", 1, true), "%s", tostring(e))
 cid:connect{ private_data = "hello from client", responder_resources = 1, initiator_depth = 1,
              retry_count = 7, rnr_retry_count = 7 }
 

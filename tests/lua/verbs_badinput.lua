@@ -19,9 +19,9 @@ local function msg(what, want, fn, ...)
   print(("%-28s %s"):format(what .. ":", s))
 end
 
-msg("unknown key", "bad argument #1 to 'modify' (unknown key 'qp_acess_flags')",
+msg("unknown key", "bad argument #1 to 'modify' (unknown key 'qp_acess_flags' (did you mean 'qp_access_flags'?))",
   qp.modify, qp, { qp_state = "INIT", qp_acess_flags = 0 })
-msg("unknown nested key", "bad argument #1 to 'modify' (unknown key 'ah_attr.grh.sgid_idx')",
+msg("unknown nested key", "bad argument #1 to 'modify' (unknown key 'ah_attr.grh.sgid_idx' (did you mean 'sgid_index'?))",
   qp.modify, qp, { ah_attr = { grh = { sgid_idx = 1 } } })
 msg("bad enum name", "key 'qp_state': 'RTX' is not a name of ibv_qp_state", qp.modify, qp, { qp_state = "RTX" })
 msg("full enum name ok, bad int", "key 'qp_state': 42 is not a value of ibv_qp_state", qp.modify, qp, { qp_state = 42 })
@@ -43,7 +43,7 @@ msg("bad mask name", "'STAT' is not a name of ibv_qp_attr_mask", qp.modify, qp, 
 msg("no opcode", "key 'opcode' is required", qp.post_send, qp, { wr_id = 1, sg_list = {} })
 msg("two union members", "rdma, atomic and ud share a union", qp.post_send, qp,
   { opcode = "RDMA_WRITE", rdma = { rkey = 1 }, atomic = { rkey = 1 } })
-msg("bad WR in list", "bad argument #1 to 'post_send' (unknown key '[2].opcod')",
+msg("bad WR in list", "bad argument #1 to 'post_send' (unknown key '[2].opcod' (did you mean 'opcode'?))",
   qp.post_send, qp, { { opcode = "SEND" }, { opcod = "SEND" } })
 msg("SGE beyond MR", "sg_list[1]: offset 4000 + length 200 is beyond the MR's 4096 bytes",
   qp.post_recv, qp, { sg_list = { { mr = mr, offset = 4000, length = 200 } } })

@@ -161,7 +161,9 @@ mr_a:write(0, "ud hello!")
 ub:post_recv{ wr_id = 50, sg_list = { { mr = mr_b, offset = 1024, length = 40 + 64 } } }
 ua:wr_start(); ua.wr_id = 51; ua.wr_flags = "SIGNALED"
 ua:wr_send()
-raises("UD complete without address", ua.wr_complete, ua)
+local no_addr = raises("UD complete without address", ua.wr_complete, ua)
+check(tostring(no_addr):find("wr_complete: WR #1 (SEND) has no destination: on a UD QP every WR needs "
+  .. "qp:wr_set_ud_addr(ah, remote_qpn, remote_qkey) after its op", 1, true), "UD without address: %s", tostring(no_addr))
 ua:wr_set_ud_addr(ah, ub.qp_num, QKEY)
 ua:wr_set_sge(mr_a, 0, 9)
 ua:wr_complete()

@@ -31,6 +31,11 @@ for i = 1, 3 do list[i] = { wr_id = 200 + i, sg_list = { { mr = mr, offset = 102
 srq:post_recv(list)
 srq:modify{ srq_limit = 2 }
 eq(srq:query().srq_limit, 2, "srq_limit after modify")
+-- An explicit mask is the one passed: MAX_WR alone leaves srq_limit as it is.
+local ok_mask, e_mask = pcall(srq.modify, srq, { srq_limit = 1 }, "MAX_WR")
+print("modify with mask MAX_WR only:", ok_mask, tostring(e_mask):match("^[^\n]*"))
+T.check(not ok_mask and e_mask.errname == "EINVAL", "max_wr = 0 under mask MAX_WR: %s", tostring(e_mask))
+eq(srq:query().srq_limit, 2, "srq_limit untouched by a modify whose mask is MAX_WR")
 
 for i = 1, 2 do
   mr:write(0, "msg" .. i)

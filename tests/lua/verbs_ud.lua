@@ -46,6 +46,27 @@ local v4 = gid:match("::ffff:(.*)$")
 eq(("%d.%d.%d.%d"):format(ip:byte(17, 20)), v4, "IPv4 destination in the GRH")
 print("UD RECV: " .. tostring(r))
 
+-- Answering the sender from its WC and GRH: init_ah_from_wc gives the
+-- address back to a's GID, create_ah_from_wc an AH that reaches a.
+local grh = mr:read(1024, 40)
+local back = ctx:init_ah_from_wc(1, r, grh)
+eq(back.is_global, 1, "init_ah_from_wc is_global"); eq(back.grh.dgid, gid, "init_ah_from_wc dgid is the sender's")
+eq(back.port_num, 1, "init_ah_from_wc port_num")
+for _, bad in ipairs{ grh:sub(1, 39), grh .. "x" } do
+  local e = T.raises(#bad .. "-byte GRH", ctx.init_ah_from_wc, ctx, 1, r, bad)
+  check(tostring(e):find("the 40-byte GRH in front of the payload expected (mr:read(offset, 40)), got a string of another length",
+    1, true), "%d-byte GRH: %s", #bad, tostring(e))
+end
+local e = T.raises("imm_data of 2^32", pd.create_ah_from_wc, pd, { status = "SUCCESS", wc_flags = "GRH", imm_data = 1 << 32 }, grh, 1)
+check(tostring(e):find("imm_data': 32-bit unsigned integer expected", 1, true), "imm_data 2^32: %s", tostring(e))
+local reply_ah = pd:create_ah_from_wc(r, grh, 1)
+a:post_recv{ wr_id = 60, sg_list = { { mr = mr, offset = 3072, length = 40 + 64 } } }
+b:post_send{ wr_id = 61, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr, offset = 0, length = 2 } },
+             ud = { ah = reply_ah, remote_qpn = r.src_qp, remote_qkey = QKEY } }
+eq(T.wc(cq_b, "reply SEND").status, "SUCCESS", "reply through create_ah_from_wc sent")
+local back_r = T.wc(cq_a, "reply RECV")
+eq(back_r.wr_id, 60, "reply received by a"); eq(back_r.src_qp, b.qp_num, "reply's src_qp is b")
+
 -- SEND_WITH_IMM
 b:post_recv{ wr_id = 52, sg_list = { { mr = mr, offset = 2048, length = 40 + 64 } } }
 a:post_send{ wr_id = 53, opcode = "SEND_WITH_IMM", send_flags = "SIGNALED", imm_data = 0xabcdef01,
@@ -76,6 +97,10 @@ check(tostring(e):find("key 'ud.ah' is required on a UD QP", 1, true), "UD send 
 e = T.raises("INLINE from a raw address", a.post_send, a, { wr_id = 58, opcode = "SEND", send_flags = "INLINE",
   sg_list = { { addr = 16, length = 8, lkey = mr.lkey } }, ud = { ah = ah, remote_qpn = b.qp_num, remote_qkey = QKEY } })
 check(tostring(e):find("not inside an MR of verbsh", 1, true), "INLINE raw addr: %s", tostring(e))
+-- ... and so is one that starts inside the MR but runs past its end
+e = T.raises("INLINE past the MR's end", a.post_send, a, { wr_id = 58, opcode = "SEND", send_flags = "INLINE",
+  sg_list = { { addr = mr.addr + 4090, length = 16, lkey = mr.lkey } }, ud = { ah = ah, remote_qpn = b.qp_num, remote_qkey = QKEY } })
+check(tostring(e):find("not inside an MR of verbsh", 1, true), "INLINE past the end: %s", tostring(e))
 -- INLINE from an MR works, and needs no lkey
 b:post_recv{ wr_id = 59, sg_list = { { mr = mr, offset = 1024, length = 40 + 64 } } }
 mr:write(512, "inline!")
@@ -85,5 +110,5 @@ T.wc(cq_a, "INLINE send")
 r = T.wc(cq_b, "INLINE recv")
 eq(r.byte_len, 47, "INLINE byte_len"); eq(mr:read(1024 + 40, 7), "inline!", "INLINE payload")
 
-ah:destroy(); a:destroy(); b:destroy(); mr:dereg(); cq_a:destroy(); cq_b:destroy(); pd:dealloc(); ctx:close()
+ah:destroy(); reply_ah:destroy(); a:destroy(); b:destroy(); mr:dereg(); cq_a:destroy(); cq_b:destroy(); pd:dealloc(); ctx:close()
 T.done("verbs_ud")

@@ -1,0 +1,163 @@
+/* verbs.fields and verbs.enum: the marshaller's own descriptors, seen from
+ * Lua. help() builds its lists of keys from them, and the shell's Tab
+ * completion offers them, so neither can drift from what the marshaller
+ * accepts. */
+#include <string.h>
+#include "verbsh.h"
+
+/* Every table verbsh reads or gives, by the C type it stands for. */
+static const struct {
+	const char *ctype;
+	const struct vfield *f;
+} structs[] = {
+	{ "ibv_qp_attr", vf_qp_attr },
+	{ "ibv_qp_init_attr", vf_qp_init_attr },
+	{ "ibv_qp_init_attr_ex", vf_qp_init_attr_ex },
+	{ "ibv_qp_cap", vf_qp_cap },
+	{ "ibv_ah_attr", vf_ah_attr },
+	{ "ibv_global_route", vf_global_route },
+	{ "ibv_send_wr", vf_send_wr },
+	{ "ibv_recv_wr", vf_recv_wr },
+	{ "ibv_sge", vf_sge },
+	{ "ibv_send_wr.wr.rdma", vf_wr_rdma },
+	{ "ibv_send_wr.wr.atomic", vf_wr_atomic },
+	{ "ibv_send_wr.wr.ud", vf_wr_ud },
+	{ "ibv_srq_attr", vf_srq_attr },
+	{ "ibv_cq_init_attr_ex", vf_cq_init_attr_ex },
+	{ "ibv_create_cq options", vf_cq_opts },
+	{ "rdma_conn_param", vf_conn_param },
+	{ "ibv_wc", vf_wc },
+	{ "ibv_device_attr", vf_device_attr },
+	{ "ibv_port_attr", vf_port_attr },
+};
+#define NSTRUCTS (sizeof structs / sizeof structs[0])
+
+static const char *struct_name(const struct vfield *f)
+{
+	for (size_t i = 0; i < NSTRUCTS; i++)
+		if (structs[i].f == f)
+			return structs[i].ctype;
+	return NULL;
+}
+
+static const char *const type_names[] = {
+	[VT_INT] = "int", [VT_UINT] = "uint", [VT_ENUM] = "enum", [VT_FLAGS] = "flags", [VT_GID] = "gid",
+	[VT_STRUCT] = "struct", [VT_OBJ] = "object", [VT_CUSTOM] = "custom",
+};
+
+static void set_str(lua_State *L, const char *k, const char *v)
+{
+	if (!v)
+		return;
+	lua_pushstring(L, v);
+	lua_setfield(L, -2, k);
+}
+
+static void set_int(lua_State *L, const char *k, lua_Integer v)
+{
+	lua_pushinteger(L, v);
+	lua_setfield(L, -2, k);
+}
+
+/* The range read_value (marshal.c) accepts for an integer field. */
+static void push_range(lua_State *L, const struct vfield *f)
+{
+	if (f->type == VT_UINT) {
+		set_int(L, "min", 0);
+		if (f->max || f->size < 8)
+			set_int(L, "max", f->max ? f->max : (lua_Integer)(((uint64_t)1 << (8 * f->size)) - 1));
+	} else if (f->max) {
+		set_int(L, "min", 0);
+		set_int(L, "max", f->max);
+	} else if (f->size < 8) {
+		lua_Integer max = (lua_Integer)(((uint64_t)1 << (8 * f->size - 1)) - 1);
+		set_int(L, "min", -max - 1);
+		set_int(L, "max", max);
+	}
+	if (f->max == 1) {
+		lua_pushboolean(L, 1);
+		lua_setfield(L, -2, "boolean");
+	}
+}
+
+/* verbs.fields() -> the C type names described; verbs.fields(ctype) -> a
+ * list of { name=, type=, c=, enum=, struct=, class=, min=, max=, boolean=,
+ * input_only= }, in the C struct's order; nil for an unknown ctype. */
+static int l_fields(lua_State *L)
+{
+	if (lua_isnoneornil(L, 1)) {
+		lua_createtable(L, NSTRUCTS, 0);
+		for (size_t i = 0; i < NSTRUCTS; i++) {
+			lua_pushstring(L, structs[i].ctype);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		return 1;
+	}
+	const char *ctype = luaL_checkstring(L, 1);
+	if (strncmp(ctype, "struct ", 7) == 0)
+		ctype += 7;
+	const struct vfield *f = NULL;
+	for (size_t i = 0; i < NSTRUCTS && !f; i++)
+		if (strcmp(structs[i].ctype, ctype) == 0)
+			f = structs[i].f;
+	if (!f) {
+		lua_pushnil(L);
+		return 1;
+	}
+	lua_newtable(L);
+	for (int i = 1; f->name; f++, i++) {
+		lua_createtable(L, 0, 6);
+		set_str(L, "name", f->name);
+		set_str(L, "type", type_names[f->type]);
+		set_str(L, "c", f->cname ? f->cname : f->name);
+		if (f->type == VT_INT || f->type == VT_UINT)
+			push_range(L, f);
+		if (f->en)
+			set_str(L, "enum", f->en->ctype);
+		if (f->sub)
+			set_str(L, "struct", struct_name(f->sub));
+		if (f->cls)
+			set_str(L, "class", f->cls->kind);
+		if (f->no_output) {
+			lua_pushboolean(L, 1);
+			lua_setfield(L, -2, "input_only");
+		}
+		lua_rawseti(L, -2, i);
+	}
+	return 1;
+}
+
+/* verbs.enum(ctype) -> { ctype=, prefix=, flags=, names = {...}, values = { NAME = n } },
+ * or nil. */
+static int l_enum(lua_State *L)
+{
+	const struct venum *t = venum_find(luaL_checkstring(L, 1));
+	if (!t) {
+		lua_pushnil(L);
+		return 1;
+	}
+	lua_createtable(L, 0, 5);
+	set_str(L, "ctype", t->ctype);
+	set_str(L, "prefix", t->prefix);
+	lua_pushboolean(L, t->flags);
+	lua_setfield(L, -2, "flags");
+	lua_createtable(L, (int)t->n, 0);
+	lua_createtable(L, 0, (int)t->n);
+	for (size_t i = 0; i < t->n; i++) {
+		lua_pushstring(L, t->e[i].name);
+		lua_rawseti(L, -3, (lua_Integer)i + 1);
+		lua_pushinteger(L, t->e[i].value);
+		lua_setfield(L, -2, t->e[i].name);
+	}
+	lua_setfield(L, -3, "values");
+	lua_setfield(L, -2, "names");
+	return 1;
+}
+
+void fields_open(lua_State *L)
+{
+	lua_pushcfunction(L, l_fields);
+	lua_setfield(L, -2, "fields");
+	lua_pushcfunction(L, l_enum);
+	lua_setfield(L, -2, "enum");
+}

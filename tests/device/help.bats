@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# help's key lists against the real methods: every key that help lists for
+# a method's table is one that method reads (a wrong value is refused naming
+# that key, never as an unknown key), and every method with keys is covered.
+load ../helpers
+
+setup() { require_device; }
+
+@test "every key help lists for a method's table is read by that method, on real objects" {
+    run "$VERBSH" -e '
+      local doc = require("verbs.help").doc
+      local ctx = verbs.open()
+      local pd, cq = ctx:alloc_pd(), ctx:create_cq(4)
+      local cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 }
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = cap }
+      local srq = pd:create_srq{ max_wr = 4, max_sge = 1 }
+      local ch = verbs.create_event_channel()
+      local id = ch:create_id("TCP")
+      -- how each documented method is called with a table t
+      local calls = {
+        create_cq = function(t) return ctx:create_cq(4, t) end,
+        create_qp = function(t) return pd:create_qp(t) end,
+        create_ah = function(t) return pd:create_ah(t) end,
+        create_srq = function(t) return pd:create_srq(t) end,
+        modify = function(t) return qp:modify(t) end,
+        ["srq:modify"] = function(t) return srq:modify(t) end,
+        post_send = function(t) return qp:post_send(t) end,
+        post_recv = function(t) return qp:post_recv(t) end,
+        ["srq:post_recv"] = function(t) return srq:post_recv(t) end,
+        send_wr = function(t) return verbs.send_wr(t) end,
+        recv_wr = function(t) return verbs.recv_wr(t) end,
+        create_ah_from_wc = function(t) return pd:create_ah_from_wc(t, ("\0"):rep(40), 1) end,
+        init_ah_from_wc = function(t) return ctx:init_ah_from_wc(1, t, ("\0"):rep(40)) end,
+        create_qp_ex = function(t) return ctx:create_qp_ex(t) end,
+        wr_set_sge_list = function(t) return qp:wr_set_sge_list({ t }) end,
+        create_cq_ex = function(t) return ctx:create_cq_ex(t) end,
+        ["cm_id:create_qp"] = function(t) return id:create_qp(pd, t) end,
+        connect = function(t) return id:connect(t) end,
+        accept = function(t) return id:accept(t) end,
+      }
+      local bad, n = {}, 0
+      for name, d in pairs(doc) do
+        if d.keys then
+          local call = calls[name]
+          if not call then bad[#bad + 1] = "no call for " .. name end
+          for _, f in ipairs(call and verbs.fields(d.keys) or {}) do
+            n = n + 1
+            local ok, e = pcall(call, { [f.name] = coroutine.create(print) })
+            e = tostring(e)
+            if ok or not e:find(f.name, 1, true) or e:find("unknown key") then
+              bad[#bad + 1] = name .. "." .. f.name .. ": " .. (ok and "accepted" or e)
+            end
+          end
+        end
+      end
+      print(n, #bad == 0 and "all read" or table.concat(bad, "\n"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == *"all read" ]]
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# verbsh --doctor on this host as it is (tests/vm/doctor.bats makes the
+# conditions of a host with RDMA in the micro-VM).
+load ../helpers
+
+@test "doctor on a host without RDMA: the kernel check fails with the micro-VM as the fix, exit 1" {
+    [ ! -d /sys/class/infiniband ] || skip "this host has RDMA (tests/vm/doctor.bats covers hosts with it)"
+    run "$VERBSH" --doctor
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "verbsh doctor: what RDMA needs on this host, check by check" ]
+    [[ ${lines[1]} == "ok    versions  verbsh 0.1.0, Lua 5.4."*", rdma-core "[0-9]*" ("*"libibverbs.so."*"), kernel $(uname -r)" ]]
+    [[ ${lines[2]} == "fail  kernel    this kernel has no RDMA support: no /sys/class/infiniband"* ]]
+    [[ ${lines[3]} == "      fix: run verbsh in the project's micro-VM"*'`scripts/rxe-vm --tty -- ./verbsh` or `make run`'* ]]
+    # Nothing depends on a device that is not there: no port, gid or mtu lines.
+    [[ $output != *"port "* && $output != *"gid "* ]]
+    [[ $output == *"ok    vm "* || $output == *"warn  vm "* ]]
+    [[ ${lines[-1]} == *" fail: fix the fail lines (first one first), then run verbsh --doctor again" ]]
+}
+
+@test "doctor --json: the same findings as one object, exit 1" {
+    [ ! -d /sys/class/infiniband ] || skip "this host has RDMA"
+    run "$VERBSH" --doctor --json
+    [ "$status" -eq 1 ]
+    run lua5.4 -e '
+        local s = io.read("a")
+        print(s:match([["ok":(%a+)}%s*$]]), s:match([[{"fix":"[^"]*","message":"this kernel has no RDMA[^"]*","name":"(kernel)","status":"(fail)"}]]))' <<<"$output"
+    [ "$output" = "false	kernel	fail" ]
+}
+
+@test "doctor: a wrong argument is an error naming it; doctor() works at the prompt" {
+    run "$VERBSH" --doctor --jsn
+    [ "$status" -eq 1 ]
+    [[ $output == *'verbsh --doctor: unknown argument "--jsn" (only --json)'* ]]
+    [ ! -d /sys/class/infiniband ] || skip "this host has RDMA"
+    run "$VERBSH" -e 'local ok, checks = doctor(); print(ok, checks[2].name, checks[2].status)'
+    [ "${lines[0]}" = "verbsh doctor: what RDMA needs on this host, check by check" ]
+    [ "${lines[-1]}" = "false	kernel	fail" ]
+}
+
+@test "verbs.sysinfo: memlock limits in bytes as getrlimit gives them (ulimit -l is in KiB), unlimited by name" {
+    hard=$(ulimit -H -l)
+    run bash -c 'ulimit -S -l 1024 && "$VERBSH" -e "local s = verbs.sysinfo(); print(s.memlock, s.memlock_max)"'
+    [ "$status" -eq 0 ]
+    if [ "$hard" = unlimited ]; then want=unlimited; else want=$((hard * 1024)); fi
+    [ "$output" = "1048576	$want" ]
+    if [ "$hard" = unlimited ]; then
+        run bash -c 'ulimit -S -l unlimited && "$VERBSH" -e "print(verbs.sysinfo().memlock)"'
+        [ "$output" = "unlimited" ]
+    fi
+}

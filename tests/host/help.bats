@@ -1,0 +1,238 @@
+#!/usr/bin/env bats
+# help(): nothing a student can type is without help, and the keys help
+# lists are the ones the marshaller accepts.
+load ../helpers
+
+# help_check LUA: runs LUA with H = require "verbs.help" and missing(), a
+# list collector that prints "missing: ..." at exit when not empty.
+help_check() {
+    "$VERBSH" -e '
+      H = require "verbs.help"
+      bad = {}
+      function missing(what) bad[#bad + 1] = what end
+      function has(name, ...)
+        local t = H.text(name)
+        if not t then return missing(name .. " (no help)") end
+        for _, s in ipairs { ... } do
+          if not t:find(s, 1, true) then missing(name .. " (lacks " .. s .. ")") end
+        end
+      end' -e "$1" -e 'print(#bad == 0 and "none missing" or "missing: " .. table.concat(bad, "; "))'
+}
+
+@test "help: every method of every class and every verbs.* function has a prototype and an example" {
+    run help_check '
+      local n = 0
+      for key, mt in pairs(debug.getregistry()) do
+        local kind = type(key) == "string" and key:match("^verbs%.(.+)$")
+        if kind and type(mt) == "table" and type(rawget(mt, "__methods")) == "table" then
+          for name in pairs(mt.__methods) do
+            n = n + 1
+            has(kind .. ":" .. name, "\n    C: ", "\n  example:\n")
+            local t = H.text(kind .. ":" .. name) or ""
+            -- the first entry is this class'"'"'s own method
+            local form = t:match("^[^\n]*")
+            if not (form:find(":" .. name, 1, true) or form:find("obj:" .. name, 1, true)) then
+              missing(kind .. ":" .. name .. " (shows " .. form .. ")")
+            end
+          end
+        end
+      end
+      for name, v in pairs(verbs) do
+        if type(v) == "function" then n = n + 1; has(name, "\n    C: ", "\n  example:\n") end
+      end
+      for _, name in ipairs { "oob.listen", "oob.connect", "oob:accept", "oob:send", "oob:recv", "oob:close" } do
+        n = n + 1; has(name, "\n    C: ", "\n  example:\n")
+      end
+      for name, v in pairs(require "verbs.oob") do
+        if type(v) == "function" and name ~= "encode" and name ~= "decode" then has("oob." .. name) end
+      end
+      print(n > 100 and "many" or n)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "many" ]
+    [ "${lines[1]}" = "none missing" ]
+}
+
+@test "help: every ibv_*/rdma_* name in the C sources (verbs, structs, enums) has help" {
+    # The names verbsh calls or names in its traces; static helpers of ours are not C verbs.
+    names=$(grep -ohE '\b(ibv|rdma)_[a-z0-9_]+\(|"(ibv|rdma)_[a-z0-9_]+"' "$ROOT"/src/*.c | tr -d '("' | sort -u)
+    ours=$(grep -ohE '^static [a-z_ *]+\b(ibv|rdma)_[a-z0-9_]+\(' "$ROOT"/src/*.c | grep -oE '(ibv|rdma)_[a-z0-9_]+' | sort -u)
+    list=$(comm -23 <(echo "$names") <(echo "$ours") | tr '\n' ' ')
+    [ "$(echo "$list" | wc -w)" -gt 100 ]
+    run help_check "for name in ('$list'):gmatch('%S+') do has(name, name) end"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "none missing" ]
+}
+
+@test "help: every enum value, short and IBV_ full, names its enum, value and use" {
+    run help_check '
+      local n = 0
+      for ctype in pairs(verbs.enums) do
+        local e = verbs.enum(ctype)
+        has(ctype, ctype .. ":", "used in: ")
+        for _, name in ipairs(e.names) do
+          n = n + 1
+          local line = ("%s%s = %d"):format(e.prefix, name, e.values[name])
+          has(name, line, "of " .. (e.flags and "flag set " or "enum ") .. ctype, "used in: ")
+          if e.prefix ~= "" then has(e.prefix .. name, line) end
+        end
+      end
+      print(n)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" -gt 250 ]
+    [ "${lines[1]}" = "none missing" ]
+}
+
+@test "help: every lesson command and helper has help" {
+    # What lessons put in globals: lesson.lua's commands, lesson_kit's globals,
+    # the lesson table's own functions, and what lessons tell students to call.
+    cmds=$(grep -ohE 'function commands\.[a-z_]+|commands\.[a-z_]+ = function' "$ROOT"/lua/lesson.lua |
+           sed -E 's/.*commands\.([a-z_]+).*/\1/')
+    globals=$(grep -ohE 'rawset\(_G, "[a-z_]+", K\.' "$ROOT"/lua/*.lua | sed -E 's/.*"([a-z_]+)".*/\1/')
+    table=$(grep -oE '_G\.lesson = setmetatable\(\{[^}]*' "$ROOT"/lua/lesson.lua | sed 's/.*({//' | grep -oE '[a-z_]+ =' | tr -d ' =' |
+            sed 's/^/lesson./')
+    kit=$(grep -ohE 'lesson\.kit\.[a-z_0-9]+' "$ROOT"/lessons/*.lua "$ROOT"/README.md | sort -u)
+    list=$(printf '%s\n' lesson wcs $cmds $globals $table $kit | sort -u | tr '\n' ' ')
+    echo "$list"
+    for w in hint show skip check restart progress rc_connect lesson.kit; do [[ " $list " == *" $w "* ]]; done
+    run help_check "for name in ('$list'):gmatch('%S+') do has(name, 'example:') end"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "none missing" ]
+}
+
+@test "help \"post_send\": WR keys with types, opcodes, sg_list forms, rdma = {remote_addr, rkey}, an example" {
+    run "$VERBSH" -e 'help "post_send"'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "qp:post_send(wr_or_list or verbs.send_wr)" ]
+    [[ $output == *"C: int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)"* ]]
+    [[ $output == *"keys (struct ibv_send_wr):"* ]]
+    [[ $output == *"    wr_id = integer (64 bits, unsigned)"* ]]
+    [[ $output == *"    opcode = a name of enum ibv_wr_opcode: RDMA_WRITE, RDMA_WRITE_WITH_IMM, SEND, SEND_WITH_IMM, RDMA_READ,"* ]]
+    [[ $output == *"    sg_list = list of SGE tables (ibv_sge)"* ]]
+    [[ $output == *"{ mr = mr, offset = 0, length = n }"*"{ addr = a, length = n, lkey = k }"* ]]
+    [[ $output == *"        lkey = integer 0..0xffffffff"* ]]
+    [[ $output == *"    rdma = a table (C: wr.rdma): { remote_addr, rkey }"* ]]
+    [[ $output == *"    ud = a table (C: wr.ud): { ah, remote_qpn, remote_qkey }"* ]]
+    [[ $output == *"        remote_qpn = integer 0..0xffffff"* ]]
+    [[ $output == *"  example:"*"rdma = { remote_addr = mr_b.addr, rkey = mr_b.rkey }"* ]]
+    # the C name finds the same text
+    run "$VERBSH" -e 'io.write(require("verbs.help").text("ibv_post_send") == require("verbs.help").text("post_send") and "same" or "differs")'
+    [ "$output" = "same" ]
+}
+
+@test "help lists exactly the keys the marshaller accepts (send_wr, recv_wr, conn_param ...)" {
+    # Every key help lists is read by the marshaller: a value of the wrong type
+    # is refused naming that key, never as an unknown key; and a key that is
+    # not listed is unknown.
+    run "$VERBSH" -e '
+      local bad = {}
+      for ctype, make in pairs { ibv_send_wr = verbs.send_wr, ibv_recv_wr = verbs.recv_wr } do
+        local text = require("verbs.help").text(ctype)
+        for _, f in ipairs(verbs.fields(ctype)) do
+          if not text:find("\n    " .. f.name .. " = ", 1, true) then bad[#bad + 1] = ctype .. " help lacks " .. f.name end
+          local ok, e = pcall(make, { [f.name] = coroutine.create(print) })
+          if ok or not tostring(e):find("key .?" .. f.name) or tostring(e):find("unknown key") then
+            bad[#bad + 1] = ctype .. "." .. f.name .. ": " .. tostring(e)
+          end
+        end
+        local ok, e = pcall(make, { not_a_key = 1 })
+        if ok or not tostring(e):find("unknown key") then bad[#bad + 1] = "not_a_key accepted" end
+      end
+      print(#bad == 0 and "all read" or table.concat(bad, "\n"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "all read" ]
+}
+
+@test "help \"RDMA_WRITE\", \"IBV_QPS_RTS\", \"sg_list\", \"rc_connect\", \"ibv_qp_attr\": enum, key, helper, struct" {
+    run "$VERBSH" -e 'help "RDMA_WRITE"'
+    echo "$output"
+    [ "${lines[0]}" = "RDMA_WRITE: IBV_WR_RDMA_WRITE = 0, a value of enum ibv_wr_opcode" ]   # the one students post, first
+    [[ $output == *"used in: key opcode of ibv_send_wr (qp:post_send, verbs.send_wr)"* ]]
+    [[ $output == *"RDMA_WRITE: IBV_WC_RDMA_WRITE = 1, a value of enum ibv_wc_opcode"* ]]
+    run "$VERBSH" -e 'help "IBV_QPS_RTS"'
+    [[ ${lines[0]} == "RTS: IBV_QPS_RTS = 3, a value of enum ibv_qp_state" ]]
+    [[ $output == *"used in: key qp_state of ibv_qp_attr ("*"qp:modify"* ]]
+    run "$VERBSH" -e 'help "sg_list"'
+    [[ ${lines[0]} == "sg_list: key of ibv_send_wr (qp:post_send, verbs.send_wr): list of SGE tables (ibv_sge)" ]]
+    [[ $output == *"sg_list: key of ibv_recv_wr (qp:post_recv, srq:post_recv, verbs.recv_wr)"* ]]
+    run "$VERBSH" -e 'help "rc_connect"'
+    [ "${lines[0]}" = "rc_connect(qp, peer [, opts])" ]
+    [[ $output == *"RESET, INIT, RTR, RTS"* ]]
+    run "$VERBSH" -e 'help "ibv_qp_attr"'
+    [[ ${lines[0]} == "struct ibv_qp_attr, as a table: ibv_qp_attr (id:init_qp_attr, qp:modify, qp:query)" ]]
+    [[ $output == *"    path_mtu = a name of enum ibv_mtu: 256, 512, 1024, 2048, 4096 (or full names such as IBV_MTU_256, or the C value: 1 for 256)"* ]]
+    run "$VERBSH" -e 'help "ibv_free_device_list"'
+    [ "${lines[0]}" = "ibv_free_device_list: verbsh calls it inside verbs.devices():" ]
+    # a function finds its own help, as its name does
+    run "$VERBSH" -e 'help(verbs.open); help(debug.getregistry()["verbs.srq"].__methods.modify); help(help)'
+    [ "${lines[0]}" = "verbs.open([name])" ]
+    [[ $output == *$'\nsrq:modify(attr [, mask])\n'* ]]
+    [[ $output == *$'\nhelp([name | object | function])\n'* ]]
+    run "$VERBSH" -e 'help "port_cap_flags"'
+    [[ ${lines[0]} == "port_cap_flags: key of ibv_port_attr (ctx:query_port): flags of ibv_port_cap_flags:"*"CM_SUP"* ]]
+}
+
+@test "verbs.fields and verbs.enum describe the descriptors; unknown names give nil" {
+    run "$VERBSH" -e '
+      local f = verbs.fields("ibv_qp_attr")
+      print(f[1].name, f[1].type, f[1].enum, #f)
+      for _, x in ipairs(verbs.fields("struct ibv_send_wr")) do
+        if x.name == "rdma" then print(x.type, x.c, x.struct) end
+      end
+      for _, x in ipairs(verbs.fields("ibv_ah_attr")) do
+        if x.name == "sl" or x.name == "is_global" then print(x.name, x.min, x.max, x.boolean) end
+      end
+      local e = verbs.enum("ibv_mtu")
+      print(e.prefix, e.flags, e.values["1024"], table.concat(e.names, ","))
+      print(verbs.fields("nope"), verbs.enum("nope"), #verbs.fields() > 15)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "qp_state	enum	ibv_qp_state	26" ]
+    [ "${lines[1]}" = "struct	wr.rdma	ibv_send_wr.wr.rdma" ]
+    [ "${lines[2]}" = "sl	0	15	nil" ]
+    [ "${lines[3]}" = "is_global	0	1	true" ]
+    [ "${lines[4]}" = "IBV_MTU_	false	3	256,512,1024,2048,4096" ]
+    [ "${lines[5]}" = "nil	nil	true" ]
+}
+
+@test "help: every field of every verbs object (qp.qp_num, mr.rkey ...) says what it is" {
+    run help_check '
+      local n = 0
+      for key, mt in pairs(debug.getregistry()) do
+        local kind = type(key) == "string" and key:match("^verbs%.(.+)$")
+        local fields = kind and type(mt) == "table" and rawget(mt, "__fields")
+        for _, f in ipairs(type(fields) == "table" and fields or {}) do
+          n = n + 1
+          local t = H.text(f) or ""
+          local at = t:find(("%s: field of a %s object (%s.%s)\n    "):format(f, kind, kind, f), 1, true)
+          if not at then missing(kind .. "." .. f) end
+        end
+      end
+      print(n)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" -gt 35 ]
+    [ "${lines[1]}" = "none missing" ]
+}
+
+@test "help: every key of every struct the marshaller reads says what it means, under its type" {
+    run "$VERBSH" -e '
+      local missing, n = {}, 0
+      for _, ctype in ipairs(verbs.fields()) do
+        local text = require("verbs.help").text(ctype) or ""
+        for _, f in ipairs(verbs.fields(ctype)) do
+          n = n + 1
+          -- "    key = its type" then an indented line of meaning (help_keys.lua)
+          if not text:find("\n    " .. f.name .. " = [^\n]*\n        %S") then missing[#missing + 1] = ctype .. "." .. f.name end
+        end
+      end
+      print(n > 100, table.concat(missing, " "))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "true	" ]
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bats
+# Issue 19 item 2 without a device: the metatables of every verbs class are
+# in the registry, and each metamethod checks its self before reading it.
+load ../helpers
+
+@test "each class's __gc, __close, __tostring, __index and __newindex called by hand on a number, a table or another class's userdata -> an error naming the class" {
+    run "$VERBSH" -e '
+      local reg = debug.getregistry()
+      local wr = verbs.send_wr{ opcode = "SEND" }
+      local n = 0
+      for _, cls in ipairs{ "context", "pd", "mr", "cq", "comp_channel", "qp", "ah", "srq", "cm_channel", "cm_id", "cm_event" } do
+        local mt = reg["verbs." .. cls]
+        for _, mm in ipairs{ "__gc", "__close", "__tostring", "__index", "__newindex" } do
+          if type(mt[mm]) == "function" then
+            for _, bad in ipairs{ 5, {}, wr } do
+              local ok, e = pcall(mt[mm], bad, "x")
+              local want = ("%s of verbs.%s: self must be a verbs.%s, got %s"):format(mm, cls, cls,
+                type(bad) == "userdata" and "verbs.send_wr" or type(bad))
+              if ok or not tostring(e):find(want, 1, true) then print("FAIL", mm, cls, ok, e) end
+              n = n + 1
+            end
+          end
+        end
+      end
+      print("checked", n)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output != *FAIL* ]]
+    [ "$output" = "checked	126" ]
+}
