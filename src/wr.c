@@ -245,12 +245,24 @@ static struct prepared *check_kind(lua_State *L, int idx, bool send)
 	struct prepared *pw = send ? vudata_test(L, idx, send_mt, SEND_WR) : vudata_test(L, idx, recv_mt, RECV_WR);
 	if (!pw)
 		vtypeerror(L, idx, send ? "table or verbs.send_wr" : "table or verbs.recv_wr");
-	for (int d = 0; d < pw->ndeps; d++)
-		if (!pw->deps[d]->h) {
-			char name[32];
+	if (!pw->ndeps)
+		return pw;
+	/* Through the objects the WR keeps, not pw->deps: a __gc called by hand
+	 * (getmetatable(mr).__gc(mr)) frees the node while its userdata lives on. */
+	lua_getiuservalue(L, idx, 1);
+	for (int d = 1; d <= pw->ndeps; d++) {
+		lua_rawgeti(L, -1, d);
+		struct vnode **ud = lua_touserdata(L, -1), *n = ud ? *ud : NULL;
+		char name[32];
+		if (!n)
+			vargerror(L, idx, "this prepared WR names an object that was finalized (its __gc was called);"
+				  " prepare the WR again");
+		if (!n->h)
 			vargerror(L, idx, lua_pushfstring(L, "this prepared WR names %s, which is destroyed since; "
-				"prepare the WR again", vobj_cname(pw->deps[d], name, sizeof name)));
-		}
+				"prepare the WR again", vobj_cname(n, name, sizeof name)));
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
 	return pw;
 }
 

@@ -78,6 +78,7 @@ scenario() {
     [[ $output == *"observed: RC RDMA_WRITE with atomic: "*"key 'atomic' with opcode RDMA_WRITE"* ]]
     [[ $output == *"observed: list: the second WR: "*"[2].key 'ud' on this RC QP"* ]]
     [[ $output == *"observed: prepared UD WR after wr.rdma: "*"key 'rdma' on a UD QP"* ]]
+    [[ $output == *"observed: prepared WR after its MR's __gc: "*"this prepared WR names an object that was finalized"* ]]
     [[ $output == *"observed: UD SEND with ud in RESET: EINVAL 22"* ]]
     [[ $output == *"observed: RC prepared RDMA_WRITE in RESET: EINVAL 22"* ]]
     [[ $output == *"observed: modify sq_draining: "*"key 'sq_draining' cannot be set: ibv_query_qp reports it"* ]]

@@ -58,6 +58,13 @@ w.rdma = { remote_addr = 0x4141414141414141, rkey = 1 }
 refused("prepared UD WR after wr.rdma", ud.post_send, ud, w)
 check(w.ud == nil and w.rdma == nil, "prepared WR reads back: ud %s rdma %s", tostring(w.ud), tostring(w.rdma))
 
+-- A prepared WR whose MR had its __gc called by hand (found by the fuzzer:
+-- the WR still pointed at the freed node).
+local m2 = L.pd:reg_mr(64, "LOCAL_WRITE")
+local pr = verbs.recv_wr{ sg_list = { { mr = m2 } } }
+getmetatable(m2).__gc(m2)
+refused("prepared WR after its MR's __gc", rc.post_recv, rc, pr)
+
 -- What passes the checks reaches the verb: rxe refuses a send in RESET.
 local e = L.fails("UD SEND in RESET", ud.post_send, ud,
   { opcode = "SEND", sg_list = sge, ud = { ah = ah, remote_qpn = 1, remote_qkey = 0x11111111 } })
