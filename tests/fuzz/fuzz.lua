@@ -15,8 +15,8 @@
 --               order, on 127.0.0.1 only
 --   prepared    verbs.send_wr/recv_wr built, changed and posted
 -- The base ops (create, modify, post, poll, destroy, junk arguments to every
--- method) always run. Any Lua error is fine, if it is a message or a
--- verbs.error; anything else is reported (exit 3). At the end every reference
+-- method) always run. Any Lua error is fine, if it is a message or one of
+-- verbsh's error objects (verbs.error, verbs.cm_error); anything else is reported (exit 3). At the end every reference
 -- is dropped and collected, and `rdma res show` must list nothing of this
 -- process (exit 2 otherwise); LeakSanitizer then checks the heap at exit.
 local SEED = assert(tonumber(arg[1]), "usage: fuzz.lua SEED [OPS] [FAMILIES]")
@@ -93,7 +93,8 @@ local function try(fn, ...)
   local ok, e = pcall(fn, ...)
   if not ok then
     local mt = type(e) == "table" and getmetatable(e)
-    if type(e) ~= "string" and not (mt and mt.__name == "verbs.error") then
+    local obj = mt and type(mt.__name) == "string" and mt.__name:find("^verbs%.[%w_]*error$") and mt.__tostring
+    if type(e) ~= "string" and not obj then   -- a message, verbs.error or ev:expect's verbs.cm_error
       bad_errors = bad_errors + 1
       log("BAD ERROR VALUE: %s %s", type(e), tostring(e))
     elseif type(e) == "string" and e:find("%(errno %d+") and e:find("failed: nil") then
