@@ -17,7 +17,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
-DEPLIBS   = $(shell pkg-config --libs $(PKGS))
+DEPLIBS   = $(shell pkg-config --libs $(PKGS)) -lpcap
 ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
 
 # The bindings (everything but the shell's own main and REPL) go into both
@@ -46,7 +46,7 @@ verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 
 # The module must not link liblua itself: the interpreter that loads it provides Lua.
 verbs.so: $(PIC_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm) -lpcap
 
 # deps is order-only everywhere it is needed, so that `make -j` installs the
 # packages before the first compile instead of racing it.

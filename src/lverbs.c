@@ -45,6 +45,7 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	wait_open(L);
 	fields_open(L);
 	sysinfo_open(L);
+	capture_open(L);
 	suggest_open(L);
 	warn_open(L);
 	venum_open(L);

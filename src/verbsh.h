@@ -334,6 +334,7 @@ void cq_ex_open(lua_State *L);
  * verbs.getrusage. */
 void wait_open(lua_State *L);
 void sysinfo_open(lua_State *L);   /* verbs.sysinfo, for the doctor */
+void capture_open(lua_State *L);   /* verbs.capture (libpcap) */
 
 /* ---- post.c: reading and posting WRs (tables, and prepared ones: wr.c) -- */
 

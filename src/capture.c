@@ -1,0 +1,268 @@
+/* verbs.capture: RoCEv2 frames (UDP 4791) seen on the netdev under an rxe
+ * device, through libpcap. Decoding is policy and lives in lua/wire.lua;
+ * this file only collects raw frames and writes pcap files. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <pcap/pcap.h>
+#include "verbsh.h"
+
+#define CAP_MT "verbs.capture"
+
+struct capture {
+	pcap_t *p;               /* NULL once stopped: the frames stay readable */
+	char netdev[64];
+	char device[64];         /* the rxe device asked for, or "" */
+	int ref;                 /* registry ref of the Lua list of packets */
+	int count;
+	int stopped;
+};
+
+/* The netdev of port 1 of an rxe device, from its GID table in sysfs. */
+static int netdev_of(const char *dev, char *out, size_t len)
+{
+	char path[256], buf[64];
+	snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs", dev);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	int found = -1;
+	while (found < 0 && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char f[512];
+		snprintf(f, sizeof f, "%s/%s", path, e->d_name);
+		FILE *fp = fopen(f, "r");
+		if (!fp)
+			continue;
+		if (fgets(buf, sizeof buf, fp)) {
+			buf[strcspn(buf, "\n")] = 0;
+			if (buf[0]) {
+				snprintf(out, len, "%s", buf);
+				found = 0;
+			}
+		}
+		fclose(fp);
+	}
+	closedir(d);
+	return found;
+}
+
+static struct capture *check_cap(lua_State *L, int live)
+{
+	struct capture *c = luaL_checkudata(L, 1, CAP_MT);
+	if (live && c->stopped)
+		luaL_error(L, "capture on %s is stopped: start a new one with verbs.capture{...}", c->netdev);
+	return c;
+}
+
+/* Moves every frame libpcap has buffered into the packet list. */
+static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	lua_State *L = (lua_State *)user;
+	struct capture *c = lua_touserdata(L, -2);
+	lua_createtable(L, 0, 4);
+	lua_pushnumber(L, (double)h->ts.tv_sec + h->ts.tv_usec / 1e6);
+	lua_setfield(L, -2, "time");
+	lua_pushlstring(L, (const char *)bytes, h->caplen);
+	lua_setfield(L, -2, "bytes");
+	lua_pushinteger(L, h->len);
+	lua_setfield(L, -2, "length");
+	lua_rawseti(L, -2, ++c->count);
+}
+
+static void drain(lua_State *L, struct capture *c)
+{
+	if (!c->p)
+		return;
+	lua_pushvalue(L, 1);           /* -2: the capture userdata */
+	lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);   /* -1: its list */
+	while (pcap_dispatch(c->p, -1, on_frame, (u_char *)L) > 0)
+		;
+	lua_pop(L, 2);
+}
+
+static int l_capture(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	char device[64] = "", netdev[64] = "";
+	lua_pushnil(L);
+	while (lua_next(L, 1)) {
+		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+		if (strcmp(k, "device") && strcmp(k, "netdev"))
+			return luaL_error(L, "bad argument #1 to 'capture' (unknown key '%s': give device = \"rxe1\" or netdev = \"veth1\")", k);
+		if (lua_type(L, -1) != LUA_TSTRING)
+			return luaL_error(L, "bad argument #1 to 'capture' (%s: string expected, got %s)", k, luaL_typename(L, -1));
+		snprintf(strcmp(k, "device") ? netdev : device, 64, "%s", lua_tostring(L, -1));
+		lua_pop(L, 1);
+	}
+	if (!device[0] && !netdev[0])
+		return luaL_error(L, "bad argument #1 to 'capture' (give device = \"rxe1\" or netdev = \"veth1\")");
+	if (device[0] && netdev[0])
+		return luaL_error(L, "bad argument #1 to 'capture' (give device or netdev, not both)");
+	if (device[0] && netdev_of(device, netdev, sizeof netdev) < 0)
+		return luaL_error(L, "capture: no netdev found under device '%s' "
+			"(/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs): is it an rxe device? "
+			"list them with verbs.devices()", device, device);
+	char err[PCAP_ERRBUF_SIZE] = "";
+	pcap_t *p = pcap_create(netdev, err);
+	if (!p)
+		return luaL_error(L, "capture: pcap_create(%s): %s", netdev, err);
+	pcap_set_snaplen(p, 65535);
+	pcap_set_immediate_mode(p, 1);
+	pcap_set_timeout(p, 10);
+	int rc = pcap_activate(p);
+	if (rc < 0) {
+		const char *why = pcap_geterr(p);
+		char msg[PCAP_ERRBUF_SIZE + 64];
+		snprintf(msg, sizeof msg, "%s", rc == PCAP_ERROR_PERM_DENIED ?
+			"permission denied (capturing needs root or CAP_NET_RAW)" : why);
+		pcap_close(p);
+		return luaL_error(L, "capture: pcap_activate(%s): %s", netdev, msg);
+	}
+	struct bpf_program prog;
+	if (pcap_compile(p, &prog, "udp port 4791", 1, PCAP_NETMASK_UNKNOWN) < 0 ||
+	    pcap_setfilter(p, &prog) < 0) {
+		lua_pushfstring(L, "capture: filter 'udp port 4791' on %s: %s", netdev, pcap_geterr(p));
+		pcap_close(p);
+		return lua_error(L);
+	}
+	pcap_freecode(&prog);
+	if (pcap_setnonblock(p, 1, err) < 0) {
+		pcap_close(p);
+		return luaL_error(L, "capture: pcap_setnonblock(%s): %s", netdev, err);
+	}
+	struct capture *c = lua_newuserdatauv(L, sizeof *c, 0);
+	memset(c, 0, sizeof *c);
+	c->p = p;
+	snprintf(c->netdev, sizeof c->netdev, "%s", netdev);
+	snprintf(c->device, sizeof c->device, "%s", device);
+	lua_newtable(L);
+	c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	luaL_setmetatable(L, CAP_MT);
+	return 1;
+}
+
+static int l_stop(lua_State *L)
+{
+	struct capture *c = check_cap(L, 1);
+	drain(L, c);
+	pcap_close(c->p);
+	c->p = NULL;
+	c->stopped = 1;
+	lua_pushinteger(L, c->count);
+	return 1;
+}
+
+/* A copy of the list: callers may sort or trim it. */
+static int l_packets(lua_State *L)
+{
+	struct capture *c = check_cap(L, 0);
+	drain(L, c);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
+	lua_createtable(L, c->count, 0);
+	for (int i = 1; i <= c->count; i++) {
+		lua_rawgeti(L, -2, i);
+		lua_rawseti(L, -2, i);
+	}
+	return 1;
+}
+
+static int l_save(lua_State *L)
+{
+	struct capture *c = check_cap(L, 0);
+	const char *file = luaL_checkstring(L, 2);
+	drain(L, c);
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d = pcap_dump_open(dead, file);
+	if (!d) {
+		lua_pushfstring(L, "capture:save: %s", pcap_geterr(dead));
+		pcap_close(dead);
+		return lua_error(L);
+	}
+	lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
+	for (int i = 1; i <= c->count; i++) {
+		lua_rawgeti(L, -1, i);
+		lua_getfield(L, -1, "time");
+		double t = lua_tonumber(L, -1);
+		lua_getfield(L, -2, "bytes");
+		size_t n;
+		const char *b = lua_tolstring(L, -1, &n);
+		lua_getfield(L, -3, "length");
+		struct pcap_pkthdr h = { .caplen = n, .len = lua_tointeger(L, -1) };
+		h.ts.tv_sec = (time_t)t;
+		h.ts.tv_usec = (suseconds_t)((t - (double)h.ts.tv_sec) * 1e6 + 0.5);
+		if (h.ts.tv_usec >= 1000000) { h.ts.tv_sec++; h.ts.tv_usec -= 1000000; }
+		pcap_dump((u_char *)d, &h, (const u_char *)b);
+		lua_pop(L, 4);
+	}
+	int bad = pcap_dump_flush(d);
+	pcap_dump_close(d);
+	pcap_close(dead);
+	if (bad)
+		return luaL_error(L, "capture:save: writing %s failed", file);
+	lua_pushinteger(L, c->count);
+	return 1;
+}
+
+static int l_info(lua_State *L)
+{
+	struct capture *c = check_cap(L, 0);
+	drain(L, c);
+	lua_createtable(L, 0, 4);
+	lua_pushstring(L, c->netdev);
+	lua_setfield(L, -2, "netdev");
+	if (c->device[0]) {
+		lua_pushstring(L, c->device);
+		lua_setfield(L, -2, "device");
+	}
+	lua_pushboolean(L, c->stopped);
+	lua_setfield(L, -2, "stopped");
+	lua_pushinteger(L, c->count);
+	lua_setfield(L, -2, "count");
+	return 1;
+}
+
+static int l_gc(lua_State *L)
+{
+	struct capture *c = luaL_checkudata(L, 1, CAP_MT);
+	if (c->p)
+		pcap_close(c->p);
+	c->p = NULL;
+	c->stopped = 1;
+	if (c->ref) {
+		luaL_unref(L, LUA_REGISTRYINDEX, c->ref);
+		c->ref = 0;
+	}
+	return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+	struct capture *c = luaL_checkudata(L, 1, CAP_MT);
+	lua_pushfstring(L, "capture on %s (%d packets%s)", c->netdev, c->count,
+			c->stopped ? ", stopped" : "");
+	return 1;
+}
+
+void capture_open(lua_State *L)
+{
+	static const luaL_Reg methods[] = {
+		{ "stop", l_stop }, { "packets", l_packets }, { "save", l_save },
+		{ "info", l_info }, { NULL, NULL },
+	};
+	if (luaL_newmetatable(L, CAP_MT)) {
+		luaL_newlib(L, methods);
+		lua_setfield(L, -2, "__index");
+		lua_pushcfunction(L, l_gc);
+		lua_setfield(L, -2, "__gc");
+		lua_pushcfunction(L, l_tostring);
+		lua_setfield(L, -2, "__tostring");
+	}
+	lua_pop(L, 1);
+	lua_pushcfunction(L, l_capture);
+	lua_setfield(L, -2, "capture");
+}
