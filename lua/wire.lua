@@ -1,0 +1,161 @@
+-- verbs.wire: decode RoCEv2 frames (as verbs.capture collects them) into
+-- tables named after the IBA spec's fields, and check their ICRC.
+local M = {}
+
+local OPS = {
+  [0] = "SEND_FIRST", "SEND_MIDDLE", "SEND_LAST", "SEND_LAST_WITH_IMMEDIATE",
+  "SEND_ONLY", "SEND_ONLY_WITH_IMMEDIATE", "RDMA_WRITE_FIRST", "RDMA_WRITE_MIDDLE",
+  "RDMA_WRITE_LAST", "RDMA_WRITE_LAST_WITH_IMMEDIATE", "RDMA_WRITE_ONLY",
+  "RDMA_WRITE_ONLY_WITH_IMMEDIATE", "RDMA_READ_REQUEST", "RDMA_READ_RESPONSE_FIRST",
+  "RDMA_READ_RESPONSE_MIDDLE", "RDMA_READ_RESPONSE_LAST", "RDMA_READ_RESPONSE_ONLY",
+  "ACKNOWLEDGE", "ATOMIC_ACKNOWLEDGE", "COMPARE_SWAP", "FETCH_ADD", nil,
+  "SEND_LAST_WITH_INVALIDATE", "SEND_ONLY_WITH_INVALIDATE",
+}
+local TRANSPORT = { [0] = "RC", [1] = "UC", [2] = "RD", [3] = "UD" }
+M.opcodes = OPS
+
+-- Which extended headers follow the BTH, by the operation (low 5 bits).
+local function ext_headers(op, transport)
+  local h = {}
+  if transport == "UD" then h[#h + 1] = "DETH" end
+  if op == 6 or op == 10 or op == 11 or op == 12 then h[#h + 1] = "RETH" end
+  if op == 19 or op == 20 then h[#h + 1] = "AtomicETH" end
+  if op == 13 or op == 15 or op == 16 or op == 17 or op == 18 then h[#h + 1] = "AETH" end
+  if op == 18 then h[#h + 1] = "AtomicAckETH" end
+  if op == 3 or op == 5 or op == 9 or op == 11 then h[#h + 1] = "ImmDt" end
+  if op == 22 or op == 23 then h[#h + 1] = "IETH" end
+  return h
+end
+
+local NAK = { [0] = "PSN sequence error", "invalid request", "remote access error",
+              "remote operational error", "invalid RD request" }
+
+-- CRC-32 (IEEE 802.3, reflected), the ICRC's polynomial.
+local crc_table = {}
+for i = 0, 255 do
+  local c = i
+  for _ = 1, 8 do c = (c & 1 == 1) and (0xEDB88320 ~ (c >> 1)) or (c >> 1) end
+  crc_table[i] = c
+end
+local function crc32(s)
+  local c = 0xFFFFFFFF
+  for i = 1, #s do c = crc_table[(c ~ s:byte(i)) & 0xFF] ~ (c >> 8) end
+  return c ~ 0xFFFFFFFF
+end
+M.crc32 = crc32
+
+-- The ICRC covers the IP header, UDP header, BTH and payload, with the
+-- fields a router may change replaced by ones (RoCEv2, IBA annex A17):
+-- 8 bytes of 1s for the absent LRH; IPv4 TOS, TTL and checksum; IPv6
+-- traffic class, flow label and hop limit; UDP checksum; BTH resv8a.
+local function icrc_of(ip, iphl, v6, bth_off, last)
+  local b = { ("\255"):rep(8) }
+  local h = ip:sub(1, iphl)
+  if v6 then
+    h = string.char(h:byte(1) | 0x0F) .. "\255\255\255" .. h:sub(5, 7) .. "\255" .. h:sub(9)
+  else
+    h = h:sub(1, 1) .. "\255" .. h:sub(3, 8) .. "\255" .. h:sub(10, 10) .. "\255\255" .. h:sub(13)
+  end
+  b[2] = h
+  b[3] = ip:sub(iphl + 1, iphl + 6) .. "\255\255"
+  local bth = ip:sub(bth_off, bth_off + 11)
+  b[4] = bth:sub(1, 4) .. "\255" .. bth:sub(6)
+  b[5] = ip:sub(bth_off + 12, last)
+  return crc32(table.concat(b))
+end
+
+local function u(s, i, n)   -- big-endian unsigned of n bytes at i
+  local v = 0
+  for k = i, i + n - 1 do v = (v << 8) | s:byte(k) end
+  return v
+end
+
+local function ip4(s, i) return ("%d.%d.%d.%d"):format(s:byte(i, i + 3)) end
+local function ip6(s, i)
+  local t = {}
+  for k = 0, 7 do t[#t + 1] = ("%x"):format(u(s, i + 2 * k, 2)) end
+  return table.concat(t, ":")
+end
+
+-- Decodes one frame (a string starting with the Ethernet header).
+-- Returns the packet table, or nil and why it is not RoCEv2.
+function M.decode(bytes)
+  local s = bytes
+  if type(s) ~= "string" then
+    error(("bad argument #1 to 'decode' (string expected, got %s)"):format(type(s)), 2)
+  end
+  if #s < 14 then return nil, "shorter than an Ethernet header" end
+  local p = { eth = { dst = ("%02x:%02x:%02x:%02x:%02x:%02x"):format(s:byte(1, 6)),
+                      src = ("%02x:%02x:%02x:%02x:%02x:%02x"):format(s:byte(7, 12)),
+                      type = u(s, 13, 2) } }
+  local ipo = 15
+  local v6 = p.eth.type == 0x86DD
+  local iphl, udp
+  if p.eth.type == 0x0800 then
+    iphl = (s:byte(ipo) & 0x0F) * 4
+    p.ip = { version = 4, hdr_len = iphl, dsfield = s:byte(ipo + 1), len = u(s, ipo + 2, 2),
+             id = u(s, ipo + 4, 2), ttl = s:byte(ipo + 8), proto = s:byte(ipo + 9),
+             checksum = u(s, ipo + 10, 2), src = ip4(s, ipo + 12), dst = ip4(s, ipo + 16) }
+    if p.ip.proto ~= 17 then return nil, "not UDP" end
+  elseif v6 then
+    iphl = 40
+    p.ip = { version = 6, tclass = (u(s, ipo, 2) >> 4) & 0xFF, flow = u(s, ipo + 1, 3) & 0xFFFFF,
+             plen = u(s, ipo + 4, 2), nxt = s:byte(ipo + 6), hlim = s:byte(ipo + 7),
+             src = ip6(s, ipo + 8), dst = ip6(s, ipo + 24) }
+    if p.ip.nxt ~= 17 then return nil, "not UDP" end
+  else
+    return nil, ("ethertype 0x%04x is not IP"):format(p.eth.type)
+  end
+  udp = ipo + iphl
+  p.udp = { srcport = u(s, udp, 2), dstport = u(s, udp + 2, 2), length = u(s, udp + 4, 2),
+            checksum = u(s, udp + 6, 2) }
+  if p.udp.dstport ~= 4791 then return nil, "not UDP port 4791" end
+  local b = udp + 8
+  local last = udp + p.udp.length - 1        -- last byte of the UDP payload
+  if last > #s or last < b + 11 + 4 then return nil, "truncated RoCEv2 packet" end
+  local op = s:byte(b)
+  local f1 = s:byte(b + 1)
+  local bth = {
+    opcode = op, se = f1 >> 7, m = (f1 >> 6) & 1, padcnt = (f1 >> 4) & 3, tver = f1 & 0xF,
+    p_key = u(s, b + 2, 2), f = s:byte(b + 4) >> 7, b = (s:byte(b + 4) >> 6) & 1,
+    destqp = u(s, b + 5, 3), a = s:byte(b + 8) >> 7, psn = u(s, b + 9, 3),
+  }
+  bth.transport = TRANSPORT[op >> 5]
+  bth.opname = (bth.transport or "?") .. "_" .. (OPS[op & 0x1F] or ("0x%02x"):format(op))
+  p.bth = bth
+  p.opcode = OPS[op & 0x1F] or ("0x%02x"):format(op)
+  local o = b + 12
+  for _, h in ipairs(ext_headers(op & 0x1F, bth.transport)) do
+    if h == "DETH" then
+      p.deth = { q_key = u(s, o, 4), src_qp = u(s, o + 5, 3) }; o = o + 8
+    elseif h == "RETH" then
+      p.reth = { va = u(s, o, 8), r_key = u(s, o + 8, 4), dma_length = u(s, o + 12, 4) }; o = o + 16
+    elseif h == "AtomicETH" then
+      p.atomiceth = { va = u(s, o, 8), r_key = u(s, o + 8, 4), swap_or_add = u(s, o + 12, 8),
+                      compare = u(s, o + 20, 8) }; o = o + 28
+    elseif h == "AETH" then
+      local syn = s:byte(o)
+      local kind = ({ [0] = "ACK", [1] = "RNR NAK", [2] = "reserved", [3] = "NAK" })[(syn >> 5) & 3]
+      p.aeth = { syndrome = syn, msn = u(s, o + 1, 3), kind = kind, value = syn & 0x1F }
+      if kind == "NAK" then p.aeth.nak = NAK[syn & 0x1F] end
+      if kind == "RNR NAK" then p.aeth.timer = syn & 0x1F end
+      o = o + 4
+    elseif h == "AtomicAckETH" then
+      p.atomicacketh = { orig_rem_dt = u(s, o, 8) }; o = o + 8
+    elseif h == "ImmDt" then
+      p.immdt = u(s, o, 4); o = o + 4
+    elseif h == "IETH" then
+      p.ieth = u(s, o, 4); o = o + 4
+    end
+  end
+  p.payload_length = last - 4 - o + 1 - bth.padcnt
+  p.icrc = u(s, last - 3, 4)
+  -- the ICRC is sent least significant byte first
+  local want = icrc_of(s:sub(ipo, last), iphl, v6, b - ipo + 1, last - ipo + 1 - 4)
+  local got = s:byte(last - 3) | s:byte(last - 2) << 8 | s:byte(last - 1) << 16 | s:byte(last) << 24
+  p.icrc_ok = (want == got)
+  p.icrc_expected = want
+  return p
+end
+
+return M
