@@ -1,0 +1,67 @@
+-- Compares verbs.wire's decode of every frame of a pcap with tshark's.
+-- usage: verbsh tests/wire/oracle.lua X.pcap FLAT   (FLAT from tshark_flat.py)
+-- Prints one line per mismatch and a summary; exits 1 on any mismatch.
+local wire = require 'verbs.wire'
+local d = assert(io.open(arg[1], "rb")):read("a")
+local frames, i = {}, 25
+while i < #d do
+  local incl = string.unpack("<I4", d, i + 8)
+  frames[#frames + 1] = d:sub(i + 16, i + 15 + incl)
+  i = i + 16 + incl
+end
+local hex = function(n) return ("0x%08x"):format(n) end
+-- tshark field -> our value, as tshark prints it
+local map = {
+  ["ip.src"] = function(p) return p.ip.src end,
+  ["ip.dst"] = function(p) return p.ip.dst end,
+  ["ip.ttl"] = function(p) return tostring(p.ip.ttl) end,
+  ["ip.len"] = function(p) return tostring(p.ip.len) end,
+  ["udp.srcport"] = function(p) return tostring(p.udp.srcport) end,
+  ["udp.dstport"] = function(p) return tostring(p.udp.dstport) end,
+  ["udp.length"] = function(p) return tostring(p.udp.length) end,
+  ["infiniband.bth.opcode"] = function(p) return tostring(p.bth.opcode) end,
+  ["infiniband.bth.se"] = function(p) return tostring(p.bth.se) end,
+  ["infiniband.bth.m"] = function(p) return tostring(p.bth.m) end,
+  ["infiniband.bth.padcnt"] = function(p) return tostring(p.bth.padcnt) end,
+  ["infiniband.bth.tver"] = function(p) return tostring(p.bth.tver) end,
+  ["infiniband.bth.p_key"] = function(p) return tostring(p.bth.p_key) end,
+  ["infiniband.bth.destqp"] = function(p) return ("0x%06x"):format(p.bth.destqp) end,
+  ["infiniband.bth.a"] = function(p) return tostring(p.bth.a) end,
+  ["infiniband.bth.psn"] = function(p) return tostring(p.bth.psn) end,
+  ["infiniband.aeth.syndrome"] = function(p) return tostring(p.aeth.syndrome) end,
+  ["infiniband.aeth.msn"] = function(p) return tostring(p.aeth.msn) end,
+  ["infiniband.aeth.syndrome.opcode"] = function(p) return tostring((p.aeth.syndrome >> 5) & 3) end,
+  ["infiniband.aeth.syndrome.error_code"] = function(p) return tostring(p.aeth.syndrome & 0x1F) end,
+  ["infiniband.invariant.crc"] = function(p) return hex(p.icrc) end,
+}
+local decoded, compared, bad, unmapped = {}, 0, 0, {}
+for n, f in ipairs(frames) do
+  decoded[n] = assert(wire.decode(f))
+  if not decoded[n].icrc_ok then print(("frame %d: ICRC mismatch"):format(n)); bad = bad + 1 end
+end
+for line in assert(io.open(arg[2])):lines() do
+  local n, field, value = line:match("^(%d+)\t([^\t]+)\t(.*)$")
+  local fn = map[field]
+  if fn then
+    local ok, ours = pcall(fn, decoded[tonumber(n)])
+    compared = compared + 1
+    if not ok or ours ~= value then
+      bad = bad + 1
+      print(("frame %s: %s tshark %s verbsh %s"):format(n, field, value, tostring(ours)))
+    end
+  else
+    unmapped[field] = (unmapped[field] or 0) + 1
+  end
+end
+-- a flipped payload byte must fail the ICRC
+local f = frames[1]
+local k = #f - 6
+local broken = f:sub(1, k - 1) .. string.char(f:byte(k) ~ 0x01) .. f:sub(k + 1)
+local corrupted = not wire.decode(broken).icrc_ok
+print(("%d frames, %d fields compared, %d mismatches, corrupted byte %s"):format(
+  #frames, compared, bad, corrupted and "reported" or "NOT reported"))
+local names = {}
+for k2 in pairs(unmapped) do names[#names + 1] = k2 end
+table.sort(names)
+print("not compared: " .. table.concat(names, " "))
+os.exit(bad == 0 and corrupted and compared > 0 and 0 or 1)
