@@ -154,7 +154,16 @@ static int l_stop(lua_State *L)
 	c->p = NULL;
 	c->stopped = 1;
 	lua_pushinteger(L, c->count);
-	return 1;
+	if (c->count > 0)
+		return 1;
+	/* The usual reason: both QPs were on one rxe device, which loops its
+	 * own traffic back inside the driver. */
+	lua_pushfstring(L, "no RoCEv2 frame crossed %s. Traffic between two QPs of one "
+		"rxe device never reaches a netdev (rxe loops it back), so there is "
+		"nothing to capture: put the two ends on two devices "
+		"(scripts/rxe-vm --two gives rxe0 and rxe1 on a veth pair; "
+		"scripts/rxe-host setup makes one on a host)", c->netdev);
+	return 2;
 }
 
 /* A copy of the list: callers may sort or trim it. */
