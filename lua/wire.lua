@@ -158,4 +158,68 @@ function M.decode(bytes)
   return p
 end
 
+-- Frames of a pcap file (classic format, Ethernet), as cap:packets() gives them.
+function M.read_pcap(file)
+  local f, err = io.open(file, "rb")
+  if not f then error("read_pcap: " .. err, 2) end
+  local d = f:read("a")
+  f:close()
+  local magic = #d >= 24 and string.unpack("<I4", d, 1)
+  if magic ~= 0xa1b2c3d4 then error("read_pcap: " .. file .. " is not a little-endian microsecond pcap", 2) end
+  local list, i = {}, 25
+  while i + 15 <= #d do
+    local sec, usec, incl, orig = string.unpack("<I4I4I4I4", d, i)
+    list[#list + 1] = { time = sec + usec / 1e6, bytes = d:sub(i + 16, i + 15 + incl), length = orig }
+    i = i + 16 + incl
+  end
+  return list
+end
+
+-- A ladder diagram: the requester (the sender of the first frame) on the
+-- left, its peer on the right, one arrow per frame; runs of more than four
+-- MIDDLE frames fold. packets: a capture or a list from cap:packets().
+function M.ladder(packets)
+  if type(packets) == "userdata" then packets = packets:packets() end
+  if type(packets) ~= "table" then
+    error(("bad argument #1 to 'ladder' (capture or packet list expected, got %s)"):format(type(packets)), 2)
+  end
+  local rows, left, t0 = {}, nil, nil
+  for _, pkt in ipairs(packets) do
+    local p = M.decode(pkt.bytes)
+    if p then
+      left = left or p.ip.src
+      t0 = t0 or pkt.time
+      rows[#rows + 1] = { p = p, t = pkt.time - t0, right = p.ip.src ~= left }
+    end
+  end
+  if not left then return "(no RoCEv2 frames)" end
+  local out = { ("%10s  %-15s %46s %s"):format("time ms", left, "", "peer") }
+  local function line(r)
+    local p = r.p
+    local what = ("%s psn %d len %d"):format(p.opcode, p.bth.psn, p.payload_length)
+    if p.aeth then
+      what = what .. " " .. p.aeth.kind .. (p.aeth.timer and (" timer " .. p.aeth.timer) or "")
+        .. (p.aeth.nak and (" " .. p.aeth.nak) or "") .. " msn " .. p.aeth.msn
+    end
+    if not p.icrc_ok then what = what .. " BAD ICRC" end
+    local arrow = r.right and ("<" .. ("-"):rep(6) .. " " .. what) or (what .. " " .. ("-"):rep(6) .. ">")
+    out[#out + 1] = ("%10.3f  |" .. (r.right and "%60s|" or "%-60s|")):format(r.t * 1000, arrow)
+  end
+  local i = 1
+  while i <= #rows do
+    local j = i
+    while j + 1 <= #rows and rows[j + 1].p.opcode:find("MIDDLE") and rows[j + 1].p.opcode == rows[i].p.opcode
+      and rows[j + 1].right == rows[i].right do j = j + 1 end
+    if rows[i].p.opcode:find("MIDDLE") and j - i + 1 > 4 then
+      line(rows[i])
+      out[#out + 1] = ("%10s  |%-60s|"):format("", ("   ... %d more %s"):format(j - i - 1, rows[i].p.opcode))
+      line(rows[j])
+    else
+      for k = i, j do line(rows[k]) end
+    end
+    i = j + 1
+  end
+  return table.concat(out, "\n")
+end
+
 return M

@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# verbs.wire on a real capture (tests/wire/send5000.pcap: ibv_rc_pingpong
+# -s 5000 from rxe0 to rxe1 in scripts/rxe-vm --two, captured on veth0).
+load ../helpers
+
+@test "wire: decode, ICRC, ladder and folding of a captured 5000-byte SEND; bad input named" {
+    run "$VERBSH" -e '
+      local w = require "verbs.wire"
+      local list = w.read_pcap("tests/wire/send5000.pcap")
+      local p = w.decode(list[1].bytes)
+      print(#list, p.bth.opname, p.bth.psn, p.bth.destqp, p.payload_length, p.icrc_ok)
+      local last = w.decode(list[5].bytes)
+      print(last.opcode, last.bth.a, last.payload_length)
+      local ack = w.decode(list[6].bytes)
+      print(ack.opcode, ack.aeth.kind, ack.aeth.nak, ack.aeth.msn, ack.icrc_ok)
+      local b = list[2].bytes
+      local k = 100
+      print("corrupt", w.decode(b:sub(1, k - 1) .. string.char(b:byte(k) ~ 1) .. b:sub(k + 1)).icrc_ok)
+      -- eight MIDDLE frames in a row fold to first, "... 6 more", last
+      local many = { list[1] }
+      for i = 1, 8 do many[#many + 1] = list[2] end
+      print(w.ladder(many))
+      print(w.ladder(list))
+      print(pcall(w.decode, 42))
+      print(pcall(w.ladder, "x"))
+      print(w.decode("short"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'6\tRC_SEND_FIRST\t11253358\t17\t1024\ttrue' ]
+    [ "${lines[1]}" = $'SEND_LAST\t1\t904' ]
+    [ "${lines[2]}" = $'ACKNOWLEDGE\tNAK\tremote operational error\t0\ttrue' ]
+    [ "${lines[3]}" = $'corrupt\tfalse' ]
+    [[ $output == *"... 6 more SEND_MIDDLE"* ]]
+    [[ $output == *"SEND_LAST psn 11253362 len 904 ------>"* ]]
+    [[ $output == *"<------ ACKNOWLEDGE psn 11253362 len 0 NAK remote operational error msn 0|"* ]]
+    [[ $output == *"bad argument #1 to 'decode' (string expected, got number)"* ]]
+    [[ $output == *"bad argument #1 to 'ladder' (capture or packet list expected, got string)"* ]]
+    [[ $output == *$'nil\tshorter than an Ethernet header'* ]]
+}
+
+@test "wire: verbs.capture names bad arguments" {
+    run "$VERBSH" -e '
+      print(pcall(verbs.capture, {devcie = "rxe0"}))
+      print(pcall(verbs.capture, {}))
+      print(pcall(verbs.capture, {device = "rxe0", netdev = "veth0"}))
+      print(pcall(verbs.capture, {netdev = 7}))
+      print(pcall(verbs.capture, {device = "nosuchdev9"}))'
+    echo "$output"
+    [[ ${lines[0]} == *"unknown key 'devcie'"* ]]
+    [[ ${lines[1]} == *"give device = \"rxe1\" or netdev = \"veth1\""* ]]
+    [[ ${lines[2]} == *"give device or netdev, not both"* ]]
+    [[ ${lines[3]} == *"netdev: string expected, got number"* ]]
+    [[ ${lines[4]} == *"no netdev found under device 'nosuchdev9'"* ]]
+}
