@@ -1,6 +1,7 @@
 # verbsh: an interactive shell for RDMA verbs.
 #   make          build ./verbsh and ./verbs.so
-#   make run      build, then open the shell on a real device (or in the rxe micro-VM)
+#   make run      build, then open the shell on a real device (or in the rxe micro-VM);
+#                 make run TWO=1: the micro-VM with rxe0 and rxe1 on a veth pair
 #   make test     host tests, then device tests on rxe (host device or micro-VM),
 #                 then the same under ASan+UBSan
 #   make bench    benchmarks (in the micro-VM unless the host has a device)
@@ -77,7 +78,7 @@ $(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
 
 run: all
-	@scripts/run-shell $(ARGS)
+	@TWO=$(TWO) scripts/run-shell $(ARGS)
 
 test: deps-test all asan bench/rc_loop
 	@tests/run
