@@ -222,4 +222,31 @@ function M.ladder(packets)
   return table.concat(out, "\n")
 end
 
+-- The frames of a capture or list whose BTH matches: qp (DestQP) and/or
+-- opcode (a name such as "SEND_FIRST" or "RC_SEND_FIRST", or a number).
+function M.filter(packets, want)
+  if type(packets) == "userdata" then packets = packets:packets() end
+  if type(packets) ~= "table" then
+    error(("bad argument #1 to 'filter' (capture or packet list expected, got %s)"):format(type(packets)), 2)
+  end
+  if type(want) ~= "table" then
+    error(("bad argument #2 to 'filter' (table {qp=, opcode=} expected, got %s)"):format(type(want)), 2)
+  end
+  for k in pairs(want) do
+    if k ~= "qp" and k ~= "opcode" then
+      error(("bad argument #2 to 'filter' (unknown key '%s': qp or opcode)"):format(tostring(k)), 2)
+    end
+  end
+  local out = {}
+  for _, pkt in ipairs(packets) do
+    local p = M.decode(pkt.bytes)
+    if p and (want.qp == nil or p.bth.destqp == want.qp)
+        and (want.opcode == nil or want.opcode == p.opcode or want.opcode == p.bth.opname
+             or want.opcode == p.bth.opcode) then
+      out[#out + 1] = pkt
+    end
+  end
+  return out
+end
+
 return M

@@ -21,6 +21,8 @@ load ../helpers
       for i = 1, 8 do many[#many + 1] = list[2] end
       print(w.ladder(many))
       print(w.ladder(list))
+      print("filter", #w.filter(list, {opcode = "SEND_MIDDLE"}), #w.filter(list, {qp = 17, opcode = "RC_ACKNOWLEDGE"}), #w.filter(list, {qp = 18}))
+      print(pcall(w.filter, list, {qpn = 1}))
       print(pcall(w.decode, 42))
       print(pcall(w.ladder, "x"))
       print(w.decode("short"))'
@@ -33,6 +35,8 @@ load ../helpers
     [[ $output == *"... 6 more SEND_MIDDLE"* ]]
     [[ $output == *"SEND_LAST psn 11253362 len 904 ------>"* ]]
     [[ $output == *"<------ ACKNOWLEDGE psn 11253362 len 0 NAK remote operational error msn 0|"* ]]
+    [[ $output == *$'filter\t3\t1\t0'* ]]
+    [[ $output == *"bad argument #2 to 'filter' (unknown key 'qpn': qp or opcode)"* ]]
     [[ $output == *"bad argument #1 to 'decode' (string expected, got number)"* ]]
     [[ $output == *"bad argument #1 to 'ladder' (capture or packet list expected, got string)"* ]]
     [[ $output == *$'nil\tshorter than an Ethernet header'* ]]
