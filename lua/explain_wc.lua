@@ -1,6 +1,6 @@
 -- Work completion statuses: number, name, probable cause on rxe, and the fix.
 -- Causes follow what rxe does (drivers/infiniband/sw/rxe, and the project's
--- observations in docs/verbs-facts.md); RD and tag-matching statuses never
+-- observations that tests/device/errors.bats checks on rxe); RD and tag-matching statuses never
 -- come from rxe.
 local M = {}
 

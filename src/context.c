@@ -12,10 +12,6 @@
 #include "verbsh.h"
 #include "interrupt.h"
 
-int cq_create(lua_State *L);        /* cq.c */
-int channel_create(lua_State *L);   /* cq.c */
-int pd_alloc(lua_State *L);         /* pd.c */
-
 /* aux != 0: a context librdmacm opened (cm_id.verbs). It stays open while
  * librdmacm is loaded; closing it is not ours to do. */
 static int ctx_destroy(struct vnode *n) { return n->aux ? 0 : ibv_close_device(n->h); }

@@ -1,5 +1,5 @@
 /* Failed verbs become error objects that lua/explain.lua turns into a
- * lesson (interfaces.md: verb, errno, errname, message, object, context);
+ * lesson (fields: verb, errno, errname, message, object, context);
  * and every verb call passes through vrecord(), the one recording point that
  * verbs.trace() prints as C. */
 #include <errno.h>

@@ -277,11 +277,6 @@ void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj
 		"would use another object of %s; use a %s of %s", lua_tostring(L, -1), cy, obj->cls->kind, cy));
 }
 
-void vobj_uservalue(lua_State *L, int idx, int i)
-{
-	lua_getiuservalue(L, idx, i);
-}
-
 /* "qp RC 0x000011 RTS" */
 static void push_tostring(lua_State *L, struct vnode *n)
 {

@@ -9,9 +9,6 @@
 #include "verbsh.h"
 
 int ah_create(lua_State *L);        /* ah.c */
-int qp_create(lua_State *L);        /* qp.c */
-int srq_create(lua_State *L);       /* srq.c */
-
 static int pd_destroy(struct vnode *n) { return ibv_dealloc_pd(n->h); }
 
 static void pd_describe(lua_State *L, struct vnode *n)

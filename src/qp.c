@@ -70,8 +70,7 @@ static int qp_destroy(struct vnode *n)
 	return ibv_destroy_qp(n->h);
 }
 
-/* The state from the provider: libibverbs' cached qp->state changes only in
- * modify and query, so a QP that an error moved to ERR would still say RTS. */
+/* rdma_destroy_qp for a QP that rdma_create_qp made, else ibv_destroy_qp. */
 static void qp_destroy_call(struct vnode *n, char *buf, size_t len)
 {
 	char x[32];
@@ -81,6 +80,8 @@ static void qp_destroy_call(struct vnode *n, char *buf, size_t len)
 		snprintf(buf, len, "ibv_destroy_qp(%s)", vobj_cname(n, x, sizeof x));
 }
 
+/* The state from the provider: libibverbs' cached qp->state changes only in
+ * modify and query, so a QP that an error moved to ERR would still say RTS. */
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a;

@@ -184,19 +184,23 @@ static void remember(const char *chunk)
 		append_history(1, history_path);
 }
 
+/* load_chunk's results besides LUA_OK and the load errors: the input ended,
+ * or Ctrl-C dropped the line (nothing to run). Distinct from every LUA_ERR*. */
+enum { CHUNK_EOF = -1, CHUNK_CANCELLED = -2 };
+
 /* Leaves a compiled chunk on the stack and returns LUA_OK; or an error
- * message and its status; or returns -1 at end of input. As lua.c: first
+ * message and its status; or returns CHUNK_EOF at end of input. As lua.c: first
  * try "return <line>" so that an expression prints its value. */
 static int load_chunk(lua_State *L)
 {
 	int cancelled;
 	char *line = read_line(get_prompt(L, 1), &cancelled);
 	if (!line)
-		return -1;
+		return CHUNK_EOF;
 	if (cancelled) {
 		free(line);
 		lua_pushliteral(L, "");
-		return LUA_ERRRUN + 100;   /* nothing to run */
+		return CHUNK_CANCELLED;
 	}
 	luaL_Buffer b;
 	const char *code = line[0] == '=' ? line + 1 : line;   /* Lua 5.1's "=expr" */
@@ -225,9 +229,9 @@ static int load_chunk(lua_State *L)
 			free(more);
 			lua_pop(L, 1);
 			if (!more && !cancelled)
-				return -1;
+				return CHUNK_EOF;
 			lua_pushliteral(L, "");
-			return LUA_ERRRUN + 100;
+			return CHUNK_CANCELLED;
 		}
 		lua_pushliteral(L, "\n");
 		lua_pushstring(L, more);
@@ -523,10 +527,10 @@ int shell_repl(lua_State *L)
 		lua_settop(L, 0);
 	for (;;) {
 		int status = load_chunk(L);
-		if (status == -1)
+		if (status == CHUNK_EOF)
 			break;
 		lines++;
-		if (status == LUA_ERRRUN + 100) {   /* a cancelled line */
+		if (status == CHUNK_CANCELLED) {
 			lua_settop(L, 0);
 			continue;
 		}

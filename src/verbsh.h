@@ -234,12 +234,10 @@ bool vobj_mr_covers(uint64_t addr, uint64_t len);
 bool vobj_live_handle(const struct vclass *cls, const void *h);
 /* Pushes the userdata of node n if it still exists; false (nothing pushed) if not. */
 bool vobj_push(lua_State *L, struct vnode *n);
-/* Pushes the user value `i` (1-based) of the userdata at idx. */
-void vobj_uservalue(lua_State *L, int idx, int i);
 
 /* ---- error.c: verb failures as error objects, the trace point ------------ */
 
-/* Raises the error object of interfaces.md for a failed verb. obj: stack
+/* Raises the error object (verb, errno, errname, message, object, context) for a failed verb. obj: stack
  * index of the object the verb was called on (0: none); ctxidx: index of a
  * context table (0: empty). Never returns. */
 int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx);
@@ -300,22 +298,29 @@ void srq_open(lua_State *L);
 /* context.c: waits until fd is readable (true) or timeout_ms passed (false;
  * < 0: forever), in slices of at most 100 ms that check for Ctrl-C. */
 bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
-/* qp_ex.c: ctx:create_qp_ex and the new post-send API (qp:wr_start ...
- * qp:wr_complete). qp_ex_idle raises when a wr_start session holds the send
- * queue (ibv_post_send would deadlock on the provider's lock). */
+/* The constructors that other files' method tables list. */
+int pd_alloc(lua_State *L);         /* pd.c: ctx:alloc_pd */
+int cq_create(lua_State *L);        /* cq.c: ctx:create_cq */
+int channel_create(lua_State *L);   /* cq.c: ctx:create_comp_channel */
+int qp_create(lua_State *L);        /* qp.c: pd:create_qp */
+int srq_create(lua_State *L);       /* srq.c: pd:create_srq */
+
+/* qp.c: pushes send_cq, recv_cq and srq of the table at tidx (read by
+ * vobj_field: raw, checked, their handles stored in the attribute struct),
+ * puts their nodes in used[1..3], and raises unless each belongs to owner's
+ * context (owner NULL: not checked). */
+void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
+		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used);
 /* qp.c: raises unless the QP attributes read at arg name both CQs (libibverbs
  * dereferences them: a missing one would crash, not fail) and a qp_type
  * (types: the ones to suggest). For pd:create_qp, ctx:create_qp_ex and
  * id:create_qp. */
-/* Pushes send_cq, recv_cq and srq of the table at tidx (read by vobj_field:
- * raw, checked, their handles stored in the attribute struct), puts their
- * nodes in used[1..3], and raises unless each belongs to owner's context
- * (owner NULL: not checked). */
-void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
-		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used);
 #define QP_TYPES "\"RC\", \"UC\" or \"UD\""
 void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *recv_cq, int qp_type,
 		       const char *types);
+/* qp_ex.c: ctx:create_qp_ex and the new post-send API (qp:wr_start ...
+ * qp:wr_complete). qp_ex_idle raises when a wr_start session holds the send
+ * queue (ibv_post_send would deadlock on the provider's lock). */
 int qp_create_ex(lua_State *L);
 void qp_ex_idle(lua_State *L, struct vnode *n, const char *fn);
 void qp_ex_abort(struct vnode *n);   /* before destroy: closes an open session */
