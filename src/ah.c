@@ -53,24 +53,6 @@ int ah_create(lua_State *L)
 	return 1;
 }
 
-/* A WC table as cq:poll gives it (imm_data in host order), read back into
- * struct ibv_wc for the verbs that build an address from a receive. */
-static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f)
-{
-	if (!lua_isinteger(L, idx) || lua_tointeger(L, idx) < 0 || lua_tointeger(L, idx) > 0xffffffff)
-		return "32-bit unsigned integer expected";
-	((struct ibv_wc *)dst)->imm_data = htonl((uint32_t)lua_tointeger(L, idx));
-	return NULL;
-}
-#define WCF(m, t, ...) VF(struct ibv_wc, m, t, __VA_ARGS__)
-const struct vfield vf_wc[] = {
-	WCF(wr_id, VT_UINT), WCF(status, VT_ENUM, .en = &ve_wc_status), WCF(opcode, VT_ENUM, .en = &ve_wc_opcode),
-	WCF(vendor_err, VT_UINT), WCF(byte_len, VT_UINT), { .name = "imm_data", .type = VT_CUSTOM, .custom = read_imm },
-	WCF(qp_num, VT_UINT), WCF(src_qp, VT_UINT), WCF(wc_flags, VT_FLAGS, .en = &ve_wc_flags),
-	WCF(pkey_index, VT_UINT), WCF(slid, VT_UINT), WCF(sl, VT_UINT), WCF(dlid_path_bits, VT_UINT),
-	VF_END
-};
-
 /* The WC at arg and the 40-byte GRH (a string: mr:read(offset, 40)) at arg+1. */
 static const void *read_wc_grh(lua_State *L, int arg, struct ibv_wc *wc)
 {

@@ -91,70 +91,6 @@ int cq_create(lua_State *L)
 
 /* ---- WCs ------------------------------------------------------------------- */
 
-static const char WC_META[] = "verbs.wc_meta";
-
-/* The metatable of WCs: require("verbs.explain").wc_meta, looked up once. */
-static void push_wc_meta(lua_State *L)
-{
-	if (lua_getfield(L, LUA_REGISTRYINDEX, WC_META) != LUA_TNIL)
-		return;
-	lua_pop(L, 1);
-	lua_getglobal(L, "require");
-	lua_pushliteral(L, "verbs.explain");
-	if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1))
-		lua_getfield(L, -1, "wc_meta");
-	else
-		lua_pushboolean(L, 0);
-	if (!lua_istable(L, -1)) {
-		lua_pop(L, 1);
-		lua_pushboolean(L, 0);
-	}
-	lua_remove(L, -2);
-	lua_pushvalue(L, -1);
-	lua_setfield(L, LUA_REGISTRYINDEX, WC_META);
-}
-
-void cq_push_wc(lua_State *L, const struct ibv_wc *wc)
-{
-	bool ok = wc->status == IBV_WC_SUCCESS;
-	lua_createtable(L, 0, ok ? 13 : 4);
-	lua_pushinteger(L, (lua_Integer)wc->wr_id);
-	lua_setfield(L, -2, "wr_id");
-	venum_push(L, &ve_wc_status, wc->status);
-	lua_setfield(L, -2, "status");
-	lua_pushinteger(L, wc->vendor_err);
-	lua_setfield(L, -2, "vendor_err");
-	lua_pushinteger(L, wc->qp_num);
-	lua_setfield(L, -2, "qp_num");
-	if (ok) {
-		venum_push(L, &ve_wc_opcode, wc->opcode);
-		lua_setfield(L, -2, "opcode");
-		lua_pushinteger(L, wc->byte_len);
-		lua_setfield(L, -2, "byte_len");
-		if (wc->wc_flags & IBV_WC_WITH_IMM) {
-			lua_pushinteger(L, ntohl(wc->imm_data));
-			lua_setfield(L, -2, "imm_data");
-		}
-		lua_pushinteger(L, wc->src_qp);
-		lua_setfield(L, -2, "src_qp");
-		vflags_push(L, &ve_wc_flags, wc->wc_flags);
-		lua_setfield(L, -2, "wc_flags");
-		lua_pushinteger(L, wc->pkey_index);
-		lua_setfield(L, -2, "pkey_index");
-		lua_pushinteger(L, wc->slid);
-		lua_setfield(L, -2, "slid");
-		lua_pushinteger(L, wc->sl);
-		lua_setfield(L, -2, "sl");
-		lua_pushinteger(L, wc->dlid_path_bits);
-		lua_setfield(L, -2, "dlid_path_bits");
-	}
-	push_wc_meta(L);
-	if (lua_istable(L, -1))
-		lua_setmetatable(L, -2);
-	else
-		lua_pop(L, 1);
-}
-
 static void record_poll(lua_State *L, struct vnode *n, int max, int got, const char *note)
 {
 	char call[96], ret[64], name[32];
@@ -232,7 +168,7 @@ static int l_poll(lua_State *L)
 		if (r < 0)
 			return vraise(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
 		for (int i = 0; i < r; i++) {
-			cq_push_wc(L, &wc[i]);
+			wc_push(L, &wc[i]);
 			lua_rawseti(L, -2, ++got);
 		}
 		if (r < want)
@@ -272,7 +208,7 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 		}
 		if (!out)
 			for (int i = 0; i < r; i++) {
-				cq_push_wc(L, &wc[i]);
+				wc_push(L, &wc[i]);
 				lua_rawseti(L, -2, got + i + 1);
 			}
 		got += r;

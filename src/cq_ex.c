@@ -335,7 +335,7 @@ static void push_current(lua_State *L, struct vnode *n)
 		if (f & IBV_WC_EX_WITH_DLID_PATH_BITS)
 			wc.dlid_path_bits = ibv_wc_read_dlid_path_bits(x);
 	}
-	cq_push_wc(L, &wc);
+	wc_push(L, &wc);
 	/* What was not asked for is absent, not a made-up 0. */
 	static const struct { uint64_t flag; const char *key; } opt[] = {
 		{ IBV_WC_EX_WITH_QP_NUM, "qp_num" }, { IBV_WC_EX_WITH_BYTE_LEN, "byte_len" },

@@ -265,26 +265,42 @@ uint64_t vm_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *
 	return vm_read_path(L, arg, tidx, f, dst, "");
 }
 
+bool vm_push_field(lua_State *L, const struct vfield *f, const void *src)
+{
+	const char *p = (const char *)src + f->offset;
+	if (f->no_output || (f->present && !f->present(src)))
+		return false;
+	switch (f->type) {
+	case VT_INT: lua_pushinteger(L, get_int(p, f->size)); break;
+	case VT_UINT: lua_pushinteger(L, (lua_Integer)get_uint(p, f->size)); break;
+	case VT_ENUM: venum_push(L, f->en, f->size == 4 ? (int64_t)get_int(p, 4) : (int64_t)get_uint(p, f->size)); break;
+	case VT_FLAGS: vflags_push(L, f->en, get_uint(p, f->size)); break;
+	case VT_GID: vm_gid_push(L, (const union ibv_gid *)p); break;
+	case VT_STRUCT: vm_push(L, f->sub, p); break;
+	case VT_CUSTOM:
+		if (!f->push)
+			return false;
+		f->push(L, src);
+		break;
+	default: return false;
+	}
+	return true;
+}
+
+const struct vfield *vm_field(const struct vfield *f, const char *name)
+{
+	for (; f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
 void vm_push(lua_State *L, const struct vfield *f, const void *src)
 {
 	lua_newtable(L);
-	for (; f->name; f++) {
-		const char *p = (const char *)src + f->offset;
-		if (f->no_output)
-			continue;
-		switch (f->type) {
-		case VT_INT: lua_pushinteger(L, get_int(p, f->size)); break;
-		case VT_UINT: lua_pushinteger(L, (lua_Integer)get_uint(p, f->size)); break;
-		case VT_ENUM:
-			venum_push(L, f->en, f->size == 4 ? (int64_t)get_int(p, 4) : (int64_t)get_uint(p, f->size));
-			break;
-		case VT_FLAGS: vflags_push(L, f->en, get_uint(p, f->size)); break;
-		case VT_GID: vm_gid_push(L, (const union ibv_gid *)p); break;
-		case VT_STRUCT: vm_push(L, f->sub, p); break;
-		default: continue;
-		}
-		lua_setfield(L, -2, f->name);
-	}
+	for (; f->name; f++)
+		if (vm_push_field(L, f, src))
+			lua_setfield(L, -2, f->name);
 }
 
 static bool all_zero(const char *p, size_t n)

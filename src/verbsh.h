@@ -102,6 +102,11 @@ struct vfield {
 	void (*seen)(lua_State *L, int idx, struct vnode *n);
 	int64_t max;               /* when nonzero: the largest value accepted (1: booleans too) */
 	bool no_output;            /* input only (not converted back to a table) */
+	/* Output, optional: whether src holds a value for this field (a WC's
+	 * byte_len only on success); absent fields are left out of the table. */
+	bool (*present)(const void *src);
+	/* Output, optional: pushes the value of a VT_CUSTOM field of src. */
+	void (*push)(lua_State *L, const void *src);
 	const char *no_input;      /* output only: why the key is refused as input */
 };
 #define VMEMBER_SIZE(st, m) sizeof(((st *)0)->m)
@@ -113,6 +118,11 @@ struct vfield {
 	.size = VMEMBER_SIZE(st, m), .offset = offsetof(st, m), __VA_ARGS__ }
 #define VF_END { .name = NULL }
 
+/* Pushes the value of one field of src and returns true; false (nothing
+ * pushed) when the field is input only or has no value in src. */
+bool vm_push_field(lua_State *L, const struct vfield *f, const void *src);
+/* The field named name of the description f, or NULL. */
+const struct vfield *vm_field(const struct vfield *f, const char *name);
 /* Fills dst (which the caller zeroed) from the table at tidx, described by f.
  * Unknown keys, wrong types and out-of-range values raise
  * "bad argument #arg to 'fn' (...)" naming the key. Returns the OR of the
@@ -397,8 +407,9 @@ struct wc_array *wc_array_test(lua_State *L, int idx);
 void wc_array_filled(lua_State *L, int idx, struct wc_array *a, int got);
 void wc_open(lua_State *L);
 
-/* cq.c: pushes the WC table of one completion. */
-void cq_push_wc(lua_State *L, const struct ibv_wc *wc);
+/* wc.c: pushes the WC table of one completion (fields as vf_wc describes;
+ * metatable: the explanations' wc_meta). */
+void wc_push(lua_State *L, const struct ibv_wc *wc);
 /* qp.c: reads a receive WR (or list) at idx and calls post (ibv_post_recv or
  * ibv_post_srq_recv on the handle h); raises the verb error naming the bad WR. */
 int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h);

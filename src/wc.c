@@ -14,6 +14,86 @@
 
 static const char WC_ARRAY[] = "verbs.wc_array";
 
+/* ---- struct ibv_wc, described once ------------------------------------ */
+
+/* Only wr_id, status, vendor_err and qp_num are defined for a failed
+ * completion; C leaves the rest undefined, so tables and views omit them. */
+static bool wc_ok(const void *src)
+{
+	return ((const struct ibv_wc *)src)->status == IBV_WC_SUCCESS;
+}
+
+static bool wc_has_imm(const void *src)
+{
+	const struct ibv_wc *wc = src;
+	return wc->status == IBV_WC_SUCCESS && (wc->wc_flags & IBV_WC_WITH_IMM);
+}
+
+/* imm_data is in network order in the struct and in host order in Lua, as
+ * a C program would print ntohl(wc.imm_data). */
+static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f)
+{
+	if (!lua_isinteger(L, idx) || lua_tointeger(L, idx) < 0 || lua_tointeger(L, idx) > 0xffffffff)
+		return "32-bit unsigned integer expected";
+	((struct ibv_wc *)dst)->imm_data = htonl((uint32_t)lua_tointeger(L, idx));
+	return NULL;
+}
+
+static void push_imm(lua_State *L, const void *src)
+{
+	lua_pushinteger(L, ntohl(((const struct ibv_wc *)src)->imm_data));
+}
+
+#define WCF(m, t, ...) VF(struct ibv_wc, m, t, __VA_ARGS__)
+#define WCOK(m, t, ...) VF(struct ibv_wc, m, t, .present = wc_ok, __VA_ARGS__)
+/* Read by pd:create_ah_from_wc and ctx:init_ah_from_wc, pushed by cq:poll,
+ * cq:wait, the wc_array views and the extended CQ's current completion. */
+const struct vfield vf_wc[] = {
+	WCF(wr_id, VT_UINT), WCF(status, VT_ENUM, .en = &ve_wc_status), WCF(vendor_err, VT_UINT),
+	WCF(qp_num, VT_UINT), WCOK(opcode, VT_ENUM, .en = &ve_wc_opcode), WCOK(byte_len, VT_UINT),
+	{ .name = "imm_data", .type = VT_CUSTOM, .custom = read_imm, .push = push_imm, .present = wc_has_imm },
+	WCOK(src_qp, VT_UINT), WCOK(wc_flags, VT_FLAGS, .en = &ve_wc_flags), WCOK(pkey_index, VT_UINT),
+	WCOK(slid, VT_UINT), WCOK(sl, VT_UINT), WCOK(dlid_path_bits, VT_UINT),
+	VF_END
+};
+
+static const char WC_META[] = "verbs.wc_meta";
+
+/* The metatable of WC tables: require("verbs.explain").wc_meta, looked up
+ * once per state (false when it cannot be loaded). */
+static void push_wc_meta(lua_State *L)
+{
+	if (lua_getfield(L, LUA_REGISTRYINDEX, WC_META) != LUA_TNIL)
+		return;
+	lua_pop(L, 1);
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "verbs.explain");
+	if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1))
+		lua_getfield(L, -1, "wc_meta");
+	else
+		lua_pushboolean(L, 0);
+	if (!lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		lua_pushboolean(L, 0);
+	}
+	lua_remove(L, -2);
+	lua_pushvalue(L, -1);
+	lua_setfield(L, LUA_REGISTRYINDEX, WC_META);
+}
+
+void wc_push(lua_State *L, const struct ibv_wc *wc)
+{
+	lua_createtable(L, 0, wc->status == IBV_WC_SUCCESS ? 13 : 4);
+	for (const struct vfield *f = vf_wc; f->name; f++)
+		if (vm_push_field(L, f, wc))
+			lua_setfield(L, -2, f->name);
+	push_wc_meta(L);
+	if (lua_istable(L, -1))
+		lua_setmetatable(L, -2);
+	else
+		lua_pop(L, 1);
+}
+
 static const void *array_mt;   /* cached for vudata_test */
 
 /* A wc_array is an empty table whose own metatable's __index is the table
@@ -180,44 +260,12 @@ static struct ibv_wc *entry(lua_State *L)
 static int view_index(lua_State *L)
 {
 	const char *k = luaL_checkstring(L, 2);
-	struct ibv_wc *wc = entry(L);
-	if (strcmp(k, "status") == 0)
-		venum_push(L, &ve_wc_status, wc->status);
-	else if (strcmp(k, "wr_id") == 0)
-		lua_pushinteger(L, (lua_Integer)wc->wr_id);
-	else if (strcmp(k, "qp_num") == 0)
-		lua_pushinteger(L, wc->qp_num);
-	else if (strcmp(k, "vendor_err") == 0)
-		lua_pushinteger(L, wc->vendor_err);
-	else if (strcmp(k, "opcode") == 0 || strcmp(k, "byte_len") == 0 || strcmp(k, "imm_data") == 0 ||
-		 strcmp(k, "src_qp") == 0 || strcmp(k, "wc_flags") == 0 || strcmp(k, "pkey_index") == 0 ||
-		 strcmp(k, "slid") == 0 || strcmp(k, "sl") == 0 || strcmp(k, "dlid_path_bits") == 0) {
-		if (wc->status != IBV_WC_SUCCESS)
-			lua_pushnil(L);
-		else if (k[0] == 'o')
-			venum_push(L, &ve_wc_opcode, wc->opcode);
-		else if (k[0] == 'b')
-			lua_pushinteger(L, wc->byte_len);
-		else if (k[0] == 'i') {
-			if (wc->wc_flags & IBV_WC_WITH_IMM)
-				lua_pushinteger(L, ntohl(wc->imm_data));
-			else
-				lua_pushnil(L);
-		} else if (strcmp(k, "src_qp") == 0)
-			lua_pushinteger(L, wc->src_qp);
-		else if (k[0] == 'w')
-			vflags_push(L, &ve_wc_flags, wc->wc_flags);
-		else if (k[0] == 'p')
-			lua_pushinteger(L, wc->pkey_index);
-		else if (strcmp(k, "slid") == 0)
-			lua_pushinteger(L, wc->slid);
-		else if (strcmp(k, "sl") == 0)
-			lua_pushinteger(L, wc->sl);
-		else
-			lua_pushinteger(L, wc->dlid_path_bits);
-	} else
+	const struct vfield *f = vm_field(vf_wc, k);
+	if (!f)
 		return luaL_error(L, "wc has no field '%s' (struct ibv_wc's fields: wr_id, status, opcode, vendor_err, "
 				  "byte_len, imm_data, qp_num, src_qp, wc_flags, pkey_index, slid, sl, dlid_path_bits)", k);
+	if (!vm_push_field(L, f, entry(L)))
+		lua_pushnil(L);
 	return 1;
 }
 
@@ -231,7 +279,7 @@ static int view_tostring(lua_State *L)
 		lua_pushfstring(L, "wc[%d] (not filled by the last poll)", i + 1);
 		return 1;
 	}
-	cq_push_wc(L, entry(L));
+	wc_push(L, entry(L));
 	luaL_tolstring(L, -1, NULL);
 	return 1;
 }
