@@ -119,7 +119,8 @@ int ah_create_from_wc(lua_State *L)
 	return 1;
 }
 
-struct vclass vc_ah = {
+const struct vclass vc_ah = {
+	.index = VC_AH,
 	.kind = "ah", .var = "ah", .tname = "verbs.ah", .destroy_verb = "ibv_destroy_ah",
 	.destroy_method = "destroy", .destroy = ah_destroy, .describe = ah_describe,
 	.methods = (const luaL_Reg[]){ { NULL, NULL } },

@@ -161,7 +161,7 @@ static int l_create_id(lua_State *L)
  * CONNECT_REQUEST) in a new object that uses the channel at chidx. */
 static void push_id(lua_State *L, struct rdma_cm_id *id, int chidx)
 {
-	struct vnode *n = vobj_find(id);
+	struct vnode *n = vobj_find(L, id);
 	if (!id) {
 		lua_pushnil(L);
 		return;
@@ -204,7 +204,7 @@ static int l_get_cm_event(lua_State *L)
 	vobj_set(n, ev);
 	if (vrecording) {
 		char ret_s[160], y[32], z[32];
-		struct vnode *idn = vobj_find(ev->id);
+		struct vnode *idn = vobj_find(L, ev->id);
 		snprintf(call, sizeof call, "rdma_get_cm_event(%s, &event)", vobj_cname(ch, x, sizeof x));
 		snprintf(ret_s, sizeof ret_s, "0  /* %s: event->event = RDMA_CM_EVENT_%s, event->status = %d, event->id = %s */",
 			 vobj_cname(n, z, sizeof z), venum_name(&ve_cm_event_type, ev->event) ?
@@ -219,7 +219,8 @@ static const luaL_Reg channel_methods[] = {
 	{ "create_id", l_create_id }, { "get_cm_event", l_get_cm_event }, { NULL, NULL }
 };
 
-struct vclass vc_cm_channel = {
+const struct vclass vc_cm_channel = {
+	.index = VC_CM_CHANNEL,
 	.kind = "cm_channel", .var = "cm_channel", .tname = "verbs.cm_channel",
 	.destroy_verb = "rdma_destroy_event_channel", .destroy_method = "destroy", .destroy = channel_destroy,
 	.describe = channel_describe, .field = channel_field,
@@ -239,7 +240,7 @@ static void event_describe(lua_State *L, struct vnode *n)
 {
 	struct rdma_cm_event *ev = n->h;
 	const char *name = venum_name(&ve_cm_event_type, ev->event);
-	struct vnode *idn = vobj_find(ev->id);
+	struct vnode *idn = vobj_find(L, ev->id);
 	char x[32];
 	lua_pushfstring(L, "%s on %s, status %d", name ? name : "?", idn ? vobj_cname(idn, x, sizeof x) : "?",
 			ev->status);
@@ -354,7 +355,8 @@ static int l_expect(lua_State *L)
 
 static const luaL_Reg event_methods[] = { { "expect", l_expect }, { NULL, NULL } };
 
-struct vclass vc_cm_event = {
+const struct vclass vc_cm_event = {
+	.index = VC_CM_EVENT,
 	.kind = "cm_event", .var = "cm_event", .tname = "verbs.cm_event", .destroy_verb = "rdma_ack_cm_event",
 	.destroy_method = "ack", .destroy = event_ack, .describe = event_describe, .field = event_field,
 	.fields = (const char *const[]){ "event", "status", "id", "listen_id", "param", NULL },
@@ -405,7 +407,7 @@ static void id_describe(lua_State *L, struct vnode *n)
 /* id.verbs: the context librdmacm bound the id to (one object per context). */
 static void push_verbs(lua_State *L, struct ibv_context *c)
 {
-	struct vnode *n = vobj_find(c);
+	struct vnode *n = vobj_find(L, c);
 	if (!c) {
 		lua_pushnil(L);
 		return;
@@ -423,7 +425,7 @@ static int id_field(lua_State *L, struct vnode *n, const char *key)
 	if (strcmp(key, "verbs") == 0)
 		push_verbs(L, id->verbs);
 	else if (strcmp(key, "qp") == 0) {
-		if (!vobj_push(L, vobj_find(id->qp)))
+		if (!vobj_push(L, vobj_find(L, id->qp)))
 			lua_pushnil(L);
 	} else if (strcmp(key, "channel") == 0)
 		lua_getiuservalue(L, 1, 1);
@@ -581,7 +583,7 @@ static int l_destroy_qp(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	struct rdma_cm_id *id = n->h;
 	char x[32];
-	if (!id->qp || !vobj_push(L, vobj_find(id->qp)))
+	if (!id->qp || !vobj_push(L, vobj_find(L, id->qp)))
 		return luaL_error(L, "destroy_qp: %s has no QP (id:create_qp(pd, init_attr) makes one)",
 				  idname(n, x, sizeof x));
 	lua_getfield(L, -1, "destroy");
@@ -795,7 +797,8 @@ static const luaL_Reg id_methods[] = {
 	{ NULL, NULL }
 };
 
-struct vclass vc_cm_id = {
+const struct vclass vc_cm_id = {
+	.index = VC_CM_ID,
 	.kind = "cm_id", .var = "cm_id", .tname = "verbs.cm_id", .destroy_verb = "rdma_destroy_id",
 	.destroy_method = "destroy", .destroy = id_destroy, .describe = id_describe, .field = id_field,
 	.fields = (const char *const[]){ "verbs", "qp", "channel", "ps", "qp_type", "port_num", NULL },

@@ -391,11 +391,11 @@ static int l_get_async_event(lua_State *L)
 	lua_setfield(L, -2, "event_type");
 	switch (ev.event_type) {
 	case IBV_EVENT_CQ_ERR:
-		if (vobj_push(L, vobj_find(ev.element.cq)))
+		if (vobj_push(L, vobj_find(L, ev.element.cq)))
 			lua_setfield(L, -2, "cq");
 		break;
 	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED:
-		if (vobj_push(L, vobj_find(ev.element.srq)))
+		if (vobj_push(L, vobj_find(L, ev.element.srq)))
 			lua_setfield(L, -2, "srq");
 		break;
 	case IBV_EVENT_PORT_ACTIVE: case IBV_EVENT_PORT_ERR: case IBV_EVENT_LID_CHANGE:
@@ -407,7 +407,7 @@ static int l_get_async_event(lua_State *L)
 	case IBV_EVENT_DEVICE_FATAL:
 		break;
 	default:
-		if (vobj_push(L, vobj_find(ev.element.qp)))
+		if (vobj_push(L, vobj_find(L, ev.element.qp)))
 			lua_setfield(L, -2, "qp");
 		break;
 	}
@@ -445,7 +445,8 @@ static const luaL_Reg ctx_methods[] = {
 	{ NULL, NULL }
 };
 
-struct vclass vc_context = {
+const struct vclass vc_context = {
+	.index = VC_CONTEXT,
 	.kind = "context", .var = "ctx", .tname = "verbs.context", .destroy_verb = "ibv_close_device",
 	.destroy_method = "close", .destroy = ctx_destroy, .describe = ctx_describe, .field = ctx_field,
 	.fields = (const char *const[]){ "name", "async_fd", "num_comp_vectors", NULL },

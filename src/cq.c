@@ -74,7 +74,7 @@ int cq_create(lua_State *L)
 	if (vrecording) {
 		char call[128], a[32], b[32], ch[32] = "NULL";
 		if (o.channel)
-			vobj_cname(vobj_find(o.channel), ch, sizeof ch);
+			vobj_cname(vobj_find(L, o.channel), ch, sizeof ch);
 		snprintf(call, sizeof call, "ibv_create_cq(%s, %d, NULL, %s, %d)", vobj_cname(c, a, sizeof a), cqe, ch,
 			 o.comp_vector);
 		vrecord(L, NULL, call, cq ? vobj_cname(n, b, sizeof b) : "NULL");
@@ -359,7 +359,7 @@ static int l_get_cq_event(lua_State *L)
 	}
 	int ret = ibv_get_cq_event(ch, &cq, &cq_ctx);
 	int err = errno;
-	struct vnode *cn = ret ? NULL : vobj_find(cq);
+	struct vnode *cn = ret ? NULL : vobj_find(L, cq);
 	if (cn)
 		cn->events++;   /* before the recorder: destroying the CQ acks it, not waits for it forever */
 	if (vrecording) {
@@ -387,13 +387,15 @@ static const luaL_Reg cq_methods[] = {
 };
 static const luaL_Reg channel_methods[] = { { "get_cq_event", l_get_cq_event }, { NULL, NULL } };
 
-struct vclass vc_cq = {
+const struct vclass vc_cq = {
+	.index = VC_CQ,
 	.kind = "cq", .var = "cq", .tname = "verbs.cq", .destroy_verb = "ibv_destroy_cq",
 	.destroy_method = "destroy", .destroy = cq_destroy, .describe = cq_describe, .field = cq_field,
 	.fields = (const char *const[]){ "cqe", "handle", "wc_flags", "wr_id", "status", NULL },
 	.methods = cq_methods, .more_methods = cq_ex_methods,
 };
-struct vclass vc_channel = {
+const struct vclass vc_channel = {
+	.index = VC_CHANNEL,
 	.kind = "comp_channel", .var = "channel", .tname = "verbs.comp_channel",
 	.destroy_verb = "ibv_destroy_comp_channel", .destroy_method = "destroy", .destroy = channel_destroy,
 	.describe = channel_describe, .field = channel_field,

@@ -68,10 +68,8 @@ static int rdma_core_version(void)
 
 static unsigned provider_quirks(struct ibv_context *ctx)
 {
-	static int version = -1;
+	int version = rdma_core_version();   /* once per CQ: no cache to keep per process */
 	struct ibv_device_attr a;
-	if (version < 0)
-		version = rdma_core_version();
 	/* rxe reports vendor_id 0xffffff (the kernel's RXE_VENDOR_ID). */
 	if (version > 0 && version < 55 && ibv_query_device(ctx, &a) == 0 && a.vendor_id == 0xffffff)
 		return QUIRK_END_AFTER_ENOENT;

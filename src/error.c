@@ -184,8 +184,6 @@ void vtrace_open(lua_State *L)
  * their own names: look the running C function up in the method tables and
  * the module table, and count arguments as a method call does (self is not #1). */
 
-static struct vclass *const classes[] = { &vc_context, &vc_pd, &vc_mr, &vc_cq, &vc_channel, &vc_qp, &vc_ah, &vc_srq,
-	&vc_cm_channel, &vc_cm_id, &vc_cm_event };
 
 /* With the function at the top: its name in the table at -2 (pushed), or false. */
 static bool find_in(lua_State *L, int t)
@@ -207,17 +205,14 @@ static const char *own_name(lua_State *L, int level, bool *method)
 	if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "f", &ar))
 		return NULL;
 	int f = lua_gettop(L);
-	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-		luaL_getmetatable(L, classes[i]->tname);
-		if (lua_istable(L, -1) && lua_getfield(L, -1, "__methods") == LUA_TTABLE) {
-			lua_pushvalue(L, f);
-			if (find_in(L, lua_gettop(L) - 1)) {
-				*method = true;
-				return lua_tostring(L, -1);
-			}
-			lua_pop(L, 1);
+	lua_getfield(L, LUA_REGISTRYINDEX, VMETHOD_TABLES);   /* every class's methods, as vobj_register made them */
+	for (lua_Integer i = 1; lua_istable(L, f + 1) && lua_rawgeti(L, f + 1, i) == LUA_TTABLE; i++) {
+		lua_pushvalue(L, f);
+		if (find_in(L, lua_gettop(L) - 1)) {
+			*method = true;
+			return lua_tostring(L, -1);
 		}
-		lua_settop(L, f);
+		lua_settop(L, f + 1);
 	}
 	if (lua_getfield(L, LUA_REGISTRYINDEX, "verbs.module") == LUA_TTABLE) {
 		lua_pushvalue(L, f);

@@ -357,7 +357,7 @@ void vm_c_init(luaL_Buffer *b, const struct vfield *f, const void *src)
 		}
 		case VT_STRUCT: vm_c_init(b, f->sub, p); continue;
 		case VT_OBJ: {
-			struct vnode *n = vobj_find(*(void *const *)p);
+			struct vnode *n = vobj_find(b->L, *(void *const *)p);
 			if (n)
 				vobj_cname(n, num, sizeof num);
 			else

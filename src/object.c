@@ -13,9 +13,35 @@
 #include <string.h>
 #include "verbsh.h"
 
-static struct vnode all = { .next = &all, .prev = &all };
-
 static const char OBJECTS[] = "verbs.objects";
+
+/* What one Lua state holds of the object layer: the list of its nodes, and
+ * the ids handed out per class (qp1, qp2, ... in traces). It lives in a
+ * userdata in that state's registry, so two states (or a state closed while
+ * another goes on) share nothing; its memory outlives every finalizer, which
+ * lua_close runs before it frees any object. */
+struct vstate {
+	struct vnode all;
+	unsigned ids[VCLASS_MAX];
+};
+static const char STATE_KEY = 0;   /* its registry key: this byte's address */
+
+static struct vstate *vstate(lua_State *L)
+{
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &STATE_KEY);
+	struct vstate *s = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	if (!s) {
+		s = lua_newuserdatauv(L, sizeof *s, 0);
+		memset(s, 0, sizeof *s);
+		s->all.next = s->all.prev = &s->all;
+		lua_rawsetp(L, LUA_REGISTRYINDEX, &STATE_KEY);
+	}
+	return s;
+}
+
+/* Every node of this state, live or destroyed. */
+#define FOR_NODES(L, n) for (struct vnode *head_ = &vstate(L)->all, *n = head_->next; n != head_; n = n->next)
 
 bool vobj_push(lua_State *L, struct vnode *n)
 {
@@ -28,28 +54,28 @@ bool vobj_push(lua_State *L, struct vnode *n)
 	return true;
 }
 
-struct vnode *vobj_find(void *h)
+struct vnode *vobj_find(lua_State *L, void *h)
 {
 	if (!h)
 		return NULL;
-	for (struct vnode *n = all.next; n != &all; n = n->next)
+	FOR_NODES(L, n)
 		if (n->h == h)
 			return n;
 	return NULL;
 }
 
-bool vobj_mr_covers(uint64_t addr, uint64_t len)
+bool vobj_mr_covers(lua_State *L, uint64_t addr, uint64_t len)
 {
-	for (struct vnode *n = all.next; n != &all; n = n->next)
+	FOR_NODES(L, n)
 		if (n->cls == &vc_mr && n->h && addr >= (uintptr_t)n->buf && addr - (uintptr_t)n->buf <= n->len &&
 		    len <= n->len - (addr - (uintptr_t)n->buf))
 			return true;
 	return false;
 }
 
-bool vobj_live_handle(const struct vclass *cls, const void *h)
+bool vobj_live_handle(lua_State *L, const struct vclass *cls, const void *h)
 {
-	for (struct vnode *n = all.next; n != &all; n = n->next)
+	FOR_NODES(L, n)
 		if (n->cls == cls && n->h == h && h)
 			return true;
 	return false;
@@ -68,21 +94,23 @@ const char *vobj_cname(struct vnode *n, char *buf, size_t len)
 
 struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const int *deps)
 {
-	struct vnode **ud = lua_newuserdatauv(L, sizeof *ud, ndeps > 0 ? ndeps : 1);
+	struct vstate *s = vstate(L);
+	struct vud *ud = lua_newuserdatauv(L, sizeof *ud, ndeps > 0 ? ndeps : 1);
 	struct vnode *n;
 
-	*ud = NULL;
+	ud->n = NULL;
+	ud->cls = cls;
 	n = calloc(1, sizeof *n);
 	if (!n)
 		luaL_error(L, "out of memory");
 	n->cls = cls;
 	n->lua_alive = true;
-	n->id = ++((struct vclass *)cls)->count;
-	n->next = &all;
-	n->prev = all.prev;
-	all.prev->next = n;
-	all.prev = n;
-	*ud = n;
+	n->id = ++s->ids[cls->index];
+	n->next = &s->all;
+	n->prev = s->all.prev;
+	s->all.prev->next = n;
+	s->all.prev = n;
+	ud->n = n;
 	luaL_setmetatable(L, cls->tname);
 	/* node -> userdata, so that an event naming a handle can give back its object */
 	if (!luaL_getsubtable(L, LUA_REGISTRYINDEX, OBJECTS)) {
@@ -97,7 +125,7 @@ struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const 
 	for (int i = 0; i < ndeps && i < VN_MAXDEPS; i++) {
 		if (!deps[i] || lua_isnoneornil(L, deps[i]))
 			continue;
-		n->deps[i] = *(struct vnode **)lua_touserdata(L, deps[i]);
+		n->deps[i] = ((struct vud *)lua_touserdata(L, deps[i]))->n;
 		lua_pushvalue(L, deps[i]);
 		lua_setiuservalue(L, -2, i + 1);
 	}
@@ -114,9 +142,9 @@ void vobj_set(struct vnode *n, void *h)
 			n->deps[i]->users++;
 }
 
-static void maybe_free(struct vnode *n);
+static void maybe_free(lua_State *L, struct vnode *n);
 
-static void release_deps(struct vnode *n)
+static void release_deps(lua_State *L, struct vnode *n)
 {
 	for (int i = 0; i < VN_MAXDEPS; i++) {
 		struct vnode *d = n->deps[i];
@@ -124,7 +152,7 @@ static void release_deps(struct vnode *n)
 			continue;
 		n->deps[i] = NULL;
 		d->users--;
-		maybe_free(d);
+		maybe_free(L, d);
 	}
 }
 
@@ -143,8 +171,7 @@ static void record_destroy(lua_State *L, struct vnode *n, int err, const char *w
 
 /* The last reference went away: destroy quietly (nothing can be raised from
  * a finalizer), then let go of the parents. */
-static lua_State *gc_state;
-static void maybe_free(struct vnode *n)
+static void maybe_free(lua_State *L, struct vnode *n)
 {
 	if (n->lua_alive || n->users)
 		return;
@@ -156,31 +183,38 @@ static void maybe_free(struct vnode *n)
 				"process exits\n", vobj_cname(n, name, sizeof name), n->cls->destroy_verb,
 				verrname(err) ? verrname(err) : "?", strerror(err));
 		n->h = NULL;
-		record_destroy(gc_state, n, err, "  /* garbage collected */");
-		release_deps(n);
+		record_destroy(L, n, err, "  /* garbage collected */");
+		release_deps(L, n);
 	}
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
 	free(n);
 }
 
-/* Every method call checks its object: compare the metatable's address with
- * the one registered for cls first (luaL_testudata looks it up by name in
- * the registry, a cost the posting loops feel), then fall back to the name. */
-void *vudata_test(lua_State *L, int idx, const void *mt, const char *tname)
+/* Every method call checks its object, so the check is a few API calls:
+ * the size first (0 for a light userdata or any other value, so no foreign
+ * memory is read), then the tag verbsh wrote at creation. Pure Lua cannot
+ * write a userdata's bytes, and the tag is the address of a constant: no
+ * state is needed to tell classes apart, and none is cached. */
+void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min)
 {
-	if (lua_type(L, idx) == LUA_TUSERDATA && lua_getmetatable(L, idx)) {
-		const void *got = lua_topointer(L, -1);
-		lua_pop(L, 1);
-		if (got == mt)
-			return lua_touserdata(L, idx);
-	}
-	return luaL_testudata(L, idx, tname);
+	void *p = lua_touserdata(L, idx);
+	if (!p || lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) < min || *(const void *const *)p != tag)
+		return NULL;
+	return p;
+}
+
+struct vnode **vud_test(lua_State *L, int idx, const struct vclass *cls)
+{
+	struct vud *u = lua_touserdata(L, idx);
+	if (!u || lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof *u || u->cls != cls)
+		return NULL;
+	return &u->n;
 }
 
 static struct vnode *node_at(lua_State *L, int idx, const struct vclass *cls)
 {
-	struct vnode **ud = vudata_test(L, idx, cls->mt, cls->tname);
+	struct vnode **ud = vud_test(L, idx, cls);
 	return ud ? *ud : NULL;
 }
 
@@ -204,7 +238,7 @@ static const char *what_is(lua_State *L, int idx)
 
 const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out)
 {
-	struct vnode **ud = vudata_test(L, idx, cls->mt, cls->tname);
+	struct vnode **ud = vud_test(L, idx, cls);
 	*out = NULL;
 	if (!ud)
 		return lua_pushfstring(L, "%s expected, got %s", cls->tname, what_is(L, idx));
@@ -301,7 +335,7 @@ static int push_users(lua_State *L, struct vnode *n, const char **how)
 	char name[32];
 	int k = 0;
 	luaL_buffinit(L, &b);
-	for (struct vnode *m = all.next; m != &all; m = m->next) {
+	FOR_NODES(L, m) {
 		bool uses = false;
 		for (int i = 0; i < VN_MAXDEPS; i++)
 			uses |= m->deps[i] == n;
@@ -368,7 +402,7 @@ static int obj_destroy(lua_State *L)
 	record_destroy(L, n, err, "");
 	if (err)
 		return vraise(L, cls->destroy_verb, err, 1, 0);
-	release_deps(n);
+	release_deps(L, n);
 	return 0;
 }
 
@@ -379,7 +413,7 @@ static int obj_destroy(lua_State *L)
 static struct vnode **self_ud(lua_State *L, const char *mm)
 {
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
-	struct vnode **ud = vudata_test(L, 1, cls->mt, cls->tname);
+	struct vnode **ud = vud_test(L, 1, cls);
 	if (!ud)
 		luaL_error(L, "%s of %s: self must be a %s, got %s", mm, cls->tname, cls->tname, what_is(L, 1));
 	return ud;
@@ -393,8 +427,7 @@ static int obj_gc(lua_State *L)
 		return 0;
 	*ud = NULL;
 	n->lua_alive = false;
-	gc_state = L;
-	maybe_free(n);
+	maybe_free(L, n);
 	return 0;
 }
 
@@ -481,7 +514,6 @@ static int obj_newindex(lua_State *L)
 void vobj_register(lua_State *L, const struct vclass *cls)
 {
 	luaL_newmetatable(L, cls->tname);
-	((struct vclass *)cls)->mt = lua_topointer(L, -1);
 	/* methods */
 	lua_newtable(L);
 	luaL_setfuncs(L, cls->methods, 0);
@@ -492,6 +524,10 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 	lua_setfield(L, -2, cls->destroy_method);
 	lua_pushvalue(L, -1);
 	lua_setfield(L, -3, "__methods");
+	luaL_getsubtable(L, LUA_REGISTRYINDEX, VMETHOD_TABLES);
+	lua_pushvalue(L, -2);
+	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	lua_pop(L, 1);
 	if (cls->field) {
 		lua_pushlightuserdata(L, (void *)cls);
 		lua_insert(L, -2);

@@ -193,11 +193,13 @@ static const luaL_Reg mr_methods[] = {
 	{ "read", l_mr_read }, { "write", l_mr_write }, { "fill", l_mr_fill }, { NULL, NULL }
 };
 
-struct vclass vc_pd = {
+const struct vclass vc_pd = {
+	.index = VC_PD,
 	.kind = "pd", .var = "pd", .tname = "verbs.pd", .destroy_verb = "ibv_dealloc_pd",
 	.destroy_method = "dealloc", .destroy = pd_destroy, .describe = pd_describe, .methods = pd_methods,
 };
-struct vclass vc_mr = {
+const struct vclass vc_mr = {
+	.index = VC_MR,
 	.kind = "mr", .var = "mr", .tname = "verbs.mr", .destroy_verb = "ibv_dereg_mr",
 	.destroy_method = "dereg", .destroy = mr_destroy, .describe = mr_describe, .field = mr_field,
 	.fields = (const char *const[]){ "addr", "length", "lkey", "rkey", "handle", "access", NULL },

@@ -18,14 +18,29 @@ struct sge_in {
 	uint32_t length, lkey;
 };
 enum { S_MR = 1, S_OFFSET = 2, S_LENGTH = 4, S_ADDR = 8, S_LKEY = 16 };
-/* Where the SGEs of the WRs being read go (read_sges is called by the
- * marshaller, which passes no context). */
-static struct sge_pool *pool;
+/* Where the SGEs of the WRs being read go. read_sges and keep_dep are
+ * called by the marshaller, which passes no context: the pool is a light
+ * userdata in the registry of the state reading, under POOL_KEY's address. */
+static const char POOL_KEY = 0;
+
+static void set_pool(lua_State *L, struct sge_pool *p)
+{
+	lua_pushlightuserdata(L, p);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &POOL_KEY);
+}
+
+static struct sge_pool *get_pool(lua_State *L)
+{
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &POOL_KEY);
+	struct sge_pool *p = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return p;
+}
 
 /* A prepared WR keeps the very objects that were read into it: one read. */
 static void keep_dep(lua_State *L, int idx, struct vnode *n)
 {
-	struct sge_pool *p = pool;
+	struct sge_pool *p = get_pool(L);
 	if (!p->deps)
 		return;
 	if (p->ndeps >= p->maxdeps)   /* one MR per SGE and one AH per WR were counted */
@@ -44,7 +59,7 @@ const struct vfield vf_sge[] = {
 
 static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *num)
 {
-	struct sge_pool *p = pool;
+	struct sge_pool *p = get_pool(L);
 	char path[96];
 	if (!lua_istable(L, idx))
 		return lua_pushfstring(L, "list of SGEs expected, got %s", luaL_typename(L, idx));
@@ -157,7 +172,7 @@ int sge_list_read(lua_State *L, int arg, int idx, struct ibv_sge *out, int cap)
 	struct sge_pool p = { .sge = out, .cap = cap, .arg = arg, .path = "" };
 	struct ibv_sge *list;
 	int num;
-	pool = &p;
+	set_pool(L, &p);
 	const char *e = read_sges(L, idx, &list, &num);
 	if (e)
 		vargerror(L, arg, e);
@@ -206,7 +221,7 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 {
 	char path[32], key[32];
 	size_t wsize = send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr);
-	pool = p;
+	set_pool(L, p);
 	for (int i = 0; i < count; i++) {
 		char *w = (char *)wrs + (size_t)i * wsize;
 		char *next = i + 1 < count ? w + wsize : NULL;
@@ -301,13 +316,13 @@ void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr
 	for (struct ibv_send_wr *w = wrs; w; w = w->next, i++) {
 		const char *at = wr_path(path, sizeof path, is_list, i);
 		check_union(L, arg, qp, w, unions[i], at);
-		if (qp->qp_type == IBV_QPT_UD && !vobj_live_handle(&vc_ah, w->wr.ud.ah))
+		if (qp->qp_type == IBV_QPT_UD && !vobj_live_handle(L, &vc_ah, w->wr.ud.ah))
 			vargerror(L, arg, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
 				"remote_qpn =, remote_qkey = }; rdma and atomic share its union in C and are not for UD):"
 				" the provider would dereference %s", at, w->wr.ud.ah ? "a wild AH pointer" : "a NULL AH"));
 		if (w->send_flags & IBV_SEND_INLINE)
 			for (int s = 0; s < w->num_sge; s++)
-				if (!vobj_mr_covers(w->sg_list[s].addr, w->sg_list[s].length))
+				if (!vobj_mr_covers(L, w->sg_list[s].addr, w->sg_list[s].length))
 					vargerror(L, arg, lua_pushfstring(L, "%ssg_list[%d]: an INLINE send copies "
 						"from addr in this process, and 0x%p..+%d is not inside an MR of verbsh",
 						at, s + 1, (void *)(uintptr_t)w->sg_list[s].addr, (int)w->sg_list[s].length));

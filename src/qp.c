@@ -302,7 +302,8 @@ static const luaL_Reg qp_methods[] = {
 	{ NULL, NULL }
 };
 
-struct vclass vc_qp = {
+const struct vclass vc_qp = {
+	.index = VC_QP,
 	.kind = "qp", .var = "qp", .tname = "verbs.qp", .destroy_verb = "ibv_destroy_qp",
 	.destroy_method = "destroy", .destroy = qp_destroy, .describe = qp_describe, .field = qp_field,
 	.fields = (const char *const[]){ "qp_num", "state", "qp_type", "handle", "pd", "send_cq", "recv_cq", "srq",

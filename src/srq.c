@@ -135,7 +135,8 @@ static const luaL_Reg srq_methods[] = {
 	{ "modify", l_modify }, { "query", l_query }, { "post_recv", l_post_recv }, { NULL, NULL }
 };
 
-struct vclass vc_srq = {
+const struct vclass vc_srq = {
+	.index = VC_SRQ,
 	.kind = "srq", .var = "srq", .tname = "verbs.srq", .destroy_verb = "ibv_destroy_srq",
 	.destroy_method = "destroy", .destroy = srq_destroy, .describe = srq_describe, .methods = srq_methods,
 };

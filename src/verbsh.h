@@ -195,9 +195,11 @@ struct vclass {
 	void (*destroy_call)(struct vnode *n, char *buf, size_t len);
 	/* Optional: obj.key = value (qp.wr_id); returns 0 when key is not settable. */
 	int (*setfield)(lua_State *L, struct vnode *n, const char *key, int vidx);
-	unsigned count;                  /* ids handed out */
-	const void *mt;                  /* its metatable, for the cheap type check */
+	int index;                       /* VC_QP...: its slot in per-state tables */
 };
+/* The classes, each with a slot in the per-state tables (ids handed out). */
+enum { VC_CONTEXT, VC_PD, VC_MR, VC_CQ, VC_CHANNEL, VC_QP, VC_AH, VC_SRQ, VC_CM_CHANNEL, VC_CM_ID, VC_CM_EVENT,
+       VCLASS_MAX };
 
 /* Pushes a new userdata for class cls with no handle yet. deps: absolute
  * stack indices of the objects it will use (its user values, so that they
@@ -227,21 +229,32 @@ struct vnode *vobj_context(struct vnode *n);
 void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner);
 /* The node at idx when it is an object of class cls (destroyed or not), else NULL. */
 struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls);
-/* luaL_testudata, comparing the metatable's address with mt (the one
- * registered under tname, cached by the caller) before the registry lookup. */
-void *vudata_test(lua_State *L, int idx, const void *mt, const char *tname);
+/* The userdata of a verbs object: its node (NULL once finalized) and its
+ * class, the tag that tells it from any other userdata. */
+struct vud {
+	struct vnode *n;
+	const struct vclass *cls;
+};
+/* &ud->n when idx holds a verbs object of class cls (finalized or not), else NULL. */
+struct vnode **vud_test(lua_State *L, int idx, const struct vclass *cls);
+/* A userdata of verbsh's own (wc_array, prepared WR) whose first member is
+ * the pointer tag, at least min bytes long; else NULL. */
+void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min);
+/* The registry's list of the classes' methods tables (error.c names a
+ * binding by finding it there). */
+#define VMETHOD_TABLES "verbs.method_tables"
 /* Registers the metatable of cls (methods, __gc, __close, __tostring, __index). */
 void vobj_register(lua_State *L, const struct vclass *cls);
 /* "destroyed", or the class's own word ("acked") */
 const char *vobj_gone(const struct vclass *cls);
 /* "qp3" */
 const char *vobj_cname(struct vnode *n, char *buf, size_t len);
-/* The live node whose handle is h, or NULL (for the trace's names). */
-struct vnode *vobj_find(void *h);
+/* The live node of this state whose handle is h, or NULL (for the trace's names). */
+struct vnode *vobj_find(lua_State *L, void *h);
 /* Whether [addr, addr+len) lies inside the memory of a live MR verbsh allocated. */
-bool vobj_mr_covers(uint64_t addr, uint64_t len);
+bool vobj_mr_covers(lua_State *L, uint64_t addr, uint64_t len);
 /* Whether h is the handle of a live object of class cls (a WR's ud.ah). */
-bool vobj_live_handle(const struct vclass *cls, const void *h);
+bool vobj_live_handle(lua_State *L, const struct vclass *cls, const void *h);
 /* Pushes the userdata of node n if it still exists; false (nothing pushed) if not. */
 bool vobj_push(lua_State *L, struct vnode *n);
 
@@ -285,13 +298,13 @@ void fields_open(lua_State *L);
 
 /* ---- the classes ------------------------------------------------------- */
 
-extern struct vclass vc_context, vc_pd, vc_mr, vc_cq, vc_channel, vc_qp, vc_ah, vc_srq;
+extern const struct vclass vc_context, vc_pd, vc_mr, vc_cq, vc_channel, vc_qp, vc_ah, vc_srq;
 extern const struct vfield vf_ah_attr[], vf_qp_init_attr[], vf_qp_attr[], vf_global_route[], vf_wc[],
 	vf_conn_param[], vf_device_attr[], vf_port_attr[], vf_cq_opts[], vf_cq_init_attr_ex[],
 	vf_qp_init_attr_ex[], vf_srq_attr[];
 /* cm.c: rdma_cm event channels, ids and events. A QP created through a
  * cm_id holds the id as dependency QP_DEP_CM_ID and is destroyed through it. */
-extern struct vclass vc_cm_channel, vc_cm_id, vc_cm_event;
+extern const struct vclass vc_cm_channel, vc_cm_id, vc_cm_event;
 #define QP_DEP_CM_ID 4
 int cm_destroy_qp(struct vnode *id);
 void cm_open(lua_State *L);
@@ -397,6 +410,7 @@ void wr_open(lua_State *L);
 /* wc.c: verbs.wc_array(n), an array of struct ibv_wc that cq:poll and
  * cq:wait fill in place (no table per completion). */
 struct wc_array {
+	const char *tag;                    /* "verbs.wc_array": what vtagged_test checks */
 	int cap, filled;
 	int shown;                          /* views whose status field is set */
 	enum ibv_wc_status *shown_status;   /* the status each of them shows */

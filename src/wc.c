@@ -94,7 +94,6 @@ void wc_push(lua_State *L, const struct ibv_wc *wc)
 		lua_pop(L, 1);
 }
 
-static const void *array_mt;   /* cached for vudata_test */
 
 /* A wc_array is an empty table whose own metatable's __index is the table
  * of views, so that wcs[i] is a plain table read (no metamethod call) and
@@ -109,7 +108,7 @@ static struct wc_array *array_views(lua_State *L, int idx, bool push_views)
 	if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
 		return NULL;
 	lua_getfield(L, -1, "__wc");
-	a = vudata_test(L, -1, array_mt, WC_ARRAY);
+	a = vtagged_test(L, -1, WC_ARRAY, sizeof *a);
 	lua_pop(L, 1);
 	if (a && push_views) {
 		lua_getfield(L, -1, "__index");
@@ -217,6 +216,7 @@ static int l_wc_array(lua_State *L)
 	size_t size = sizeof(struct wc_array) + (size_t)n * (sizeof(struct ibv_wc) + sizeof(enum ibv_wc_status));
 	struct wc_array *a = lua_newuserdatauv(L, size, 0);   /* 4 */
 	memset(a, 0, size);
+	a->tag = WC_ARRAY;
 	a->cap = n;
 	a->shown_status = (enum ibv_wc_status *)(a->wc + n);
 	luaL_setmetatable(L, WC_ARRAY);
@@ -295,7 +295,6 @@ static int view_newindex(lua_State *L)
 void wc_open(lua_State *L)
 {
 	luaL_newmetatable(L, WC_ARRAY);   /* the C array itself: reachable only through its wc_array */
-	array_mt = lua_topointer(L, -1);
 	lua_pop(L, 1);
 	lua_pushcfunction(L, l_wc_array);
 	lua_setfield(L, -2, "wc_array");

@@ -16,9 +16,9 @@
 
 static const char SEND_WR[] = "verbs.send_wr";
 static const char RECV_WR[] = "verbs.recv_wr";
-static const void *send_mt, *recv_mt;   /* cached for vudata_test */
 
 struct prepared {
+	const char *tag;        /* SEND_WR or RECV_WR: what vtagged_test checks */
 	bool send;
 	int count;              /* WRs in the chain */
 	int nsge;
@@ -74,6 +74,7 @@ static int prepare(lua_State *L, bool send)
 		      (size_t)maxdeps * sizeof(struct vnode *) + (size_t)count;
 	struct prepared *pw = lua_newuserdatauv(L, size, 1);   /* index 2 */
 	memset(pw, 0, size);
+	pw->tag = send ? SEND_WR : RECV_WR;
 	pw->send = send;
 	pw->count = count;
 	pw->nsge = nsge;
@@ -141,7 +142,7 @@ static void push_table(lua_State *L, struct prepared *pw, int i)
 	lua_setfield(L, -2, "ud");
 	if (pw->unions[i] == WR_UNION_UD) {
 		lua_createtable(L, 0, 3);
-		struct vnode *ah = vobj_find(w->wr.ud.ah);
+		struct vnode *ah = vobj_find(L, w->wr.ud.ah);
 		if (!ah || !vobj_push(L, ah))
 			lua_pushboolean(L, 0);
 		lua_setfield(L, -2, "ah");
@@ -242,7 +243,7 @@ static int l_tostring(lua_State *L)
 
 static struct prepared *check_kind(lua_State *L, int idx, bool send)
 {
-	struct prepared *pw = send ? vudata_test(L, idx, send_mt, SEND_WR) : vudata_test(L, idx, recv_mt, RECV_WR);
+	struct prepared *pw = vtagged_test(L, idx, send ? SEND_WR : RECV_WR, sizeof *pw);
 	if (!pw)
 		vtypeerror(L, idx, send ? "table or verbs.send_wr" : "table or verbs.recv_wr");
 	if (!pw->ndeps)
@@ -304,10 +305,8 @@ void wr_open(lua_State *L)
 	};
 	luaL_newmetatable(L, SEND_WR);
 	luaL_setfuncs(L, meta, 0);
-	send_mt = lua_topointer(L, -1);
 	luaL_newmetatable(L, RECV_WR);
 	luaL_setfuncs(L, meta, 0);
-	recv_mt = lua_topointer(L, -1);
 	lua_pop(L, 2);
 	lua_pushcfunction(L, l_send_wr);
 	lua_setfield(L, -2, "send_wr");
