@@ -23,6 +23,7 @@ static const char OBJECTS[] = "verbs.objects";
 struct vstate {
 	struct vnode all;
 	unsigned ids[VCLASS_MAX];
+	unsigned long changes;   /* bumped whenever an object is destroyed or finalized */
 };
 static const char STATE_KEY = 0;   /* its registry key: this byte's address */
 
@@ -35,6 +36,7 @@ static struct vstate *vstate(lua_State *L)
 		s = lua_newuserdatauv(L, sizeof *s, 0);
 		memset(s, 0, sizeof *s);
 		s->all.next = s->all.prev = &s->all;
+		s->changes = 1;
 		lua_rawsetp(L, LUA_REGISTRYINDEX, &STATE_KEY);
 	}
 	return s;
@@ -104,6 +106,7 @@ struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const 
 	if (!n)
 		luaL_error(L, "out of memory");
 	n->cls = cls;
+	n->st = s;
 	n->lua_alive = true;
 	n->id = ++s->ids[cls->index];
 	n->next = &s->all;
@@ -183,6 +186,7 @@ static void maybe_free(lua_State *L, struct vnode *n)
 				"process exits\n", vobj_cname(n, name, sizeof name), n->cls->destroy_verb,
 				verrname(err) ? verrname(err) : "?", strerror(err));
 		n->h = NULL;
+		n->st->changes++;
 		record_destroy(L, n, err, "  /* garbage collected */");
 		release_deps(L, n);
 	}
@@ -198,8 +202,8 @@ static void maybe_free(lua_State *L, struct vnode *n)
  * state is needed to tell classes apart, and none is cached. */
 void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min)
 {
-	void *p = lua_touserdata(L, idx);
-	if (!p || lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) < min || *(const void *const *)p != tag)
+	void *p = lua_touserdata(L, idx);   /* a light userdata too, but its rawlen is 0 */
+	if (!p || lua_rawlen(L, idx) < min || *(const void *const *)p != tag)
 		return NULL;
 	return p;
 }
@@ -207,9 +211,14 @@ void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min)
 struct vnode **vud_test(lua_State *L, int idx, const struct vclass *cls)
 {
 	struct vud *u = lua_touserdata(L, idx);
-	if (!u || lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof *u || u->cls != cls)
+	if (!u || lua_rawlen(L, idx) != sizeof *u || u->cls != cls)
 		return NULL;
 	return &u->n;
+}
+
+unsigned long vobj_changes(const struct vnode *n)
+{
+	return n->st->changes;
 }
 
 static struct vnode *node_at(lua_State *L, int idx, const struct vclass *cls)
@@ -252,6 +261,9 @@ const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vno
 
 struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls)
 {
+	struct vud *u = lua_touserdata(L, idx);   /* the common case first: a live object of cls */
+	if (u && lua_rawlen(L, idx) == sizeof *u && u->cls == cls && u->n && u->n->h)
+		return u->n;
 	struct vnode *n;
 	const char *why = vobj_why(L, idx, cls, &n);
 	if (why) {
@@ -397,8 +409,10 @@ static int obj_destroy(lua_State *L)
 				  k == 1 ? "" : "s", lua_tostring(L, -1), how, k == 1 ? "it" : "them");
 	}
 	err = cls->destroy(n);
-	if (!err)
+	if (!err) {
 		n->h = NULL;   /* before the recorder runs: it sees the object destroyed */
+		n->st->changes++;
+	}
 	record_destroy(L, n, err, "");
 	if (err)
 		return vraise(L, cls->destroy_verb, err, 1, 0);
@@ -426,6 +440,7 @@ static int obj_gc(lua_State *L)
 	if (!n)
 		return 0;
 	*ud = NULL;
+	n->st->changes++;   /* a prepared WR naming it must look again */
 	n->lua_alive = false;
 	maybe_free(L, n);
 	return 0;

@@ -159,7 +159,8 @@ struct vnode {
 	int users;                       /* live (not destroyed) objects that use this one */
 	bool lua_alive;                  /* its userdata has not been finalized yet */
 	unsigned id;                     /* qp1, qp2, ... in traces */
-	struct vnode *next, *prev;       /* every node, to list the users of one */
+	struct vnode *next, *prev;       /* every node of its Lua state, to list the users of one */
+	struct vstate *st;               /* that state's share of the object layer (object.c) */
 	/* Per-class data. */
 	void *buf;                       /* mr: the memory verbsh allocated */
 	size_t len;                      /* mr: its length */
@@ -227,6 +228,9 @@ struct vnode *vobj_context(struct vnode *n);
 /* Raises, naming key and both contexts, unless obj (NULL: nothing to check)
  * belongs to owner's context: the kernel resolves handle numbers per context. */
 void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner);
+/* A number that changes whenever an object of n's Lua state is destroyed or
+ * finalized: what was checked at one value holds while it stays. */
+unsigned long vobj_changes(const struct vnode *n);
 /* The node at idx when it is an object of class cls (destroyed or not), else NULL. */
 struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls);
 /* The userdata of a verbs object: its node (NULL once finalized) and its

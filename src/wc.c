@@ -98,16 +98,17 @@ void wc_push(lua_State *L, const struct ibv_wc *wc)
 /* A wc_array is an empty table whose own metatable's __index is the table
  * of views, so that wcs[i] is a plain table read (no metamethod call) and
  * wcs[i] = x is still caught by __newindex. The metatable holds the C array
- * at "__wc", and hides itself (__metatable). Each view has a metatable of
+ * at [1] (an integer key: cq:wait finds it without hashing a string), and
+ * hides itself (__metatable). Each view has a metatable of
  * its own whose functions know the entry (upvalues: the C array, i). */
 
 /* The metatable of the wc_array at idx, its C array, and (pushed) its views. */
 static struct wc_array *array_views(lua_State *L, int idx, bool push_views)
 {
 	struct wc_array *a = NULL;
-	if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
+	if (!lua_istable(L, idx) || !lua_getmetatable(L, idx))
 		return NULL;
-	lua_getfield(L, -1, "__wc");
+	lua_rawgeti(L, -1, 1);
 	a = vtagged_test(L, -1, WC_ARRAY, sizeof *a);
 	lua_pop(L, 1);
 	if (a && push_views) {
@@ -220,12 +221,12 @@ static int l_wc_array(lua_State *L)
 	a->cap = n;
 	a->shown_status = (enum ibv_wc_status *)(a->wc + n);
 	luaL_setmetatable(L, WC_ARRAY);
-	lua_setfield(L, 3, "__wc");
+	lua_rawseti(L, 3, 1);
 	lua_createtable(L, n, 0);        /* 4: the views */
 	for (int i = 0; i < n; i++) {
 		lua_createtable(L, 0, 1);                /* the view: status, once filled */
 		lua_createtable(L, 0, 5);                /* its metatable */
-		lua_getfield(L, 3, "__wc");              /* upvalues: the C array (kept alive) and i */
+		lua_rawgeti(L, 3, 1);                    /* upvalues: the C array (kept alive) and i */
 		lua_pushinteger(L, i);
 		luaL_setfuncs(L, view_meta, 2);
 		lua_pushliteral(L, "verbs.wc");

@@ -27,6 +27,10 @@ struct prepared {
 	struct ibv_sge *sge;
 	struct vnode **deps;    /* the MRs and AHs named */
 	uint8_t *unions;        /* per WR: the member of the union wr it was given (WR_UNION_*) */
+	/* The checks of a post passed for this QP while vobj_changes() was
+	 * ok_at (0: not checked since the WR was made or changed). */
+	unsigned long ok_at;
+	const void *ok_qp;
 };
 
 static size_t wr_size(bool send) { return send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr); }
@@ -212,6 +216,7 @@ static int l_newindex(lua_State *L)
 	char *w = pw->wrs;
 	if (f->type == VT_STRUCT)   /* assigning a struct: the keys not given are 0 */
 		memset(w + f->offset, 0, f->size);
+	pw->ok_at = 0;   /* the next post checks it again */
 	vm_read_value(L, 3, 3, f, w, k);
 	if (f->type == VT_STRUCT)   /* now the union holds this member (a UD QP will refuse it) */
 		pw->unions[0] = strcmp(k, "rdma") == 0 ? WR_UNION_RDMA : WR_UNION_ATOMIC;
@@ -241,12 +246,15 @@ static int l_tostring(lua_State *L)
 
 /* ---- posting --------------------------------------------------------------- */
 
-static struct prepared *check_kind(lua_State *L, int idx, bool send)
+/* The prepared WR at idx, its objects checked live. A loop posting the same
+ * WR to the same QP pays for the checks once: they hold until an object of
+ * the state is destroyed or finalized (vobj_changes) or the WR changes. */
+static struct prepared *check_kind(lua_State *L, int idx, bool send, struct vnode *qp)
 {
 	struct prepared *pw = vtagged_test(L, idx, send ? SEND_WR : RECV_WR, sizeof *pw);
 	if (!pw)
 		vtypeerror(L, idx, send ? "table or verbs.send_wr" : "table or verbs.recv_wr");
-	if (!pw->ndeps)
+	if (pw->ok_at == vobj_changes(qp) && pw->ok_qp == qp->h)
 		return pw;
 	/* Through the objects the WR keeps, not pw->deps: a __gc called by hand
 	 * (getmetatable(mr).__gc(mr)) frees the node while its userdata lives on. */
@@ -264,6 +272,10 @@ static struct prepared *check_kind(lua_State *L, int idx, bool send)
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);
+	if (send)
+		send_wrs_check(L, idx, qp->h, pw->wrs, pw->unions, pw->count > 1);
+	pw->ok_at = vobj_changes(qp);
+	pw->ok_qp = qp->h;
 	return pw;
 }
 
@@ -277,9 +289,8 @@ static int fail(lua_State *L, const char *verb, int err, int self, struct prepar
 
 int prepared_post_send(lua_State *L, struct vnode *n)
 {
-	struct prepared *pw = check_kind(L, 2, true);
+	struct prepared *pw = check_kind(L, 2, true, n);
 	struct ibv_send_wr *bad = NULL;
-	send_wrs_check(L, 2, n->h, pw->wrs, pw->unions, pw->count > 1);
 	int ret = ibv_post_send(n->h, pw->wrs, &bad);
 	if (vrecording)
 		post_record(L, n, "ibv_post_send", true, pw->wrs, ret, ret ? wr_bad_index(pw->wrs, bad, true) : 0);
@@ -288,7 +299,7 @@ int prepared_post_send(lua_State *L, struct vnode *n)
 
 int prepared_post_recv(lua_State *L, struct vnode *n, int self, int idx, const char *verb, void *h)
 {
-	struct prepared *pw = check_kind(L, idx, false);
+	struct prepared *pw = check_kind(L, idx, false, n);
 	struct ibv_recv_wr *bad = NULL;
 	bool srq = n->cls == &vc_srq;
 	int ret = srq ? ibv_post_srq_recv(h, pw->wrs, &bad) : ibv_post_recv(h, pw->wrs, &bad);
