@@ -411,7 +411,7 @@ static int obj_destroy(lua_State *L)
 	err = cls->destroy(n);
 	if (!err) {
 		n->h = NULL;   /* before the recorder runs: it sees the object destroyed */
-		n->st->changes++;
+		n->st->changes++;   /* prepared WRs that name it are checked again */
 	}
 	record_destroy(L, n, err, "");
 	if (err)

@@ -216,7 +216,8 @@ static int l_newindex(lua_State *L)
 	char *w = pw->wrs;
 	if (f->type == VT_STRUCT)   /* assigning a struct: the keys not given are 0 */
 		memset(w + f->offset, 0, f->size);
-	pw->ok_at = 0;   /* the next post checks it again */
+	if (strcmp(k, "wr_id") != 0 && strcmp(k, "imm_data") != 0)
+		pw->ok_at = 0;   /* opcode, flags, union: the next post checks the WR again */
 	vm_read_value(L, 3, 3, f, w, k);
 	if (f->type == VT_STRUCT)   /* now the union holds this member (a UD QP will refuse it) */
 		pw->unions[0] = strcmp(k, "rdma") == 0 ? WR_UNION_RDMA : WR_UNION_ATOMIC;
