@@ -94,6 +94,44 @@ const char *vobj_cname(struct vnode *n, char *buf, size_t len)
 	return buf;
 }
 
+/* The userdata on the top gets its class's metatable; a class with live
+ * fields, a copy of it whose __index is the object's own methods table
+ * (the class's methods, [0] = the object, and __fields_meta as metatable). */
+static void set_metatable(lua_State *L, const struct vclass *cls)
+{
+	int obj = lua_gettop(L);
+	luaL_getmetatable(L, cls->tname);
+	int cmt = obj + 1;
+	if (!cls->field) {
+		lua_setmetatable(L, obj);
+		return;
+	}
+	lua_getfield(L, cmt, "__methods");
+	int methods = obj + 2;
+	lua_createtable(L, 0, 0);   /* the object's methods */
+	lua_pushnil(L);
+	while (lua_next(L, methods)) {
+		lua_pushvalue(L, -2);
+		lua_insert(L, -2);
+		lua_rawset(L, obj + 3);
+	}
+	lua_pushvalue(L, obj);
+	lua_rawseti(L, obj + 3, 0);
+	lua_getfield(L, cmt, "__fields_meta");
+	lua_setmetatable(L, obj + 3);
+	lua_createtable(L, 0, 8);   /* the object's metatable: the class's, but __index */
+	lua_pushnil(L);
+	while (lua_next(L, cmt)) {
+		lua_pushvalue(L, -2);
+		lua_insert(L, -2);
+		lua_rawset(L, obj + 4);
+	}
+	lua_pushvalue(L, obj + 3);
+	lua_setfield(L, obj + 4, "__index");
+	lua_setmetatable(L, obj);
+	lua_settop(L, obj);
+}
+
 struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const int *deps)
 {
 	struct vstate *s = vstate(L);
@@ -114,7 +152,7 @@ struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const 
 	s->all.prev->next = n;
 	s->all.prev = n;
 	ud->n = n;
-	luaL_setmetatable(L, cls->tname);
+	set_metatable(L, cls);
 	/* node -> userdata, so that an event naming a handle can give back its object */
 	if (!luaL_getsubtable(L, LUA_REGISTRYINDEX, OBJECTS)) {
 		lua_pushliteral(L, "v");
@@ -497,19 +535,23 @@ static int method_missing(lua_State *L)
 	return no_such_field(L, lua_touserdata(L, lua_upvalueindex(1)), lua_tostring(L, 2));
 }
 
-/* Methods first (raw lookup), then the class's live fields (qp.state). */
-static int obj_index(lua_State *L)
+/* A live field (qp.state): the object's methods table missed the key, and
+ * Lua calls this with that table, whose [0] is the object. Called by hand
+ * with anything else, it is an error, never memory read as a node. */
+static int field_index(lua_State *L)
 {
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
-	struct vnode **ud = self_ud(L, "__index");
-	lua_pushvalue(L, 2);
-	if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL || lua_type(L, 2) != LUA_TSTRING)
-		return 1;
+	if (!lua_istable(L, 1) || lua_rawgeti(L, 1, 0) == LUA_TNIL || !vud_test(L, -1, cls))
+		return luaL_error(L, "__index of %s's methods: a table of a %s's own methods expected, got %s",
+				  cls->tname, cls->kind, what_is(L, 1));
+	lua_replace(L, 1);   /* the object, then the key, as in an __index of the object itself */
+	struct vnode **ud = vud_test(L, 1, cls);
+	if (lua_type(L, 2) != LUA_TSTRING)
+		return lua_pushnil(L), 1;
 	if (!*ud || !(*ud)->h)
 		return luaL_error(L, "%s is %s (reading '%s')", cls->kind, *ud ? vobj_gone(cls) : "finalized",
 				  lua_tostring(L, 2));
-	lua_pop(L, 1);
-	if (cls->field && cls->field(L, *ud, lua_tostring(L, 2)))
+	if (cls->field(L, *ud, lua_tostring(L, 2)))
 		return 1;
 	return no_such_field(L, cls, lua_tostring(L, 2));
 }
@@ -544,9 +586,15 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
 	lua_pop(L, 1);
 	if (cls->field) {
+		/* Each object gets its own metatable whose __index is its own copy
+		 * of the methods (vobj_new): a method is found by a table read, with
+		 * no C call. Its copy's metatable, this one, reaches the fields. */
+		lua_createtable(L, 0, 1);
 		lua_pushlightuserdata(L, (void *)cls);
-		lua_insert(L, -2);
-		lua_pushcclosure(L, obj_index, 2);
+		lua_pushvalue(L, -3);
+		lua_pushcclosure(L, field_index, 2);
+		lua_setfield(L, -2, "__index");
+		lua_setfield(L, -3, "__fields_meta");
 	} else {
 		/* __index is the methods table itself; a name it lacks is a typo */
 		lua_createtable(L, 0, 1);
