@@ -77,8 +77,17 @@ asan: deps
 $(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
 
+# make run [ARGS="--lesson 5"] [LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M | CLASS=GROUP:PORT SEAT=N]
+# (exported, not pasted into the recipe: ARGS may hold any quotes)
+run: export ARGS := $(ARGS)
+run: export LINK := $(LINK)
+run: export LISTEN := $(LISTEN)
+run: export CLASS := $(CLASS)
+run: export SEAT := $(SEAT)
+run: export PEER_SEAT := $(PEER_SEAT)
+run: export MTU := $(MTU)
 run: all
-	@scripts/run-shell $(ARGS)
+	@scripts/run-shell
 
 test: deps-test all asan bench/rc_loop
 	@tests/run

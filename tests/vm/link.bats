@@ -117,3 +117,17 @@ setup() { cd "$ROOT"; }
     [ "$status" -eq 125 ]
     [[ $output == *"UDP port $port on 127.0.0.1 is already in use"*"give another --listen port"* ]]
 }
+
+@test "make run joins a lab: LINK, LISTEN and SEAT reach the guest; SEAT alone is refused" {
+    local ports a b
+    ports=$(free_ports); read -r a b <<<"$ports"
+    run timeout 120 make --no-print-directory run LINK=127.0.0.1:$a LISTEN=$b SEAT=4 \
+        ARGS="-e 'print(os.getenv\"RXE_ADDR\", os.getenv\"RXE_SEAT\", os.getenv\"RXE_NETDEV\")'" </dev/null
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"Lab seat 4: starting verbsh in the rxe micro-VM on the link"* ]]
+    [[ $output == *"10.78.0.4	4	eth0"* ]]
+    run make --no-print-directory run SEAT=3 </dev/null
+    [ "$status" -ne 0 ]
+    [[ $output == *"make run: SEAT, LISTEN, PEER_SEAT and MTU go with LINK=HOST:PORT or CLASS=GROUP:PORT"* ]]
+}
