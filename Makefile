@@ -97,6 +97,7 @@ deps-test:
 bench: all bench/rc_loop
 	@scripts/deps bench
 	@bench/run
+	@bench/boot
 
 # Seeded random API sequences on rxe (tests/fuzz/): crashes, hangs and leaks.
 FUZZ_SEEDS    ?= 500

@@ -131,3 +131,10 @@ setup() { cd "$ROOT"; }
     [ "$status" -ne 0 ]
     [[ $output == *"make run: SEAT, LISTEN, PEER_SEAT and MTU go with LINK=HOST:PORT or CLASS=GROUP:PORT"* ]]
 }
+
+@test "bench/boot prints the boot time of a seat with a link against one without, and their ratio" {
+    run bench/boot 1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output =~ without\ a\ link\ [0-9.]+\ s,\ with\ a\ link\ [0-9.]+\ s:\ [0-9.]+x\ \(goal\ \<=\ 1\.2x\) ]]
+}
