@@ -415,7 +415,7 @@ static void push_verbs(lua_State *L, struct ibv_context *c)
 	if (n && n->cls == &vc_context && vobj_push(L, n))
 		return;
 	n = vobj_new(L, &vc_context, 0, NULL);
-	n->aux = 1;   /* librdmacm's: never closed by us */
+	vctx(n)->librdmacm_owned = true;   /* librdmacm's: never closed by us */
 	vobj_set(n, c);
 }
 

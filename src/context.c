@@ -14,11 +14,11 @@
 
 /* aux != 0: a context librdmacm opened (cm_id.verbs). It stays open while
  * librdmacm is loaded; closing it is not ours to do. */
-static int ctx_destroy(struct vnode *n) { return n->aux ? 0 : ibv_close_device(n->h); }
+static int ctx_destroy(struct vnode *n) { return vctx(n)->librdmacm_owned ? 0 : ibv_close_device(n->h); }
 
 static const char *ctx_refuse_destroy(struct vnode *n)
 {
-	return n->aux ? "this context is librdmacm's (cm_id.verbs): librdmacm opened it and closes it itself;"
+	return vctx(n)->librdmacm_owned ? "this context is librdmacm's (cm_id.verbs): librdmacm opened it and closes it itself;"
 			" in C you never call ibv_close_device on id->verbs" : NULL;
 }
 
@@ -446,6 +446,7 @@ static const luaL_Reg ctx_methods[] = {
 };
 
 const struct vclass vc_context = {
+	.size = sizeof(struct vctx),
 	.index = VC_CONTEXT,
 	.kind = "context", .var = "ctx", .tname = "verbs.context", .destroy_verb = "ibv_close_device",
 	.destroy_method = "close", .destroy = ctx_destroy, .describe = ctx_describe, .field = ctx_field,

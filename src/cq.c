@@ -16,9 +16,9 @@ static int cq_destroy(struct vnode *n)
 {
 	cq_ex_end(n);   /* an open start_poll holds the CQ's lock */
 	/* ibv_destroy_cq waits until every event of the CQ is acknowledged. */
-	if (n->events)
-		ibv_ack_cq_events(n->h, n->events);
-	n->events = 0;
+	if (vcq(n)->events)
+		ibv_ack_cq_events(n->h, vcq(n)->events);
+	vcq(n)->events = 0;
 	return ibv_destroy_cq(n->h);
 }
 
@@ -33,10 +33,10 @@ static int cq_field(lua_State *L, struct vnode *n, const char *key)
 		lua_pushinteger(L, ((struct ibv_cq *)n->h)->cqe);
 	else if (strcmp(key, "handle") == 0)
 		lua_pushinteger(L, ((struct ibv_cq *)n->h)->handle);
-	else if (strcmp(key, "wc_flags") == 0 && n->ex)
-		vflags_push(L, &ve_create_cq_wc_flags, n->ex_flags);
+	else if (strcmp(key, "wc_flags") == 0 && vcq(n)->ex)
+		vflags_push(L, &ve_create_cq_wc_flags, vcq(n)->wc_flags);
 	else
-		return n->ex ? cq_ex_field(L, n, key) : 0;   /* cq.wr_id, cq.status of the current completion */
+		return vcq(n)->ex ? cq_ex_field(L, n, key) : 0;   /* cq.wr_id, cq.status of the current completion */
 	return 1;
 }
 
@@ -293,11 +293,11 @@ static int l_ack_events(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
 	unsigned k = (unsigned)vm_check_uint(L, 2, 2, 0xffffffff, "n");
-	if (k > n->events)
+	if (k > vcq(n)->events)
 		return vargerror(L, 2, lua_pushfstring(L, "%d events to ack, but only %d were received and not acked",
-							   (int)k, (int)n->events));
+							   (int)k, (int)vcq(n)->events));
 	ibv_ack_cq_events(n->h, k);
-	n->events -= k;
+	vcq(n)->events -= k;
 	if (vrecording) {
 		char call[64], name[32];
 		snprintf(call, sizeof call, "ibv_ack_cq_events(%s, %u)", vobj_cname(n, name, sizeof name), k);
@@ -361,7 +361,7 @@ static int l_get_cq_event(lua_State *L)
 	int err = errno;
 	struct vnode *cn = ret ? NULL : vobj_find(L, cq);
 	if (cn)
-		cn->events++;   /* before the recorder: destroying the CQ acks it, not waits for it forever */
+		vcq(cn)->events++;   /* before the recorder: destroying the CQ acks it, not waits for it forever */
 	if (vrecording) {
 		char call[96], a[32], b[32] = "?";
 		if (cn)
@@ -388,6 +388,7 @@ static const luaL_Reg cq_methods[] = {
 static const luaL_Reg channel_methods[] = { { "get_cq_event", l_get_cq_event }, { NULL, NULL } };
 
 const struct vclass vc_cq = {
+	.size = sizeof(struct vcq),
 	.index = VC_CQ,
 	.kind = "cq", .var = "cq", .tname = "verbs.cq", .destroy_verb = "ibv_destroy_cq",
 	.destroy_method = "destroy", .destroy = cq_destroy, .describe = cq_describe, .field = cq_field,

@@ -69,8 +69,8 @@ struct vnode *vobj_find(lua_State *L, void *h)
 bool vobj_mr_covers(lua_State *L, uint64_t addr, uint64_t len)
 {
 	FOR_NODES(L, n)
-		if (n->cls == &vc_mr && n->h && addr >= (uintptr_t)n->buf && addr - (uintptr_t)n->buf <= n->len &&
-		    len <= n->len - (addr - (uintptr_t)n->buf))
+		if (n->cls == &vc_mr && n->h && addr >= (uintptr_t)vmr(n)->buf &&
+		    addr - (uintptr_t)vmr(n)->buf <= vmr(n)->len && len <= vmr(n)->len - (addr - (uintptr_t)vmr(n)->buf))
 			return true;
 	return false;
 }
@@ -140,7 +140,7 @@ struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const 
 
 	ud->n = NULL;
 	ud->cls = cls;
-	n = calloc(1, sizeof *n);
+	n = calloc(1, cls->size ? cls->size : sizeof *n);
 	if (!n)
 		luaL_error(L, "out of memory");
 	n->cls = cls;

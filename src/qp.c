@@ -238,7 +238,7 @@ static int l_modify(lua_State *L)
 	}
 	if (ret == 0) {
 		if (mask & IBV_QP_PORT)
-			n->aux = a.port_num;
+			vqp(n)->port_num = a.port_num;
 		return 0;
 	}
 	lua_createtable(L, 0, 7);
@@ -254,8 +254,8 @@ static int l_modify(lua_State *L)
 	lua_setfield(L, -2, "mask");
 	lua_pushvalue(L, 2);
 	lua_setfield(L, -2, "attr");
-	if (n->aux || (mask & IBV_QP_PORT)) {
-		lua_pushinteger(L, mask & IBV_QP_PORT ? a.port_num : n->aux);
+	if (vqp(n)->port_num || (mask & IBV_QP_PORT)) {
+		lua_pushinteger(L, mask & IBV_QP_PORT ? a.port_num : vqp(n)->port_num);
 		lua_setfield(L, -2, "port_num");
 	}
 	lua_pushstring(L, ibv_get_device_name(qp->context->device));
@@ -303,6 +303,7 @@ static const luaL_Reg qp_methods[] = {
 };
 
 const struct vclass vc_qp = {
+	.size = sizeof(struct vqp),
 	.index = VC_QP,
 	.kind = "qp", .var = "qp", .tname = "verbs.qp", .destroy_verb = "ibv_destroy_qp",
 	.destroy_method = "destroy", .destroy = qp_destroy, .describe = qp_describe, .field = qp_field,

@@ -106,9 +106,9 @@ int qp_create_ex(lua_State *L)
 		return vraise(L, "ibv_create_qp_ex", err, 1, -1);
 	}
 	vobj_set(n, qp);
-	n->ex = ibv_qp_to_qp_ex(qp) != NULL;
-	n->ex_flags = ia.send_ops_flags;
-	if (vrecording && n->ex) {
+	vqp(n)->ex = ibv_qp_to_qp_ex(qp) != NULL;
+	vqp(n)->send_ops_flags = ia.send_ops_flags;
+	if (vrecording && vqp(n)->ex) {
 		char decl[96], x[32], y[32];
 		snprintf(decl, sizeof decl, "struct ibv_qp_ex *%s", xname(n, x, sizeof x));
 		snprintf(y, sizeof y, "ibv_qp_to_qp_ex(qp%u)", n->id);
@@ -123,7 +123,7 @@ static struct vnode *self(lua_State *L) { return vobj_check(L, 1, &vc_qp); }
 
 static struct ibv_qp_ex *qpx_of(lua_State *L, struct vnode *n, const char *fn)
 {
-	struct ibv_qp_ex *x = n->ex ? ibv_qp_to_qp_ex(n->h) : NULL;
+	struct ibv_qp_ex *x = vqp(n)->ex ? ibv_qp_to_qp_ex(n->h) : NULL;
 	if (!x)
 		luaL_error(L, "%s: this QP has no new post-send API: create it with ctx:create_qp_ex{ pd = pd, ..., "
 			      "send_ops_flags = { \"SEND\", ... } } (ibv_create_qp_ex with "
@@ -133,18 +133,18 @@ static struct ibv_qp_ex *qpx_of(lua_State *L, struct vnode *n, const char *fn)
 
 void qp_ex_idle(lua_State *L, struct vnode *n, const char *fn)
 {
-	if (n->ex_busy)
+	if (vqp(n)->wr_open)
 		luaL_error(L, "%s: a wr_start() session is open on this QP (%d WR%s built): ibv_wr_start holds the "
 			      "send queue until ibv_wr_complete or ibv_wr_abort, and %s would wait for it forever; "
 			      "call qp:wr_complete() or qp:wr_abort() first",
-			   fn, n->ex_count, n->ex_count == 1 ? "" : "s", fn);
+			   fn, vqp(n)->wr_count, vqp(n)->wr_count == 1 ? "" : "s", fn);
 }
 
 void qp_ex_abort(struct vnode *n)
 {
-	if (n->ex_busy)
+	if (vqp(n)->wr_open)
 		ibv_wr_abort(ibv_qp_to_qp_ex(n->h));
-	n->ex_busy = false;
+	vqp(n)->wr_open = false;
 }
 
 static const char *op_name(uint64_t flag)
@@ -156,20 +156,20 @@ static const char *op_name(uint64_t flag)
 /* The WR being built must be whole before the next op or the complete. */
 static void check_wr_whole(lua_State *L, struct vnode *n, const char *fn)
 {
-	if (n->ex_need & NEED_UD_ADDR)
+	if (vqp(n)->wr_lacks & NEED_UD_ADDR)
 		luaL_error(L, "%s: WR #%d (%s) has no destination: on a UD QP every WR needs "
 			      "qp:wr_set_ud_addr(ah, remote_qpn, remote_qkey) after its op",
-			   fn, n->ex_count, op_name(n->ex_op));
-	if (n->ex_need & NEED_SGE8)
+			   fn, vqp(n)->wr_count, op_name(vqp(n)->wr_op));
+	if (vqp(n)->wr_lacks & NEED_SGE8)
 		luaL_error(L, "%s: WR #%d (%s) has no local buffer: an atomic needs qp:wr_set_sge(mr, offset, 8) "
 			      "for the 8 bytes the remote's old value comes back into",
-			   fn, n->ex_count, op_name(n->ex_op));
+			   fn, vqp(n)->wr_count, op_name(vqp(n)->wr_op));
 }
 
 static struct ibv_qp_ex *in_session(lua_State *L, struct vnode *n, const char *fn)
 {
 	struct ibv_qp_ex *x = qpx_of(L, n, fn);
-	if (!n->ex_busy)
+	if (!vqp(n)->wr_open)
 		luaL_error(L, "%s: no WR session is open: call qp:wr_start() first (in C, the ibv_wr_* calls go "
 			      "between ibv_wr_start and ibv_wr_complete)", fn);
 	return x;
@@ -179,10 +179,10 @@ static struct ibv_qp_ex *in_session(lua_State *L, struct vnode *n, const char *f
 static struct ibv_qp_ex *op_begin(lua_State *L, struct vnode *n, const char *fn, uint64_t flag)
 {
 	struct ibv_qp_ex *x = in_session(L, n, fn);
-	if (!(n->ex_flags & flag)) {
+	if (!(vqp(n)->send_ops_flags & flag)) {
 		luaL_Buffer b;
 		luaL_buffinit(L, &b);
-		venum_c(&b, &ve_send_ops_flags, (int64_t)n->ex_flags);
+		venum_c(&b, &ve_send_ops_flags, (int64_t)vqp(n)->send_ops_flags);
 		luaL_pushresult(&b);
 		luaL_error(L, "%s: %s is not in this QP's send_ops_flags (%s): create the QP with send_ops_flags = "
 			      "{ ..., \"%s\" }; the provider sets up only the ops asked for, and calling another "
@@ -195,11 +195,11 @@ static struct ibv_qp_ex *op_begin(lua_State *L, struct vnode *n, const char *fn,
 static void op_end(lua_State *L, struct vnode *n, const char *verb, uint64_t flag, const char *args)
 {
 	struct ibv_qp *qp = n->h;
-	n->ex_count++;
-	n->ex_op = flag;
-	n->ex_need = qp->qp_type == IBV_QPT_UD ? NEED_UD_ADDR : 0;
+	vqp(n)->wr_count++;
+	vqp(n)->wr_op = flag;
+	vqp(n)->wr_lacks = qp->qp_type == IBV_QPT_UD ? NEED_UD_ADDR : 0;
 	if (flag == IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP || flag == IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
-		n->ex_need |= NEED_SGE8;
+		vqp(n)->wr_lacks |= NEED_SGE8;
 	if (vrecording)
 		record(L, n, verb, args, "(void)");
 }
@@ -209,15 +209,15 @@ static int l_wr_start(lua_State *L)
 {
 	struct vnode *n = self(L);
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_start");
-	if (n->ex_busy)
+	if (vqp(n)->wr_open)
 		return luaL_error(L, "wr_start: a session is already open (%d WR%s built): finish it with "
 				     "qp:wr_complete() or qp:wr_abort() first (ibv_wr_start would wait for its own lock)",
-				  n->ex_count, n->ex_count == 1 ? "" : "s");
+				  vqp(n)->wr_count, vqp(n)->wr_count == 1 ? "" : "s");
 	ibv_wr_start(x);
-	n->ex_busy = true;
-	n->ex_count = 0;
-	n->ex_op = 0;
-	n->ex_need = 0;
+	vqp(n)->wr_open = true;
+	vqp(n)->wr_count = 0;
+	vqp(n)->wr_op = 0;
+	vqp(n)->wr_lacks = 0;
 	if (vrecording)
 		record(L, n, "ibv_wr_start", "", "(void)");
 	return 0;
@@ -228,15 +228,15 @@ static int l_wr_complete(lua_State *L)
 {
 	struct vnode *n = self(L);
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_complete");
-	if (!n->ex_busy)
+	if (!vqp(n)->wr_open)
 		return luaL_error(L, "wr_complete: no WR session is open: call qp:wr_start() first (ibv_wr_complete "
 				     "without ibv_wr_start would release a lock nobody took)");
 	check_wr_whole(L, n, "wr_complete");
-	int built = n->ex_count;
+	int built = vqp(n)->wr_count;
 	int ret = ibv_wr_complete(x);
-	n->ex_busy = false;
-	n->ex_op = 0;
-	n->ex_need = 0;
+	vqp(n)->wr_open = false;
+	vqp(n)->wr_op = 0;
+	vqp(n)->wr_lacks = 0;
 	if (vrecording) {
 		char r[64];
 		snprintf(r, sizeof r, ret ? "%d /* %s */" : "0", ret, verrname(ret) ? verrname(ret) : "?");
@@ -265,12 +265,12 @@ static int l_wr_abort(lua_State *L)
 {
 	struct vnode *n = self(L);
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_abort");
-	if (!n->ex_busy)
+	if (!vqp(n)->wr_open)
 		return luaL_error(L, "wr_abort: no WR session is open: nothing to abort (ibv_wr_abort without "
 				     "ibv_wr_start would release a lock nobody took)");
 	ibv_wr_abort(x);
-	n->ex_busy = false;
-	n->ex_need = 0;
+	vqp(n)->wr_open = false;
+	vqp(n)->wr_lacks = 0;
 	if (vrecording)
 		record(L, n, "ibv_wr_abort", "", "(void)");
 	return 0;
@@ -414,7 +414,7 @@ static int l_wr_atomic_fetch_add(lua_State *L)
 static struct ibv_qp_ex *setter_begin(lua_State *L, struct vnode *n, const char *fn)
 {
 	struct ibv_qp_ex *x = in_session(L, n, fn);
-	if (!n->ex_op)
+	if (!vqp(n)->wr_op)
 		luaL_error(L, "%s: no WR to set: call an op first (qp:wr_send(), qp:wr_rdma_write(rkey, remote_addr), "
 			      "...); in C, ibv_wr_set_* fill the WR that the last ibv_wr_<op> began", fn);
 	return x;
@@ -446,11 +446,11 @@ static int l_wr_set_sge(lua_State *L)
 		return vtypeerror(L, 2, "verbs.mr (mr, offset, length) or lkey (lkey, addr, length)");
 	}
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_sge");
-	if ((n->ex_need & NEED_SGE8) && s.length != 8)
+	if ((vqp(n)->wr_lacks & NEED_SGE8) && s.length != 8)
 		return vargerror(L, 4, lua_pushfstring(L, "an atomic's SGE is 8 bytes (the old 64-bit value), not %d",
 						       (int)s.length));
 	ibv_wr_set_sge(x, s.lkey, s.addr, s.length);
-	n->ex_need &= ~(unsigned)NEED_SGE8;
+	vqp(n)->wr_lacks &= ~(unsigned)NEED_SGE8;
 	if (vrecording)
 		record(L, n, "ibv_wr_set_sge", args, "(void)");
 	return 0;
@@ -466,10 +466,10 @@ static int l_wr_set_sge_list(lua_State *L)
 	vchecktable(L, 2);
 	int k = sge_list_read(L, 2, 2, sge, SGE_MAX);
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_sge_list");
-	if ((n->ex_need & NEED_SGE8) && (k != 1 || sge[0].length != 8))
+	if ((vqp(n)->wr_lacks & NEED_SGE8) && (k != 1 || sge[0].length != 8))
 		return vargerror(L, 2, "an atomic takes one SGE of 8 bytes");
 	ibv_wr_set_sge_list(x, (size_t)k, sge);
-	n->ex_need &= ~(unsigned)NEED_SGE8;
+	vqp(n)->wr_lacks &= ~(unsigned)NEED_SGE8;
 	if (vrecording) {
 		char args[32];
 		snprintf(args, sizeof args, "%d, sg_list", k);
@@ -485,7 +485,7 @@ static int l_wr_set_inline_data(lua_State *L)
 	size_t len;
 	const char *s = luaL_checklstring(L, 2, &len);
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_inline_data");
-	if (n->ex_need & NEED_SGE8)
+	if (vqp(n)->wr_lacks & NEED_SGE8)
 		return luaL_error(L, "wr_set_inline_data: an atomic returns the old value into an SGE: use wr_set_sge");
 	ibv_wr_set_inline_data(x, (void *)s, len);
 	if (vrecording) {
@@ -538,7 +538,7 @@ static int l_wr_set_ud_addr(lua_State *L)
 				     "carry no address (wr_set_ud_addr is for UD QPs)",
 				  venum_name(&ve_qp_type, ((struct ibv_qp *)n->h)->qp_type));
 	ibv_wr_set_ud_addr(x, ah->h, qpn, qkey);
-	n->ex_need &= ~(unsigned)NEED_UD_ADDR;
+	vqp(n)->wr_lacks &= ~(unsigned)NEED_UD_ADDR;
 	if (vrecording) {
 		char args[64];
 		snprintf(args, sizeof args, "ah%u, 0x%x, 0x%x", ah->id, qpn, qkey);

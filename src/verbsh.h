@@ -161,19 +161,47 @@ struct vnode {
 	unsigned id;                     /* qp1, qp2, ... in traces */
 	struct vnode *next, *prev;       /* every node of its Lua state, to list the users of one */
 	struct vstate *st;               /* that state's share of the object layer (object.c) */
-	/* Per-class data. */
-	void *buf;                       /* mr: the memory verbsh allocated */
-	size_t len;                      /* mr: its length */
-	int aux;                         /* qp: port_num once set */
-	unsigned events;                 /* cq: completion events not acked yet */
-	/* Objects made by the extended verbs (ctx:create_qp_ex, ctx:create_cq_ex). */
-	bool ex;
-	bool ex_busy;                    /* qp: a wr_start session is open; cq: a start_poll is open */
-	int ex_count;                    /* qp: WRs built in the session; cq: 1 while a completion is current */
-	uint64_t ex_flags;               /* qp: send_ops_flags; cq: wc_flags */
-	uint64_t ex_op;                  /* qp: the send_ops flag of the WR being built, 0 for none */
-	unsigned ex_need;                /* qp: what that WR still lacks (qp_ex.c) */
 };
+
+/* A class with data of its own has a struct that starts with its node
+ * (cls->size bytes are allocated), so a node pointer is also a pointer to
+ * it; vmr(n) etc. give it, for a node of that class. */
+struct vmr {
+	struct vnode n;
+	void *buf;                       /* the memory verbsh allocated and registered */
+	size_t len;
+	int access;                      /* the access flags it was registered with */
+};
+struct vctx {
+	struct vnode n;
+	bool librdmacm_owned;            /* cm_id.verbs: librdmacm opened it and closes it */
+};
+struct vqp {
+	struct vnode n;
+	int port_num;                    /* once a modify set it (0 before) */
+	/* A QP of ctx:create_qp_ex: the new post-send API (qp_ex.c). */
+	bool ex;
+	uint64_t send_ops_flags;
+	bool wr_open;                    /* between wr_start and wr_complete/wr_abort */
+	int wr_count;                    /* WRs built in that session */
+	uint64_t wr_op;                  /* the send_ops flag of the WR being built, 0 for none */
+	unsigned wr_lacks;               /* what that WR still needs before the next one (qp_ex.c) */
+};
+struct vcq {
+	struct vnode n;
+	unsigned events;                 /* completion events received and not acked yet */
+	/* A CQ of ctx:create_cq_ex: the polling API (cq_ex.c). */
+	bool ex;
+	uint64_t wc_flags;
+	bool poll_open;                  /* between start_poll and end_poll */
+	bool has_current;                /* a completion is current (start_poll or next_poll gave one) */
+	unsigned quirks;                 /* the provider's (cq_ex.c) */
+};
+#define VCLASS_DATA(type, fn) static inline struct type *fn(struct vnode *n) { return (struct type *)n; }
+VCLASS_DATA(vmr, vmr)
+VCLASS_DATA(vctx, vctx)
+VCLASS_DATA(vqp, vqp)
+VCLASS_DATA(vcq, vcq)
 
 struct vclass {
 	const char *kind;                /* "qp" */
@@ -197,6 +225,7 @@ struct vclass {
 	/* Optional: obj.key = value (qp.wr_id); returns 0 when key is not settable. */
 	int (*setfield)(lua_State *L, struct vnode *n, const char *key, int vidx);
 	int index;                       /* VC_QP...: its slot in per-state tables */
+	size_t size;                     /* bytes of its node: sizeof(struct vqp), or 0 for a plain vnode */
 };
 /* The classes, each with a slot in the per-state tables (ids handed out). */
 enum { VC_CONTEXT, VC_PD, VC_MR, VC_CQ, VC_CHANNEL, VC_QP, VC_AH, VC_SRQ, VC_CM_CHANNEL, VC_CM_ID, VC_CM_EVENT,
