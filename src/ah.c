@@ -36,13 +36,13 @@ int ah_create(lua_State *L)
 	int deps[] = { 1 };
 
 	vchecktable(L, 2);
-	vm_read(L, 2, 2, vf_ah_attr, &a);
+	marsh_read(L, 2, 2, vf_ah_attr, &a);
 	struct vnode *n = vobj_new(L, &vc_ah, 1, deps);
 	struct ibv_ah *ah = ibv_create_ah(p->h, &a);
 	int err = errno;
 	if (vrecording) {
 		char call[64], x[32], y[32];
-		vm_c_decl(L, "struct ibv_ah_attr ah_attr = ", vf_ah_attr, &a, ";");
+		marsh_c_decl(L, "struct ibv_ah_attr ah_attr = ", vf_ah_attr, &a, ";");
 		snprintf(call, sizeof call, "ibv_create_ah(%s, &ah_attr)", vobj_cname(p, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, ah ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);
@@ -59,7 +59,7 @@ static const void *read_wc_grh(lua_State *L, int arg, struct ibv_wc *wc)
 	size_t len;
 	vchecktable(L, arg);
 	memset(wc, 0, sizeof *wc);
-	vm_read(L, arg, arg, vf_wc, wc);
+	marsh_read(L, arg, arg, vf_wc, wc);
 	const char *grh = lua_tolstring(L, arg + 1, &len);
 	if (lua_type(L, arg + 1) != LUA_TSTRING || len != sizeof(struct ibv_grh))
 		vargerror(L, arg + 1, lua_pushfstring(L, "the %d-byte GRH in front of the payload expected"
@@ -76,7 +76,7 @@ static const void *read_wc_grh(lua_State *L, int arg, struct ibv_wc *wc)
 int ah_init_from_wc(lua_State *L)
 {
 	struct vnode *c = vobj_check(L, 1, &vc_context);
-	uint8_t port = (uint8_t)vm_check_uint(L, 2, 2, 255, "port_num");
+	uint8_t port = (uint8_t)marsh_check_uint(L, 2, 2, 255, "port_num");
 	struct ibv_wc wc;
 	struct ibv_ah_attr a;
 	const void *grh = read_wc_grh(L, 3, &wc);
@@ -92,7 +92,7 @@ int ah_init_from_wc(lua_State *L)
 	}
 	if (ret)
 		return vraise(L, "ibv_init_ah_from_wc", ret < 0 ? -ret : ret, 1, 0);
-	vm_push(L, vf_ah_attr, &a);
+	marsh_push(L, vf_ah_attr, &a);
 	return 1;
 }
 
@@ -102,7 +102,7 @@ int ah_create_from_wc(lua_State *L)
 	struct vnode *p = vobj_check(L, 1, &vc_pd);
 	struct ibv_wc wc;
 	const void *grh = read_wc_grh(L, 2, &wc);
-	uint8_t port = (uint8_t)vm_check_uint(L, 4, 4, 255, "port_num");
+	uint8_t port = (uint8_t)marsh_check_uint(L, 4, 4, 255, "port_num");
 	int deps[] = { 1 };
 	lua_settop(L, 4);
 	struct vnode *n = vobj_new(L, &vc_ah, 1, deps);

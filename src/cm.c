@@ -180,7 +180,7 @@ static void push_id(lua_State *L, struct rdma_cm_id *id, int chidx)
 static int l_get_cm_event(lua_State *L)
 {
 	struct vnode *ch = vobj_check(L, 1, &vc_cm_channel);
-	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)vm_check_uint(L, 2, 2, INT32_MAX, "timeout_ms");
+	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)marsh_check_uint(L, 2, 2, INT32_MAX, "timeout_ms");
 	struct rdma_event_channel *c = ch->h;
 	struct rdma_cm_event *ev;
 	char call[96], x[32];
@@ -301,7 +301,7 @@ static void push_param(lua_State *L, const struct rdma_cm_event *ev)
 	lua_createtable(L, 0, 1);
 	if (is_ud(ev)) {
 		const struct rdma_ud_param *u = &ev->param.ud;
-		vm_push(L, vf_ah_attr, &u->ah_attr);
+		marsh_push(L, vf_ah_attr, &u->ah_attr);
 		lua_createtable(L, 0, 5);
 		lua_insert(L, -2);
 		lua_setfield(L, -2, "ah_attr");
@@ -312,7 +312,7 @@ static void push_param(lua_State *L, const struct rdma_cm_event *ev)
 		push_private_data(L, u->private_data, u->private_data_len);
 		lua_setfield(L, -2, "ud");
 	} else {
-		vm_push(L, vf_conn_param, &ev->param.conn);
+		marsh_push(L, vf_conn_param, &ev->param.conn);
 		push_private_data(L, ev->param.conn.private_data, ev->param.conn.private_data_len);
 		lua_setfield(L, -2, "conn");
 	}
@@ -462,7 +462,7 @@ static int l_bind_addr(lua_State *L)
 
 static lua_Integer opt_timeout(lua_State *L, int arg)
 {
-	return lua_isnoneornil(L, arg) ? 2000 : (lua_Integer)vm_check_uint(L, arg, arg, INT32_MAX, "timeout_ms");
+	return lua_isnoneornil(L, arg) ? 2000 : (lua_Integer)marsh_check_uint(L, arg, arg, INT32_MAX, "timeout_ms");
 }
 
 /* id:resolve_addr(src_addr or nil, dst_addr [, timeout_ms=2000]) */
@@ -532,7 +532,7 @@ static int l_create_qp(lua_State *L)
 
 	vchecktable(L, 3);
 	lua_settop(L, 3);
-	vm_read(L, 3, 3, vf_qp_init_attr, &ia);
+	marsh_read(L, 3, 3, vf_qp_init_attr, &ia);
 	/* Without CQs librdmacm would make its own, which nothing here could poll. */
 	qp_check_required(L, 3, ia.send_cq, ia.recv_cq, ia.qp_type, "\"RC\" on a TCP id, \"UD\" on a UDP id");
 	if (id->qp)
@@ -550,7 +550,7 @@ static int l_create_qp(lua_State *L)
 	int ret = rdma_create_qp(id, p->h, &ia);
 	int err = errno;
 	if (vrecording) {
-		vm_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
+		marsh_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
 		snprintf(call, sizeof call, "rdma_create_qp(%s, %s, &init_attr)", idname(n, x, sizeof x),
 			 vobj_cname(p, y, sizeof y));
 		if (ret) {
@@ -600,8 +600,8 @@ static struct rdma_conn_param *read_conn_param(lua_State *L, int arg, struct rdm
 		return NULL;
 	vchecktable(L, arg);
 	memset(cp, 0, sizeof *cp);
-	vm_read(L, arg, arg, vf_conn_param, cp);
-	lua_pushliteral(L, "private_data");   /* raw, as vm_read read the pointer */
+	marsh_read(L, arg, arg, vf_conn_param, cp);
+	lua_pushliteral(L, "private_data");   /* raw, as marsh_read read the pointer */
 	lua_rawget(L, arg);
 	size_t len = 0;
 	lua_tolstring(L, -1, &len);
@@ -641,7 +641,7 @@ static void record_conn(lua_State *L, struct vnode *n, const char *verb, struct 
 	luaL_buffinit(L, &b);
 	if (cp) {
 		luaL_addstring(&b, "struct rdma_conn_param conn_param = ");
-		vm_c_init(&b, vf_conn_param, cp);
+		marsh_c_init(&b, vf_conn_param, cp);
 		luaL_addstring(&b, ";");
 	}
 	luaL_pushresult(&b);
@@ -687,7 +687,7 @@ static int l_accept(lua_State *L) { return conn_verb(L, "rdma_accept", rdma_acce
 static int l_listen(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
-	int backlog = lua_isnoneornil(L, 2) ? 0 : (int)vm_check_uint(L, 2, 2, INT32_MAX, "backlog");
+	int backlog = lua_isnoneornil(L, 2) ? 0 : (int)marsh_check_uint(L, 2, 2, INT32_MAX, "backlog");
 	char call[64], x[32];
 	int ret = rdma_listen(n->h, backlog);
 	int err = errno;
@@ -758,7 +758,7 @@ static int l_init_qp_attr(lua_State *L)
 	record_ret(L, "struct ibv_qp_attr attr = { .qp_state = ... }; int mask;", call, ret, err);
 	if (ret)
 		return vraise(L, "rdma_init_qp_attr", err, 1, 0);
-	vm_push(L, vf_qp_attr, &a);
+	marsh_push(L, vf_qp_attr, &a);
 	vflags_push(L, &ve_qp_attr_mask, (uint64_t)mask);
 	return 2;
 }

@@ -214,7 +214,7 @@ static int l_query_device(lua_State *L)
 	}
 	if (ret)
 		return vraise(L, "ibv_query_device", ret > 0 ? ret : errno, 1, 0);
-	vm_push(L, vf_device_attr, &a);
+	marsh_push(L, vf_device_attr, &a);
 	lua_pushstring(L, a.fw_ver);
 	lua_setfield(L, -2, "fw_ver");
 	push_guid(L, a.node_guid);
@@ -228,7 +228,7 @@ static uint8_t check_port(lua_State *L, int idx)
 {
 	if (lua_isnoneornil(L, idx))
 		return 1;
-	return (uint8_t)vm_check_uint(L, idx, idx, 255, "port_num");
+	return (uint8_t)marsh_check_uint(L, idx, idx, 255, "port_num");
 }
 
 static int l_query_port(lua_State *L)
@@ -244,7 +244,7 @@ static int l_query_port(lua_State *L)
 	}
 	if (ret)
 		return vraise(L, "ibv_query_port", ret > 0 ? ret : errno, 1, 0);
-	vm_push(L, vf_port_attr, &a);
+	marsh_push(L, vf_port_attr, &a);
 	lua_pushinteger(L, port);
 	lua_setfield(L, -2, "port_num");
 	return 1;
@@ -254,8 +254,8 @@ static int l_query_port(lua_State *L)
 static int l_query_gid(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
-	uint8_t port = (uint8_t)vm_check_uint(L, 2, 2, 255, "port_num");
-	int index = (int)vm_check_uint(L, 3, 3, 0xffff, "index");
+	uint8_t port = (uint8_t)marsh_check_uint(L, 2, 2, 255, "port_num");
+	int index = (int)marsh_check_uint(L, 3, 3, 0xffff, "index");
 	union ibv_gid gid;
 	char call[96], name[32];
 	int ret = ibv_query_gid(n->h, port, index, &gid);
@@ -267,7 +267,7 @@ static int l_query_gid(lua_State *L)
 	}
 	if (ret)
 		return vraise(L, "ibv_query_gid", err, 1, 0);
-	vm_gid_push(L, &gid);
+	marsh_gid_push(L, &gid);
 	return 1;
 }
 
@@ -317,7 +317,7 @@ static int l_gids(lua_State *L)
 		lua_createtable(L, 0, 4);
 		lua_pushinteger(L, e[i].gid_index);
 		lua_setfield(L, -2, "index");
-		vm_gid_push(L, &e[i].gid);
+		marsh_gid_push(L, &e[i].gid);
 		lua_setfield(L, -2, "gid");
 		lua_pushstring(L, gid_type_text(e[i].gid_type));
 		lua_setfield(L, -2, "type");
@@ -370,7 +370,7 @@ bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms)
 static int l_get_async_event(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
-	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)vm_check_uint(L, 2, 2, 0, "timeout_ms");
+	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)marsh_check_uint(L, 2, 2, 0, "timeout_ms");
 	struct ibv_context *c = n->h;
 	struct ibv_async_event ev;
 	char call[96], name[32];
@@ -421,7 +421,7 @@ static int l_get_async_event(lua_State *L)
 static int l_gid_bytes(lua_State *L)
 {
 	union ibv_gid g;
-	const char *err = vm_gid_read(L, 1, &g);
+	const char *err = marsh_gid_read(L, 1, &g);
 	if (err)
 		return vargerror(L, 1, err);
 	lua_pushlstring(L, (const char *)g.raw, 16);

@@ -54,7 +54,7 @@ const struct vfield vf_cq_opts[] = {
 int cq_create(lua_State *L)
 {
 	struct vnode *c = vobj_check(L, 1, &vc_context);
-	int cqe = (int)vm_check_uint(L, 2, 2, 0x7fffffff, "cqe");
+	int cqe = (int)marsh_check_uint(L, 2, 2, 0x7fffffff, "cqe");
 	struct cq_opts o = { 0 };
 	int deps[2] = { 1, 0 };
 	struct vnode *used[2] = { c };
@@ -62,7 +62,7 @@ int cq_create(lua_State *L)
 	lua_settop(L, 3);
 	if (!lua_isnil(L, 3)) {
 		vchecktable(L, 3);
-		vm_read(L, 3, 3, vf_cq_opts, &o);
+		marsh_read(L, 3, 3, vf_cq_opts, &o);
 		used[1] = vobj_field(L, 3, 3, "channel", &vc_channel, &o.channel);   /* index 4: kept as a user value */
 		vobj_same_context(L, 3, "channel", used[1], c);
 		deps[1] = 4;
@@ -156,7 +156,7 @@ static int l_poll(lua_State *L)
 	struct wc_array *a = wc_array_test(L, 2);
 	if (a)
 		return poll_array(L, n, a);
-	int max = lua_isnoneornil(L, 2) ? 16 : (int)vm_check_uint(L, 2, 2, 1 << 20, "max");
+	int max = lua_isnoneornil(L, 2) ? 16 : (int)marsh_check_uint(L, 2, 2, 1 << 20, "max");
 	struct ibv_wc wc[WC_BATCH];
 	int got = 0;
 
@@ -249,8 +249,8 @@ static int l_wait(lua_State *L)
 	cq_ex_idle(L, n, "wait");
 	struct wc_array *a = wc_array_test(L, 2);
 	int arg = a ? 3 : 2;
-	int want = lua_isnoneornil(L, arg) ? 1 : (int)vm_check_uint(L, arg, arg, 1 << 20, "n");
-	double timeout = lua_isnoneornil(L, arg + 1) ? -1 : (double)vm_check_uint(L, arg + 1, arg + 1, 0, "timeout_ms");
+	int want = lua_isnoneornil(L, arg) ? 1 : (int)marsh_check_uint(L, arg, arg, 1 << 20, "n");
+	double timeout = lua_isnoneornil(L, arg + 1) ? -1 : (double)marsh_check_uint(L, arg + 1, arg + 1, 0, "timeout_ms");
 	if (a) {
 		if (want > a->cap)
 			return vargerror(L, 3, lua_pushfstring(L, "n = %d is more than the wc_array's %d entries", want,
@@ -292,7 +292,7 @@ static int l_req_notify(lua_State *L)
 static int l_ack_events(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
-	unsigned k = (unsigned)vm_check_uint(L, 2, 2, 0xffffffff, "n");
+	unsigned k = (unsigned)marsh_check_uint(L, 2, 2, 0xffffffff, "n");
 	if (k > vcq(n)->events)
 		return vargerror(L, 2, lua_pushfstring(L, "%d events to ack, but only %d were received and not acked",
 							   (int)k, (int)vcq(n)->events));
@@ -348,7 +348,7 @@ int channel_create(lua_State *L)
 static int l_get_cq_event(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_channel);
-	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)vm_check_uint(L, 2, 2, 0, "timeout_ms");
+	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)marsh_check_uint(L, 2, 2, 0, "timeout_ms");
 	struct ibv_comp_channel *ch = n->h;
 	struct ibv_cq *cq;
 	void *cq_ctx;

@@ -102,8 +102,8 @@ int cq_create_ex(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 2);
-	uint64_t mask = vm_read(L, 2, 2, vf_cq_init_attr_ex, &a);
-	lua_pushliteral(L, "comp_mask");   /* raw reads, as vm_read's */
+	uint64_t mask = marsh_read(L, 2, 2, vf_cq_init_attr_ex, &a);
+	lua_pushliteral(L, "comp_mask");   /* raw reads, as marsh_read's */
 	if (lua_rawget(L, 2) == LUA_TNIL)
 		a.comp_mask = (uint32_t)mask;
 	lua_pop(L, 1);
@@ -121,7 +121,7 @@ int cq_create_ex(lua_State *L)
 	int err = errno;
 	if (vrecording) {
 		char call[64], p[32], q[32];
-		vm_c_decl(L, "struct ibv_cq_init_attr_ex cq_attr = ", vf_cq_init_attr_ex, &asked, ";");
+		marsh_c_decl(L, "struct ibv_cq_init_attr_ex cq_attr = ", vf_cq_init_attr_ex, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_cq_ex(%s, &cq_attr)", vobj_cname(c, p, sizeof p));
 		vrecord(L, lua_tostring(L, -1), call, x ? vobj_cname(n, q, sizeof q) : "NULL");
 		lua_pop(L, 1);

@@ -89,7 +89,7 @@ static int l_reg_mr(lua_State *L)
 	if (lua_type(L, 2) == LUA_TSTRING)
 		init = lua_tolstring(L, 2, &len);
 	else if (lua_type(L, 2) == LUA_TNUMBER)
-		len = (size_t)vm_check_uint(L, 2, 2, (uint64_t)1 << 40, "length");
+		len = (size_t)marsh_check_uint(L, 2, 2, (uint64_t)1 << 40, "length");
 	else
 		return vtypeerror(L, 2, "length (integer) or initial contents (string)");
 	if (!lua_isnoneornil(L, 3) && (e = venum_read(L, 3, &ve_access, &access)))
@@ -138,9 +138,9 @@ static int l_reg_mr(lua_State *L)
 /* The range [off, off+len) of the MR at 1, checked; args at oarg, oarg+1. */
 static void mr_range(lua_State *L, struct vnode *n, int oarg, size_t *off, size_t *len, bool len_given)
 {
-	*off = lua_isnoneornil(L, oarg) ? 0 : (size_t)vm_check_uint(L, oarg, oarg, vmr(n)->len, "offset");
+	*off = lua_isnoneornil(L, oarg) ? 0 : (size_t)marsh_check_uint(L, oarg, oarg, vmr(n)->len, "offset");
 	if (len_given && !lua_isnoneornil(L, oarg + 1)) {
-		*len = (size_t)vm_check_uint(L, oarg + 1, oarg + 1, 0, "length");
+		*len = (size_t)marsh_check_uint(L, oarg + 1, oarg + 1, 0, "length");
 		if (*len > vmr(n)->len - *off)
 			vargerror(L, oarg + 1, lua_pushfstring(L, "offset %I + length %I is beyond the MR's %I bytes",
 				(lua_Integer)*off, (lua_Integer)*len, (lua_Integer)vmr(n)->len));
@@ -163,7 +163,7 @@ static int l_mr_read(lua_State *L)
 static int l_mr_write(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_mr);
-	size_t off = (size_t)vm_check_uint(L, 2, 2, vmr(n)->len, "offset"), len;
+	size_t off = (size_t)marsh_check_uint(L, 2, 2, vmr(n)->len, "offset"), len;
 	if (lua_type(L, 3) != LUA_TSTRING)
 		return vtypeerror(L, 3, "string");
 	const char *s = lua_tolstring(L, 3, &len);
@@ -178,7 +178,7 @@ static int l_mr_write(lua_State *L)
 static int l_mr_fill(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_mr);
-	int byte = (int)vm_check_uint(L, 2, 2, 255, "byte");
+	int byte = (int)marsh_check_uint(L, 2, 2, 255, "byte");
 	size_t off, len;
 	mr_range(L, n, 3, &off, &len, true);
 	memset((char *)vmr(n)->buf + off, byte, len);

@@ -72,10 +72,10 @@ static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *
 		struct sge_in s = { 0 };
 		struct ibv_sge *out = &p->sge[p->used++];
 		lua_rawgeti(L, idx, i);
-		vm_path(path, sizeof path, p->path, "sg_list", i);
+		marsh_path(path, sizeof path, p->path, "sg_list", i);
 		if (!lua_istable(L, -1))
 			return lua_pushfstring(L, "%s: SGE table expected, got %s", path, luaL_typename(L, -1));
-		uint64_t m = vm_read_path(L, p->arg, lua_gettop(L), vf_sge, &s, path);
+		uint64_t m = marsh_read_path(L, p->arg, lua_gettop(L), vf_sge, &s, path);
 		lua_pop(L, 1);
 		if (m & S_MR) {
 			if (m & (S_ADDR | S_LKEY))
@@ -199,7 +199,7 @@ static const char *wr_path(char *buf, size_t len, bool is_list, int i)
 {
 	if (!is_list)
 		return "";
-	vm_path(buf, len - 1, "", NULL, i + 1);
+	marsh_path(buf, len - 1, "", NULL, i + 1);
 	strcat(buf, ".");
 	return buf;
 }
@@ -228,9 +228,9 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 		int t = push_wr_table(L, arg, idx, is_list, i);
 		const char *at = wr_path(path, sizeof path, is_list, i);
 		memset(w, 0, wsize);
-		vm_path(key, sizeof key, "", NULL, is_list ? i + 1 : 0);   /* "[3]", or "" */
+		marsh_path(key, sizeof key, "", NULL, is_list ? i + 1 : 0);   /* "[3]", or "" */
 		p->path = at;
-		uint64_t m = vm_read_path(L, arg, t, send ? vf_send_wr : vf_recv_wr, w, key);
+		uint64_t m = marsh_read_path(L, arg, t, send ? vf_send_wr : vf_recv_wr, w, key);
 		lua_pop(L, 1);
 		if (!send) {
 			((struct ibv_recv_wr *)w)->next = (struct ibv_recv_wr *)next;
@@ -349,7 +349,7 @@ int post_error(lua_State *L, const char *verb, int err, int self, int bad, struc
 		if (ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_CAP, &ia) == 0) {
 			venum_push(L, &ve_qp_state, a.qp_state);
 			lua_setfield(L, -2, "qp_state");
-			vm_push(L, vf_qp_cap, &ia.cap);
+			marsh_push(L, vf_qp_cap, &ia.cap);
 			lua_setfield(L, -2, "cap");
 		}
 	}
@@ -376,7 +376,7 @@ void post_record(lua_State *L, struct vnode *n, const char *verb, bool send, voi
 		}
 		snprintf(line, sizeof line, "struct %s wr%d = ", send ? "ibv_send_wr" : "ibv_recv_wr", i + 1);
 		luaL_addstring(&b, line);
-		vm_c_init(&b, send ? vf_send_wr : vf_recv_wr, wr);
+		marsh_c_init(&b, send ? vf_send_wr : vf_recv_wr, wr);
 		snprintf(line, sizeof line, ";  /* .sg_list = &sge%d_1, .num_sge = %d%s */%s", i + 1, ns,
 			 next ? ", .next = &wr(next)" : "", next ? "\n" : "");
 		luaL_addstring(&b, line);

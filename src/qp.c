@@ -164,7 +164,7 @@ int qp_create(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 2);
-	vm_read(L, 2, 2, vf_qp_init_attr, &ia);
+	marsh_read(L, 2, 2, vf_qp_init_attr, &ia);
 	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, QP_TYPES);
 	struct vnode *used[4] = { p };
 	qp_read_deps(L, 2, 2, &ia.send_cq, &ia.recv_cq, &ia.srq, p, used);   /* 3, 4, 5 */
@@ -176,7 +176,7 @@ int qp_create(lua_State *L)
 	int err = errno;
 	if (vrecording) {
 		char call[64], x[32], y[32];
-		vm_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
+		marsh_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_qp(%s, &init_attr)", vobj_cname(p, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, qp ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);
@@ -205,7 +205,7 @@ static int l_modify(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 3);
-	mask = vm_read(L, 2, 2, vf_qp_attr, &a);
+	mask = marsh_read(L, 2, 2, vf_qp_attr, &a);
 	lua_pushliteral(L, "sq_draining");
 	if (lua_rawget(L, 2) != LUA_TNIL)   /* raw, as the marshaller read the table */
 		return vargerror(L, 2, "key 'sq_draining' is what ibv_query_qp reports (the SQ is draining in SQD);"
@@ -226,7 +226,7 @@ static int l_modify(lua_State *L)
 	if (vrecording) {
 		char call[64], name[32];
 		luaL_Buffer b;
-		vm_c_decl(L, "struct ibv_qp_attr attr = ", vf_qp_attr, &a, ";");
+		marsh_c_decl(L, "struct ibv_qp_attr attr = ", vf_qp_attr, &a, ";");
 		luaL_buffinit(L, &b);
 		snprintf(call, sizeof call, "ibv_modify_qp(%s, &attr, ", vobj_cname(n, name, sizeof name));
 		luaL_addstring(&b, call);
@@ -285,10 +285,10 @@ static int l_query(lua_State *L)
 	}
 	if (ret)
 		return vraise(L, "ibv_query_qp", ret, 1, 0);
-	vm_push(L, vf_qp_attr, &a);
+	marsh_push(L, vf_qp_attr, &a);
 	lua_pushinteger(L, ((struct ibv_qp *)n->h)->qp_num);
 	lua_setfield(L, -2, "qp_num");
-	vm_push(L, vf_qp_init_attr, &ia);
+	marsh_push(L, vf_qp_init_attr, &ia);
 	const char *keys[] = { "send_cq", "recv_cq", "srq" };
 	for (int i = 0; i < 3; i++) {
 		lua_getiuservalue(L, 1, i + 2);

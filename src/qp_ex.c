@@ -64,9 +64,9 @@ int qp_create_ex(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 2);
-	uint64_t mask = vm_read(L, 2, 2, vf_qp_init_attr_ex, &ia);
+	uint64_t mask = marsh_read(L, 2, 2, vf_qp_init_attr_ex, &ia);
 	lua_pushliteral(L, "comp_mask");
-	if (lua_rawget(L, 2) == LUA_TNIL)   /* raw, as vm_read read it */
+	if (lua_rawget(L, 2) == LUA_TNIL)   /* raw, as marsh_read read it */
 		ia.comp_mask = (uint32_t)mask;
 	lua_pop(L, 1);
 	/* The provider reads attr->pd->handle and both CQs: missing, they crash. */
@@ -88,7 +88,7 @@ int qp_create_ex(lua_State *L)
 	int err = errno;
 	if (vrecording) {
 		char call[64], x[32], y[32];
-		vm_c_decl(L, "struct ibv_qp_init_attr_ex attr_ex = ", vf_qp_init_attr_ex, &asked, ";");
+		marsh_c_decl(L, "struct ibv_qp_init_attr_ex attr_ex = ", vf_qp_init_attr_ex, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_qp_ex(%s, &attr_ex)", vobj_cname(c, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, qp ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);
@@ -254,7 +254,7 @@ static int l_wr_complete(lua_State *L)
 	if (ibv_query_qp(n->h, &a, IBV_QP_STATE | IBV_QP_CAP, &ia) == 0) {
 		venum_push(L, &ve_qp_state, a.qp_state);
 		lua_setfield(L, -2, "qp_state");
-		vm_push(L, vf_qp_cap, &ia.cap);
+		marsh_push(L, vf_qp_cap, &ia.cap);
 		lua_setfield(L, -2, "cap");
 	}
 	return vraise(L, "ibv_wr_complete", ret, 1, -1);
@@ -280,7 +280,7 @@ static int l_wr_abort(lua_State *L)
 
 static uint32_t arg_u32(lua_State *L, int i, const char *what)
 {
-	return (uint32_t)vm_check_uint(L, i, i, 0xffffffffu, what);
+	return (uint32_t)marsh_check_uint(L, i, i, 0xffffffffu, what);
 }
 
 static uint64_t arg_u64(lua_State *L, int i, const char *what)
@@ -429,8 +429,8 @@ static int l_wr_set_sge(lua_State *L)
 	char args[96];
 	if (m) {
 		struct ibv_mr *mr = vobj_check(L, 2, &vc_mr)->h;
-		uint64_t off = vm_check_uint(L, 3, 3, mr->length, "offset");
-		uint64_t len = lua_isnoneornil(L, 4) ? mr->length - off : vm_check_uint(L, 4, 4, 0xffffffffu, "length");
+		uint64_t off = marsh_check_uint(L, 3, 3, mr->length, "offset");
+		uint64_t len = lua_isnoneornil(L, 4) ? mr->length - off : marsh_check_uint(L, 4, 4, 0xffffffffu, "length");
 		if (len > mr->length - off)
 			return vargerror(L, 4, lua_pushfstring(L, "offset %I + length %I is beyond the MR's %I bytes",
 							       (lua_Integer)off, (lua_Integer)len, (lua_Integer)mr->length));
@@ -530,7 +530,7 @@ static int l_wr_set_ud_addr(lua_State *L)
 {
 	struct vnode *n = self(L);
 	struct vnode *ah = vobj_check(L, 2, &vc_ah);
-	uint32_t qpn = (uint32_t)vm_check_uint(L, 3, 3, 0xffffff, "remote_qpn");
+	uint32_t qpn = (uint32_t)marsh_check_uint(L, 3, 3, 0xffffff, "remote_qpn");
 	uint32_t qkey = arg_u32(L, 4, "remote_qkey");
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_ud_addr");
 	if (((struct ibv_qp *)n->h)->qp_type != IBV_QPT_UD)

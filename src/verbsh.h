@@ -120,33 +120,33 @@ struct vfield {
 
 /* Pushes the value of one field of src and returns true; false (nothing
  * pushed) when the field is input only or has no value in src. */
-bool vm_push_field(lua_State *L, const struct vfield *f, const void *src);
+bool marsh_push_field(lua_State *L, const struct vfield *f, const void *src);
 /* The field named name of the description f, or NULL. */
-const struct vfield *vm_field(const struct vfield *f, const char *name);
+const struct vfield *marsh_field(const struct vfield *f, const char *name);
 /* Fills dst (which the caller zeroed) from the table at tidx, described by f.
  * Unknown keys, wrong types and out-of-range values raise
  * "bad argument #arg to 'fn' (...)" naming the key. Returns the OR of the
  * `bit`s of the keys present. */
-uint64_t vm_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst);
+uint64_t marsh_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst);
 /* The same, naming keys as prefix.key ("[2].sg_list"). */
-uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix);
+uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix);
 /* Reads one value of field f at stack index idx into dst (the whole struct). */
-void vm_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path);
+void marsh_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path);
 /* Pushes a table with every field of f read from src. */
-void vm_push(lua_State *L, const struct vfield *f, const void *src);
+void marsh_push(lua_State *L, const struct vfield *f, const void *src);
 /* Appends a C initializer of the nonzero fields of src: "{ .qp_state = IBV_QPS_INIT, ... }". */
-void vm_c_init(luaL_Buffer *b, const struct vfield *f, const void *src);
+void marsh_c_init(luaL_Buffer *b, const struct vfield *f, const void *src);
 /* out = prefix.key[index] (no dot after an empty prefix or before "[";
  * no [index] when index <= 0), cut to len. */
-char *vm_path(char *out, size_t len, const char *prefix, const char *key, int index);
+char *marsh_path(char *out, size_t len, const char *prefix, const char *key, int index);
 /* Pushes and returns head .. the initializer of src .. tail, the declaration
  * a trace prints before a call: "struct ibv_ah_attr ah_attr = { ... };". */
-const char *vm_c_decl(lua_State *L, const char *head, const struct vfield *f, const void *src, const char *tail);
+const char *marsh_c_decl(lua_State *L, const char *head, const struct vfield *f, const void *src, const char *tail);
 /* Reads an unsigned integer in [0, max] at idx, or raises naming `what`. */
-uint64_t vm_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what);
+uint64_t marsh_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what);
 /* GID text <-> bytes. */
-const char *vm_gid_read(lua_State *L, int idx, union ibv_gid *gid);
-void vm_gid_push(lua_State *L, const union ibv_gid *gid);
+const char *marsh_gid_read(lua_State *L, int idx, union ibv_gid *gid);
+void marsh_gid_push(lua_State *L, const union ibv_gid *gid);
 
 /* ---- object.c: userdata over verbs handles ------------------------------ */
 
@@ -243,7 +243,7 @@ struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls);
  * pushes and returns why not: "verbs.cq expected, got number", "cq is destroyed". */
 const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out);
 /* An object a verb takes from the table at tidx (send_cq, srq, channel, pd):
- * pushes t[key] read raw, as vm_read reads (a table's __index is never
+ * pushes t[key] read raw, as marsh_read reads (a table's __index is never
  * called), and raises "key 'srq': verbs.srq expected, got number" unless it
  * is nil or a live object of cls. Stores its handle (or NULL) at slot when
  * not NULL, so that the C struct holds the very object kept as a dependency.

@@ -85,7 +85,7 @@ void wc_push(lua_State *L, const struct ibv_wc *wc)
 {
 	lua_createtable(L, 0, wc->status == IBV_WC_SUCCESS ? 13 : 4);
 	for (const struct vfield *f = vf_wc; f->name; f++)
-		if (vm_push_field(L, f, wc))
+		if (marsh_push_field(L, f, wc))
 			lua_setfield(L, -2, f->name);
 	push_wc_meta(L);
 	if (lua_istable(L, -1))
@@ -203,7 +203,7 @@ static int l_wc_array(lua_State *L)
 	static const luaL_Reg view_meta[] = {
 		{ "__index", view_index }, { "__newindex", view_newindex }, { "__tostring", view_tostring }, { NULL, NULL }
 	};
-	int n = (int)vm_check_uint(L, 1, 1, 4096, "n");
+	int n = (int)marsh_check_uint(L, 1, 1, 4096, "n");
 	if (n < 1)
 		return vargerror(L, 1, "n must be at least 1");
 	lua_settop(L, 1);
@@ -261,11 +261,11 @@ static struct ibv_wc *entry(lua_State *L)
 static int view_index(lua_State *L)
 {
 	const char *k = luaL_checkstring(L, 2);
-	const struct vfield *f = vm_field(vf_wc, k);
+	const struct vfield *f = marsh_field(vf_wc, k);
 	if (!f)
 		return luaL_error(L, "wc has no field '%s' (struct ibv_wc's fields: wr_id, status, opcode, vendor_err, "
 				  "byte_len, imm_data, qp_num, src_qp, wc_flags, pkey_index, slid, sl, dlid_path_bits)", k);
-	if (!vm_push_field(L, f, entry(L)))
+	if (!marsh_push_field(L, f, entry(L)))
 		lua_pushnil(L);
 	return 1;
 }

@@ -122,13 +122,13 @@ static void push_table(lua_State *L, struct prepared *pw, int i)
 {
 	if (!pw->send) {
 		struct ibv_recv_wr *w = wr_at(pw, i);
-		vm_push(L, vf_recv_wr, w);
+		marsh_push(L, vf_recv_wr, w);
 		push_sges(L, w->sg_list, w->num_sge);
 		lua_setfield(L, -2, "sg_list");
 		return;
 	}
 	struct ibv_send_wr *w = wr_at(pw, i);
-	vm_push(L, vf_send_wr, w);
+	marsh_push(L, vf_send_wr, w);
 	push_sges(L, w->sg_list, w->num_sge);
 	lua_setfield(L, -2, "sg_list");
 	bool rdma = w->opcode == IBV_WR_RDMA_WRITE || w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
@@ -218,7 +218,7 @@ static int l_newindex(lua_State *L)
 		memset(w + f->offset, 0, f->size);
 	if (strcmp(k, "wr_id") != 0 && strcmp(k, "imm_data") != 0)
 		pw->ok_at = 0;   /* opcode, flags, union: the next post checks the WR again */
-	vm_read_value(L, 3, 3, f, w, k);
+	marsh_read_value(L, 3, 3, f, w, k);
 	if (f->type == VT_STRUCT)   /* now the union holds this member (a UD QP will refuse it) */
 		pw->unions[0] = strcmp(k, "rdma") == 0 ? WR_UNION_RDMA : WR_UNION_ATOMIC;
 	return 0;
