@@ -73,7 +73,7 @@ static void push_addr(lua_State *L, const struct sockaddr *sa)
 static void record_ret(lua_State *L, const char *decl, const char *call, int ret, int err)
 {
 	char r[64];
-	if (!vrecording)
+	if (!vtracing(L))
 		return;
 	if (ret)
 		snprintf(r, sizeof r, "-1 /* errno %s */", verrname(err) ? verrname(err) : strerror(err));
@@ -111,7 +111,7 @@ static int l_create_event_channel(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_cm_channel, 0, NULL);
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char name[32];
 		vrecord(L, NULL, "rdma_create_event_channel()", ch ? vobj_cname(n, name, sizeof name) : "NULL");
 	}
@@ -139,7 +139,7 @@ static int l_create_id(lua_State *L)
 	struct rdma_cm_id *id;
 	int ret = rdma_create_id(ch->h, &id, NULL, (enum rdma_port_space)ps);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		luaL_Buffer b;
 		luaL_buffinit(L, &b);
 		venum_c(&b, &ve_port_space, ps);
@@ -202,7 +202,7 @@ static int l_get_cm_event(lua_State *L)
 	int deps[] = { 1, 2, 3 };
 	struct vnode *n = vobj_new(L, &vc_cm_event, 3, deps);
 	vobj_set(n, ev);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char ret_s[160], y[32], z[32];
 		struct vnode *idn = vobj_find(L, ev->id);
 		snprintf(call, sizeof call, "rdma_get_cm_event(%s, &event)", vobj_cname(ch, x, sizeof x));
@@ -549,7 +549,7 @@ static int l_create_qp(lua_State *L)
 	struct ibv_qp_init_attr asked = ia;
 	int ret = rdma_create_qp(id, p->h, &ia);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		marsh_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
 		snprintf(call, sizeof call, "rdma_create_qp(%s, %s, &init_attr)", idname(n, x, sizeof x),
 			 vobj_cname(p, y, sizeof y));
@@ -635,7 +635,7 @@ static void record_conn(lua_State *L, struct vnode *n, const char *verb, struct 
 			int err)
 {
 	char call[96], x[32];
-	if (!vrecording)
+	if (!vtracing(L))
 		return;
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);

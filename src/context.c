@@ -146,7 +146,7 @@ static int l_open(lua_State *L)
 		dev = list[0];
 	node = vobj_new(L, &vc_context, 0, NULL);
 	c = ibv_open_device(dev);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char name[32];
 		snprintf(rec, sizeof rec, "ibv_open_device(/* %s */ dev)", ibv_get_device_name(dev));
 		vrecord(L, "struct ibv_device **dev_list = ibv_get_device_list(NULL);", rec,
@@ -208,7 +208,7 @@ static int l_query_device(lua_State *L)
 	struct ibv_device_attr a;
 	char call[96], name[32];
 	int ret = ibv_query_device(n->h, &a);
-	if (vrecording) {
+	if (vtracing(L)) {
 		snprintf(call, sizeof call, "ibv_query_device(%s, &device_attr)", vobj_cname(n, name, sizeof name));
 		record_int(L, call, ret);
 	}
@@ -238,7 +238,7 @@ static int l_query_port(lua_State *L)
 	struct ibv_port_attr a;
 	char call[96], name[32];
 	int ret = ibv_query_port(n->h, port, &a);
-	if (vrecording) {
+	if (vtracing(L)) {
 		snprintf(call, sizeof call, "ibv_query_port(%s, %u, &port_attr)", vobj_cname(n, name, sizeof name), port);
 		record_int(L, call, ret);
 	}
@@ -260,7 +260,7 @@ static int l_query_gid(lua_State *L)
 	char call[96], name[32];
 	int ret = ibv_query_gid(n->h, port, index, &gid);
 	int err = ret ? (ret > 0 ? ret : errno) : 0;
-	if (vrecording) {
+	if (vtracing(L)) {
 		snprintf(call, sizeof call, "ibv_query_gid(%s, %u, %d, &gid)", vobj_cname(n, name, sizeof name), port,
 			 index);
 		record_int(L, call, ret);
@@ -298,7 +298,7 @@ static int l_gids(lua_State *L)
 	if (!e)
 		return luaL_error(L, "out of memory");
 	cnt = ibv_query_gid_table(n->h, e, max, 0);
-	if (vrecording) {
+	if (vtracing(L)) {
 		snprintf(call, sizeof call, "ibv_query_gid_table(%s, entries, %zu, 0)", vobj_cname(n, name, sizeof name), max);
 		record_int(L, call, cnt < 0 ? (int)cnt : 0);
 	}
@@ -380,7 +380,7 @@ static int l_get_async_event(lua_State *L)
 		return 1;
 	}
 	int ret = ibv_get_async_event(c, &ev);
-	if (vrecording) {
+	if (vtracing(L)) {
 		snprintf(call, sizeof call, "ibv_get_async_event(%s, &event)", vobj_cname(n, name, sizeof name));
 		record_int(L, call, ret);
 	}

@@ -71,7 +71,7 @@ int cq_create(lua_State *L)
 	vobj_recheck(L, 3, used, 2);
 	struct ibv_cq *cq = ibv_create_cq(c->h, cqe, NULL, o.channel, o.comp_vector);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[128], a[32], b[32], ch[32] = "NULL";
 		if (o.channel)
 			vobj_cname(vobj_find(L, o.channel), ch, sizeof ch);
@@ -106,7 +106,7 @@ static int poll_array(lua_State *L, struct vnode *n, struct wc_array *a)
 	if (r < 0)
 		return vraise(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
 	wc_array_filled(L, 2, a, r);
-	if (vrecording)
+	if (n->st->tracing)
 		record_poll(L, n, a->cap, r, "");
 	lua_pushinteger(L, r);
 	return 1;
@@ -174,7 +174,7 @@ static int l_poll(lua_State *L)
 		if (r < want)
 			break;
 	}
-	if (vrecording)
+	if (n->st->tracing)
 		record_poll(L, n, max, got, "");
 	return 1;
 }
@@ -235,7 +235,7 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 		else
 			nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
 	}
-	if (vrecording)
+	if (n->st->tracing)
 		record_poll(L, n, want, got, "  /* cq:wait: polled until this many */");
 	return got;
 }
@@ -277,7 +277,7 @@ static int l_req_notify(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
 	int sol = lua_toboolean(L, 2);
 	int ret = ibv_req_notify_cq(n->h, sol);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], name[32], r[16];
 		snprintf(call, sizeof call, "ibv_req_notify_cq(%s, %d)", vobj_cname(n, name, sizeof name), sol);
 		snprintf(r, sizeof r, "%d", ret);
@@ -298,7 +298,7 @@ static int l_ack_events(lua_State *L)
 							   (int)k, (int)vcq(n)->events));
 	ibv_ack_cq_events(n->h, k);
 	vcq(n)->events -= k;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], name[32];
 		snprintf(call, sizeof call, "ibv_ack_cq_events(%s, %u)", vobj_cname(n, name, sizeof name), k);
 		vrecord(L, NULL, call, "(void)");
@@ -331,7 +331,7 @@ int channel_create(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_channel, 1, deps);
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(c->h);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], a[32], b[32];
 		snprintf(call, sizeof call, "ibv_create_comp_channel(%s)", vobj_cname(c, a, sizeof a));
 		vrecord(L, NULL, call, ch ? vobj_cname(n, b, sizeof b) : "NULL");
@@ -362,7 +362,7 @@ static int l_get_cq_event(lua_State *L)
 	struct vnode *cn = ret ? NULL : vobj_find(L, cq);
 	if (cn)
 		vcq(cn)->events++;   /* before the recorder: destroying the CQ acks it, not waits for it forever */
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[96], a[32], b[32] = "?";
 		if (cn)
 			vobj_cname(cn, b, sizeof b);

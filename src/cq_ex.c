@@ -119,7 +119,7 @@ int cq_create_ex(lua_State *L)
 	struct ibv_cq_init_attr_ex asked = a;
 	struct ibv_cq_ex *x = ibv_create_cq_ex(c->h, &a);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], p[32], q[32];
 		marsh_c_decl(L, "struct ibv_cq_init_attr_ex cq_attr = ", vf_cq_init_attr_ex, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_cq_ex(%s, &cq_attr)", vobj_cname(c, p, sizeof p));
@@ -169,7 +169,7 @@ static int poll_result(lua_State *L, struct vnode *n, const char *verb, int ret)
 {
 	if (!ret || ret == ENOENT)
 		vcq(n)->has_current = ret == 0;   /* before the recorder: verbsh's state first */
-	if (vrecording)
+	if (vtracing(L))
 		record(L, n, verb, strcmp(verb, "ibv_start_poll") == 0 ? "&poll_attr" : "",
 		       ret == 0 ? "0" : ret == ENOENT ? "ENOENT  /* empty */" : verrname(ret) ? verrname(ret) : "?");
 	if (ret && ret != ENOENT)
@@ -211,7 +211,7 @@ static int l_end_poll(lua_State *L)
 				     "returned true (0): when start_poll returns false (ENOENT, the CQ was empty) it "
 				     "has already let go of the CQ, and ending it again would release a lock nobody holds");
 	bool called = end_poll(n);
-	if (vrecording)
+	if (vtracing(L))
 		record(L, n, "ibv_end_poll", "", called ? "(void)" : "(void)  /* not called: this rxe (rdma-core < 55) "
 		       "already ended the poll at next_poll's ENOENT, and would skip a completion */");
 	return 0;
@@ -254,7 +254,7 @@ static void record_read(lua_State *L, struct vnode *n, const char *what, lua_Int
 		struct vnode *n;                                                          \
 		struct ibv_cq_ex *x = current(L, &n, "read_" #what, flag, ok_on_error);   \
 		lua_Integer v = (lua_Integer)(expr);                                      \
-		if (vrecording)                                                           \
+		if (vtracing(L))                                                           \
 			record_read(L, n, #what, v);                                      \
 		lua_pushinteger(L, v);                                                    \
 		return 1;                                                                 \
@@ -274,7 +274,7 @@ static int l_read_opcode(lua_State *L)
 	struct vnode *n;
 	struct ibv_cq_ex *x = current(L, &n, "read_opcode", 0, false);
 	enum ibv_wc_opcode op = ibv_wc_read_opcode(x);
-	if (vrecording)
+	if (vtracing(L))
 		record(L, n, "ibv_wc_read_opcode", "", venum_name(&ve_wc_opcode, op) ? venum_name(&ve_wc_opcode, op) : "?");
 	venum_push(L, &ve_wc_opcode, op);
 	return 1;
@@ -285,7 +285,7 @@ static int l_read_wc_flags(lua_State *L)
 	struct vnode *n;
 	struct ibv_cq_ex *x = current(L, &n, "read_wc_flags", 0, false);
 	unsigned f = ibv_wc_read_wc_flags(x);
-	if (vrecording)
+	if (vtracing(L))
 		record_read(L, n, "wc_flags", f);
 	vflags_push(L, &ve_wc_flags, f);
 	return 1;
@@ -368,12 +368,12 @@ static int iter_next(lua_State *L)
 		it->started = true;
 		cq_ex_idle(L, n, "iter");
 		ret = ibv_start_poll(cqx(n), &(struct ibv_poll_cq_attr){ 0 });
-		if (vrecording)
+		if (vtracing(L))
 			record(L, n, "ibv_start_poll", "&poll_attr", ret == 0 ? "0" : ret == ENOENT ? "ENOENT" : "?");
 		vcq(n)->poll_open = ret == 0;
 	} else {
 		ret = ibv_next_poll(cqx(n));
-		if (vrecording)
+		if (vtracing(L))
 			record(L, n, "ibv_next_poll", "", ret == 0 ? "0" : ret == ENOENT ? "ENOENT" : "?");
 	}
 	if (ret) {

@@ -110,8 +110,6 @@ int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx)
 
 /* ---- the recording point ------------------------------------------------ */
 
-int vrecording;
-const char *vrecorder_call;
 static const char REC_KEY[] = "verbs.trace";   /* registry: true or a function */
 
 static int to_text(lua_State *L)
@@ -126,7 +124,8 @@ void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
 	lua_getfield(L, LUA_REGISTRYINDEX, REC_KEY);
 	if (lua_isfunction(L, -1)) {
 		/* The verbs a recorder calls are not recorded: they would call it again, without end. */
-		if (vrecorder_call) {
+		struct vstate *st = vstate(L);
+		if (st->recorder_call) {
 			lua_settop(L, top);
 			return;
 		}
@@ -137,7 +136,7 @@ void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
 		else
 			lua_pushnil(L);
 		/* A failing recorder must not turn a verb that worked into an error. */
-		vrecorder_call = call;
+		st->recorder_call = call;
 		/* The error may be any value: its __tostring is user code too, run while still guarded. */
 		if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
 			lua_pushcfunction(L, to_text);
@@ -145,7 +144,7 @@ void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
 			fprintf(stderr, "verbs.trace: recorder failed: %s\n",
 				lua_pcall(L, 1, 1, 0) == LUA_OK ? lua_tostring(L, -1) : "(an error whose __tostring failed)");
 		}
-		vrecorder_call = NULL;
+		st->recorder_call = NULL;
 	} else {
 		if (decl)
 			fprintf(stderr, "%s\n", decl);
@@ -164,7 +163,7 @@ static int l_trace(lua_State *L)
 		vtypeerror(L, 1, "boolean or function");
 	lua_pushvalue(L, 1);
 	lua_setfield(L, LUA_REGISTRYINDEX, REC_KEY);
-	vrecording = lua_toboolean(L, 1);
+	vstate(L)->tracing = lua_toboolean(L, 1);
 	return 1;
 }
 

@@ -20,14 +20,9 @@ static const char OBJECTS[] = "verbs.objects";
  * userdata in that state's registry, so two states (or a state closed while
  * another goes on) share nothing; its memory outlives every finalizer, which
  * lua_close runs before it frees any object. */
-struct vstate {
-	struct vnode all;
-	unsigned ids[VCLASS_MAX];
-	unsigned long changes;   /* bumped whenever an object is destroyed or finalized */
-};
 static const char STATE_KEY = 0;   /* its registry key: this byte's address */
 
-static struct vstate *vstate(lua_State *L)
+struct vstate *vstate(lua_State *L)
 {
 	lua_rawgetp(L, LUA_REGISTRYINDEX, &STATE_KEY);
 	struct vstate *s = lua_touserdata(L, -1);
@@ -200,7 +195,7 @@ static void release_deps(lua_State *L, struct vnode *n)
 static void record_destroy(lua_State *L, struct vnode *n, int err, const char *why)
 {
 	char call[128], ret[64], name[32];
-	if (!vrecording || !L || (n->cls->refuse_destroy && n->cls->refuse_destroy(n)))
+	if (!n->st->tracing || !L || (n->cls->refuse_destroy && n->cls->refuse_destroy(n)))
 		return;   /* nothing is called for an object that is not ours to destroy */
 	if (n->cls->destroy_call)
 		n->cls->destroy_call(n, call, sizeof call);
@@ -426,10 +421,10 @@ static int obj_destroy(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, cls);
 	int err;
 
-	if (vrecorder_call)
+	if (n->st->recorder_call)
 		return luaL_error(L, "%s: not from a verbs.trace recorder: it runs while '%s' is being recorded, and "
 				  "that verb's binding still uses its objects; destroy after the verb returned",
-				  cls->destroy_method, vrecorder_call);
+				  cls->destroy_method, n->st->recorder_call);
 	const char *inside = finalizer_inside_binding(L);
 	if (inside)
 		return luaL_error(L, "%s: not from a __gc metamethod that the garbage collector runs inside '%s': "

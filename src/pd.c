@@ -24,7 +24,7 @@ int pd_alloc(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_pd, 1, deps);
 	struct ibv_pd *pd = ibv_alloc_pd(c->h);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], a[32], b[32];
 		snprintf(call, sizeof call, "ibv_alloc_pd(%s)", vobj_cname(c, a, sizeof a));
 		vrecord(L, NULL, call, pd ? vobj_cname(n, b, sizeof b) : "NULL");
@@ -108,7 +108,7 @@ static int l_reg_mr(lua_State *L)
 	vmr(n)->access = (int)access;
 	struct ibv_mr *mr = ibv_reg_mr(p->h, buf, len, (int)access);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char decl[96], call[200], a[32], b[32];
 		luaL_Buffer fl;
 		snprintf(decl, sizeof decl, "void *buf%u = aligned_alloc(%ld, %zu);", n->id, page, len);

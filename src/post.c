@@ -441,7 +441,7 @@ int qp_post_send(lua_State *L)
 	send_wrs_check(L, 2, n->h, wrs, unions, is_list);
 	int ret = ibv_post_send(n->h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, true) : 0;
-	if (vrecording)
+	if (n->st->tracing)
 		post_record(L, n, "ibv_post_send", true, wrs, ret, badi);
 	if (!ret)
 		return 0;
@@ -470,7 +470,7 @@ int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
 	wrs_read(L, idx, idx, count, is_list, false, wrs, &p, NULL);
 	int ret = srq ? ibv_post_srq_recv(h, wrs, &bad) : ibv_post_recv(h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, false) : 0;
-	if (vrecording)
+	if (n->st->tracing)
 		post_record(L, n, verb, false, wrs, ret, badi);
 	if (!ret)
 		return 0;

@@ -174,7 +174,7 @@ int qp_create(lua_State *L)
 	struct ibv_qp_init_attr asked = ia;   /* the provider writes the real cap back into ia */
 	struct ibv_qp *qp = ibv_create_qp(p->h, &ia);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], x[32], y[32];
 		marsh_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_qp(%s, &init_attr)", vobj_cname(p, x, sizeof x));
@@ -223,7 +223,7 @@ static int l_modify(lua_State *L)
 	}
 	enum ibv_qp_state cur = qp_state(qp);
 	int ret = ibv_modify_qp(qp, &a, (int)mask);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], name[32];
 		luaL_Buffer b;
 		marsh_c_decl(L, "struct ibv_qp_attr attr = ", vf_qp_attr, &a, ";");
@@ -277,7 +277,7 @@ static int l_query(lua_State *L)
 	memset(&a, 0, sizeof a);
 	memset(&ia, 0, sizeof ia);
 	int ret = ibv_query_qp(n->h, &a, all, &ia);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[96], name[32];
 		snprintf(call, sizeof call, "ibv_query_qp(%s, &attr, 0x%x, &init_attr)", vobj_cname(n, name, sizeof name),
 			 all);

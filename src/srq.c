@@ -39,7 +39,7 @@ int srq_create(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_srq, 1, deps);
 	struct ibv_srq *srq = ibv_create_srq(p->h, &ia);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], x[32], y[32];
 		marsh_c_decl(L, "struct ibv_srq_init_attr srq_init_attr = { .attr = ", vf_srq_attr, &ia.attr, " };");
 		snprintf(call, sizeof call, "ibv_create_srq(%s, &srq_init_attr)", vobj_cname(p, x, sizeof x));
@@ -81,7 +81,7 @@ static int l_modify(lua_State *L)
 				       " srq_limit");
 	}
 	int ret = ibv_modify_srq(n->h, &a, (int)mask);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char name[32];
 		luaL_Buffer b;
 		marsh_c_decl(L, "struct ibv_srq_attr srq_attr = ", vf_srq_attr, &a, ";");
@@ -112,7 +112,7 @@ static int l_query(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_srq);
 	struct ibv_srq_attr a;
 	int ret = ibv_query_srq(n->h, &a);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], name[32];
 		snprintf(call, sizeof call, "ibv_query_srq(%s, &srq_attr)", vobj_cname(n, name, sizeof name));
 		record_ret(L, NULL, call, ret);

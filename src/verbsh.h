@@ -150,6 +150,10 @@ void marsh_gid_push(lua_State *L, const union ibv_gid *gid);
 
 /* ---- object.c: userdata over verbs handles ------------------------------ */
 
+/* The classes, each with a slot in the per-state tables (ids handed out). */
+enum { VC_CONTEXT, VC_PD, VC_MR, VC_CQ, VC_CHANNEL, VC_QP, VC_AH, VC_SRQ, VC_CM_CHANNEL, VC_CM_ID, VC_CM_EVENT,
+       VCLASS_MAX_ };
+
 #define VN_MAXDEPS 5   /* a QP made by rdma_create_qp: pd, send_cq, recv_cq, srq, cm_id */
 
 struct vnode {
@@ -162,6 +166,22 @@ struct vnode {
 	struct vnode *next, *prev;       /* every node of its Lua state, to list the users of one */
 	struct vstate *st;               /* that state's share of the object layer (object.c) */
 };
+
+/* What one Lua state holds of the object layer (object.c): the list of its
+ * nodes, the ids handed out per class (qp1, qp2, ... in traces), a count of
+ * changes, and the trace switch. It lives in a userdata in that state's
+ * registry, so two states (or a state closed while another goes on) share
+ * nothing; its memory outlives every finalizer, which lua_close runs before
+ * it frees any object. */
+struct vstate {
+	struct vnode all;
+	unsigned ids[VCLASS_MAX_];
+	unsigned long changes;           /* bumped whenever an object is destroyed or finalized */
+	bool tracing;                    /* verbs.trace is on: verbs call vrecord */
+	const char *recorder_call;       /* the call whose verbs.trace function is running, else NULL */
+};
+/* This state's (made on first use). */
+struct vstate *vstate(lua_State *L);
 
 /* A class with data of its own has a struct that starts with its node
  * (cls->size bytes are allocated), so a node pointer is also a pointer to
@@ -227,9 +247,7 @@ struct vclass {
 	int index;                       /* VC_QP...: its slot in per-state tables */
 	size_t size;                     /* bytes of its node: sizeof(struct vqp), or 0 for a plain vnode */
 };
-/* The classes, each with a slot in the per-state tables (ids handed out). */
-enum { VC_CONTEXT, VC_PD, VC_MR, VC_CQ, VC_CHANNEL, VC_QP, VC_AH, VC_SRQ, VC_CM_CHANNEL, VC_CM_ID, VC_CM_EVENT,
-       VCLASS_MAX };
+
 
 /* Pushes a new userdata for class cls with no handle yet. deps: absolute
  * stack indices of the objects it will use (its user values, so that they
@@ -313,14 +331,13 @@ const char *verrname(int err);
 /* The one recording point: every verb call passes through vrecord() once it
  * returned. decl: C declarations the call needs (may be NULL); call: the call
  * ("ibv_modify_qp(qp1, &attr, IBV_QP_STATE)"); ret: its result ("0", "qp1",
- * "NULL (errno 22)"). Callers test vrecording first, so that an untraced
- * call costs one branch. */
-extern int vrecording;
-/* The call whose recorder (a verbs.trace function) is running, else NULL.
- * The binding that called vrecord may still use its handles after the
- * recorder returns, so nothing may be destroyed meanwhile: obj_destroy
- * refuses, naming this call. */
-extern const char *vrecorder_call;
+ * "NULL (errno 22)"). Callers test vtracing(L) (or n->st->tracing, with a
+ * node at hand: no registry lookup) first, so that an untraced call costs
+ * little. While a verbs.trace function runs, vstate(L)->recorder_call names
+ * the call: the binding that called vrecord may still use its handles after
+ * the recorder returns, so nothing may be destroyed meanwhile (obj_destroy
+ * refuses, naming it). */
+static inline bool vtracing(lua_State *L) { return vstate(L)->tracing; }
 void vrecord(lua_State *L, const char *decl, const char *call, const char *ret);
 void vtrace_open(lua_State *L);   /* sets verbs.trace in the table at -1 */
 

@@ -12,6 +12,9 @@ setup() { require_device; }
     [ "$status" -eq 0 ]
     [[ $output == *"a: use ok, qp RC 0x"*" INIT"* ]]
     [[ $output == *"b: use ok, qp RC 0x"*" INIT"* ]]
+    has_line "a: traced nothing of b's"
+    # b's verbs ran while a's trace was on: nothing of theirs was printed
+    [[ $output != *"ibv_open_device"* && $output != *"ibv_alloc_pd("* ]]
     has_line "closed state a"
     has_line "b: after ok"
     has_line "two states: ok"

@@ -1,5 +1,6 @@
 -- One state's part of two_states.c: step(phase) with phase "open", "use"
--- (both states) and "after" (state b, once state a is closed).
+-- (both states), "trace_on" and "trace_off" (state a, around b's "use") and
+-- "after" (state b, once state a is closed).
 local phase = ...
 local function check(cond, what)
   if not cond then error(STATE .. ": " .. what, 2) end
@@ -41,6 +42,13 @@ elseif phase == "use" then
   else
     print(STATE .. ": use ok (no device: RXE_DEV unset)")
   end
+elseif phase == "trace_on" then
+  calls = {}
+  verbs.trace(function(call) calls[#calls + 1] = call end)
+elseif phase == "trace_off" then
+  verbs.trace(false)
+  check(#calls == 0, "a traced calls it did not make: " .. table.concat(calls, " | "))
+  print(STATE .. ": traced nothing of b's")
 elseif phase == "after" then
   collectgarbage()
   if dev then
@@ -52,6 +60,13 @@ elseif phase == "after" then
     check(not ok and err:match("cq1 is still used by 2 objects: qp1 %(.-%), qp2 %("), "users of cq1: " .. tostring(err))
     qp2:destroy(); qp:destroy(); mr:dereg(); cq:destroy(); pd:dealloc(); ctx:close()
   end
+  -- the trace switch is per state too: on in b only, so a's verbs (had it
+  -- any left) would print nothing
+  local lines = {}
+  verbs.trace(function(call) lines[#lines + 1] = call end)
+  local pd3 = dev and verbs.open(dev):alloc_pd()
+  verbs.trace(false)
+  check(not dev or (#lines == 2 and lines[2]:match("^ibv_alloc_pd")), "b's trace: " .. table.concat(lines, " | "))
   local ok, err = pcall(verbs.send_wr, { opcode = "SEND", sg_list = 5 })
   check(not ok and err:match("sg_list"), "a bad WR still names its key: " .. tostring(err))
   print(STATE .. ": after ok")

@@ -45,7 +45,9 @@ int main(int argc, char **argv)
 	run(a, "open");
 	run(b, "open");
 	run(a, "use");
+	run(a, "trace_on");   /* a traces; b's verbs must not print (the switch is per state) */
 	run(b, "use");
+	run(a, "trace_off");
 	lua_close(a);   /* finalizes a's objects; b's must not notice */
 	printf("closed state a\n");
 	run(b, "after");
