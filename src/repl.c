@@ -413,7 +413,19 @@ static void complete_expr(lua_State *L, const char *text)
 static void complete_enum_name(lua_State *L, const char *text)
 {
 	lua_getglobal(L, "verbs");
-	if (lua_type(L, -1) == LUA_TTABLE && raw_getfield(L, -1, "enums") == LUA_TTABLE) {
+	if (lua_type(L, -1) != LUA_TTABLE) {
+		lua_settop(L, 0);
+		return;
+	}
+	if (raw_getfield(L, -1, "enums") != LUA_TTABLE) {
+		/* built on first use (lverbs.c's lazy_index): the module builds it */
+		lua_pop(L, 1);
+		if (shell_call_lua(L, "verbs.complete", "enums", 0, 1) != LUA_OK || !lua_istable(L, -1)) {
+			lua_settop(L, 0);
+			return;
+		}
+	}
+	{
 		lua_pushnil(L);
 		while (lua_next(L, -2)) {
 			if (lua_type(L, -1) == LUA_TTABLE)

@@ -78,6 +78,7 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
         prompt; send "print(stri\t.for\t(\"<%d>\", 7))\r"; see "<7>"
         prompt; send "x = \"REMOTE_WR\t\"\r"
         prompt; type "print(\"x=\" .. x)"; see "x=REMOTE_WRITE"
+        prompt; send "print(type(verbs.oo\t))\r"; see "table"
         prompt; send "\004"; expect eof'
     echo "$output"
     [ "$status" -eq 0 ]
