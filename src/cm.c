@@ -75,11 +75,7 @@ static void record_ret(lua_State *L, const char *decl, const char *call, int ret
 	char r[64];
 	if (!vtracing(L))
 		return;
-	if (ret)
-		snprintf(r, sizeof r, "-1 /* errno %s */", verrname(err) ? verrname(err) : strerror(err));
-	else
-		snprintf(r, sizeof r, "0");
-	vrecord(L, decl, call, r);
+	vrecord(L, decl, call, vret_text(r, sizeof r, ret ? -1 : 0, err));
 }
 
 static const char *idname(struct vnode *n, char *buf, size_t len) { return vobj_cname(n, buf, len); }

@@ -196,10 +196,7 @@ const struct vfield vf_port_attr[] = {
 static void record_int(lua_State *L, const char *call, int ret)
 {
 	char r[64];
-	snprintf(r, sizeof r, "%d%s%s", ret, ret ? " /* " : "", ret ? strerror(ret > 0 ? ret : errno) : "");
-	if (ret)
-		strcat(r, " */");
-	vrecord(L, NULL, call, r);
+	vrecord(L, NULL, call, vret_text(r, sizeof r, ret, errno));
 }
 
 static int l_query_device(lua_State *L)

@@ -153,6 +153,19 @@ void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
 	lua_settop(L, top);
 }
 
+const char *vret_text(char *buf, size_t size, int ret, int err)
+{
+	int e = ret > 0 ? ret : err;
+	const char *name = verrname(e);
+	if (ret == 0)
+		snprintf(buf, size, "0");
+	else if (ret > 0)
+		snprintf(buf, size, "%d /* %s */", ret, name ? name : strerror(e));
+	else
+		snprintf(buf, size, "%d /* errno %s */", ret, name ? name : strerror(e));
+	return buf;
+}
+
 /* verbs.trace(true | false | function(call, ret, decl)) -> previous setting */
 static int l_trace(lua_State *L)
 {

@@ -36,6 +36,8 @@ static void usage(FILE *f)
 		"  --progress [--json]\n"
 		"                   the lessons and steps passed on this machine (or seat),\n"
 		"                   and when: what a teacher collects\n"
+		"  --record FILE    save the chunks typed at the prompt to FILE, a script\n"
+		"                   that `verbsh FILE` replays\n"
 		"  -v, --version    show the version\n"
 		"  -h, --help       this text\n"
 		"  --               stop handling options\n"
@@ -235,7 +237,7 @@ static int version(lua_State *L)
 
 struct options {
 	int interactive, version, help, lesson, doctor, progress, script, nexec;
-	const char *device;
+	const char *device, *record;
 };
 
 /* Returns the index of the script in argv (0 if none), or -1 on a bad option. */
@@ -265,6 +267,12 @@ static int parse(int argc, char **argv, struct options *o)
 		} else if (strcmp(a, "--progress") == 0) {
 			o->progress = i;
 			return 0;
+		} else if (strcmp(a, "--record") == 0) {
+			if (++i >= argc) {
+				fprintf(stderr, "%s: '--record' needs a file name\n", progname);
+				return -1;
+			}
+			o->record = argv[i];
 		} else if (strcmp(a, "-e") == 0 || strcmp(a, "-d") == 0) {
 			if (++i >= argc) {
 				fprintf(stderr, "%s: '%s' needs an argument\n", progname, a);
@@ -358,6 +366,11 @@ static int pmain(lua_State *L)
 		repl_or_explain(L, argc, argv, "the lesson");
 		lua_pushboolean(L, 1);
 		return 1;
+	}
+	if (o.record) {
+		lua_pushstring(L, o.record);
+		if (shell_report(L, shell_call_lua(L, "verbs.repl", "record_open", 1, 0)) != LUA_OK)
+			return 0;
 	}
 	if (!run_exec(L, argc, argv, script ? script : argc))
 		return 0;

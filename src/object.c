@@ -194,14 +194,15 @@ static void release_deps(lua_State *L, struct vnode *n)
 
 static void record_destroy(lua_State *L, struct vnode *n, int err, const char *why)
 {
-	char call[128], ret[64], name[32];
+	char call[128], ret[96], name[32];
 	if (!n->st->tracing || !L || (n->cls->refuse_destroy && n->cls->refuse_destroy(n)))
 		return;   /* nothing is called for an object that is not ours to destroy */
 	if (n->cls->destroy_call)
 		n->cls->destroy_call(n, call, sizeof call);
 	else
 		snprintf(call, sizeof call, "%s(%s)", n->cls->destroy_verb, vobj_cname(n, name, sizeof name));
-	snprintf(ret, sizeof ret, "%d%s", err, why);
+	vret_text(ret, sizeof ret, err, err);
+	strncat(ret, why, sizeof ret - strlen(ret) - 1);
 	vrecord(L, NULL, call, ret);
 }
 

@@ -384,11 +384,10 @@ void post_record(lua_State *L, struct vnode *n, const char *verb, bool send, voi
 	}
 	luaL_pushresult(&b);
 	snprintf(call, sizeof call, "%s(%s, &wr1, &bad_wr)", verb, vobj_cname(n, name, sizeof name));
-	char r[64];
+	char r[96];
+	vret_text(r, sizeof r, ret, ret);
 	if (ret)
-		snprintf(r, sizeof r, "%d /* %s, bad_wr = &wr%d */", ret, verrname(ret) ? verrname(ret) : "?", bad);
-	else
-		snprintf(r, sizeof r, "0");
+		snprintf(r + strlen(r), sizeof r - strlen(r), "  /* bad_wr = &wr%d */", bad);
 	vrecord(L, lua_tostring(L, -1), call, r);
 	lua_pop(L, 1);
 }

@@ -127,11 +127,7 @@ static int qp_field(lua_State *L, struct vnode *n, const char *key)
 static void record_simple(lua_State *L, const char *decl, const char *call, int ret)
 {
 	char r[80];
-	if (ret)
-		snprintf(r, sizeof r, "%d /* %s */", ret, verrname(ret) ? verrname(ret) : strerror(ret));
-	else
-		snprintf(r, sizeof r, "0");
-	vrecord(L, decl, call, r);
+	vrecord(L, decl, call, vret_text(r, sizeof r, ret, ret));
 }
 
 void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *recv_cq, int qp_type,

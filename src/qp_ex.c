@@ -239,8 +239,7 @@ static int l_wr_complete(lua_State *L)
 	vqp(n)->wr_lacks = 0;
 	if (vtracing(L)) {
 		char r[64];
-		snprintf(r, sizeof r, ret ? "%d /* %s */" : "0", ret, verrname(ret) ? verrname(ret) : "?");
-		record(L, n, "ibv_wr_complete", "", r);
+		record(L, n, "ibv_wr_complete", "", vret_text(r, sizeof r, ret, ret));
 	}
 	if (!ret)
 		return 0;

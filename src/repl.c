@@ -191,6 +191,16 @@ enum { CHUNK_EOF = -1, CHUNK_CANCELLED = -2 };
 /* Leaves a compiled chunk on the stack and returns LUA_OK; or an error
  * message and its status; or returns CHUNK_EOF at end of input. As lua.c: first
  * try "return <line>" so that an expression prints its value. */
+/* The chunk as typed and whether it ran as `return <line>`, for
+ * verbsh --record (verbs.repl.record_chunk). */
+static void keep_chunk(lua_State *L, const char *text, int expr)
+{
+	lua_pushstring(L, text);
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.chunk");
+	lua_pushboolean(L, expr);
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.chunk_expr");
+}
+
 static int load_chunk(lua_State *L)
 {
 	int cancelled;
@@ -209,6 +219,7 @@ static int load_chunk(lua_State *L)
 	if (status == LUA_OK) {
 		lua_remove(L, -2);
 		remember(line);
+		keep_chunk(L, code, 1);
 		free(line);
 		return LUA_OK;
 	}
@@ -239,6 +250,8 @@ static int load_chunk(lua_State *L)
 		lua_concat(L, 3);
 	}
 	remember(lua_tostring(L, -2));
+	if (status == LUA_OK)
+		keep_chunk(L, lua_tostring(L, -2), 0);
 	lua_remove(L, -2);
 	return status;
 }
@@ -525,6 +538,17 @@ static void init_readline(lua_State *L)
 	}
 }
 
+/* Appends the chunk that just ran to the --record file, if any. */
+static void record_chunk(lua_State *L, int ok)
+{
+	lua_getfield(L, LUA_REGISTRYINDEX, "verbsh.chunk");
+	lua_getfield(L, LUA_REGISTRYINDEX, "verbsh.chunk_expr");
+	lua_pushboolean(L, ok);
+	if (shell_call_lua(L, "verbs.repl", "record_chunk", 3, 0) != LUA_OK)
+		shell_report(L, LUA_ERRRUN);
+	lua_settop(L, 0);
+}
+
 int shell_repl(lua_State *L)
 {
 	int lines = 0;
@@ -546,7 +570,8 @@ int shell_repl(lua_State *L)
 			lua_settop(L, 0);
 			continue;
 		}
-		if (status == LUA_OK)
+		int compiled = status == LUA_OK;
+		if (compiled)
 			status = shell_docall(L, 0, LUA_MULTRET, 0);
 		int ok = status == LUA_OK;
 		if (ok) {
@@ -567,6 +592,8 @@ int shell_repl(lua_State *L)
 		if (shell_call_lua(L, "verbs.repl", "after_eval", 2, 0) != LUA_OK)
 			shell_report(L, LUA_ERRRUN);
 		lua_settop(L, 0);
+		if (compiled)
+			record_chunk(L, ok);
 	}
 	if (use_readline) {
 		fputc('\n', stdout);

@@ -339,6 +339,11 @@ const char *verrname(int err);
  * refuses, naming it). */
 static inline bool vtracing(lua_State *L) { return vstate(L)->tracing; }
 void vrecord(lua_State *L, const char *decl, const char *call, const char *ret);
+/* A call's result as the trace shows it, one form for every verb: "0";
+ * 22 and the comment EINVAL for a verb that returns the errno
+ * (ibv_modify_qp, ibv_post_send, ibv_destroy_*); -1 and the comment
+ * "errno EINVAL" for one that returns -1 and sets errno (err). Returns buf. */
+const char *vret_text(char *buf, size_t size, int ret, int err);
 void vtrace_open(lua_State *L);   /* sets verbs.trace in the table at -1 */
 
 /* ---- fields.c: verbs.fields and verbs.enum, the descriptors seen from Lua */
