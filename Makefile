@@ -31,7 +31,8 @@ EMBED_C   := build/embedded_lua.c
 OBJ_DIR   := build/obj
 LIB_OBJ   := $(LIB_SRC:src/%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/embedded_lua.o
 SHELL_OBJ := $(SHELL_SRC:src/%.c=$(OBJ_DIR)/%.o)
-PIC_OBJ   := $(LIB_OBJ:$(OBJ_DIR)/%.o=build/pic/%.o)
+PIC_DIR   := build/pic
+PIC_OBJ   := $(LIB_OBJ:$(OBJ_DIR)/%.o=$(PIC_DIR)/%.o)
 
 ASAN_DIR  := build/asan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -46,7 +47,7 @@ verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
 
 # The module must not link liblua itself: the interpreter that loads it provides Lua.
-verbs.so: $(PIC_OBJ)
+verbs.so $(ASAN_DIR)/verbs.so: $(PIC_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm) -lpcap
 
 # deps is order-only everywhere it is needed, so that `make -j` installs the
@@ -57,9 +58,9 @@ $(OBJ_DIR)/embedded_lua.o: $(EMBED_C) | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 # Hidden visibility: verbs.so exports luaopen_verbs alone, so no internal
 # name can clash with a libc symbol (as a function named verr once did).
-build/pic/%.o: src/%.c $(wildcard src/*.h) | build/pic deps
+$(PIC_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(PIC_DIR) deps
 	$(CC) $(ALLCFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
-build/pic/embedded_lua.o: $(EMBED_C) | build/pic
+$(PIC_DIR)/embedded_lua.o: $(EMBED_C) | $(PIC_DIR)
 	$(CC) $(ALLCFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 # lua/*.lua are compiled into the binary so that verbsh and verbs.so need no
@@ -67,18 +68,28 @@ build/pic/embedded_lua.o: $(EMBED_C) | build/pic
 $(EMBED_C): $(LUA_SRC) scripts/embed.lua | build deps
 	lua5.4 scripts/embed.lua $@ $(LUA_SRC)
 
-build $(OBJ_DIR) build/pic:
+build $(OBJ_DIR) $(PIC_DIR):
 	mkdir -p $@
 
 # The same program under ASan+UBSan, for `make test`.
 asan: deps
-	$(MAKE) --no-print-directory OBJ_DIR=$(ASAN_DIR)/obj CFLAGS="$(ASAN_FLAGS)" \
-	    LDFLAGS="-fsanitize=address,undefined" $(ASAN_DIR)/verbsh
+	$(MAKE) --no-print-directory OBJ_DIR=$(ASAN_DIR)/obj PIC_DIR=$(ASAN_DIR)/pic CFLAGS="$(ASAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=address,undefined" $(ASAN_DIR)/verbsh $(ASAN_DIR)/verbs.so
 $(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
 
+# make run [ARGS="--lesson 5"] [LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M | CLASS=GROUP:PORT SEAT=N]
+# (exported, not pasted into the recipe: ARGS may hold any quotes)
+run: export ARGS := $(ARGS)
+run: export LINK := $(LINK)
+run: export LISTEN := $(LISTEN)
+run: export CLASS := $(CLASS)
+run: export SEAT := $(SEAT)
+run: export PEER_SEAT := $(PEER_SEAT)
+run: export MTU := $(MTU)
+run: export TWO := $(TWO)
 run: all
-	@TWO=$(TWO) scripts/run-shell $(ARGS)
+	@scripts/run-shell
 
 test: deps-test all asan bench/rc_loop
 	@tests/run
@@ -88,6 +99,7 @@ deps-test:
 bench: all bench/rc_loop
 	@scripts/deps bench
 	@bench/run
+	@bench/boot
 
 # Seeded random API sequences on rxe (tests/fuzz/): crashes, hangs and leaks.
 FUZZ_SEEDS    ?= 500

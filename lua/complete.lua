@@ -168,4 +168,8 @@ function M.candidates(before, word)
   return out
 end
 
+-- verbs.enums, which the module builds on first use (the shell's completer
+-- reads tables raw, and asks here for this one).
+function M.enums() return require("verbs").enums end
+
 return M

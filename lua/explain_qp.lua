@@ -6,8 +6,8 @@ local sys = require "verbs.explain_sys"
 
 local M = {}
 
--- The ibv_qp_attr_mask bits in bit order: name, the attr keys that set the
--- bit, and an example for the fix line.
+-- The ibv_qp_attr_mask bits: name, the attr keys that set the bit, and an
+-- example for the fix line. Their values come from the C enum (verbs.enum).
 M.BITS = {
   { "STATE", { "qp_state" }, 'qp_state = "RTS"' },
   { "CUR_STATE", { "cur_qp_state" }, 'cur_qp_state = "RTS"' },
@@ -31,17 +31,20 @@ M.BITS = {
   { "PATH_MIG_STATE", { "path_mig_state" }, 'path_mig_state = "MIGRATED"' },
   { "CAP", { "cap" }, "cap = {...}" },
   { "DEST_QPN", { "dest_qp_num" }, "dest_qp_num = PEER_QPN" },
-  [26] = { "RATE_LIMIT", { "rate_limit" }, "rate_limit = 0" },
+  { "RATE_LIMIT", { "rate_limit" }, "rate_limit = 0" },
 }
 local BIT = {}          -- name -> { name, keys, example, order = bit number }
 local KEY_BIT = {}      -- attr key -> bit name
-for i, b in pairs(M.BITS) do
-  BIT[b[1]] = { name = b[1], keys = b[2], example = b[3], order = i }
+local verbs = require "verbs"
+local MASK = verbs.enum("ibv_qp_attr_mask").values
+for _, b in ipairs(M.BITS) do
+  b.value = MASK[b[1]] or error("explain_qp: " .. b[1] .. " is not an ibv_qp_attr_mask bit")
+  BIT[b[1]] = { name = b[1], keys = b[2], example = b[3], order = b.value }
   for _, k in ipairs(b[2]) do KEY_BIT[k] = b[1] end
 end
 M.KEY_BIT = KEY_BIT
 
-M.STATES = { [0] = "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" }
+M.STATES = verbs.enum("ibv_qp_state").names   -- [0] = "RESET", ...
 
 -- "PKEY_INDEX PORT" -> set
 local function set(words)
@@ -136,7 +139,7 @@ end
 local function sorted(s)
   local l = {}
   for name in pairs(s) do l[#l + 1] = name end
-  table.sort(l, function(a, b) return (BIT[a] and BIT[a].order or 99) < (BIT[b] and BIT[b].order or 99) end)
+  table.sort(l, function(a, b) return (BIT[a] and BIT[a].order or math.huge) < (BIT[b] and BIT[b].order or math.huge) end)
   return l
 end
 local function labels(s)
@@ -152,7 +155,7 @@ local function mask_set(ctx)
   if type(mask) == "table" then
     for _, n in ipairs(mask) do s[(tostring(n):upper():gsub("^IBV_QP_", ""))] = true end
   elseif math.type(mask) == "integer" then
-    for i, b in pairs(M.BITS) do if mask & (1 << (i - 1)) ~= 0 then s[b[1]] = true end end
+    for _, b in ipairs(M.BITS) do if mask & b.value ~= 0 then s[b[1]] = true end end
   else
     for k in pairs(ctx.attr or {}) do if KEY_BIT[k] then s[KEY_BIT[k]] = true end end
   end

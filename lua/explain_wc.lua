@@ -1,14 +1,15 @@
 -- Work completion statuses: number, name, probable cause on rxe, and the fix.
 -- Causes follow what rxe does (drivers/infiniband/sw/rxe, and the project's
--- observations in docs/verbs-facts.md); RD and tag-matching statuses never
+-- observations that tests/device/errors.bats checks on rxe); RD and tag-matching statuses never
 -- come from rxe.
 local M = {}
 
 local NOT_RXE = "rxe never reports it (it belongs to Reliable Datagram, which nobody implements)"
 
--- { name, cause, fix }, indexed by the ibv_wc_status value.
-M.STATUS = {
-  [0] = { "SUCCESS", "the work request completed", nil },
+-- { name, cause, fix }. The numbers come from the C enum (verbs.enum), never
+-- from this list's order.
+local CAUSES = {
+  { "SUCCESS", "the work request completed", nil },
   { "LOC_LEN_ERR",
     "local length error: the incoming message is longer than the posted receive buffer"
       .. " (UD: the buffer must hold 40 bytes of GRH plus the payload), or a send is longer than the port allows",
@@ -86,8 +87,16 @@ M.STATUS = {
   { "TM_ERR", "tag-matching error; rxe has no tag matching", nil },
   { "TM_RNDV_INCOMPLETE", "tag-matching rendezvous incomplete; rxe has no tag matching", nil },
 }
-M.NUMBER = {}
-for n, s in pairs(M.STATUS) do M.NUMBER[s[1]] = n end
+-- NUMBER: name -> ibv_wc_status value; STATUS: value -> { name, cause, fix }.
+M.NUMBER = require("verbs").enum("ibv_wc_status").values
+M.STATUS = {}
+for _, s in ipairs(CAUSES) do
+  local n = M.NUMBER[s[1]] or error("explain_wc: " .. s[1] .. " is not an ibv_wc_status")
+  M.STATUS[n] = s
+end
+for name, n in pairs(M.NUMBER) do
+  M.STATUS[n] = M.STATUS[n] or { name, "no explanation is written for this status yet", nil }
+end
 
 -- Status name from a name ("RNR_RETRY_EXC_ERR", "IBV_WC_...") or a number.
 function M.name(x)

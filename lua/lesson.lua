@@ -121,6 +121,73 @@ function M.finished()
   return set
 end
 
+-- The progress log, beside it: one line per step passed and per lesson
+-- finished by hand (not --auto), with the time and the seat, for a teacher:
+--   2026-11-24T05:50:01Z<TAB>seat 3<TAB>rc-send<TAB>step 2/6<TAB>Post a receive
+local function log_progress(lesson_name, what, title)
+  local dir = state_file()
+  if not dir then return end
+  os.execute(("mkdir -p '%s' 2>/dev/null"):format(dir:gsub("'", "'\\''")))
+  local f = io.open(dir .. "/progress", "a")
+  if not f then return end
+  local seat = os.getenv("RXE_SEAT")
+  if seat and seat ~= "" then
+    seat = "seat " .. seat
+  else
+    local h = io.open("/proc/sys/kernel/hostname")
+    seat = "host " .. (h and h:read("l") or "?")
+    if h then h:close() end
+  end
+  f:write(os.date("!%Y-%m-%dT%H:%M:%SZ"), "\t", seat, "\t", lesson_name, "\t", what, "\t", title or "", "\n")
+  f:close()
+end
+
+-- verbsh --progress [--json]: the log, summed up per lesson.
+function M.progress_main(args)
+  local json = args[1] == "--json"
+  if args[1] and not json then out("usage: verbsh --progress [--json]") return 2 end
+  local dir = state_file()
+  local f = dir and io.open(dir .. "/progress")
+  local per, order, seat = {}, {}, nil
+  if f then
+    for line in f:lines() do
+      local t, s, name, what, title = line:match("^([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)\t?(.*)$")
+      if t then
+        seat = s
+        local e = per[name]
+        if not e then e = { lesson = name, steps = 0, skipped = 0, finished = false } per[name] = e order[#order + 1] = e end
+        local i, n, skipped = what:match("^step (%d+)/(%d+)( ?%a*)$")
+        if i then
+          e.steps, e.of, e.step_title = math.max(e.steps, tonumber(i)), tonumber(n), title
+          e.skipped = (e.skipped or 0) + (skipped == " skipped" and 1 or 0)
+        elseif what == "finished" then
+          e.finished = true
+        end
+        e.first, e.last = e.first or t, t
+      end
+    end
+    f:close()
+  end
+  if json then
+    local q = function(s) return '"' .. tostring(s):gsub('[%c"\\]', function(c) return ("\\u%04x"):format(c:byte()) end) .. '"' end
+    local items = {}
+    for _, e in ipairs(order) do
+      items[#items + 1] = ('{"lesson":%s,"steps_passed":%d,"steps_skipped":%d,"steps":%s,"finished":%s,"first":%s,"last":%s}'):format(
+        q(e.lesson), e.steps, e.skipped, e.of and tostring(e.of) or "null", tostring(e.finished), q(e.first), q(e.last))
+    end
+    out(('{"seat":%s,"lessons":[%s]}'):format(seat and q(seat) or "null", table.concat(items, ",")))
+    return 0
+  end
+  if #order == 0 then out("No lesson steps passed here yet (the log: " .. (dir and dir .. "/progress" or "none") .. ").") return 0 end
+  out(("Progress of %s (the log: %s/progress):"):format(seat, dir))
+  for _, e in ipairs(order) do
+    out(("  %-22s %s%s  (%s .. %s)"):format(e.lesson,
+      e.finished and "finished" or ("step " .. e.steps .. "/" .. (e.of or "?") .. " passed"),
+      e.skipped > 0 and (", " .. e.skipped .. " skipped") or "", e.first, e.last))
+  end
+  return 0
+end
+
 local function mark_finished(name)
   if M.finished()[name] then return end
   local dir, file = state_file()
@@ -253,7 +320,7 @@ end
 
 local function finish()
   cur.finished = true
-  if not cur.auto then mark_finished(cur.name) end
+  if not cur.auto then mark_finished(cur.name) log_progress(cur.name, "finished") end
   set_prefix()
   repl.remove(M.after_eval)
   local all = M.list()
@@ -279,6 +346,10 @@ local function advance(note, hold)
   local st = step()
   cur.log[#cur.log + 1] = { i = cur.i, title = st.title, note = note }
   out(("✓ step %d done%s"):format(cur.i, note and (": " .. note) or ""))
+  if not cur.auto then
+    log_progress(cur.name, ("step %d/%d%s"):format(cur.i, #cur.lesson.steps, cur.skipping == cur.i and " skipped" or ""),
+      st.title)
+  end
   if st.after then st.after(cur.S) end
   if cur.i == #cur.lesson.steps then
     finish()
@@ -326,7 +397,9 @@ function commands.skip()
   cur.busy = true
   M.run_code(dedent(step().solution), true, repl.prefix .. "verbsh> ")
   cur.busy = false
+  cur.skipping = cur.i   -- the progress log says so
   commands.check()
+  cur.skipping = nil
 end
 -- restart() starts the current step over: its check forgets what it has
 -- seen (the objects keep their state); restart("lesson") rebuilds the

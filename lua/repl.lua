@@ -75,4 +75,45 @@ function M.prompt()
   return M.prefix .. "verbsh> "
 end
 
+-- verbsh --record FILE: each chunk the prompt compiled is appended to FILE
+-- as a script that `verbsh FILE` replays. A chunk that raised in the session
+-- is replayed under pcall, so that the replay shows the same error and goes
+-- on, as the session did. Each chunk is its own block, as at the prompt
+-- (where a `local` does not outlive its chunk).
+function M.record_open(path)
+  local f, err = io.open(path, "w")
+  if not f then error("--record: cannot write " .. err, 0) end
+  local dev = os.getenv("VERBSH_DEVICE")
+  if not dev then
+    local ok, list = pcall(verbs.devices)
+    dev = ok and list[1] and list[1].name or "none"
+  end
+  f:write("-- ", require "verbs.version", " session on device ", dev, ", recorded ",
+          os.date("!%Y-%m-%d %H:%M:%S UTC"), "\n",
+          "-- replay: verbsh ", dev == "none" and "" or "-d " .. dev .. " ", path, "\n")
+  f:flush()
+  M.record_file = f
+end
+
+local function long_string(s)
+  local eq = ""
+  while s:find("]" .. eq .. "]", 1, true) do eq = eq .. "=" end
+  return "[" .. eq .. "[\n" .. s .. "]" .. eq .. "]"
+end
+
+-- text: the chunk as typed; expr: the prompt ran it as `return text`.
+function M.record_chunk(text, expr, ok)
+  local f = M.record_file
+  if not f then return end
+  local body = expr and ("require 'verbs.pretty'.print(" .. text .. "\n)") or text
+  if ok then
+    f:write("do\n", body, "\nend\n")
+  else
+    f:write("-- this chunk raised an error in the session\n",
+            "do\n  local ok, err = pcall(load(", long_string(body), ", \"=stdin\"))\n",
+            "  if not ok then io.stderr:write(tostring(err), \"\\n\") end\nend\n")
+  end
+  f:flush()
+end
+
 return M

@@ -36,13 +36,13 @@ int ah_create(lua_State *L)
 	int deps[] = { 1 };
 
 	vchecktable(L, 2);
-	vm_read(L, 2, 2, vf_ah_attr, &a);
+	marsh_read(L, 2, 2, vf_ah_attr, &a);
 	struct vnode *n = vobj_new(L, &vc_ah, 1, deps);
 	struct ibv_ah *ah = ibv_create_ah(p->h, &a);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], x[32], y[32];
-		vm_c_decl(L, "struct ibv_ah_attr ah_attr = ", vf_ah_attr, &a, ";");
+		marsh_c_decl(L, "struct ibv_ah_attr ah_attr = ", vf_ah_attr, &a, ";");
 		snprintf(call, sizeof call, "ibv_create_ah(%s, &ah_attr)", vobj_cname(p, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, ah ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);
@@ -53,31 +53,13 @@ int ah_create(lua_State *L)
 	return 1;
 }
 
-/* A WC table as cq:poll gives it (imm_data in host order), read back into
- * struct ibv_wc for the verbs that build an address from a receive. */
-static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f)
-{
-	if (!lua_isinteger(L, idx) || lua_tointeger(L, idx) < 0 || lua_tointeger(L, idx) > 0xffffffff)
-		return "32-bit unsigned integer expected";
-	((struct ibv_wc *)dst)->imm_data = htonl((uint32_t)lua_tointeger(L, idx));
-	return NULL;
-}
-#define WCF(m, t, ...) VF(struct ibv_wc, m, t, __VA_ARGS__)
-const struct vfield vf_wc[] = {
-	WCF(wr_id, VT_UINT), WCF(status, VT_ENUM, .en = &ve_wc_status), WCF(opcode, VT_ENUM, .en = &ve_wc_opcode),
-	WCF(vendor_err, VT_UINT), WCF(byte_len, VT_UINT), { .name = "imm_data", .type = VT_CUSTOM, .custom = read_imm },
-	WCF(qp_num, VT_UINT), WCF(src_qp, VT_UINT), WCF(wc_flags, VT_FLAGS, .en = &ve_wc_flags),
-	WCF(pkey_index, VT_UINT), WCF(slid, VT_UINT), WCF(sl, VT_UINT), WCF(dlid_path_bits, VT_UINT),
-	VF_END
-};
-
 /* The WC at arg and the 40-byte GRH (a string: mr:read(offset, 40)) at arg+1. */
 static const void *read_wc_grh(lua_State *L, int arg, struct ibv_wc *wc)
 {
 	size_t len;
 	vchecktable(L, arg);
 	memset(wc, 0, sizeof *wc);
-	vm_read(L, arg, arg, vf_wc, wc);
+	marsh_read(L, arg, arg, vf_wc, wc);
 	const char *grh = lua_tolstring(L, arg + 1, &len);
 	if (lua_type(L, arg + 1) != LUA_TSTRING || len != sizeof(struct ibv_grh))
 		vargerror(L, arg + 1, lua_pushfstring(L, "the %d-byte GRH in front of the payload expected"
@@ -94,13 +76,13 @@ static const void *read_wc_grh(lua_State *L, int arg, struct ibv_wc *wc)
 int ah_init_from_wc(lua_State *L)
 {
 	struct vnode *c = vobj_check(L, 1, &vc_context);
-	uint8_t port = (uint8_t)vm_check_uint(L, 2, 2, 255, "port_num");
+	uint8_t port = (uint8_t)marsh_check_uint(L, 2, 2, 255, "port_num");
 	struct ibv_wc wc;
 	struct ibv_ah_attr a;
 	const void *grh = read_wc_grh(L, 3, &wc);
 	memset(&a, 0, sizeof a);
 	int ret = ibv_init_ah_from_wc(c->h, port, &wc, (struct ibv_grh *)grh, &a);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[96], x[32];
 		snprintf(call, sizeof call, "ibv_init_ah_from_wc(%s, %d, &wc, grh, &ah_attr)", vobj_cname(c, x, sizeof x),
 			 port);
@@ -110,7 +92,7 @@ int ah_init_from_wc(lua_State *L)
 	}
 	if (ret)
 		return vraise(L, "ibv_init_ah_from_wc", ret < 0 ? -ret : ret, 1, 0);
-	vm_push(L, vf_ah_attr, &a);
+	marsh_push(L, vf_ah_attr, &a);
 	return 1;
 }
 
@@ -120,13 +102,13 @@ int ah_create_from_wc(lua_State *L)
 	struct vnode *p = vobj_check(L, 1, &vc_pd);
 	struct ibv_wc wc;
 	const void *grh = read_wc_grh(L, 2, &wc);
-	uint8_t port = (uint8_t)vm_check_uint(L, 4, 4, 255, "port_num");
+	uint8_t port = (uint8_t)marsh_check_uint(L, 4, 4, 255, "port_num");
 	int deps[] = { 1 };
 	lua_settop(L, 4);
 	struct vnode *n = vobj_new(L, &vc_ah, 1, deps);
 	struct ibv_ah *ah = ibv_create_ah_from_wc(p->h, &wc, (struct ibv_grh *)grh, port);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[96], x[32], y[32];
 		snprintf(call, sizeof call, "ibv_create_ah_from_wc(%s, &wc, grh, %d)", vobj_cname(p, x, sizeof x), port);
 		vrecord(L, NULL, call, ah ? vobj_cname(n, y, sizeof y) : "NULL");
@@ -137,7 +119,8 @@ int ah_create_from_wc(lua_State *L)
 	return 1;
 }
 
-struct vclass vc_ah = {
+const struct vclass vc_ah = {
+	.index = VC_AH,
 	.kind = "ah", .var = "ah", .tname = "verbs.ah", .destroy_verb = "ibv_destroy_ah",
 	.destroy_method = "destroy", .destroy = ah_destroy, .describe = ah_describe,
 	.methods = (const luaL_Reg[]){ { NULL, NULL } },

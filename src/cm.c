@@ -73,13 +73,9 @@ static void push_addr(lua_State *L, const struct sockaddr *sa)
 static void record_ret(lua_State *L, const char *decl, const char *call, int ret, int err)
 {
 	char r[64];
-	if (!vrecording)
+	if (!vtracing(L))
 		return;
-	if (ret)
-		snprintf(r, sizeof r, "-1 /* errno %s */", verrname(err) ? verrname(err) : strerror(err));
-	else
-		snprintf(r, sizeof r, "0");
-	vrecord(L, decl, call, r);
+	vrecord(L, decl, call, vret_text(r, sizeof r, ret ? -1 : 0, err));
 }
 
 static const char *idname(struct vnode *n, char *buf, size_t len) { return vobj_cname(n, buf, len); }
@@ -111,7 +107,7 @@ static int l_create_event_channel(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_cm_channel, 0, NULL);
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char name[32];
 		vrecord(L, NULL, "rdma_create_event_channel()", ch ? vobj_cname(n, name, sizeof name) : "NULL");
 	}
@@ -139,7 +135,7 @@ static int l_create_id(lua_State *L)
 	struct rdma_cm_id *id;
 	int ret = rdma_create_id(ch->h, &id, NULL, (enum rdma_port_space)ps);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		luaL_Buffer b;
 		luaL_buffinit(L, &b);
 		venum_c(&b, &ve_port_space, ps);
@@ -161,7 +157,7 @@ static int l_create_id(lua_State *L)
  * CONNECT_REQUEST) in a new object that uses the channel at chidx. */
 static void push_id(lua_State *L, struct rdma_cm_id *id, int chidx)
 {
-	struct vnode *n = vobj_find(id);
+	struct vnode *n = vobj_find(L, id);
 	if (!id) {
 		lua_pushnil(L);
 		return;
@@ -180,7 +176,7 @@ static void push_id(lua_State *L, struct rdma_cm_id *id, int chidx)
 static int l_get_cm_event(lua_State *L)
 {
 	struct vnode *ch = vobj_check(L, 1, &vc_cm_channel);
-	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)vm_check_uint(L, 2, 2, INT32_MAX, "timeout_ms");
+	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)marsh_check_uint(L, 2, 2, INT32_MAX, "timeout_ms");
 	struct rdma_event_channel *c = ch->h;
 	struct rdma_cm_event *ev;
 	char call[96], x[32];
@@ -202,9 +198,9 @@ static int l_get_cm_event(lua_State *L)
 	int deps[] = { 1, 2, 3 };
 	struct vnode *n = vobj_new(L, &vc_cm_event, 3, deps);
 	vobj_set(n, ev);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char ret_s[160], y[32], z[32];
-		struct vnode *idn = vobj_find(ev->id);
+		struct vnode *idn = vobj_find(L, ev->id);
 		snprintf(call, sizeof call, "rdma_get_cm_event(%s, &event)", vobj_cname(ch, x, sizeof x));
 		snprintf(ret_s, sizeof ret_s, "0  /* %s: event->event = RDMA_CM_EVENT_%s, event->status = %d, event->id = %s */",
 			 vobj_cname(n, z, sizeof z), venum_name(&ve_cm_event_type, ev->event) ?
@@ -219,7 +215,8 @@ static const luaL_Reg channel_methods[] = {
 	{ "create_id", l_create_id }, { "get_cm_event", l_get_cm_event }, { NULL, NULL }
 };
 
-struct vclass vc_cm_channel = {
+const struct vclass vc_cm_channel = {
+	.index = VC_CM_CHANNEL,
 	.kind = "cm_channel", .var = "cm_channel", .tname = "verbs.cm_channel",
 	.destroy_verb = "rdma_destroy_event_channel", .destroy_method = "destroy", .destroy = channel_destroy,
 	.describe = channel_describe, .field = channel_field,
@@ -239,7 +236,7 @@ static void event_describe(lua_State *L, struct vnode *n)
 {
 	struct rdma_cm_event *ev = n->h;
 	const char *name = venum_name(&ve_cm_event_type, ev->event);
-	struct vnode *idn = vobj_find(ev->id);
+	struct vnode *idn = vobj_find(L, ev->id);
 	char x[32];
 	lua_pushfstring(L, "%s on %s, status %d", name ? name : "?", idn ? vobj_cname(idn, x, sizeof x) : "?",
 			ev->status);
@@ -300,7 +297,7 @@ static void push_param(lua_State *L, const struct rdma_cm_event *ev)
 	lua_createtable(L, 0, 1);
 	if (is_ud(ev)) {
 		const struct rdma_ud_param *u = &ev->param.ud;
-		vm_push(L, vf_ah_attr, &u->ah_attr);
+		marsh_push(L, vf_ah_attr, &u->ah_attr);
 		lua_createtable(L, 0, 5);
 		lua_insert(L, -2);
 		lua_setfield(L, -2, "ah_attr");
@@ -311,7 +308,7 @@ static void push_param(lua_State *L, const struct rdma_cm_event *ev)
 		push_private_data(L, u->private_data, u->private_data_len);
 		lua_setfield(L, -2, "ud");
 	} else {
-		vm_push(L, vf_conn_param, &ev->param.conn);
+		marsh_push(L, vf_conn_param, &ev->param.conn);
 		push_private_data(L, ev->param.conn.private_data, ev->param.conn.private_data_len);
 		lua_setfield(L, -2, "conn");
 	}
@@ -354,7 +351,8 @@ static int l_expect(lua_State *L)
 
 static const luaL_Reg event_methods[] = { { "expect", l_expect }, { NULL, NULL } };
 
-struct vclass vc_cm_event = {
+const struct vclass vc_cm_event = {
+	.index = VC_CM_EVENT,
 	.kind = "cm_event", .var = "cm_event", .tname = "verbs.cm_event", .destroy_verb = "rdma_ack_cm_event",
 	.destroy_method = "ack", .destroy = event_ack, .describe = event_describe, .field = event_field,
 	.fields = (const char *const[]){ "event", "status", "id", "listen_id", "param", NULL },
@@ -405,7 +403,7 @@ static void id_describe(lua_State *L, struct vnode *n)
 /* id.verbs: the context librdmacm bound the id to (one object per context). */
 static void push_verbs(lua_State *L, struct ibv_context *c)
 {
-	struct vnode *n = vobj_find(c);
+	struct vnode *n = vobj_find(L, c);
 	if (!c) {
 		lua_pushnil(L);
 		return;
@@ -413,7 +411,7 @@ static void push_verbs(lua_State *L, struct ibv_context *c)
 	if (n && n->cls == &vc_context && vobj_push(L, n))
 		return;
 	n = vobj_new(L, &vc_context, 0, NULL);
-	n->aux = 1;   /* librdmacm's: never closed by us */
+	vctx(n)->librdmacm_owned = true;   /* librdmacm's: never closed by us */
 	vobj_set(n, c);
 }
 
@@ -423,7 +421,7 @@ static int id_field(lua_State *L, struct vnode *n, const char *key)
 	if (strcmp(key, "verbs") == 0)
 		push_verbs(L, id->verbs);
 	else if (strcmp(key, "qp") == 0) {
-		if (!vobj_push(L, vobj_find(id->qp)))
+		if (!vobj_push(L, vobj_find(L, id->qp)))
 			lua_pushnil(L);
 	} else if (strcmp(key, "channel") == 0)
 		lua_getiuservalue(L, 1, 1);
@@ -460,7 +458,7 @@ static int l_bind_addr(lua_State *L)
 
 static lua_Integer opt_timeout(lua_State *L, int arg)
 {
-	return lua_isnoneornil(L, arg) ? 2000 : (lua_Integer)vm_check_uint(L, arg, arg, INT32_MAX, "timeout_ms");
+	return lua_isnoneornil(L, arg) ? 2000 : (lua_Integer)marsh_check_uint(L, arg, arg, INT32_MAX, "timeout_ms");
 }
 
 /* id:resolve_addr(src_addr or nil, dst_addr [, timeout_ms=2000]) */
@@ -530,7 +528,7 @@ static int l_create_qp(lua_State *L)
 
 	vchecktable(L, 3);
 	lua_settop(L, 3);
-	vm_read(L, 3, 3, vf_qp_init_attr, &ia);
+	marsh_read(L, 3, 3, vf_qp_init_attr, &ia);
 	/* Without CQs librdmacm would make its own, which nothing here could poll. */
 	qp_check_required(L, 3, ia.send_cq, ia.recv_cq, ia.qp_type, "\"RC\" on a TCP id, \"UD\" on a UDP id");
 	if (id->qp)
@@ -547,8 +545,8 @@ static int l_create_qp(lua_State *L)
 	struct ibv_qp_init_attr asked = ia;
 	int ret = rdma_create_qp(id, p->h, &ia);
 	int err = errno;
-	if (vrecording) {
-		vm_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
+	if (vtracing(L)) {
+		marsh_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
 		snprintf(call, sizeof call, "rdma_create_qp(%s, %s, &init_attr)", idname(n, x, sizeof x),
 			 vobj_cname(p, y, sizeof y));
 		if (ret) {
@@ -581,7 +579,7 @@ static int l_destroy_qp(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	struct rdma_cm_id *id = n->h;
 	char x[32];
-	if (!id->qp || !vobj_push(L, vobj_find(id->qp)))
+	if (!id->qp || !vobj_push(L, vobj_find(L, id->qp)))
 		return luaL_error(L, "destroy_qp: %s has no QP (id:create_qp(pd, init_attr) makes one)",
 				  idname(n, x, sizeof x));
 	lua_getfield(L, -1, "destroy");
@@ -598,8 +596,8 @@ static struct rdma_conn_param *read_conn_param(lua_State *L, int arg, struct rdm
 		return NULL;
 	vchecktable(L, arg);
 	memset(cp, 0, sizeof *cp);
-	vm_read(L, arg, arg, vf_conn_param, cp);
-	lua_pushliteral(L, "private_data");   /* raw, as vm_read read the pointer */
+	marsh_read(L, arg, arg, vf_conn_param, cp);
+	lua_pushliteral(L, "private_data");   /* raw, as marsh_read read the pointer */
 	lua_rawget(L, arg);
 	size_t len = 0;
 	lua_tolstring(L, -1, &len);
@@ -633,13 +631,13 @@ static void record_conn(lua_State *L, struct vnode *n, const char *verb, struct 
 			int err)
 {
 	char call[96], x[32];
-	if (!vrecording)
+	if (!vtracing(L))
 		return;
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
 	if (cp) {
 		luaL_addstring(&b, "struct rdma_conn_param conn_param = ");
-		vm_c_init(&b, vf_conn_param, cp);
+		marsh_c_init(&b, vf_conn_param, cp);
 		luaL_addstring(&b, ";");
 	}
 	luaL_pushresult(&b);
@@ -685,7 +683,7 @@ static int l_accept(lua_State *L) { return conn_verb(L, "rdma_accept", rdma_acce
 static int l_listen(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
-	int backlog = lua_isnoneornil(L, 2) ? 0 : (int)vm_check_uint(L, 2, 2, INT32_MAX, "backlog");
+	int backlog = lua_isnoneornil(L, 2) ? 0 : (int)marsh_check_uint(L, 2, 2, INT32_MAX, "backlog");
 	char call[64], x[32];
 	int ret = rdma_listen(n->h, backlog);
 	int err = errno;
@@ -756,7 +754,7 @@ static int l_init_qp_attr(lua_State *L)
 	record_ret(L, "struct ibv_qp_attr attr = { .qp_state = ... }; int mask;", call, ret, err);
 	if (ret)
 		return vraise(L, "rdma_init_qp_attr", err, 1, 0);
-	vm_push(L, vf_qp_attr, &a);
+	marsh_push(L, vf_qp_attr, &a);
 	vflags_push(L, &ve_qp_attr_mask, (uint64_t)mask);
 	return 2;
 }
@@ -795,7 +793,8 @@ static const luaL_Reg id_methods[] = {
 	{ NULL, NULL }
 };
 
-struct vclass vc_cm_id = {
+const struct vclass vc_cm_id = {
+	.index = VC_CM_ID,
 	.kind = "cm_id", .var = "cm_id", .tname = "verbs.cm_id", .destroy_verb = "rdma_destroy_id",
 	.destroy_method = "destroy", .destroy = id_destroy, .describe = id_describe, .field = id_field,
 	.fields = (const char *const[]){ "verbs", "qp", "channel", "ps", "qp_type", "port_num", NULL },

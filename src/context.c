@@ -12,17 +12,13 @@
 #include "verbsh.h"
 #include "interrupt.h"
 
-int cq_create(lua_State *L);        /* cq.c */
-int channel_create(lua_State *L);   /* cq.c */
-int pd_alloc(lua_State *L);         /* pd.c */
-
 /* aux != 0: a context librdmacm opened (cm_id.verbs). It stays open while
  * librdmacm is loaded; closing it is not ours to do. */
-static int ctx_destroy(struct vnode *n) { return n->aux ? 0 : ibv_close_device(n->h); }
+static int ctx_destroy(struct vnode *n) { return vctx(n)->librdmacm_owned ? 0 : ibv_close_device(n->h); }
 
 static const char *ctx_refuse_destroy(struct vnode *n)
 {
-	return n->aux ? "this context is librdmacm's (cm_id.verbs): librdmacm opened it and closes it itself;"
+	return vctx(n)->librdmacm_owned ? "this context is librdmacm's (cm_id.verbs): librdmacm opened it and closes it itself;"
 			" in C you never call ibv_close_device on id->verbs" : NULL;
 }
 
@@ -150,7 +146,7 @@ static int l_open(lua_State *L)
 		dev = list[0];
 	node = vobj_new(L, &vc_context, 0, NULL);
 	c = ibv_open_device(dev);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char name[32];
 		snprintf(rec, sizeof rec, "ibv_open_device(/* %s */ dev)", ibv_get_device_name(dev));
 		vrecord(L, "struct ibv_device **dev_list = ibv_get_device_list(NULL);", rec,
@@ -200,10 +196,7 @@ const struct vfield vf_port_attr[] = {
 static void record_int(lua_State *L, const char *call, int ret)
 {
 	char r[64];
-	snprintf(r, sizeof r, "%d%s%s", ret, ret ? " /* " : "", ret ? strerror(ret > 0 ? ret : errno) : "");
-	if (ret)
-		strcat(r, " */");
-	vrecord(L, NULL, call, r);
+	vrecord(L, NULL, call, vret_text(r, sizeof r, ret, errno));
 }
 
 static int l_query_device(lua_State *L)
@@ -212,13 +205,13 @@ static int l_query_device(lua_State *L)
 	struct ibv_device_attr a;
 	char call[96], name[32];
 	int ret = ibv_query_device(n->h, &a);
-	if (vrecording) {
+	if (vtracing(L)) {
 		snprintf(call, sizeof call, "ibv_query_device(%s, &device_attr)", vobj_cname(n, name, sizeof name));
 		record_int(L, call, ret);
 	}
 	if (ret)
 		return vraise(L, "ibv_query_device", ret > 0 ? ret : errno, 1, 0);
-	vm_push(L, vf_device_attr, &a);
+	marsh_push(L, vf_device_attr, &a);
 	lua_pushstring(L, a.fw_ver);
 	lua_setfield(L, -2, "fw_ver");
 	push_guid(L, a.node_guid);
@@ -232,7 +225,7 @@ static uint8_t check_port(lua_State *L, int idx)
 {
 	if (lua_isnoneornil(L, idx))
 		return 1;
-	return (uint8_t)vm_check_uint(L, idx, idx, 255, "port_num");
+	return (uint8_t)marsh_check_uint(L, idx, idx, 255, "port_num");
 }
 
 static int l_query_port(lua_State *L)
@@ -242,13 +235,13 @@ static int l_query_port(lua_State *L)
 	struct ibv_port_attr a;
 	char call[96], name[32];
 	int ret = ibv_query_port(n->h, port, &a);
-	if (vrecording) {
+	if (vtracing(L)) {
 		snprintf(call, sizeof call, "ibv_query_port(%s, %u, &port_attr)", vobj_cname(n, name, sizeof name), port);
 		record_int(L, call, ret);
 	}
 	if (ret)
 		return vraise(L, "ibv_query_port", ret > 0 ? ret : errno, 1, 0);
-	vm_push(L, vf_port_attr, &a);
+	marsh_push(L, vf_port_attr, &a);
 	lua_pushinteger(L, port);
 	lua_setfield(L, -2, "port_num");
 	return 1;
@@ -258,20 +251,20 @@ static int l_query_port(lua_State *L)
 static int l_query_gid(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
-	uint8_t port = (uint8_t)vm_check_uint(L, 2, 2, 255, "port_num");
-	int index = (int)vm_check_uint(L, 3, 3, 0xffff, "index");
+	uint8_t port = (uint8_t)marsh_check_uint(L, 2, 2, 255, "port_num");
+	int index = (int)marsh_check_uint(L, 3, 3, 0xffff, "index");
 	union ibv_gid gid;
 	char call[96], name[32];
 	int ret = ibv_query_gid(n->h, port, index, &gid);
 	int err = ret ? (ret > 0 ? ret : errno) : 0;
-	if (vrecording) {
+	if (vtracing(L)) {
 		snprintf(call, sizeof call, "ibv_query_gid(%s, %u, %d, &gid)", vobj_cname(n, name, sizeof name), port,
 			 index);
 		record_int(L, call, ret);
 	}
 	if (ret)
 		return vraise(L, "ibv_query_gid", err, 1, 0);
-	vm_gid_push(L, &gid);
+	marsh_gid_push(L, &gid);
 	return 1;
 }
 
@@ -302,7 +295,7 @@ static int l_gids(lua_State *L)
 	if (!e)
 		return luaL_error(L, "out of memory");
 	cnt = ibv_query_gid_table(n->h, e, max, 0);
-	if (vrecording) {
+	if (vtracing(L)) {
 		snprintf(call, sizeof call, "ibv_query_gid_table(%s, entries, %zu, 0)", vobj_cname(n, name, sizeof name), max);
 		record_int(L, call, cnt < 0 ? (int)cnt : 0);
 	}
@@ -321,7 +314,7 @@ static int l_gids(lua_State *L)
 		lua_createtable(L, 0, 4);
 		lua_pushinteger(L, e[i].gid_index);
 		lua_setfield(L, -2, "index");
-		vm_gid_push(L, &e[i].gid);
+		marsh_gid_push(L, &e[i].gid);
 		lua_setfield(L, -2, "gid");
 		lua_pushstring(L, gid_type_text(e[i].gid_type));
 		lua_setfield(L, -2, "type");
@@ -374,7 +367,7 @@ bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms)
 static int l_get_async_event(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
-	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)vm_check_uint(L, 2, 2, 0, "timeout_ms");
+	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)marsh_check_uint(L, 2, 2, 0, "timeout_ms");
 	struct ibv_context *c = n->h;
 	struct ibv_async_event ev;
 	char call[96], name[32];
@@ -384,7 +377,7 @@ static int l_get_async_event(lua_State *L)
 		return 1;
 	}
 	int ret = ibv_get_async_event(c, &ev);
-	if (vrecording) {
+	if (vtracing(L)) {
 		snprintf(call, sizeof call, "ibv_get_async_event(%s, &event)", vobj_cname(n, name, sizeof name));
 		record_int(L, call, ret);
 	}
@@ -395,11 +388,11 @@ static int l_get_async_event(lua_State *L)
 	lua_setfield(L, -2, "event_type");
 	switch (ev.event_type) {
 	case IBV_EVENT_CQ_ERR:
-		if (vobj_push(L, vobj_find(ev.element.cq)))
+		if (vobj_push(L, vobj_find(L, ev.element.cq)))
 			lua_setfield(L, -2, "cq");
 		break;
 	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED:
-		if (vobj_push(L, vobj_find(ev.element.srq)))
+		if (vobj_push(L, vobj_find(L, ev.element.srq)))
 			lua_setfield(L, -2, "srq");
 		break;
 	case IBV_EVENT_PORT_ACTIVE: case IBV_EVENT_PORT_ERR: case IBV_EVENT_LID_CHANGE:
@@ -411,7 +404,7 @@ static int l_get_async_event(lua_State *L)
 	case IBV_EVENT_DEVICE_FATAL:
 		break;
 	default:
-		if (vobj_push(L, vobj_find(ev.element.qp)))
+		if (vobj_push(L, vobj_find(L, ev.element.qp)))
 			lua_setfield(L, -2, "qp");
 		break;
 	}
@@ -425,7 +418,7 @@ static int l_get_async_event(lua_State *L)
 static int l_gid_bytes(lua_State *L)
 {
 	union ibv_gid g;
-	const char *err = vm_gid_read(L, 1, &g);
+	const char *err = marsh_gid_read(L, 1, &g);
 	if (err)
 		return vargerror(L, 1, err);
 	lua_pushlstring(L, (const char *)g.raw, 16);
@@ -449,7 +442,9 @@ static const luaL_Reg ctx_methods[] = {
 	{ NULL, NULL }
 };
 
-struct vclass vc_context = {
+const struct vclass vc_context = {
+	.size = sizeof(struct vctx),
+	.index = VC_CONTEXT,
 	.kind = "context", .var = "ctx", .tname = "verbs.context", .destroy_verb = "ibv_close_device",
 	.destroy_method = "close", .destroy = ctx_destroy, .describe = ctx_describe, .field = ctx_field,
 	.fields = (const char *const[]){ "name", "async_fd", "num_comp_vectors", NULL },

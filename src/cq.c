@@ -16,9 +16,9 @@ static int cq_destroy(struct vnode *n)
 {
 	cq_ex_end(n);   /* an open start_poll holds the CQ's lock */
 	/* ibv_destroy_cq waits until every event of the CQ is acknowledged. */
-	if (n->events)
-		ibv_ack_cq_events(n->h, n->events);
-	n->events = 0;
+	if (vcq(n)->events)
+		ibv_ack_cq_events(n->h, vcq(n)->events);
+	vcq(n)->events = 0;
 	return ibv_destroy_cq(n->h);
 }
 
@@ -33,10 +33,10 @@ static int cq_field(lua_State *L, struct vnode *n, const char *key)
 		lua_pushinteger(L, ((struct ibv_cq *)n->h)->cqe);
 	else if (strcmp(key, "handle") == 0)
 		lua_pushinteger(L, ((struct ibv_cq *)n->h)->handle);
-	else if (strcmp(key, "wc_flags") == 0 && n->ex)
-		vflags_push(L, &ve_create_cq_wc_flags, n->ex_flags);
+	else if (strcmp(key, "wc_flags") == 0 && vcq(n)->ex)
+		vflags_push(L, &ve_create_cq_wc_flags, vcq(n)->wc_flags);
 	else
-		return n->ex ? cq_ex_field(L, n, key) : 0;   /* cq.wr_id, cq.status of the current completion */
+		return vcq(n)->ex ? cq_ex_field(L, n, key) : 0;   /* cq.wr_id, cq.status of the current completion */
 	return 1;
 }
 
@@ -54,7 +54,7 @@ const struct vfield vf_cq_opts[] = {
 int cq_create(lua_State *L)
 {
 	struct vnode *c = vobj_check(L, 1, &vc_context);
-	int cqe = (int)vm_check_uint(L, 2, 2, 0x7fffffff, "cqe");
+	int cqe = (int)marsh_check_uint(L, 2, 2, 0x7fffffff, "cqe");
 	struct cq_opts o = { 0 };
 	int deps[2] = { 1, 0 };
 	struct vnode *used[2] = { c };
@@ -62,7 +62,7 @@ int cq_create(lua_State *L)
 	lua_settop(L, 3);
 	if (!lua_isnil(L, 3)) {
 		vchecktable(L, 3);
-		vm_read(L, 3, 3, vf_cq_opts, &o);
+		marsh_read(L, 3, 3, vf_cq_opts, &o);
 		used[1] = vobj_field(L, 3, 3, "channel", &vc_channel, &o.channel);   /* index 4: kept as a user value */
 		vobj_same_context(L, 3, "channel", used[1], c);
 		deps[1] = 4;
@@ -71,10 +71,10 @@ int cq_create(lua_State *L)
 	vobj_recheck(L, 3, used, 2);
 	struct ibv_cq *cq = ibv_create_cq(c->h, cqe, NULL, o.channel, o.comp_vector);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[128], a[32], b[32], ch[32] = "NULL";
 		if (o.channel)
-			vobj_cname(vobj_find(o.channel), ch, sizeof ch);
+			vobj_cname(vobj_find(L, o.channel), ch, sizeof ch);
 		snprintf(call, sizeof call, "ibv_create_cq(%s, %d, NULL, %s, %d)", vobj_cname(c, a, sizeof a), cqe, ch,
 			 o.comp_vector);
 		vrecord(L, NULL, call, cq ? vobj_cname(n, b, sizeof b) : "NULL");
@@ -91,70 +91,6 @@ int cq_create(lua_State *L)
 
 /* ---- WCs ------------------------------------------------------------------- */
 
-static const char WC_META[] = "verbs.wc_meta";
-
-/* The metatable of WCs: require("verbs.explain").wc_meta, looked up once. */
-static void push_wc_meta(lua_State *L)
-{
-	if (lua_getfield(L, LUA_REGISTRYINDEX, WC_META) != LUA_TNIL)
-		return;
-	lua_pop(L, 1);
-	lua_getglobal(L, "require");
-	lua_pushliteral(L, "verbs.explain");
-	if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1))
-		lua_getfield(L, -1, "wc_meta");
-	else
-		lua_pushboolean(L, 0);
-	if (!lua_istable(L, -1)) {
-		lua_pop(L, 1);
-		lua_pushboolean(L, 0);
-	}
-	lua_remove(L, -2);
-	lua_pushvalue(L, -1);
-	lua_setfield(L, LUA_REGISTRYINDEX, WC_META);
-}
-
-void cq_push_wc(lua_State *L, const struct ibv_wc *wc)
-{
-	bool ok = wc->status == IBV_WC_SUCCESS;
-	lua_createtable(L, 0, ok ? 13 : 4);
-	lua_pushinteger(L, (lua_Integer)wc->wr_id);
-	lua_setfield(L, -2, "wr_id");
-	venum_push(L, &ve_wc_status, wc->status);
-	lua_setfield(L, -2, "status");
-	lua_pushinteger(L, wc->vendor_err);
-	lua_setfield(L, -2, "vendor_err");
-	lua_pushinteger(L, wc->qp_num);
-	lua_setfield(L, -2, "qp_num");
-	if (ok) {
-		venum_push(L, &ve_wc_opcode, wc->opcode);
-		lua_setfield(L, -2, "opcode");
-		lua_pushinteger(L, wc->byte_len);
-		lua_setfield(L, -2, "byte_len");
-		if (wc->wc_flags & IBV_WC_WITH_IMM) {
-			lua_pushinteger(L, ntohl(wc->imm_data));
-			lua_setfield(L, -2, "imm_data");
-		}
-		lua_pushinteger(L, wc->src_qp);
-		lua_setfield(L, -2, "src_qp");
-		vflags_push(L, &ve_wc_flags, wc->wc_flags);
-		lua_setfield(L, -2, "wc_flags");
-		lua_pushinteger(L, wc->pkey_index);
-		lua_setfield(L, -2, "pkey_index");
-		lua_pushinteger(L, wc->slid);
-		lua_setfield(L, -2, "slid");
-		lua_pushinteger(L, wc->sl);
-		lua_setfield(L, -2, "sl");
-		lua_pushinteger(L, wc->dlid_path_bits);
-		lua_setfield(L, -2, "dlid_path_bits");
-	}
-	push_wc_meta(L);
-	if (lua_istable(L, -1))
-		lua_setmetatable(L, -2);
-	else
-		lua_pop(L, 1);
-}
-
 static void record_poll(lua_State *L, struct vnode *n, int max, int got, const char *note)
 {
 	char call[96], ret[64], name[32];
@@ -170,7 +106,7 @@ static int poll_array(lua_State *L, struct vnode *n, struct wc_array *a)
 	if (r < 0)
 		return vraise(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
 	wc_array_filled(L, 2, a, r);
-	if (vrecording)
+	if (n->st->tracing)
 		record_poll(L, n, a->cap, r, "");
 	lua_pushinteger(L, r);
 	return 1;
@@ -220,7 +156,7 @@ static int l_poll(lua_State *L)
 	struct wc_array *a = wc_array_test(L, 2);
 	if (a)
 		return poll_array(L, n, a);
-	int max = lua_isnoneornil(L, 2) ? 16 : (int)vm_check_uint(L, 2, 2, 1 << 20, "max");
+	int max = lua_isnoneornil(L, 2) ? 16 : (int)marsh_check_uint(L, 2, 2, 1 << 20, "max");
 	struct ibv_wc wc[WC_BATCH];
 	int got = 0;
 
@@ -232,13 +168,13 @@ static int l_poll(lua_State *L)
 		if (r < 0)
 			return vraise(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
 		for (int i = 0; i < r; i++) {
-			cq_push_wc(L, &wc[i]);
+			wc_push(L, &wc[i]);
 			lua_rawseti(L, -2, ++got);
 		}
 		if (r < want)
 			break;
 	}
-	if (vrecording)
+	if (n->st->tracing)
 		record_poll(L, n, max, got, "");
 	return 1;
 }
@@ -272,7 +208,7 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 		}
 		if (!out)
 			for (int i = 0; i < r; i++) {
-				cq_push_wc(L, &wc[i]);
+				wc_push(L, &wc[i]);
 				lua_rawseti(L, -2, got + i + 1);
 			}
 		got += r;
@@ -299,7 +235,7 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 		else
 			nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
 	}
-	if (vrecording)
+	if (n->st->tracing)
 		record_poll(L, n, want, got, "  /* cq:wait: polled until this many */");
 	return got;
 }
@@ -313,8 +249,8 @@ static int l_wait(lua_State *L)
 	cq_ex_idle(L, n, "wait");
 	struct wc_array *a = wc_array_test(L, 2);
 	int arg = a ? 3 : 2;
-	int want = lua_isnoneornil(L, arg) ? 1 : (int)vm_check_uint(L, arg, arg, 1 << 20, "n");
-	double timeout = lua_isnoneornil(L, arg + 1) ? -1 : (double)vm_check_uint(L, arg + 1, arg + 1, 0, "timeout_ms");
+	int want = lua_isnoneornil(L, arg) ? 1 : (int)marsh_check_uint(L, arg, arg, 1 << 20, "n");
+	double timeout = lua_isnoneornil(L, arg + 1) ? -1 : (double)marsh_check_uint(L, arg + 1, arg + 1, 0, "timeout_ms");
 	if (a) {
 		if (want > a->cap)
 			return vargerror(L, 3, lua_pushfstring(L, "n = %d is more than the wc_array's %d entries", want,
@@ -341,7 +277,7 @@ static int l_req_notify(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
 	int sol = lua_toboolean(L, 2);
 	int ret = ibv_req_notify_cq(n->h, sol);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], name[32], r[16];
 		snprintf(call, sizeof call, "ibv_req_notify_cq(%s, %d)", vobj_cname(n, name, sizeof name), sol);
 		snprintf(r, sizeof r, "%d", ret);
@@ -356,13 +292,13 @@ static int l_req_notify(lua_State *L)
 static int l_ack_events(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
-	unsigned k = (unsigned)vm_check_uint(L, 2, 2, 0xffffffff, "n");
-	if (k > n->events)
+	unsigned k = (unsigned)marsh_check_uint(L, 2, 2, 0xffffffff, "n");
+	if (k > vcq(n)->events)
 		return vargerror(L, 2, lua_pushfstring(L, "%d events to ack, but only %d were received and not acked",
-							   (int)k, (int)n->events));
+							   (int)k, (int)vcq(n)->events));
 	ibv_ack_cq_events(n->h, k);
-	n->events -= k;
-	if (vrecording) {
+	vcq(n)->events -= k;
+	if (vtracing(L)) {
 		char call[64], name[32];
 		snprintf(call, sizeof call, "ibv_ack_cq_events(%s, %u)", vobj_cname(n, name, sizeof name), k);
 		vrecord(L, NULL, call, "(void)");
@@ -395,7 +331,7 @@ int channel_create(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_channel, 1, deps);
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(c->h);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], a[32], b[32];
 		snprintf(call, sizeof call, "ibv_create_comp_channel(%s)", vobj_cname(c, a, sizeof a));
 		vrecord(L, NULL, call, ch ? vobj_cname(n, b, sizeof b) : "NULL");
@@ -412,7 +348,7 @@ int channel_create(lua_State *L)
 static int l_get_cq_event(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_channel);
-	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)vm_check_uint(L, 2, 2, 0, "timeout_ms");
+	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)marsh_check_uint(L, 2, 2, 0, "timeout_ms");
 	struct ibv_comp_channel *ch = n->h;
 	struct ibv_cq *cq;
 	void *cq_ctx;
@@ -423,10 +359,10 @@ static int l_get_cq_event(lua_State *L)
 	}
 	int ret = ibv_get_cq_event(ch, &cq, &cq_ctx);
 	int err = errno;
-	struct vnode *cn = ret ? NULL : vobj_find(cq);
+	struct vnode *cn = ret ? NULL : vobj_find(L, cq);
 	if (cn)
-		cn->events++;   /* before the recorder: destroying the CQ acks it, not waits for it forever */
-	if (vrecording) {
+		vcq(cn)->events++;   /* before the recorder: destroying the CQ acks it, not waits for it forever */
+	if (vtracing(L)) {
 		char call[96], a[32], b[32] = "?";
 		if (cn)
 			vobj_cname(cn, b, sizeof b);
@@ -451,13 +387,16 @@ static const luaL_Reg cq_methods[] = {
 };
 static const luaL_Reg channel_methods[] = { { "get_cq_event", l_get_cq_event }, { NULL, NULL } };
 
-struct vclass vc_cq = {
+const struct vclass vc_cq = {
+	.size = sizeof(struct vcq),
+	.index = VC_CQ,
 	.kind = "cq", .var = "cq", .tname = "verbs.cq", .destroy_verb = "ibv_destroy_cq",
 	.destroy_method = "destroy", .destroy = cq_destroy, .describe = cq_describe, .field = cq_field,
 	.fields = (const char *const[]){ "cqe", "handle", "wc_flags", "wr_id", "status", NULL },
 	.methods = cq_methods, .more_methods = cq_ex_methods,
 };
-struct vclass vc_channel = {
+const struct vclass vc_channel = {
+	.index = VC_CHANNEL,
 	.kind = "comp_channel", .var = "channel", .tname = "verbs.comp_channel",
 	.destroy_verb = "ibv_destroy_comp_channel", .destroy_method = "destroy", .destroy = channel_destroy,
 	.describe = channel_describe, .field = channel_field,

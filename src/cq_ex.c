@@ -68,10 +68,8 @@ static int rdma_core_version(void)
 
 static unsigned provider_quirks(struct ibv_context *ctx)
 {
-	static int version = -1;
+	int version = rdma_core_version();   /* once per CQ: no cache to keep per process */
 	struct ibv_device_attr a;
-	if (version < 0)
-		version = rdma_core_version();
 	/* rxe reports vendor_id 0xffffff (the kernel's RXE_VENDOR_ID). */
 	if (version > 0 && version < 55 && ibv_query_device(ctx, &a) == 0 && a.vendor_id == 0xffffff)
 		return QUIRK_END_AFTER_ENOENT;
@@ -81,11 +79,11 @@ static unsigned provider_quirks(struct ibv_context *ctx)
 /* ibv_end_poll, or nothing where the provider already ended the poll. */
 static bool end_poll(struct vnode *n)
 {
-	bool skip = (n->ex_need & QUIRK_END_AFTER_ENOENT) && n->ex_count == 0;
+	bool skip = (vcq(n)->quirks & QUIRK_END_AFTER_ENOENT) && !vcq(n)->has_current;
 	if (!skip)
 		ibv_end_poll(cqx(n));
-	n->ex_busy = false;
-	n->ex_count = 0;
+	vcq(n)->poll_open = false;
+	vcq(n)->has_current = false;
 	return !skip;
 }
 
@@ -104,8 +102,8 @@ int cq_create_ex(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 2);
-	uint64_t mask = vm_read(L, 2, 2, vf_cq_init_attr_ex, &a);
-	lua_pushliteral(L, "comp_mask");   /* raw reads, as vm_read's */
+	uint64_t mask = marsh_read(L, 2, 2, vf_cq_init_attr_ex, &a);
+	lua_pushliteral(L, "comp_mask");   /* raw reads, as marsh_read's */
 	if (lua_rawget(L, 2) == LUA_TNIL)
 		a.comp_mask = (uint32_t)mask;
 	lua_pop(L, 1);
@@ -121,9 +119,9 @@ int cq_create_ex(lua_State *L)
 	struct ibv_cq_init_attr_ex asked = a;
 	struct ibv_cq_ex *x = ibv_create_cq_ex(c->h, &a);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], p[32], q[32];
-		vm_c_decl(L, "struct ibv_cq_init_attr_ex cq_attr = ", vf_cq_init_attr_ex, &asked, ";");
+		marsh_c_decl(L, "struct ibv_cq_init_attr_ex cq_attr = ", vf_cq_init_attr_ex, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_cq_ex(%s, &cq_attr)", vobj_cname(c, p, sizeof p));
 		vrecord(L, lua_tostring(L, -1), call, x ? vobj_cname(n, q, sizeof q) : "NULL");
 		lua_pop(L, 1);
@@ -139,29 +137,29 @@ int cq_create_ex(lua_State *L)
 		return vraise(L, "ibv_create_cq_ex", err, 1, -1);
 	}
 	vobj_set(n, ibv_cq_ex_to_cq(x));
-	n->ex = true;
-	n->ex_flags = asked.wc_flags;
-	n->ex_need = provider_quirks(c->h);
+	vcq(n)->ex = true;
+	vcq(n)->wc_flags = asked.wc_flags;
+	vcq(n)->quirks = provider_quirks(c->h);
 	return 1;
 }
 
 void cq_ex_idle(lua_State *L, struct vnode *n, const char *fn)
 {
-	if (n->ex_busy)
+	if (vcq(n)->poll_open)
 		luaL_error(L, "%s: a start_poll() is open on this CQ: ibv_start_poll holds the CQ until ibv_end_poll, "
 			      "and %s would wait for it forever; call cq:end_poll() first", fn, fn);
 }
 
 void cq_ex_end(struct vnode *n)
 {
-	if (n->ex_busy)
+	if (vcq(n)->poll_open)
 		end_poll(n);
 }
 
 static struct vnode *ex_self(lua_State *L, const char *fn)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
-	if (!n->ex)
+	if (!vcq(n)->ex)
 		luaL_error(L, "%s: this CQ was made by ibv_create_cq: the start_poll/next_poll/read_* API needs "
 			      "ctx:create_cq_ex{ cqe =, wc_flags = { ... } } (cq:poll works on both)", fn);
 	return n;
@@ -170,8 +168,8 @@ static struct vnode *ex_self(lua_State *L, const char *fn)
 static int poll_result(lua_State *L, struct vnode *n, const char *verb, int ret)
 {
 	if (!ret || ret == ENOENT)
-		n->ex_count = ret == 0;   /* before the recorder: verbsh's state first */
-	if (vrecording)
+		vcq(n)->has_current = ret == 0;   /* before the recorder: verbsh's state first */
+	if (vtracing(L))
 		record(L, n, verb, strcmp(verb, "ibv_start_poll") == 0 ? "&poll_attr" : "",
 		       ret == 0 ? "0" : ret == ENOENT ? "ENOENT  /* empty */" : verrname(ret) ? verrname(ret) : "?");
 	if (ret && ret != ENOENT)
@@ -185,12 +183,12 @@ static int poll_result(lua_State *L, struct vnode *n, const char *verb, int ret)
 static int l_start_poll(lua_State *L)
 {
 	struct vnode *n = ex_self(L, "start_poll");
-	if (n->ex_busy)
+	if (vcq(n)->poll_open)
 		return luaL_error(L, "start_poll: a poll is already open on this CQ: call cq:end_poll() first "
 				     "(ibv_start_poll would wait for the lock it holds)");
 	struct ibv_poll_cq_attr attr = { 0 };
 	int ret = ibv_start_poll(cqx(n), &attr);
-	n->ex_busy = ret == 0;
+	vcq(n)->poll_open = ret == 0;
 	return poll_result(L, n, "ibv_start_poll", ret);
 }
 
@@ -198,7 +196,7 @@ static int l_start_poll(lua_State *L)
 static int l_next_poll(lua_State *L)
 {
 	struct vnode *n = ex_self(L, "next_poll");
-	if (!n->ex_busy)
+	if (!vcq(n)->poll_open)
 		return luaL_error(L, "next_poll: no poll is open: call cq:start_poll() first, and next_poll only "
 				     "after it returned true");
 	return poll_result(L, n, "ibv_next_poll", ibv_next_poll(cqx(n)));
@@ -208,12 +206,12 @@ static int l_next_poll(lua_State *L)
 static int l_end_poll(lua_State *L)
 {
 	struct vnode *n = ex_self(L, "end_poll");
-	if (!n->ex_busy)
+	if (!vcq(n)->poll_open)
 		return luaL_error(L, "end_poll: no poll is open. Call ibv_end_poll only after a start_poll that "
 				     "returned true (0): when start_poll returns false (ENOENT, the CQ was empty) it "
 				     "has already let go of the CQ, and ending it again would release a lock nobody holds");
 	bool called = end_poll(n);
-	if (vrecording)
+	if (vtracing(L))
 		record(L, n, "ibv_end_poll", "", called ? "(void)" : "(void)  /* not called: this rxe (rdma-core < 55) "
 		       "already ended the poll at next_poll's ENOENT, and would skip a completion */");
 	return 0;
@@ -225,10 +223,10 @@ static int l_end_poll(lua_State *L)
 static struct ibv_cq_ex *current(lua_State *L, struct vnode **np, const char *fn, uint64_t flag, bool ok_on_error)
 {
 	struct vnode *n = ex_self(L, fn);
-	if (!n->ex_busy || !n->ex_count)
+	if (!vcq(n)->poll_open || !vcq(n)->has_current)
 		luaL_error(L, "%s: no current completion: read it after cq:start_poll() or cq:next_poll() returned "
 			      "true, and before cq:end_poll()", fn);
-	if (flag && !(n->ex_flags & flag))
+	if (flag && !(vcq(n)->wc_flags & flag))
 		luaL_error(L, "%s: this CQ was created without %s in wc_flags, so the provider has no reader for it: "
 			      "create it with ctx:create_cq_ex{ ..., wc_flags = { ..., \"%s\" } }", fn,
 			   venum_name(&ve_create_cq_wc_flags, (int64_t)flag), venum_name(&ve_create_cq_wc_flags, (int64_t)flag));
@@ -256,7 +254,7 @@ static void record_read(lua_State *L, struct vnode *n, const char *what, lua_Int
 		struct vnode *n;                                                          \
 		struct ibv_cq_ex *x = current(L, &n, "read_" #what, flag, ok_on_error);   \
 		lua_Integer v = (lua_Integer)(expr);                                      \
-		if (vrecording)                                                           \
+		if (vtracing(L))                                                           \
 			record_read(L, n, #what, v);                                      \
 		lua_pushinteger(L, v);                                                    \
 		return 1;                                                                 \
@@ -276,7 +274,7 @@ static int l_read_opcode(lua_State *L)
 	struct vnode *n;
 	struct ibv_cq_ex *x = current(L, &n, "read_opcode", 0, false);
 	enum ibv_wc_opcode op = ibv_wc_read_opcode(x);
-	if (vrecording)
+	if (vtracing(L))
 		record(L, n, "ibv_wc_read_opcode", "", venum_name(&ve_wc_opcode, op) ? venum_name(&ve_wc_opcode, op) : "?");
 	venum_push(L, &ve_wc_opcode, op);
 	return 1;
@@ -287,7 +285,7 @@ static int l_read_wc_flags(lua_State *L)
 	struct vnode *n;
 	struct ibv_cq_ex *x = current(L, &n, "read_wc_flags", 0, false);
 	unsigned f = ibv_wc_read_wc_flags(x);
-	if (vrecording)
+	if (vtracing(L))
 		record_read(L, n, "wc_flags", f);
 	vflags_push(L, &ve_wc_flags, f);
 	return 1;
@@ -316,7 +314,7 @@ static void push_current(lua_State *L, struct vnode *n)
 {
 	struct ibv_cq_ex *x = cqx(n);
 	struct ibv_wc wc = { .wr_id = x->wr_id, .status = x->status, .vendor_err = ibv_wc_read_vendor_err(x) };
-	uint64_t f = n->ex_flags;
+	uint64_t f = vcq(n)->wc_flags;
 	if (f & IBV_WC_EX_WITH_QP_NUM)
 		wc.qp_num = ibv_wc_read_qp_num(x);
 	if (wc.status == IBV_WC_SUCCESS) {
@@ -335,7 +333,7 @@ static void push_current(lua_State *L, struct vnode *n)
 		if (f & IBV_WC_EX_WITH_DLID_PATH_BITS)
 			wc.dlid_path_bits = ibv_wc_read_dlid_path_bits(x);
 	}
-	cq_push_wc(L, &wc);
+	wc_push(L, &wc);
 	/* What was not asked for is absent, not a made-up 0. */
 	static const struct { uint64_t flag; const char *key; } opt[] = {
 		{ IBV_WC_EX_WITH_QP_NUM, "qp_num" }, { IBV_WC_EX_WITH_BYTE_LEN, "byte_len" },
@@ -370,24 +368,24 @@ static int iter_next(lua_State *L)
 		it->started = true;
 		cq_ex_idle(L, n, "iter");
 		ret = ibv_start_poll(cqx(n), &(struct ibv_poll_cq_attr){ 0 });
-		if (vrecording)
+		if (vtracing(L))
 			record(L, n, "ibv_start_poll", "&poll_attr", ret == 0 ? "0" : ret == ENOENT ? "ENOENT" : "?");
-		n->ex_busy = ret == 0;
+		vcq(n)->poll_open = ret == 0;
 	} else {
 		ret = ibv_next_poll(cqx(n));
-		if (vrecording)
+		if (vtracing(L))
 			record(L, n, "ibv_next_poll", "", ret == 0 ? "0" : ret == ENOENT ? "ENOENT" : "?");
 	}
 	if (ret) {
-		const char *verb = n->ex_busy ? "ibv_next_poll" : "ibv_start_poll";
+		const char *verb = vcq(n)->poll_open ? "ibv_next_poll" : "ibv_start_poll";
 		it->done = true;
-		n->ex_count = 0;
+		vcq(n)->has_current = false;
 		cq_ex_end(n);   /* after next_poll's ENOENT; nothing to end after start_poll's */
 		if (ret != ENOENT)
 			return vraise(L, verb, ret, 1, 0);
 		return 0;
 	}
-	n->ex_count = 1;
+	vcq(n)->has_current = true;
 	push_current(L, n);
 	return 1;
 }

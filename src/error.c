@@ -1,5 +1,5 @@
 /* Failed verbs become error objects that lua/explain.lua turns into a
- * lesson (interfaces.md: verb, errno, errname, message, object, context);
+ * lesson (fields: verb, errno, errname, message, object, context);
  * and every verb call passes through vrecord(), the one recording point that
  * verbs.trace() prints as C. */
 #include <errno.h>
@@ -110,8 +110,6 @@ int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx)
 
 /* ---- the recording point ------------------------------------------------ */
 
-int vrecording;
-const char *vrecorder_call;
 static const char REC_KEY[] = "verbs.trace";   /* registry: true or a function */
 
 static int to_text(lua_State *L)
@@ -126,7 +124,8 @@ void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
 	lua_getfield(L, LUA_REGISTRYINDEX, REC_KEY);
 	if (lua_isfunction(L, -1)) {
 		/* The verbs a recorder calls are not recorded: they would call it again, without end. */
-		if (vrecorder_call) {
+		struct vstate *st = vstate(L);
+		if (st->recorder_call) {
 			lua_settop(L, top);
 			return;
 		}
@@ -137,7 +136,7 @@ void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
 		else
 			lua_pushnil(L);
 		/* A failing recorder must not turn a verb that worked into an error. */
-		vrecorder_call = call;
+		st->recorder_call = call;
 		/* The error may be any value: its __tostring is user code too, run while still guarded. */
 		if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
 			lua_pushcfunction(L, to_text);
@@ -145,13 +144,26 @@ void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
 			fprintf(stderr, "verbs.trace: recorder failed: %s\n",
 				lua_pcall(L, 1, 1, 0) == LUA_OK ? lua_tostring(L, -1) : "(an error whose __tostring failed)");
 		}
-		vrecorder_call = NULL;
+		st->recorder_call = NULL;
 	} else {
 		if (decl)
 			fprintf(stderr, "%s\n", decl);
 		fprintf(stderr, "%s = %s\n", call, ret);
 	}
 	lua_settop(L, top);
+}
+
+const char *vret_text(char *buf, size_t size, int ret, int err)
+{
+	int e = ret > 0 ? ret : err;
+	const char *name = verrname(e);
+	if (ret == 0)
+		snprintf(buf, size, "0");
+	else if (ret > 0)
+		snprintf(buf, size, "%d /* %s */", ret, name ? name : strerror(e));
+	else
+		snprintf(buf, size, "%d /* errno %s */", ret, name ? name : strerror(e));
+	return buf;
 }
 
 /* verbs.trace(true | false | function(call, ret, decl)) -> previous setting */
@@ -164,7 +176,7 @@ static int l_trace(lua_State *L)
 		vtypeerror(L, 1, "boolean or function");
 	lua_pushvalue(L, 1);
 	lua_setfield(L, LUA_REGISTRYINDEX, REC_KEY);
-	vrecording = lua_toboolean(L, 1);
+	vstate(L)->tracing = lua_toboolean(L, 1);
 	return 1;
 }
 
@@ -184,8 +196,6 @@ void vtrace_open(lua_State *L)
  * their own names: look the running C function up in the method tables and
  * the module table, and count arguments as a method call does (self is not #1). */
 
-static struct vclass *const classes[] = { &vc_context, &vc_pd, &vc_mr, &vc_cq, &vc_channel, &vc_qp, &vc_ah, &vc_srq,
-	&vc_cm_channel, &vc_cm_id, &vc_cm_event };
 
 /* With the function at the top: its name in the table at -2 (pushed), or false. */
 static bool find_in(lua_State *L, int t)
@@ -207,17 +217,14 @@ static const char *own_name(lua_State *L, int level, bool *method)
 	if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "f", &ar))
 		return NULL;
 	int f = lua_gettop(L);
-	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-		luaL_getmetatable(L, classes[i]->tname);
-		if (lua_istable(L, -1) && lua_getfield(L, -1, "__methods") == LUA_TTABLE) {
-			lua_pushvalue(L, f);
-			if (find_in(L, lua_gettop(L) - 1)) {
-				*method = true;
-				return lua_tostring(L, -1);
-			}
-			lua_pop(L, 1);
+	lua_getfield(L, LUA_REGISTRYINDEX, VMETHOD_TABLES);   /* every class's methods, as vobj_register made them */
+	for (lua_Integer i = 1; lua_istable(L, f + 1) && lua_rawgeti(L, f + 1, i) == LUA_TTABLE; i++) {
+		lua_pushvalue(L, f);
+		if (find_in(L, lua_gettop(L) - 1)) {
+			*method = true;
+			return lua_tostring(L, -1);
 		}
-		lua_settop(L, f);
+		lua_settop(L, f + 1);
 	}
 	if (lua_getfield(L, LUA_REGISTRYINDEX, "verbs.module") == LUA_TTABLE) {
 		lua_pushvalue(L, f);

@@ -4,10 +4,17 @@
 #include "embedded.h"
 
 /* Lua modules that verbs.X loads on first use, so that verbs.oob does not
- * pull in LuaSocket for users who never touch it. */
+ * pull in LuaSocket for users who never touch it; and verbs.enums, the name
+ * lists of every enum, built when first read (a tenth of start-up else). */
 static int lazy_index(lua_State *L)
 {
 	const char *k = luaL_checkstring(L, 2);
+	if (strcmp(k, "enums") == 0) {
+		venum_open(L);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, 1, k);
+		return 1;
+	}
 	if (strcmp(k, "oob") != 0 && strcmp(k, "explain") != 0)
 		return 0;
 	lua_getglobal(L, "require");
@@ -48,14 +55,20 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	capture_open(L);
 	suggest_open(L);
 	warn_open(L);
-	venum_open(L);
-	lua_setfield(L, -2, "enums");
 	vtrace_open(L);
 	lua_pushvalue(L, -1);   /* for vargerror's names */
 	lua_setfield(L, LUA_REGISTRYINDEX, "verbs.module");
 	lua_newtable(L);
 	lua_pushcfunction(L, lazy_index);
 	lua_setfield(L, -2, "__index");
+	/* what lazy_index answers, for the shell's Tab completion (as an object's __fields) */
+	static const char *const lazy[] = { "enums", "oob", "explain" };
+	lua_createtable(L, 3, 0);
+	for (int i = 0; i < 3; i++) {
+		lua_pushstring(L, lazy[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "__fields");
 	lua_setmetatable(L, -2);
 	return 1;
 }

@@ -33,6 +33,11 @@ static void usage(FILE *f)
 		"                   check what RDMA needs on this host (kernel, provider,\n"
 		"                   devices, GIDs, MTU, memlock, ...): ok/warn/fail lines\n"
 		"                   with the fix; exit 0 when the lessons can run, else 1\n"
+		"  --progress [--json]\n"
+		"                   the lessons and steps passed on this machine (or seat),\n"
+		"                   and when: what a teacher collects\n"
+		"  --record FILE    save the chunks typed at the prompt to FILE, a script\n"
+		"                   that `verbsh FILE` replays\n"
 		"  -v, --version    show the version\n"
 		"  -h, --help       this text\n"
 		"  --               stop handling options\n"
@@ -231,8 +236,8 @@ static int version(lua_State *L)
 }
 
 struct options {
-	int interactive, version, help, lesson, doctor, script, nexec;
-	const char *device;
+	int interactive, version, help, lesson, doctor, progress, script, nexec;
+	const char *device, *record;
 };
 
 /* Returns the index of the script in argv (0 if none), or -1 on a bad option. */
@@ -259,6 +264,15 @@ static int parse(int argc, char **argv, struct options *o)
 		} else if (strcmp(a, "--doctor") == 0) {
 			o->doctor = i;
 			return 0;
+		} else if (strcmp(a, "--progress") == 0) {
+			o->progress = i;
+			return 0;
+		} else if (strcmp(a, "--record") == 0) {
+			if (++i >= argc) {
+				fprintf(stderr, "%s: '--record' needs a file name\n", progname);
+				return -1;
+			}
+			o->record = argv[i];
 		} else if (strcmp(a, "-e") == 0 || strcmp(a, "-d") == 0) {
 			if (++i >= argc) {
 				fprintf(stderr, "%s: '%s' needs an argument\n", progname, a);
@@ -330,14 +344,15 @@ static int pmain(lua_State *L)
 	/* As lua.c: arg[0] is the script (or the program, without one). */
 	create_arg_table(L, argv, argc, script);
 
-	if (o.lesson || o.doctor) {
-		int first = o.lesson ? o.lesson : o.doctor;
+	if (o.lesson || o.doctor || o.progress) {
+		int first = o.lesson ? o.lesson : o.doctor ? o.doctor : o.progress;
 		lua_createtable(L, argc, 0);
 		for (int i = first + 1; i < argc; i++) {
 			lua_pushstring(L, argv[i]);
 			lua_rawseti(L, -2, i - first);
 		}
-		int status = shell_call_lua(L, o.lesson ? "verbs.lesson" : "verbs.doctor", "main", 1, 1);
+		int status = shell_call_lua(L, o.doctor ? "verbs.doctor" : "verbs.lesson",
+					    o.progress ? "progress_main" : "main", 1, 1);
 		if (shell_report(L, status) != LUA_OK)
 			return 0;
 		if (!lua_isnil(L, -1)) {
@@ -351,6 +366,11 @@ static int pmain(lua_State *L)
 		repl_or_explain(L, argc, argv, "the lesson");
 		lua_pushboolean(L, 1);
 		return 1;
+	}
+	if (o.record) {
+		lua_pushstring(L, o.record);
+		if (shell_report(L, shell_call_lua(L, "verbs.repl", "record_open", 1, 0)) != LUA_OK)
+			return 0;
 	}
 	if (!run_exec(L, argc, argv, script ? script : argc))
 		return 0;

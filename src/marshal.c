@@ -46,11 +46,11 @@ __attribute__((noreturn))
 static void bad_key(lua_State *L, int arg, const char *prefix, const char *key, const char *msg)
 {
 	char path[PATH_MAX_LEN];
-	vargerror(L, arg, lua_pushfstring(L, "key '%s': %s", vm_path(path, sizeof path, prefix, key, 0), msg));
+	vargerror(L, arg, lua_pushfstring(L, "key '%s': %s", marsh_path(path, sizeof path, prefix, key, 0), msg));
 	abort(); /* not reached: luaL_argerror raises */
 }
 
-uint64_t vm_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what)
+uint64_t marsh_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what)
 {
 	int isint;
 	lua_Integer v = lua_tointegerx(L, idx, &isint);
@@ -64,7 +64,7 @@ uint64_t vm_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char 
 	return (uint64_t)v;
 }
 
-const char *vm_gid_read(lua_State *L, int idx, union ibv_gid *gid)
+const char *marsh_gid_read(lua_State *L, int idx, union ibv_gid *gid)
 {
 	size_t len;
 	if (lua_type(L, idx) != LUA_TSTRING)
@@ -80,7 +80,7 @@ const char *vm_gid_read(lua_State *L, int idx, union ibv_gid *gid)
 	return lua_pushfstring(L, "'%s' is not a GID (IPv6 text such as \"fe80::1\" or 16 raw bytes)", s);
 }
 
-void vm_gid_push(lua_State *L, const union ibv_gid *gid)
+void marsh_gid_push(lua_State *L, const union ibv_gid *gid)
 {
 	char text[INET6_ADDRSTRLEN];
 	inet_ntop(AF_INET6, gid->raw, text, sizeof text);
@@ -91,7 +91,7 @@ void vm_gid_push(lua_State *L, const union ibv_gid *gid)
 /* Paths are still built for each WR and SGE of every post (their keys'
  * paths only on an error): plain copies, since snprintf per key cost a
  * quarter of the instructions of a post_send/post_recv loop (callgrind). */
-char *vm_path(char *out, size_t len, const char *prefix, const char *key, int index)
+char *marsh_path(char *out, size_t len, const char *prefix, const char *key, int index)
 {
 	char num[24], *o = out, *end = out + len - 1;
 	size_t pl = strlen(prefix);
@@ -162,7 +162,7 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 		put_uint(p, f->size, (uint64_t)v);
 		return;
 	case VT_GID:
-		if ((err = vm_gid_read(L, idx, (union ibv_gid *)p)))
+		if ((err = marsh_gid_read(L, idx, (union ibv_gid *)p)))
 			bad_key(L, arg, prefix, key, err);
 		return;
 	case VT_STRUCT:
@@ -170,7 +170,7 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 			bad_key(L, arg, prefix, key, lua_pushfstring(L, "table expected, got %s", luaL_typename(L, idx)));
 		{
 			char path[PATH_MAX_LEN];
-			vm_read_path(L, arg, idx, f->sub, p, vm_path(path, sizeof path, prefix, key, 0));
+			marsh_read_path(L, arg, idx, f->sub, p, marsh_path(path, sizeof path, prefix, key, 0));
 		}
 		return;
 	case VT_OBJ: {
@@ -189,7 +189,7 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 	}
 }
 
-void vm_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path)
+void marsh_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path)
 {
 	read_value(L, arg, lua_absindex(L, idx), f, dst, path, NULL);
 }
@@ -229,7 +229,7 @@ static const char *unknown_key(lua_State *L, const struct vfield *f, const char 
 	return lua_tostring(L, -1);
 }
 
-uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix)
+uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix)
 {
 	uint64_t mask = 0;
 	char path[PATH_MAX_LEN];
@@ -249,10 +249,10 @@ uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, v
 			if (strcmp(fd->name, key) == 0)
 				break;
 		if (!fd->name)
-			vargerror(L, arg, unknown_key(L, f, vm_path(path, sizeof path, prefix, key, 0), key));
+			vargerror(L, arg, unknown_key(L, f, marsh_path(path, sizeof path, prefix, key, 0), key));
 		if (fd->no_input)
 			vargerror(L, arg, lua_pushfstring(L, "key '%s' cannot be set: %s",
-							  vm_path(path, sizeof path, prefix, key, 0), fd->no_input));
+							  marsh_path(path, sizeof path, prefix, key, 0), fd->no_input));
 		read_value(L, arg, lua_gettop(L), fd, dst, prefix, key);
 		mask |= fd->bit;
 		lua_pop(L, 1);
@@ -260,31 +260,47 @@ uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, v
 	return mask;
 }
 
-uint64_t vm_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst)
+uint64_t marsh_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst)
 {
-	return vm_read_path(L, arg, tidx, f, dst, "");
+	return marsh_read_path(L, arg, tidx, f, dst, "");
 }
 
-void vm_push(lua_State *L, const struct vfield *f, const void *src)
+bool marsh_push_field(lua_State *L, const struct vfield *f, const void *src)
+{
+	const char *p = (const char *)src + f->offset;
+	if (f->no_output || (f->present && !f->present(src)))
+		return false;
+	switch (f->type) {
+	case VT_INT: lua_pushinteger(L, get_int(p, f->size)); break;
+	case VT_UINT: lua_pushinteger(L, (lua_Integer)get_uint(p, f->size)); break;
+	case VT_ENUM: venum_push(L, f->en, f->size == 4 ? (int64_t)get_int(p, 4) : (int64_t)get_uint(p, f->size)); break;
+	case VT_FLAGS: vflags_push(L, f->en, get_uint(p, f->size)); break;
+	case VT_GID: marsh_gid_push(L, (const union ibv_gid *)p); break;
+	case VT_STRUCT: marsh_push(L, f->sub, p); break;
+	case VT_CUSTOM:
+		if (!f->push)
+			return false;
+		f->push(L, src);
+		break;
+	default: return false;
+	}
+	return true;
+}
+
+const struct vfield *marsh_field(const struct vfield *f, const char *name)
+{
+	for (; f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
+void marsh_push(lua_State *L, const struct vfield *f, const void *src)
 {
 	lua_newtable(L);
-	for (; f->name; f++) {
-		const char *p = (const char *)src + f->offset;
-		if (f->no_output)
-			continue;
-		switch (f->type) {
-		case VT_INT: lua_pushinteger(L, get_int(p, f->size)); break;
-		case VT_UINT: lua_pushinteger(L, (lua_Integer)get_uint(p, f->size)); break;
-		case VT_ENUM:
-			venum_push(L, f->en, f->size == 4 ? (int64_t)get_int(p, 4) : (int64_t)get_uint(p, f->size));
-			break;
-		case VT_FLAGS: vflags_push(L, f->en, get_uint(p, f->size)); break;
-		case VT_GID: vm_gid_push(L, (const union ibv_gid *)p); break;
-		case VT_STRUCT: vm_push(L, f->sub, p); break;
-		default: continue;
-		}
-		lua_setfield(L, -2, f->name);
-	}
+	for (; f->name; f++)
+		if (marsh_push_field(L, f, src))
+			lua_setfield(L, -2, f->name);
 }
 
 static bool all_zero(const char *p, size_t n)
@@ -305,7 +321,7 @@ static size_t struct_span(const struct vfield *f)
 	return end;
 }
 
-void vm_c_init(luaL_Buffer *b, const struct vfield *f, const void *src)
+void marsh_c_init(luaL_Buffer *b, const struct vfield *f, const void *src)
 {
 	char num[48];
 	bool first = true;
@@ -339,9 +355,9 @@ void vm_c_init(luaL_Buffer *b, const struct vfield *f, const void *src)
 			luaL_addstring(b, " } }");
 			continue;
 		}
-		case VT_STRUCT: vm_c_init(b, f->sub, p); continue;
+		case VT_STRUCT: marsh_c_init(b, f->sub, p); continue;
 		case VT_OBJ: {
-			struct vnode *n = vobj_find(*(void *const *)p);
+			struct vnode *n = vobj_find(b->L, *(void *const *)p);
 			if (n)
 				vobj_cname(n, num, sizeof num);
 			else
@@ -354,12 +370,12 @@ void vm_c_init(luaL_Buffer *b, const struct vfield *f, const void *src)
 	luaL_addstring(b, first ? "}" : " }");
 }
 
-const char *vm_c_decl(lua_State *L, const char *head, const struct vfield *f, const void *src, const char *tail)
+const char *marsh_c_decl(lua_State *L, const char *head, const struct vfield *f, const void *src, const char *tail)
 {
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
 	luaL_addstring(&b, head);
-	vm_c_init(&b, f, src);
+	marsh_c_init(&b, f, src);
 	luaL_addstring(&b, tail);
 	luaL_pushresult(&b);
 	return lua_tostring(L, -1);

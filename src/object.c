@@ -13,9 +13,32 @@
 #include <string.h>
 #include "verbsh.h"
 
-static struct vnode all = { .next = &all, .prev = &all };
-
 static const char OBJECTS[] = "verbs.objects";
+
+/* What one Lua state holds of the object layer: the list of its nodes, and
+ * the ids handed out per class (qp1, qp2, ... in traces). It lives in a
+ * userdata in that state's registry, so two states (or a state closed while
+ * another goes on) share nothing; its memory outlives every finalizer, which
+ * lua_close runs before it frees any object. */
+static const char STATE_KEY = 0;   /* its registry key: this byte's address */
+
+struct vstate *vstate(lua_State *L)
+{
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &STATE_KEY);
+	struct vstate *s = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	if (!s) {
+		s = lua_newuserdatauv(L, sizeof *s, 0);
+		memset(s, 0, sizeof *s);
+		s->all.next = s->all.prev = &s->all;
+		s->changes = 1;
+		lua_rawsetp(L, LUA_REGISTRYINDEX, &STATE_KEY);
+	}
+	return s;
+}
+
+/* Every node of this state, live or destroyed. */
+#define FOR_NODES(L, n) for (struct vnode *head_ = &vstate(L)->all, *n = head_->next; n != head_; n = n->next)
 
 bool vobj_push(lua_State *L, struct vnode *n)
 {
@@ -28,28 +51,28 @@ bool vobj_push(lua_State *L, struct vnode *n)
 	return true;
 }
 
-struct vnode *vobj_find(void *h)
+struct vnode *vobj_find(lua_State *L, void *h)
 {
 	if (!h)
 		return NULL;
-	for (struct vnode *n = all.next; n != &all; n = n->next)
+	FOR_NODES(L, n)
 		if (n->h == h)
 			return n;
 	return NULL;
 }
 
-bool vobj_mr_covers(uint64_t addr, uint64_t len)
+bool vobj_mr_covers(lua_State *L, uint64_t addr, uint64_t len)
 {
-	for (struct vnode *n = all.next; n != &all; n = n->next)
-		if (n->cls == &vc_mr && n->h && addr >= (uintptr_t)n->buf && addr - (uintptr_t)n->buf <= n->len &&
-		    len <= n->len - (addr - (uintptr_t)n->buf))
+	FOR_NODES(L, n)
+		if (n->cls == &vc_mr && n->h && addr >= (uintptr_t)vmr(n)->buf &&
+		    addr - (uintptr_t)vmr(n)->buf <= vmr(n)->len && len <= vmr(n)->len - (addr - (uintptr_t)vmr(n)->buf))
 			return true;
 	return false;
 }
 
-bool vobj_live_handle(const struct vclass *cls, const void *h)
+bool vobj_live_handle(lua_State *L, const struct vclass *cls, const void *h)
 {
-	for (struct vnode *n = all.next; n != &all; n = n->next)
+	FOR_NODES(L, n)
 		if (n->cls == cls && n->h == h && h)
 			return true;
 	return false;
@@ -66,24 +89,65 @@ const char *vobj_cname(struct vnode *n, char *buf, size_t len)
 	return buf;
 }
 
+/* The userdata on the top gets its class's metatable; a class with live
+ * fields, a copy of it whose __index is the object's own methods table
+ * (the class's methods, [0] = the object, and __fields_meta as metatable). */
+static void set_metatable(lua_State *L, const struct vclass *cls)
+{
+	int obj = lua_gettop(L);
+	luaL_getmetatable(L, cls->tname);
+	int cmt = obj + 1;
+	if (!cls->field) {
+		lua_setmetatable(L, obj);
+		return;
+	}
+	lua_getfield(L, cmt, "__methods");
+	int methods = obj + 2;
+	lua_createtable(L, 0, 0);   /* the object's methods */
+	lua_pushnil(L);
+	while (lua_next(L, methods)) {
+		lua_pushvalue(L, -2);
+		lua_insert(L, -2);
+		lua_rawset(L, obj + 3);
+	}
+	lua_pushvalue(L, obj);
+	lua_rawseti(L, obj + 3, 0);
+	lua_getfield(L, cmt, "__fields_meta");
+	lua_setmetatable(L, obj + 3);
+	lua_createtable(L, 0, 8);   /* the object's metatable: the class's, but __index */
+	lua_pushnil(L);
+	while (lua_next(L, cmt)) {
+		lua_pushvalue(L, -2);
+		lua_insert(L, -2);
+		lua_rawset(L, obj + 4);
+	}
+	lua_pushvalue(L, obj + 3);
+	lua_setfield(L, obj + 4, "__index");
+	lua_setmetatable(L, obj);
+	lua_settop(L, obj);
+}
+
 struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const int *deps)
 {
-	struct vnode **ud = lua_newuserdatauv(L, sizeof *ud, ndeps > 0 ? ndeps : 1);
+	struct vstate *s = vstate(L);
+	struct vud *ud = lua_newuserdatauv(L, sizeof *ud, ndeps > 0 ? ndeps : 1);
 	struct vnode *n;
 
-	*ud = NULL;
-	n = calloc(1, sizeof *n);
+	ud->n = NULL;
+	ud->cls = cls;
+	n = calloc(1, cls->size ? cls->size : sizeof *n);
 	if (!n)
 		luaL_error(L, "out of memory");
 	n->cls = cls;
+	n->st = s;
 	n->lua_alive = true;
-	n->id = ++((struct vclass *)cls)->count;
-	n->next = &all;
-	n->prev = all.prev;
-	all.prev->next = n;
-	all.prev = n;
-	*ud = n;
-	luaL_setmetatable(L, cls->tname);
+	n->id = ++s->ids[cls->index];
+	n->next = &s->all;
+	n->prev = s->all.prev;
+	s->all.prev->next = n;
+	s->all.prev = n;
+	ud->n = n;
+	set_metatable(L, cls);
 	/* node -> userdata, so that an event naming a handle can give back its object */
 	if (!luaL_getsubtable(L, LUA_REGISTRYINDEX, OBJECTS)) {
 		lua_pushliteral(L, "v");
@@ -97,7 +161,7 @@ struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const 
 	for (int i = 0; i < ndeps && i < VN_MAXDEPS; i++) {
 		if (!deps[i] || lua_isnoneornil(L, deps[i]))
 			continue;
-		n->deps[i] = *(struct vnode **)lua_touserdata(L, deps[i]);
+		n->deps[i] = ((struct vud *)lua_touserdata(L, deps[i]))->n;
 		lua_pushvalue(L, deps[i]);
 		lua_setiuservalue(L, -2, i + 1);
 	}
@@ -114,9 +178,9 @@ void vobj_set(struct vnode *n, void *h)
 			n->deps[i]->users++;
 }
 
-static void maybe_free(struct vnode *n);
+static void maybe_free(lua_State *L, struct vnode *n);
 
-static void release_deps(struct vnode *n)
+static void release_deps(lua_State *L, struct vnode *n)
 {
 	for (int i = 0; i < VN_MAXDEPS; i++) {
 		struct vnode *d = n->deps[i];
@@ -124,27 +188,27 @@ static void release_deps(struct vnode *n)
 			continue;
 		n->deps[i] = NULL;
 		d->users--;
-		maybe_free(d);
+		maybe_free(L, d);
 	}
 }
 
 static void record_destroy(lua_State *L, struct vnode *n, int err, const char *why)
 {
-	char call[128], ret[64], name[32];
-	if (!vrecording || !L || (n->cls->refuse_destroy && n->cls->refuse_destroy(n)))
+	char call[128], ret[96], name[32];
+	if (!n->st->tracing || !L || (n->cls->refuse_destroy && n->cls->refuse_destroy(n)))
 		return;   /* nothing is called for an object that is not ours to destroy */
 	if (n->cls->destroy_call)
 		n->cls->destroy_call(n, call, sizeof call);
 	else
 		snprintf(call, sizeof call, "%s(%s)", n->cls->destroy_verb, vobj_cname(n, name, sizeof name));
-	snprintf(ret, sizeof ret, "%d%s", err, why);
+	vret_text(ret, sizeof ret, err, err);
+	strncat(ret, why, sizeof ret - strlen(ret) - 1);
 	vrecord(L, NULL, call, ret);
 }
 
 /* The last reference went away: destroy quietly (nothing can be raised from
  * a finalizer), then let go of the parents. */
-static lua_State *gc_state;
-static void maybe_free(struct vnode *n)
+static void maybe_free(lua_State *L, struct vnode *n)
 {
 	if (n->lua_alive || n->users)
 		return;
@@ -156,31 +220,44 @@ static void maybe_free(struct vnode *n)
 				"process exits\n", vobj_cname(n, name, sizeof name), n->cls->destroy_verb,
 				verrname(err) ? verrname(err) : "?", strerror(err));
 		n->h = NULL;
-		record_destroy(gc_state, n, err, "  /* garbage collected */");
-		release_deps(n);
+		n->st->changes++;
+		record_destroy(L, n, err, "  /* garbage collected */");
+		release_deps(L, n);
 	}
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
 	free(n);
 }
 
-/* Every method call checks its object: compare the metatable's address with
- * the one registered for cls first (luaL_testudata looks it up by name in
- * the registry, a cost the posting loops feel), then fall back to the name. */
-void *vudata_test(lua_State *L, int idx, const void *mt, const char *tname)
+/* Every method call checks its object, so the check is a few API calls:
+ * the size first (0 for a light userdata or any other value, so no foreign
+ * memory is read), then the tag verbsh wrote at creation. Pure Lua cannot
+ * write a userdata's bytes, and the tag is the address of a constant: no
+ * state is needed to tell classes apart, and none is cached. */
+void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min)
 {
-	if (lua_type(L, idx) == LUA_TUSERDATA && lua_getmetatable(L, idx)) {
-		const void *got = lua_topointer(L, -1);
-		lua_pop(L, 1);
-		if (got == mt)
-			return lua_touserdata(L, idx);
-	}
-	return luaL_testudata(L, idx, tname);
+	void *p = lua_touserdata(L, idx);   /* a light userdata too, but its rawlen is 0 */
+	if (!p || lua_rawlen(L, idx) < min || *(const void *const *)p != tag)
+		return NULL;
+	return p;
+}
+
+struct vnode **vud_test(lua_State *L, int idx, const struct vclass *cls)
+{
+	struct vud *u = lua_touserdata(L, idx);
+	if (!u || lua_rawlen(L, idx) != sizeof *u || u->cls != cls)
+		return NULL;
+	return &u->n;
+}
+
+unsigned long vobj_changes(const struct vnode *n)
+{
+	return n->st->changes;
 }
 
 static struct vnode *node_at(lua_State *L, int idx, const struct vclass *cls)
 {
-	struct vnode **ud = vudata_test(L, idx, cls->mt, cls->tname);
+	struct vnode **ud = vud_test(L, idx, cls);
 	return ud ? *ud : NULL;
 }
 
@@ -204,7 +281,7 @@ static const char *what_is(lua_State *L, int idx)
 
 const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out)
 {
-	struct vnode **ud = vudata_test(L, idx, cls->mt, cls->tname);
+	struct vnode **ud = vud_test(L, idx, cls);
 	*out = NULL;
 	if (!ud)
 		return lua_pushfstring(L, "%s expected, got %s", cls->tname, what_is(L, idx));
@@ -218,6 +295,9 @@ const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vno
 
 struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls)
 {
+	struct vud *u = lua_touserdata(L, idx);   /* the common case first: a live object of cls */
+	if (u && lua_rawlen(L, idx) == sizeof *u && u->cls == cls && u->n && u->n->h)
+		return u->n;
 	struct vnode *n;
 	const char *why = vobj_why(L, idx, cls, &n);
 	if (why) {
@@ -277,11 +357,6 @@ void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj
 		"would use another object of %s; use a %s of %s", lua_tostring(L, -1), cy, obj->cls->kind, cy));
 }
 
-void vobj_uservalue(lua_State *L, int idx, int i)
-{
-	lua_getiuservalue(L, idx, i);
-}
-
 /* "qp RC 0x000011 RTS" */
 static void push_tostring(lua_State *L, struct vnode *n)
 {
@@ -306,7 +381,7 @@ static int push_users(lua_State *L, struct vnode *n, const char **how)
 	char name[32];
 	int k = 0;
 	luaL_buffinit(L, &b);
-	for (struct vnode *m = all.next; m != &all; m = m->next) {
+	FOR_NODES(L, m) {
 		bool uses = false;
 		for (int i = 0; i < VN_MAXDEPS; i++)
 			uses |= m->deps[i] == n;
@@ -347,10 +422,10 @@ static int obj_destroy(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, cls);
 	int err;
 
-	if (vrecorder_call)
+	if (n->st->recorder_call)
 		return luaL_error(L, "%s: not from a verbs.trace recorder: it runs while '%s' is being recorded, and "
 				  "that verb's binding still uses its objects; destroy after the verb returned",
-				  cls->destroy_method, vrecorder_call);
+				  cls->destroy_method, n->st->recorder_call);
 	const char *inside = finalizer_inside_binding(L);
 	if (inside)
 		return luaL_error(L, "%s: not from a __gc metamethod that the garbage collector runs inside '%s': "
@@ -368,12 +443,14 @@ static int obj_destroy(lua_State *L)
 				  k == 1 ? "" : "s", lua_tostring(L, -1), how, k == 1 ? "it" : "them");
 	}
 	err = cls->destroy(n);
-	if (!err)
+	if (!err) {
 		n->h = NULL;   /* before the recorder runs: it sees the object destroyed */
+		n->st->changes++;   /* prepared WRs that name it are checked again */
+	}
 	record_destroy(L, n, err, "");
 	if (err)
 		return vraise(L, cls->destroy_verb, err, 1, 0);
-	release_deps(n);
+	release_deps(L, n);
 	return 0;
 }
 
@@ -384,7 +461,7 @@ static int obj_destroy(lua_State *L)
 static struct vnode **self_ud(lua_State *L, const char *mm)
 {
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
-	struct vnode **ud = vudata_test(L, 1, cls->mt, cls->tname);
+	struct vnode **ud = vud_test(L, 1, cls);
 	if (!ud)
 		luaL_error(L, "%s of %s: self must be a %s, got %s", mm, cls->tname, cls->tname, what_is(L, 1));
 	return ud;
@@ -397,9 +474,9 @@ static int obj_gc(lua_State *L)
 	if (!n)
 		return 0;
 	*ud = NULL;
+	n->st->changes++;   /* a prepared WR naming it must look again */
 	n->lua_alive = false;
-	gc_state = L;
-	maybe_free(n);
+	maybe_free(L, n);
 	return 0;
 }
 
@@ -454,19 +531,23 @@ static int method_missing(lua_State *L)
 	return no_such_field(L, lua_touserdata(L, lua_upvalueindex(1)), lua_tostring(L, 2));
 }
 
-/* Methods first (raw lookup), then the class's live fields (qp.state). */
-static int obj_index(lua_State *L)
+/* A live field (qp.state): the object's methods table missed the key, and
+ * Lua calls this with that table, whose [0] is the object. Called by hand
+ * with anything else, it is an error, never memory read as a node. */
+static int field_index(lua_State *L)
 {
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
-	struct vnode **ud = self_ud(L, "__index");
-	lua_pushvalue(L, 2);
-	if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL || lua_type(L, 2) != LUA_TSTRING)
-		return 1;
+	if (!lua_istable(L, 1) || lua_rawgeti(L, 1, 0) == LUA_TNIL || !vud_test(L, -1, cls))
+		return luaL_error(L, "__index of %s's methods: a table of a %s's own methods expected, got %s",
+				  cls->tname, cls->kind, what_is(L, 1));
+	lua_replace(L, 1);   /* the object, then the key, as in an __index of the object itself */
+	struct vnode **ud = vud_test(L, 1, cls);
+	if (lua_type(L, 2) != LUA_TSTRING)
+		return lua_pushnil(L), 1;
 	if (!*ud || !(*ud)->h)
 		return luaL_error(L, "%s is %s (reading '%s')", cls->kind, *ud ? vobj_gone(cls) : "finalized",
 				  lua_tostring(L, 2));
-	lua_pop(L, 1);
-	if (cls->field && cls->field(L, *ud, lua_tostring(L, 2)))
+	if (cls->field(L, *ud, lua_tostring(L, 2)))
 		return 1;
 	return no_such_field(L, cls, lua_tostring(L, 2));
 }
@@ -486,7 +567,6 @@ static int obj_newindex(lua_State *L)
 void vobj_register(lua_State *L, const struct vclass *cls)
 {
 	luaL_newmetatable(L, cls->tname);
-	((struct vclass *)cls)->mt = lua_topointer(L, -1);
 	/* methods */
 	lua_newtable(L);
 	luaL_setfuncs(L, cls->methods, 0);
@@ -497,10 +577,20 @@ void vobj_register(lua_State *L, const struct vclass *cls)
 	lua_setfield(L, -2, cls->destroy_method);
 	lua_pushvalue(L, -1);
 	lua_setfield(L, -3, "__methods");
+	luaL_getsubtable(L, LUA_REGISTRYINDEX, VMETHOD_TABLES);
+	lua_pushvalue(L, -2);
+	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	lua_pop(L, 1);
 	if (cls->field) {
+		/* Each object gets its own metatable whose __index is its own copy
+		 * of the methods (vobj_new): a method is found by a table read, with
+		 * no C call. Its copy's metatable, this one, reaches the fields. */
+		lua_createtable(L, 0, 1);
 		lua_pushlightuserdata(L, (void *)cls);
-		lua_insert(L, -2);
-		lua_pushcclosure(L, obj_index, 2);
+		lua_pushvalue(L, -3);
+		lua_pushcclosure(L, field_index, 2);
+		lua_setfield(L, -2, "__index");
+		lua_setfield(L, -3, "__fields_meta");
 	} else {
 		/* __index is the methods table itself; a name it lacks is a typo */
 		lua_createtable(L, 0, 1);

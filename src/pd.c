@@ -9,9 +9,6 @@
 #include "verbsh.h"
 
 int ah_create(lua_State *L);        /* ah.c */
-int qp_create(lua_State *L);        /* qp.c */
-int srq_create(lua_State *L);       /* srq.c */
-
 static int pd_destroy(struct vnode *n) { return ibv_dealloc_pd(n->h); }
 
 static void pd_describe(lua_State *L, struct vnode *n)
@@ -27,7 +24,7 @@ int pd_alloc(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_pd, 1, deps);
 	struct ibv_pd *pd = ibv_alloc_pd(c->h);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], a[32], b[32];
 		snprintf(call, sizeof call, "ibv_alloc_pd(%s)", vobj_cname(c, a, sizeof a));
 		vrecord(L, NULL, call, pd ? vobj_cname(n, b, sizeof b) : "NULL");
@@ -44,8 +41,8 @@ static int mr_destroy(struct vnode *n)
 {
 	int err = ibv_dereg_mr(n->h);
 	if (!err) {
-		free(n->buf);
-		n->buf = NULL;
+		free(vmr(n)->buf);
+		vmr(n)->buf = NULL;
 	}
 	return err;
 }
@@ -54,7 +51,7 @@ static void mr_describe(lua_State *L, struct vnode *n)
 {
 	struct ibv_mr *mr = n->h;
 	char s[96];
-	snprintf(s, sizeof s, "%zu bytes lkey 0x%x rkey 0x%x", n->len, mr->lkey, mr->rkey);
+	snprintf(s, sizeof s, "%zu bytes lkey 0x%x rkey 0x%x", vmr(n)->len, mr->lkey, mr->rkey);
 	lua_pushstring(L, s);
 }
 
@@ -72,7 +69,7 @@ static int mr_field(lua_State *L, struct vnode *n, const char *key)
 	else if (strcmp(key, "handle") == 0)
 		lua_pushinteger(L, mr->handle);
 	else if (strcmp(key, "access") == 0)
-		vflags_push(L, &ve_access, (uint64_t)n->aux);
+		vflags_push(L, &ve_access, (uint64_t)vmr(n)->access);
 	else
 		return 0;
 	return 1;
@@ -92,7 +89,7 @@ static int l_reg_mr(lua_State *L)
 	if (lua_type(L, 2) == LUA_TSTRING)
 		init = lua_tolstring(L, 2, &len);
 	else if (lua_type(L, 2) == LUA_TNUMBER)
-		len = (size_t)vm_check_uint(L, 2, 2, (uint64_t)1 << 40, "length");
+		len = (size_t)marsh_check_uint(L, 2, 2, (uint64_t)1 << 40, "length");
 	else
 		return vtypeerror(L, 2, "length (integer) or initial contents (string)");
 	if (!lua_isnoneornil(L, 3) && (e = venum_read(L, 3, &ve_access, &access)))
@@ -106,12 +103,12 @@ static int l_reg_mr(lua_State *L)
 		memset(buf, 0, len);
 	int deps[] = { 1 };
 	struct vnode *n = vobj_new(L, &vc_mr, 1, deps);
-	n->buf = buf;
-	n->len = len;
-	n->aux = (int)access;
+	vmr(n)->buf = buf;
+	vmr(n)->len = len;
+	vmr(n)->access = (int)access;
 	struct ibv_mr *mr = ibv_reg_mr(p->h, buf, len, (int)access);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char decl[96], call[200], a[32], b[32];
 		luaL_Buffer fl;
 		snprintf(decl, sizeof decl, "void *buf%u = aligned_alloc(%ld, %zu);", n->id, page, len);
@@ -126,7 +123,7 @@ static int l_reg_mr(lua_State *L)
 	if (!mr) {
 		/* The node never gets a handle, so no destroy will free its buffer. */
 		free(buf);
-		n->buf = NULL;
+		vmr(n)->buf = NULL;
 		lua_createtable(L, 0, 2);
 		vraise_push_memlock(L);
 		lua_setfield(L, -2, "memlock");
@@ -141,14 +138,14 @@ static int l_reg_mr(lua_State *L)
 /* The range [off, off+len) of the MR at 1, checked; args at oarg, oarg+1. */
 static void mr_range(lua_State *L, struct vnode *n, int oarg, size_t *off, size_t *len, bool len_given)
 {
-	*off = lua_isnoneornil(L, oarg) ? 0 : (size_t)vm_check_uint(L, oarg, oarg, n->len, "offset");
+	*off = lua_isnoneornil(L, oarg) ? 0 : (size_t)marsh_check_uint(L, oarg, oarg, vmr(n)->len, "offset");
 	if (len_given && !lua_isnoneornil(L, oarg + 1)) {
-		*len = (size_t)vm_check_uint(L, oarg + 1, oarg + 1, 0, "length");
-		if (*len > n->len - *off)
+		*len = (size_t)marsh_check_uint(L, oarg + 1, oarg + 1, 0, "length");
+		if (*len > vmr(n)->len - *off)
 			vargerror(L, oarg + 1, lua_pushfstring(L, "offset %I + length %I is beyond the MR's %I bytes",
-				(lua_Integer)*off, (lua_Integer)*len, (lua_Integer)n->len));
+				(lua_Integer)*off, (lua_Integer)*len, (lua_Integer)vmr(n)->len));
 	} else {
-		*len = n->len - *off;
+		*len = vmr(n)->len - *off;
 	}
 }
 
@@ -158,7 +155,7 @@ static int l_mr_read(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_mr);
 	size_t off, len;
 	mr_range(L, n, 2, &off, &len, true);
-	lua_pushlstring(L, (const char *)n->buf + off, len);
+	lua_pushlstring(L, (const char *)vmr(n)->buf + off, len);
 	return 1;
 }
 
@@ -166,14 +163,14 @@ static int l_mr_read(lua_State *L)
 static int l_mr_write(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_mr);
-	size_t off = (size_t)vm_check_uint(L, 2, 2, n->len, "offset"), len;
+	size_t off = (size_t)marsh_check_uint(L, 2, 2, vmr(n)->len, "offset"), len;
 	if (lua_type(L, 3) != LUA_TSTRING)
 		return vtypeerror(L, 3, "string");
 	const char *s = lua_tolstring(L, 3, &len);
-	if (len > n->len - off)
+	if (len > vmr(n)->len - off)
 		return vargerror(L, 3, lua_pushfstring(L, "%I bytes at offset %I are beyond the MR's %I bytes",
-			(lua_Integer)len, (lua_Integer)off, (lua_Integer)n->len));
-	memcpy((char *)n->buf + off, s, len);
+			(lua_Integer)len, (lua_Integer)off, (lua_Integer)vmr(n)->len));
+	memcpy((char *)vmr(n)->buf + off, s, len);
 	return 0;
 }
 
@@ -181,10 +178,10 @@ static int l_mr_write(lua_State *L)
 static int l_mr_fill(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_mr);
-	int byte = (int)vm_check_uint(L, 2, 2, 255, "byte");
+	int byte = (int)marsh_check_uint(L, 2, 2, 255, "byte");
 	size_t off, len;
 	mr_range(L, n, 3, &off, &len, true);
-	memset((char *)n->buf + off, byte, len);
+	memset((char *)vmr(n)->buf + off, byte, len);
 	return 0;
 }
 
@@ -196,11 +193,14 @@ static const luaL_Reg mr_methods[] = {
 	{ "read", l_mr_read }, { "write", l_mr_write }, { "fill", l_mr_fill }, { NULL, NULL }
 };
 
-struct vclass vc_pd = {
+const struct vclass vc_pd = {
+	.index = VC_PD,
 	.kind = "pd", .var = "pd", .tname = "verbs.pd", .destroy_verb = "ibv_dealloc_pd",
 	.destroy_method = "dealloc", .destroy = pd_destroy, .describe = pd_describe, .methods = pd_methods,
 };
-struct vclass vc_mr = {
+const struct vclass vc_mr = {
+	.size = sizeof(struct vmr),
+	.index = VC_MR,
 	.kind = "mr", .var = "mr", .tname = "verbs.mr", .destroy_verb = "ibv_dereg_mr",
 	.destroy_method = "dereg", .destroy = mr_destroy, .describe = mr_describe, .field = mr_field,
 	.fields = (const char *const[]){ "addr", "length", "lkey", "rkey", "handle", "access", NULL },

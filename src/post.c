@@ -18,14 +18,29 @@ struct sge_in {
 	uint32_t length, lkey;
 };
 enum { S_MR = 1, S_OFFSET = 2, S_LENGTH = 4, S_ADDR = 8, S_LKEY = 16 };
-/* Where the SGEs of the WRs being read go (read_sges is called by the
- * marshaller, which passes no context). */
-static struct sge_pool *pool;
+/* Where the SGEs of the WRs being read go. read_sges and keep_dep are
+ * called by the marshaller, which passes no context: the pool is a light
+ * userdata in the registry of the state reading, under POOL_KEY's address. */
+static const char POOL_KEY = 0;
+
+static void set_pool(lua_State *L, struct sge_pool *p)
+{
+	lua_pushlightuserdata(L, p);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &POOL_KEY);
+}
+
+static struct sge_pool *get_pool(lua_State *L)
+{
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &POOL_KEY);
+	struct sge_pool *p = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return p;
+}
 
 /* A prepared WR keeps the very objects that were read into it: one read. */
 static void keep_dep(lua_State *L, int idx, struct vnode *n)
 {
-	struct sge_pool *p = pool;
+	struct sge_pool *p = get_pool(L);
 	if (!p->deps)
 		return;
 	if (p->ndeps >= p->maxdeps)   /* one MR per SGE and one AH per WR were counted */
@@ -44,7 +59,7 @@ const struct vfield vf_sge[] = {
 
 static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *num)
 {
-	struct sge_pool *p = pool;
+	struct sge_pool *p = get_pool(L);
 	char path[96];
 	if (!lua_istable(L, idx))
 		return lua_pushfstring(L, "list of SGEs expected, got %s", luaL_typename(L, idx));
@@ -57,10 +72,10 @@ static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *
 		struct sge_in s = { 0 };
 		struct ibv_sge *out = &p->sge[p->used++];
 		lua_rawgeti(L, idx, i);
-		vm_path(path, sizeof path, p->path, "sg_list", i);
+		marsh_path(path, sizeof path, p->path, "sg_list", i);
 		if (!lua_istable(L, -1))
 			return lua_pushfstring(L, "%s: SGE table expected, got %s", path, luaL_typename(L, -1));
-		uint64_t m = vm_read_path(L, p->arg, lua_gettop(L), vf_sge, &s, path);
+		uint64_t m = marsh_read_path(L, p->arg, lua_gettop(L), vf_sge, &s, path);
 		lua_pop(L, 1);
 		if (m & S_MR) {
 			if (m & (S_ADDR | S_LKEY))
@@ -157,7 +172,7 @@ int sge_list_read(lua_State *L, int arg, int idx, struct ibv_sge *out, int cap)
 	struct sge_pool p = { .sge = out, .cap = cap, .arg = arg, .path = "" };
 	struct ibv_sge *list;
 	int num;
-	pool = &p;
+	set_pool(L, &p);
 	const char *e = read_sges(L, idx, &list, &num);
 	if (e)
 		vargerror(L, arg, e);
@@ -184,7 +199,7 @@ static const char *wr_path(char *buf, size_t len, bool is_list, int i)
 {
 	if (!is_list)
 		return "";
-	vm_path(buf, len - 1, "", NULL, i + 1);
+	marsh_path(buf, len - 1, "", NULL, i + 1);
 	strcat(buf, ".");
 	return buf;
 }
@@ -206,16 +221,16 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 {
 	char path[32], key[32];
 	size_t wsize = send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr);
-	pool = p;
+	set_pool(L, p);
 	for (int i = 0; i < count; i++) {
 		char *w = (char *)wrs + (size_t)i * wsize;
 		char *next = i + 1 < count ? w + wsize : NULL;
 		int t = push_wr_table(L, arg, idx, is_list, i);
 		const char *at = wr_path(path, sizeof path, is_list, i);
 		memset(w, 0, wsize);
-		vm_path(key, sizeof key, "", NULL, is_list ? i + 1 : 0);   /* "[3]", or "" */
+		marsh_path(key, sizeof key, "", NULL, is_list ? i + 1 : 0);   /* "[3]", or "" */
 		p->path = at;
-		uint64_t m = vm_read_path(L, arg, t, send ? vf_send_wr : vf_recv_wr, w, key);
+		uint64_t m = marsh_read_path(L, arg, t, send ? vf_send_wr : vf_recv_wr, w, key);
 		lua_pop(L, 1);
 		if (!send) {
 			((struct ibv_recv_wr *)w)->next = (struct ibv_recv_wr *)next;
@@ -301,13 +316,13 @@ void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr
 	for (struct ibv_send_wr *w = wrs; w; w = w->next, i++) {
 		const char *at = wr_path(path, sizeof path, is_list, i);
 		check_union(L, arg, qp, w, unions[i], at);
-		if (qp->qp_type == IBV_QPT_UD && !vobj_live_handle(&vc_ah, w->wr.ud.ah))
+		if (qp->qp_type == IBV_QPT_UD && !vobj_live_handle(L, &vc_ah, w->wr.ud.ah))
 			vargerror(L, arg, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
 				"remote_qpn =, remote_qkey = }; rdma and atomic share its union in C and are not for UD):"
 				" the provider would dereference %s", at, w->wr.ud.ah ? "a wild AH pointer" : "a NULL AH"));
 		if (w->send_flags & IBV_SEND_INLINE)
 			for (int s = 0; s < w->num_sge; s++)
-				if (!vobj_mr_covers(w->sg_list[s].addr, w->sg_list[s].length))
+				if (!vobj_mr_covers(L, w->sg_list[s].addr, w->sg_list[s].length))
 					vargerror(L, arg, lua_pushfstring(L, "%ssg_list[%d]: an INLINE send copies "
 						"from addr in this process, and 0x%p..+%d is not inside an MR of verbsh",
 						at, s + 1, (void *)(uintptr_t)w->sg_list[s].addr, (int)w->sg_list[s].length));
@@ -334,7 +349,7 @@ int post_error(lua_State *L, const char *verb, int err, int self, int bad, struc
 		if (ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_CAP, &ia) == 0) {
 			venum_push(L, &ve_qp_state, a.qp_state);
 			lua_setfield(L, -2, "qp_state");
-			vm_push(L, vf_qp_cap, &ia.cap);
+			marsh_push(L, vf_qp_cap, &ia.cap);
 			lua_setfield(L, -2, "cap");
 		}
 	}
@@ -361,7 +376,7 @@ void post_record(lua_State *L, struct vnode *n, const char *verb, bool send, voi
 		}
 		snprintf(line, sizeof line, "struct %s wr%d = ", send ? "ibv_send_wr" : "ibv_recv_wr", i + 1);
 		luaL_addstring(&b, line);
-		vm_c_init(&b, send ? vf_send_wr : vf_recv_wr, wr);
+		marsh_c_init(&b, send ? vf_send_wr : vf_recv_wr, wr);
 		snprintf(line, sizeof line, ";  /* .sg_list = &sge%d_1, .num_sge = %d%s */%s", i + 1, ns,
 			 next ? ", .next = &wr(next)" : "", next ? "\n" : "");
 		luaL_addstring(&b, line);
@@ -369,11 +384,10 @@ void post_record(lua_State *L, struct vnode *n, const char *verb, bool send, voi
 	}
 	luaL_pushresult(&b);
 	snprintf(call, sizeof call, "%s(%s, &wr1, &bad_wr)", verb, vobj_cname(n, name, sizeof name));
-	char r[64];
+	char r[96];
+	vret_text(r, sizeof r, ret, ret);
 	if (ret)
-		snprintf(r, sizeof r, "%d /* %s, bad_wr = &wr%d */", ret, verrname(ret) ? verrname(ret) : "?", bad);
-	else
-		snprintf(r, sizeof r, "0");
+		snprintf(r + strlen(r), sizeof r - strlen(r), "  /* bad_wr = &wr%d */", bad);
 	vrecord(L, lua_tostring(L, -1), call, r);
 	lua_pop(L, 1);
 }
@@ -426,7 +440,7 @@ int qp_post_send(lua_State *L)
 	send_wrs_check(L, 2, n->h, wrs, unions, is_list);
 	int ret = ibv_post_send(n->h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, true) : 0;
-	if (vrecording)
+	if (n->st->tracing)
 		post_record(L, n, "ibv_post_send", true, wrs, ret, badi);
 	if (!ret)
 		return 0;
@@ -455,7 +469,7 @@ int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
 	wrs_read(L, idx, idx, count, is_list, false, wrs, &p, NULL);
 	int ret = srq ? ibv_post_srq_recv(h, wrs, &bad) : ibv_post_recv(h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, false) : 0;
-	if (vrecording)
+	if (n->st->tracing)
 		post_record(L, n, verb, false, wrs, ret, badi);
 	if (!ret)
 		return 0;

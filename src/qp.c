@@ -70,8 +70,7 @@ static int qp_destroy(struct vnode *n)
 	return ibv_destroy_qp(n->h);
 }
 
-/* The state from the provider: libibverbs' cached qp->state changes only in
- * modify and query, so a QP that an error moved to ERR would still say RTS. */
+/* rdma_destroy_qp for a QP that rdma_create_qp made, else ibv_destroy_qp. */
 static void qp_destroy_call(struct vnode *n, char *buf, size_t len)
 {
 	char x[32];
@@ -81,6 +80,8 @@ static void qp_destroy_call(struct vnode *n, char *buf, size_t len)
 		snprintf(buf, len, "ibv_destroy_qp(%s)", vobj_cname(n, x, sizeof x));
 }
 
+/* The state from the provider: libibverbs' cached qp->state changes only in
+ * modify and query, so a QP that an error moved to ERR would still say RTS. */
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a;
@@ -126,11 +127,7 @@ static int qp_field(lua_State *L, struct vnode *n, const char *key)
 static void record_simple(lua_State *L, const char *decl, const char *call, int ret)
 {
 	char r[80];
-	if (ret)
-		snprintf(r, sizeof r, "%d /* %s */", ret, verrname(ret) ? verrname(ret) : strerror(ret));
-	else
-		snprintf(r, sizeof r, "0");
-	vrecord(L, decl, call, r);
+	vrecord(L, decl, call, vret_text(r, sizeof r, ret, ret));
 }
 
 void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *recv_cq, int qp_type,
@@ -163,7 +160,7 @@ int qp_create(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 2);
-	vm_read(L, 2, 2, vf_qp_init_attr, &ia);
+	marsh_read(L, 2, 2, vf_qp_init_attr, &ia);
 	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, QP_TYPES);
 	struct vnode *used[4] = { p };
 	qp_read_deps(L, 2, 2, &ia.send_cq, &ia.recv_cq, &ia.srq, p, used);   /* 3, 4, 5 */
@@ -173,9 +170,9 @@ int qp_create(lua_State *L)
 	struct ibv_qp_init_attr asked = ia;   /* the provider writes the real cap back into ia */
 	struct ibv_qp *qp = ibv_create_qp(p->h, &ia);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], x[32], y[32];
-		vm_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
+		marsh_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_qp(%s, &init_attr)", vobj_cname(p, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, qp ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);
@@ -204,7 +201,7 @@ static int l_modify(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 3);
-	mask = vm_read(L, 2, 2, vf_qp_attr, &a);
+	mask = marsh_read(L, 2, 2, vf_qp_attr, &a);
 	lua_pushliteral(L, "sq_draining");
 	if (lua_rawget(L, 2) != LUA_TNIL)   /* raw, as the marshaller read the table */
 		return vargerror(L, 2, "key 'sq_draining' is what ibv_query_qp reports (the SQ is draining in SQD);"
@@ -222,10 +219,10 @@ static int l_modify(lua_State *L)
 	}
 	enum ibv_qp_state cur = qp_state(qp);
 	int ret = ibv_modify_qp(qp, &a, (int)mask);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], name[32];
 		luaL_Buffer b;
-		vm_c_decl(L, "struct ibv_qp_attr attr = ", vf_qp_attr, &a, ";");
+		marsh_c_decl(L, "struct ibv_qp_attr attr = ", vf_qp_attr, &a, ";");
 		luaL_buffinit(L, &b);
 		snprintf(call, sizeof call, "ibv_modify_qp(%s, &attr, ", vobj_cname(n, name, sizeof name));
 		luaL_addstring(&b, call);
@@ -237,7 +234,7 @@ static int l_modify(lua_State *L)
 	}
 	if (ret == 0) {
 		if (mask & IBV_QP_PORT)
-			n->aux = a.port_num;
+			vqp(n)->port_num = a.port_num;
 		return 0;
 	}
 	lua_createtable(L, 0, 7);
@@ -253,8 +250,8 @@ static int l_modify(lua_State *L)
 	lua_setfield(L, -2, "mask");
 	lua_pushvalue(L, 2);
 	lua_setfield(L, -2, "attr");
-	if (n->aux || (mask & IBV_QP_PORT)) {
-		lua_pushinteger(L, mask & IBV_QP_PORT ? a.port_num : n->aux);
+	if (vqp(n)->port_num || (mask & IBV_QP_PORT)) {
+		lua_pushinteger(L, mask & IBV_QP_PORT ? a.port_num : vqp(n)->port_num);
 		lua_setfield(L, -2, "port_num");
 	}
 	lua_pushstring(L, ibv_get_device_name(qp->context->device));
@@ -276,7 +273,7 @@ static int l_query(lua_State *L)
 	memset(&a, 0, sizeof a);
 	memset(&ia, 0, sizeof ia);
 	int ret = ibv_query_qp(n->h, &a, all, &ia);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[96], name[32];
 		snprintf(call, sizeof call, "ibv_query_qp(%s, &attr, 0x%x, &init_attr)", vobj_cname(n, name, sizeof name),
 			 all);
@@ -284,10 +281,10 @@ static int l_query(lua_State *L)
 	}
 	if (ret)
 		return vraise(L, "ibv_query_qp", ret, 1, 0);
-	vm_push(L, vf_qp_attr, &a);
+	marsh_push(L, vf_qp_attr, &a);
 	lua_pushinteger(L, ((struct ibv_qp *)n->h)->qp_num);
 	lua_setfield(L, -2, "qp_num");
-	vm_push(L, vf_qp_init_attr, &ia);
+	marsh_push(L, vf_qp_init_attr, &ia);
 	const char *keys[] = { "send_cq", "recv_cq", "srq" };
 	for (int i = 0; i < 3; i++) {
 		lua_getiuservalue(L, 1, i + 2);
@@ -301,7 +298,9 @@ static const luaL_Reg qp_methods[] = {
 	{ NULL, NULL }
 };
 
-struct vclass vc_qp = {
+const struct vclass vc_qp = {
+	.size = sizeof(struct vqp),
+	.index = VC_QP,
 	.kind = "qp", .var = "qp", .tname = "verbs.qp", .destroy_verb = "ibv_destroy_qp",
 	.destroy_method = "destroy", .destroy = qp_destroy, .describe = qp_describe, .field = qp_field,
 	.fields = (const char *const[]){ "qp_num", "state", "qp_type", "handle", "pd", "send_cq", "recv_cq", "srq",

@@ -64,9 +64,9 @@ int qp_create_ex(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 2);
-	uint64_t mask = vm_read(L, 2, 2, vf_qp_init_attr_ex, &ia);
+	uint64_t mask = marsh_read(L, 2, 2, vf_qp_init_attr_ex, &ia);
 	lua_pushliteral(L, "comp_mask");
-	if (lua_rawget(L, 2) == LUA_TNIL)   /* raw, as vm_read read it */
+	if (lua_rawget(L, 2) == LUA_TNIL)   /* raw, as marsh_read read it */
 		ia.comp_mask = (uint32_t)mask;
 	lua_pop(L, 1);
 	/* The provider reads attr->pd->handle and both CQs: missing, they crash. */
@@ -86,9 +86,9 @@ int qp_create_ex(lua_State *L)
 	struct ibv_qp_init_attr_ex asked = ia;
 	struct ibv_qp *qp = ibv_create_qp_ex(c->h, &ia);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], x[32], y[32];
-		vm_c_decl(L, "struct ibv_qp_init_attr_ex attr_ex = ", vf_qp_init_attr_ex, &asked, ";");
+		marsh_c_decl(L, "struct ibv_qp_init_attr_ex attr_ex = ", vf_qp_init_attr_ex, &asked, ";");
 		snprintf(call, sizeof call, "ibv_create_qp_ex(%s, &attr_ex)", vobj_cname(c, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, qp ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);
@@ -106,9 +106,9 @@ int qp_create_ex(lua_State *L)
 		return vraise(L, "ibv_create_qp_ex", err, 1, -1);
 	}
 	vobj_set(n, qp);
-	n->ex = ibv_qp_to_qp_ex(qp) != NULL;
-	n->ex_flags = ia.send_ops_flags;
-	if (vrecording && n->ex) {
+	vqp(n)->ex = ibv_qp_to_qp_ex(qp) != NULL;
+	vqp(n)->send_ops_flags = ia.send_ops_flags;
+	if (vtracing(L) && vqp(n)->ex) {
 		char decl[96], x[32], y[32];
 		snprintf(decl, sizeof decl, "struct ibv_qp_ex *%s", xname(n, x, sizeof x));
 		snprintf(y, sizeof y, "ibv_qp_to_qp_ex(qp%u)", n->id);
@@ -123,7 +123,7 @@ static struct vnode *self(lua_State *L) { return vobj_check(L, 1, &vc_qp); }
 
 static struct ibv_qp_ex *qpx_of(lua_State *L, struct vnode *n, const char *fn)
 {
-	struct ibv_qp_ex *x = n->ex ? ibv_qp_to_qp_ex(n->h) : NULL;
+	struct ibv_qp_ex *x = vqp(n)->ex ? ibv_qp_to_qp_ex(n->h) : NULL;
 	if (!x)
 		luaL_error(L, "%s: this QP has no new post-send API: create it with ctx:create_qp_ex{ pd = pd, ..., "
 			      "send_ops_flags = { \"SEND\", ... } } (ibv_create_qp_ex with "
@@ -133,18 +133,18 @@ static struct ibv_qp_ex *qpx_of(lua_State *L, struct vnode *n, const char *fn)
 
 void qp_ex_idle(lua_State *L, struct vnode *n, const char *fn)
 {
-	if (n->ex_busy)
+	if (vqp(n)->wr_open)
 		luaL_error(L, "%s: a wr_start() session is open on this QP (%d WR%s built): ibv_wr_start holds the "
 			      "send queue until ibv_wr_complete or ibv_wr_abort, and %s would wait for it forever; "
 			      "call qp:wr_complete() or qp:wr_abort() first",
-			   fn, n->ex_count, n->ex_count == 1 ? "" : "s", fn);
+			   fn, vqp(n)->wr_count, vqp(n)->wr_count == 1 ? "" : "s", fn);
 }
 
 void qp_ex_abort(struct vnode *n)
 {
-	if (n->ex_busy)
+	if (vqp(n)->wr_open)
 		ibv_wr_abort(ibv_qp_to_qp_ex(n->h));
-	n->ex_busy = false;
+	vqp(n)->wr_open = false;
 }
 
 static const char *op_name(uint64_t flag)
@@ -156,20 +156,20 @@ static const char *op_name(uint64_t flag)
 /* The WR being built must be whole before the next op or the complete. */
 static void check_wr_whole(lua_State *L, struct vnode *n, const char *fn)
 {
-	if (n->ex_need & NEED_UD_ADDR)
+	if (vqp(n)->wr_lacks & NEED_UD_ADDR)
 		luaL_error(L, "%s: WR #%d (%s) has no destination: on a UD QP every WR needs "
 			      "qp:wr_set_ud_addr(ah, remote_qpn, remote_qkey) after its op",
-			   fn, n->ex_count, op_name(n->ex_op));
-	if (n->ex_need & NEED_SGE8)
+			   fn, vqp(n)->wr_count, op_name(vqp(n)->wr_op));
+	if (vqp(n)->wr_lacks & NEED_SGE8)
 		luaL_error(L, "%s: WR #%d (%s) has no local buffer: an atomic needs qp:wr_set_sge(mr, offset, 8) "
 			      "for the 8 bytes the remote's old value comes back into",
-			   fn, n->ex_count, op_name(n->ex_op));
+			   fn, vqp(n)->wr_count, op_name(vqp(n)->wr_op));
 }
 
 static struct ibv_qp_ex *in_session(lua_State *L, struct vnode *n, const char *fn)
 {
 	struct ibv_qp_ex *x = qpx_of(L, n, fn);
-	if (!n->ex_busy)
+	if (!vqp(n)->wr_open)
 		luaL_error(L, "%s: no WR session is open: call qp:wr_start() first (in C, the ibv_wr_* calls go "
 			      "between ibv_wr_start and ibv_wr_complete)", fn);
 	return x;
@@ -179,10 +179,10 @@ static struct ibv_qp_ex *in_session(lua_State *L, struct vnode *n, const char *f
 static struct ibv_qp_ex *op_begin(lua_State *L, struct vnode *n, const char *fn, uint64_t flag)
 {
 	struct ibv_qp_ex *x = in_session(L, n, fn);
-	if (!(n->ex_flags & flag)) {
+	if (!(vqp(n)->send_ops_flags & flag)) {
 		luaL_Buffer b;
 		luaL_buffinit(L, &b);
-		venum_c(&b, &ve_send_ops_flags, (int64_t)n->ex_flags);
+		venum_c(&b, &ve_send_ops_flags, (int64_t)vqp(n)->send_ops_flags);
 		luaL_pushresult(&b);
 		luaL_error(L, "%s: %s is not in this QP's send_ops_flags (%s): create the QP with send_ops_flags = "
 			      "{ ..., \"%s\" }; the provider sets up only the ops asked for, and calling another "
@@ -195,12 +195,12 @@ static struct ibv_qp_ex *op_begin(lua_State *L, struct vnode *n, const char *fn,
 static void op_end(lua_State *L, struct vnode *n, const char *verb, uint64_t flag, const char *args)
 {
 	struct ibv_qp *qp = n->h;
-	n->ex_count++;
-	n->ex_op = flag;
-	n->ex_need = qp->qp_type == IBV_QPT_UD ? NEED_UD_ADDR : 0;
+	vqp(n)->wr_count++;
+	vqp(n)->wr_op = flag;
+	vqp(n)->wr_lacks = qp->qp_type == IBV_QPT_UD ? NEED_UD_ADDR : 0;
 	if (flag == IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP || flag == IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
-		n->ex_need |= NEED_SGE8;
-	if (vrecording)
+		vqp(n)->wr_lacks |= NEED_SGE8;
+	if (vtracing(L))
 		record(L, n, verb, args, "(void)");
 }
 
@@ -209,16 +209,16 @@ static int l_wr_start(lua_State *L)
 {
 	struct vnode *n = self(L);
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_start");
-	if (n->ex_busy)
+	if (vqp(n)->wr_open)
 		return luaL_error(L, "wr_start: a session is already open (%d WR%s built): finish it with "
 				     "qp:wr_complete() or qp:wr_abort() first (ibv_wr_start would wait for its own lock)",
-				  n->ex_count, n->ex_count == 1 ? "" : "s");
+				  vqp(n)->wr_count, vqp(n)->wr_count == 1 ? "" : "s");
 	ibv_wr_start(x);
-	n->ex_busy = true;
-	n->ex_count = 0;
-	n->ex_op = 0;
-	n->ex_need = 0;
-	if (vrecording)
+	vqp(n)->wr_open = true;
+	vqp(n)->wr_count = 0;
+	vqp(n)->wr_op = 0;
+	vqp(n)->wr_lacks = 0;
+	if (vtracing(L))
 		record(L, n, "ibv_wr_start", "", "(void)");
 	return 0;
 }
@@ -228,19 +228,18 @@ static int l_wr_complete(lua_State *L)
 {
 	struct vnode *n = self(L);
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_complete");
-	if (!n->ex_busy)
+	if (!vqp(n)->wr_open)
 		return luaL_error(L, "wr_complete: no WR session is open: call qp:wr_start() first (ibv_wr_complete "
 				     "without ibv_wr_start would release a lock nobody took)");
 	check_wr_whole(L, n, "wr_complete");
-	int built = n->ex_count;
+	int built = vqp(n)->wr_count;
 	int ret = ibv_wr_complete(x);
-	n->ex_busy = false;
-	n->ex_op = 0;
-	n->ex_need = 0;
-	if (vrecording) {
+	vqp(n)->wr_open = false;
+	vqp(n)->wr_op = 0;
+	vqp(n)->wr_lacks = 0;
+	if (vtracing(L)) {
 		char r[64];
-		snprintf(r, sizeof r, ret ? "%d /* %s */" : "0", ret, verrname(ret) ? verrname(ret) : "?");
-		record(L, n, "ibv_wr_complete", "", r);
+		record(L, n, "ibv_wr_complete", "", vret_text(r, sizeof r, ret, ret));
 	}
 	if (!ret)
 		return 0;
@@ -254,7 +253,7 @@ static int l_wr_complete(lua_State *L)
 	if (ibv_query_qp(n->h, &a, IBV_QP_STATE | IBV_QP_CAP, &ia) == 0) {
 		venum_push(L, &ve_qp_state, a.qp_state);
 		lua_setfield(L, -2, "qp_state");
-		vm_push(L, vf_qp_cap, &ia.cap);
+		marsh_push(L, vf_qp_cap, &ia.cap);
 		lua_setfield(L, -2, "cap");
 	}
 	return vraise(L, "ibv_wr_complete", ret, 1, -1);
@@ -265,13 +264,13 @@ static int l_wr_abort(lua_State *L)
 {
 	struct vnode *n = self(L);
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_abort");
-	if (!n->ex_busy)
+	if (!vqp(n)->wr_open)
 		return luaL_error(L, "wr_abort: no WR session is open: nothing to abort (ibv_wr_abort without "
 				     "ibv_wr_start would release a lock nobody took)");
 	ibv_wr_abort(x);
-	n->ex_busy = false;
-	n->ex_need = 0;
-	if (vrecording)
+	vqp(n)->wr_open = false;
+	vqp(n)->wr_lacks = 0;
+	if (vtracing(L))
 		record(L, n, "ibv_wr_abort", "", "(void)");
 	return 0;
 }
@@ -280,7 +279,7 @@ static int l_wr_abort(lua_State *L)
 
 static uint32_t arg_u32(lua_State *L, int i, const char *what)
 {
-	return (uint32_t)vm_check_uint(L, i, i, 0xffffffffu, what);
+	return (uint32_t)marsh_check_uint(L, i, i, 0xffffffffu, what);
 }
 
 static uint64_t arg_u64(lua_State *L, int i, const char *what)
@@ -414,7 +413,7 @@ static int l_wr_atomic_fetch_add(lua_State *L)
 static struct ibv_qp_ex *setter_begin(lua_State *L, struct vnode *n, const char *fn)
 {
 	struct ibv_qp_ex *x = in_session(L, n, fn);
-	if (!n->ex_op)
+	if (!vqp(n)->wr_op)
 		luaL_error(L, "%s: no WR to set: call an op first (qp:wr_send(), qp:wr_rdma_write(rkey, remote_addr), "
 			      "...); in C, ibv_wr_set_* fill the WR that the last ibv_wr_<op> began", fn);
 	return x;
@@ -429,8 +428,8 @@ static int l_wr_set_sge(lua_State *L)
 	char args[96];
 	if (m) {
 		struct ibv_mr *mr = vobj_check(L, 2, &vc_mr)->h;
-		uint64_t off = vm_check_uint(L, 3, 3, mr->length, "offset");
-		uint64_t len = lua_isnoneornil(L, 4) ? mr->length - off : vm_check_uint(L, 4, 4, 0xffffffffu, "length");
+		uint64_t off = marsh_check_uint(L, 3, 3, mr->length, "offset");
+		uint64_t len = lua_isnoneornil(L, 4) ? mr->length - off : marsh_check_uint(L, 4, 4, 0xffffffffu, "length");
 		if (len > mr->length - off)
 			return vargerror(L, 4, lua_pushfstring(L, "offset %I + length %I is beyond the MR's %I bytes",
 							       (lua_Integer)off, (lua_Integer)len, (lua_Integer)mr->length));
@@ -446,12 +445,12 @@ static int l_wr_set_sge(lua_State *L)
 		return vtypeerror(L, 2, "verbs.mr (mr, offset, length) or lkey (lkey, addr, length)");
 	}
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_sge");
-	if ((n->ex_need & NEED_SGE8) && s.length != 8)
+	if ((vqp(n)->wr_lacks & NEED_SGE8) && s.length != 8)
 		return vargerror(L, 4, lua_pushfstring(L, "an atomic's SGE is 8 bytes (the old 64-bit value), not %d",
 						       (int)s.length));
 	ibv_wr_set_sge(x, s.lkey, s.addr, s.length);
-	n->ex_need &= ~(unsigned)NEED_SGE8;
-	if (vrecording)
+	vqp(n)->wr_lacks &= ~(unsigned)NEED_SGE8;
+	if (vtracing(L))
 		record(L, n, "ibv_wr_set_sge", args, "(void)");
 	return 0;
 }
@@ -466,11 +465,11 @@ static int l_wr_set_sge_list(lua_State *L)
 	vchecktable(L, 2);
 	int k = sge_list_read(L, 2, 2, sge, SGE_MAX);
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_sge_list");
-	if ((n->ex_need & NEED_SGE8) && (k != 1 || sge[0].length != 8))
+	if ((vqp(n)->wr_lacks & NEED_SGE8) && (k != 1 || sge[0].length != 8))
 		return vargerror(L, 2, "an atomic takes one SGE of 8 bytes");
 	ibv_wr_set_sge_list(x, (size_t)k, sge);
-	n->ex_need &= ~(unsigned)NEED_SGE8;
-	if (vrecording) {
+	vqp(n)->wr_lacks &= ~(unsigned)NEED_SGE8;
+	if (vtracing(L)) {
 		char args[32];
 		snprintf(args, sizeof args, "%d, sg_list", k);
 		record(L, n, "ibv_wr_set_sge_list", args, "(void)");
@@ -485,10 +484,10 @@ static int l_wr_set_inline_data(lua_State *L)
 	size_t len;
 	const char *s = luaL_checklstring(L, 2, &len);
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_inline_data");
-	if (n->ex_need & NEED_SGE8)
+	if (vqp(n)->wr_lacks & NEED_SGE8)
 		return luaL_error(L, "wr_set_inline_data: an atomic returns the old value into an SGE: use wr_set_sge");
 	ibv_wr_set_inline_data(x, (void *)s, len);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char args[48];
 		snprintf(args, sizeof args, "data, %zu", len);
 		record(L, n, "ibv_wr_set_inline_data", args, "(void)");
@@ -517,7 +516,7 @@ static int l_wr_set_inline_data_list(lua_State *L)
 	}
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_inline_data_list");
 	ibv_wr_set_inline_data_list(x, (size_t)k, b);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char args[32];
 		snprintf(args, sizeof args, "%d, buf_list", k);
 		record(L, n, "ibv_wr_set_inline_data_list", args, "(void)");
@@ -530,7 +529,7 @@ static int l_wr_set_ud_addr(lua_State *L)
 {
 	struct vnode *n = self(L);
 	struct vnode *ah = vobj_check(L, 2, &vc_ah);
-	uint32_t qpn = (uint32_t)vm_check_uint(L, 3, 3, 0xffffff, "remote_qpn");
+	uint32_t qpn = (uint32_t)marsh_check_uint(L, 3, 3, 0xffffff, "remote_qpn");
 	uint32_t qkey = arg_u32(L, 4, "remote_qkey");
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_ud_addr");
 	if (((struct ibv_qp *)n->h)->qp_type != IBV_QPT_UD)
@@ -538,8 +537,8 @@ static int l_wr_set_ud_addr(lua_State *L)
 				     "carry no address (wr_set_ud_addr is for UD QPs)",
 				  venum_name(&ve_qp_type, ((struct ibv_qp *)n->h)->qp_type));
 	ibv_wr_set_ud_addr(x, ah->h, qpn, qkey);
-	n->ex_need &= ~(unsigned)NEED_UD_ADDR;
-	if (vrecording) {
+	vqp(n)->wr_lacks &= ~(unsigned)NEED_UD_ADDR;
+	if (vtracing(L)) {
 		char args[64];
 		snprintf(args, sizeof args, "ah%u, 0x%x, 0x%x", ah->id, qpn, qkey);
 		record(L, n, "ibv_wr_set_ud_addr", args, "(void)");
@@ -574,7 +573,7 @@ int qp_ex_setfield(lua_State *L, struct vnode *n, const char *key, int vidx)
 	if (id) {
 		x->wr_id = arg_u64(L, vidx, "wr_id");
 		snprintf(ret, sizeof ret, "%llu", (unsigned long long)x->wr_id);
-		if (vrecording)
+		if (vtracing(L))
 			vrecord(L, NULL, lhs, ret);
 		return 1;
 	}
@@ -583,7 +582,7 @@ int qp_ex_setfield(lua_State *L, struct vnode *n, const char *key, int vidx)
 	if (e)
 		return luaL_error(L, "qp.wr_flags: %s", e);
 	x->wr_flags = (unsigned)v;
-	if (vrecording) {
+	if (vtracing(L)) {
 		luaL_Buffer b;
 		luaL_buffinit(L, &b);
 		venum_c(&b, &ve_send_flags, v);

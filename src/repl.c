@@ -184,19 +184,33 @@ static void remember(const char *chunk)
 		append_history(1, history_path);
 }
 
+/* load_chunk's results besides LUA_OK and the load errors: the input ended,
+ * or Ctrl-C dropped the line (nothing to run). Distinct from every LUA_ERR*. */
+enum { CHUNK_EOF = -1, CHUNK_CANCELLED = -2 };
+
 /* Leaves a compiled chunk on the stack and returns LUA_OK; or an error
- * message and its status; or returns -1 at end of input. As lua.c: first
+ * message and its status; or returns CHUNK_EOF at end of input. As lua.c: first
  * try "return <line>" so that an expression prints its value. */
+/* The chunk as typed and whether it ran as `return <line>`, for
+ * verbsh --record (verbs.repl.record_chunk). */
+static void keep_chunk(lua_State *L, const char *text, int expr)
+{
+	lua_pushstring(L, text);
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.chunk");
+	lua_pushboolean(L, expr);
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.chunk_expr");
+}
+
 static int load_chunk(lua_State *L)
 {
 	int cancelled;
 	char *line = read_line(get_prompt(L, 1), &cancelled);
 	if (!line)
-		return -1;
+		return CHUNK_EOF;
 	if (cancelled) {
 		free(line);
 		lua_pushliteral(L, "");
-		return LUA_ERRRUN + 100;   /* nothing to run */
+		return CHUNK_CANCELLED;
 	}
 	luaL_Buffer b;
 	const char *code = line[0] == '=' ? line + 1 : line;   /* Lua 5.1's "=expr" */
@@ -205,6 +219,7 @@ static int load_chunk(lua_State *L)
 	if (status == LUA_OK) {
 		lua_remove(L, -2);
 		remember(line);
+		keep_chunk(L, code, 1);
 		free(line);
 		return LUA_OK;
 	}
@@ -225,9 +240,9 @@ static int load_chunk(lua_State *L)
 			free(more);
 			lua_pop(L, 1);
 			if (!more && !cancelled)
-				return -1;
+				return CHUNK_EOF;
 			lua_pushliteral(L, "");
-			return LUA_ERRRUN + 100;
+			return CHUNK_CANCELLED;
 		}
 		lua_pushliteral(L, "\n");
 		lua_pushstring(L, more);
@@ -235,6 +250,8 @@ static int load_chunk(lua_State *L)
 		lua_concat(L, 3);
 	}
 	remember(lua_tostring(L, -2));
+	if (status == LUA_OK)
+		keep_chunk(L, lua_tostring(L, -2), 0);
 	lua_remove(L, -2);
 	return status;
 }
@@ -409,7 +426,19 @@ static void complete_expr(lua_State *L, const char *text)
 static void complete_enum_name(lua_State *L, const char *text)
 {
 	lua_getglobal(L, "verbs");
-	if (lua_type(L, -1) == LUA_TTABLE && raw_getfield(L, -1, "enums") == LUA_TTABLE) {
+	if (lua_type(L, -1) != LUA_TTABLE) {
+		lua_settop(L, 0);
+		return;
+	}
+	if (raw_getfield(L, -1, "enums") != LUA_TTABLE) {
+		/* built on first use (lverbs.c's lazy_index): the module builds it */
+		lua_pop(L, 1);
+		if (shell_call_lua(L, "verbs.complete", "enums", 0, 1) != LUA_OK || !lua_istable(L, -1)) {
+			lua_settop(L, 0);
+			return;
+		}
+	}
+	{
 		lua_pushnil(L);
 		while (lua_next(L, -2)) {
 			if (lua_type(L, -1) == LUA_TTABLE)
@@ -509,6 +538,17 @@ static void init_readline(lua_State *L)
 	}
 }
 
+/* Appends the chunk that just ran to the --record file, if any. */
+static void record_chunk(lua_State *L, int ok)
+{
+	lua_getfield(L, LUA_REGISTRYINDEX, "verbsh.chunk");
+	lua_getfield(L, LUA_REGISTRYINDEX, "verbsh.chunk_expr");
+	lua_pushboolean(L, ok);
+	if (shell_call_lua(L, "verbs.repl", "record_chunk", 3, 0) != LUA_OK)
+		shell_report(L, LUA_ERRRUN);
+	lua_settop(L, 0);
+}
+
 int shell_repl(lua_State *L)
 {
 	int lines = 0;
@@ -523,14 +563,15 @@ int shell_repl(lua_State *L)
 		lua_settop(L, 0);
 	for (;;) {
 		int status = load_chunk(L);
-		if (status == -1)
+		if (status == CHUNK_EOF)
 			break;
 		lines++;
-		if (status == LUA_ERRRUN + 100) {   /* a cancelled line */
+		if (status == CHUNK_CANCELLED) {
 			lua_settop(L, 0);
 			continue;
 		}
-		if (status == LUA_OK)
+		int compiled = status == LUA_OK;
+		if (compiled)
 			status = shell_docall(L, 0, LUA_MULTRET, 0);
 		int ok = status == LUA_OK;
 		if (ok) {
@@ -551,6 +592,8 @@ int shell_repl(lua_State *L)
 		if (shell_call_lua(L, "verbs.repl", "after_eval", 2, 0) != LUA_OK)
 			shell_report(L, LUA_ERRRUN);
 		lua_settop(L, 0);
+		if (compiled)
+			record_chunk(L, ok);
 	}
 	if (use_readline) {
 		fputc('\n', stdout);

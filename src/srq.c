@@ -35,13 +35,13 @@ int srq_create(lua_State *L)
 	int deps[] = { 1 };
 
 	vchecktable(L, 2);
-	vm_read(L, 2, 2, vf_srq_attr, &ia.attr);
+	marsh_read(L, 2, 2, vf_srq_attr, &ia.attr);
 	struct vnode *n = vobj_new(L, &vc_srq, 1, deps);
 	struct ibv_srq *srq = ibv_create_srq(p->h, &ia);
 	int err = errno;
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], x[32], y[32];
-		vm_c_decl(L, "struct ibv_srq_init_attr srq_init_attr = { .attr = ", vf_srq_attr, &ia.attr, " };");
+		marsh_c_decl(L, "struct ibv_srq_init_attr srq_init_attr = { .attr = ", vf_srq_attr, &ia.attr, " };");
 		snprintf(call, sizeof call, "ibv_create_srq(%s, &srq_init_attr)", vobj_cname(p, x, sizeof x));
 		vrecord(L, lua_tostring(L, -1), call, srq ? vobj_cname(n, y, sizeof y) : "NULL");
 		lua_pop(L, 1);
@@ -66,7 +66,7 @@ static int l_modify(lua_State *L)
 
 	vchecktable(L, 2);
 	lua_settop(L, 3);
-	uint64_t mask = vm_read(L, 2, 2, vf_srq_attr, &a);
+	uint64_t mask = marsh_read(L, 2, 2, vf_srq_attr, &a);
 	lua_pushliteral(L, "max_sge");
 	if (lua_rawget(L, 2) != LUA_TNIL)   /* raw, as the marshaller read the table */
 		return vargerror(L, 2, "key 'max_sge' is fixed when the SRQ is created (pd:create_srq);"
@@ -81,10 +81,10 @@ static int l_modify(lua_State *L)
 				       " srq_limit");
 	}
 	int ret = ibv_modify_srq(n->h, &a, (int)mask);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char name[32];
 		luaL_Buffer b;
-		vm_c_decl(L, "struct ibv_srq_attr srq_attr = ", vf_srq_attr, &a, ";");
+		marsh_c_decl(L, "struct ibv_srq_attr srq_attr = ", vf_srq_attr, &a, ";");
 		luaL_buffinit(L, &b);
 		luaL_addstring(&b, "ibv_modify_srq(");
 		luaL_addstring(&b, vobj_cname(n, name, sizeof name));
@@ -112,14 +112,14 @@ static int l_query(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_srq);
 	struct ibv_srq_attr a;
 	int ret = ibv_query_srq(n->h, &a);
-	if (vrecording) {
+	if (vtracing(L)) {
 		char call[64], name[32];
 		snprintf(call, sizeof call, "ibv_query_srq(%s, &srq_attr)", vobj_cname(n, name, sizeof name));
 		record_ret(L, NULL, call, ret);
 	}
 	if (ret)
 		return vraise(L, "ibv_query_srq", ret, 1, 0);
-	vm_push(L, vf_srq_attr, &a);
+	marsh_push(L, vf_srq_attr, &a);
 	return 1;
 }
 
@@ -135,7 +135,8 @@ static const luaL_Reg srq_methods[] = {
 	{ "modify", l_modify }, { "query", l_query }, { "post_recv", l_post_recv }, { NULL, NULL }
 };
 
-struct vclass vc_srq = {
+const struct vclass vc_srq = {
+	.index = VC_SRQ,
 	.kind = "srq", .var = "srq", .tname = "verbs.srq", .destroy_verb = "ibv_destroy_srq",
 	.destroy_method = "destroy", .destroy = srq_destroy, .describe = srq_describe, .methods = srq_methods,
 };

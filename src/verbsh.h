@@ -102,6 +102,11 @@ struct vfield {
 	void (*seen)(lua_State *L, int idx, struct vnode *n);
 	int64_t max;               /* when nonzero: the largest value accepted (1: booleans too) */
 	bool no_output;            /* input only (not converted back to a table) */
+	/* Output, optional: whether src holds a value for this field (a WC's
+	 * byte_len only on success); absent fields are left out of the table. */
+	bool (*present)(const void *src);
+	/* Output, optional: pushes the value of a VT_CUSTOM field of src. */
+	void (*push)(lua_State *L, const void *src);
 	const char *no_input;      /* output only: why the key is refused as input */
 };
 #define VMEMBER_SIZE(st, m) sizeof(((st *)0)->m)
@@ -113,32 +118,41 @@ struct vfield {
 	.size = VMEMBER_SIZE(st, m), .offset = offsetof(st, m), __VA_ARGS__ }
 #define VF_END { .name = NULL }
 
+/* Pushes the value of one field of src and returns true; false (nothing
+ * pushed) when the field is input only or has no value in src. */
+bool marsh_push_field(lua_State *L, const struct vfield *f, const void *src);
+/* The field named name of the description f, or NULL. */
+const struct vfield *marsh_field(const struct vfield *f, const char *name);
 /* Fills dst (which the caller zeroed) from the table at tidx, described by f.
  * Unknown keys, wrong types and out-of-range values raise
  * "bad argument #arg to 'fn' (...)" naming the key. Returns the OR of the
  * `bit`s of the keys present. */
-uint64_t vm_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst);
+uint64_t marsh_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst);
 /* The same, naming keys as prefix.key ("[2].sg_list"). */
-uint64_t vm_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix);
+uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix);
 /* Reads one value of field f at stack index idx into dst (the whole struct). */
-void vm_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path);
+void marsh_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path);
 /* Pushes a table with every field of f read from src. */
-void vm_push(lua_State *L, const struct vfield *f, const void *src);
+void marsh_push(lua_State *L, const struct vfield *f, const void *src);
 /* Appends a C initializer of the nonzero fields of src: "{ .qp_state = IBV_QPS_INIT, ... }". */
-void vm_c_init(luaL_Buffer *b, const struct vfield *f, const void *src);
+void marsh_c_init(luaL_Buffer *b, const struct vfield *f, const void *src);
 /* out = prefix.key[index] (no dot after an empty prefix or before "[";
  * no [index] when index <= 0), cut to len. */
-char *vm_path(char *out, size_t len, const char *prefix, const char *key, int index);
+char *marsh_path(char *out, size_t len, const char *prefix, const char *key, int index);
 /* Pushes and returns head .. the initializer of src .. tail, the declaration
  * a trace prints before a call: "struct ibv_ah_attr ah_attr = { ... };". */
-const char *vm_c_decl(lua_State *L, const char *head, const struct vfield *f, const void *src, const char *tail);
+const char *marsh_c_decl(lua_State *L, const char *head, const struct vfield *f, const void *src, const char *tail);
 /* Reads an unsigned integer in [0, max] at idx, or raises naming `what`. */
-uint64_t vm_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what);
+uint64_t marsh_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what);
 /* GID text <-> bytes. */
-const char *vm_gid_read(lua_State *L, int idx, union ibv_gid *gid);
-void vm_gid_push(lua_State *L, const union ibv_gid *gid);
+const char *marsh_gid_read(lua_State *L, int idx, union ibv_gid *gid);
+void marsh_gid_push(lua_State *L, const union ibv_gid *gid);
 
 /* ---- object.c: userdata over verbs handles ------------------------------ */
+
+/* The classes, each with a slot in the per-state tables (ids handed out). */
+enum { VC_CONTEXT, VC_PD, VC_MR, VC_CQ, VC_CHANNEL, VC_QP, VC_AH, VC_SRQ, VC_CM_CHANNEL, VC_CM_ID, VC_CM_EVENT,
+       VCLASS_MAX_ };
 
 #define VN_MAXDEPS 5   /* a QP made by rdma_create_qp: pd, send_cq, recv_cq, srq, cm_id */
 
@@ -149,20 +163,65 @@ struct vnode {
 	int users;                       /* live (not destroyed) objects that use this one */
 	bool lua_alive;                  /* its userdata has not been finalized yet */
 	unsigned id;                     /* qp1, qp2, ... in traces */
-	struct vnode *next, *prev;       /* every node, to list the users of one */
-	/* Per-class data. */
-	void *buf;                       /* mr: the memory verbsh allocated */
-	size_t len;                      /* mr: its length */
-	int aux;                         /* qp: port_num once set */
-	unsigned events;                 /* cq: completion events not acked yet */
-	/* Objects made by the extended verbs (ctx:create_qp_ex, ctx:create_cq_ex). */
-	bool ex;
-	bool ex_busy;                    /* qp: a wr_start session is open; cq: a start_poll is open */
-	int ex_count;                    /* qp: WRs built in the session; cq: 1 while a completion is current */
-	uint64_t ex_flags;               /* qp: send_ops_flags; cq: wc_flags */
-	uint64_t ex_op;                  /* qp: the send_ops flag of the WR being built, 0 for none */
-	unsigned ex_need;                /* qp: what that WR still lacks (qp_ex.c) */
+	struct vnode *next, *prev;       /* every node of its Lua state, to list the users of one */
+	struct vstate *st;               /* that state's share of the object layer (object.c) */
 };
+
+/* What one Lua state holds of the object layer (object.c): the list of its
+ * nodes, the ids handed out per class (qp1, qp2, ... in traces), a count of
+ * changes, and the trace switch. It lives in a userdata in that state's
+ * registry, so two states (or a state closed while another goes on) share
+ * nothing; its memory outlives every finalizer, which lua_close runs before
+ * it frees any object. */
+struct vstate {
+	struct vnode all;
+	unsigned ids[VCLASS_MAX_];
+	unsigned long changes;           /* bumped whenever an object is destroyed or finalized */
+	bool tracing;                    /* verbs.trace is on: verbs call vrecord */
+	const char *recorder_call;       /* the call whose verbs.trace function is running, else NULL */
+};
+/* This state's (made on first use). */
+struct vstate *vstate(lua_State *L);
+
+/* A class with data of its own has a struct that starts with its node
+ * (cls->size bytes are allocated), so a node pointer is also a pointer to
+ * it; vmr(n) etc. give it, for a node of that class. */
+struct vmr {
+	struct vnode n;
+	void *buf;                       /* the memory verbsh allocated and registered */
+	size_t len;
+	int access;                      /* the access flags it was registered with */
+};
+struct vctx {
+	struct vnode n;
+	bool librdmacm_owned;            /* cm_id.verbs: librdmacm opened it and closes it */
+};
+struct vqp {
+	struct vnode n;
+	int port_num;                    /* once a modify set it (0 before) */
+	/* A QP of ctx:create_qp_ex: the new post-send API (qp_ex.c). */
+	bool ex;
+	uint64_t send_ops_flags;
+	bool wr_open;                    /* between wr_start and wr_complete/wr_abort */
+	int wr_count;                    /* WRs built in that session */
+	uint64_t wr_op;                  /* the send_ops flag of the WR being built, 0 for none */
+	unsigned wr_lacks;               /* what that WR still needs before the next one (qp_ex.c) */
+};
+struct vcq {
+	struct vnode n;
+	unsigned events;                 /* completion events received and not acked yet */
+	/* A CQ of ctx:create_cq_ex: the polling API (cq_ex.c). */
+	bool ex;
+	uint64_t wc_flags;
+	bool poll_open;                  /* between start_poll and end_poll */
+	bool has_current;                /* a completion is current (start_poll or next_poll gave one) */
+	unsigned quirks;                 /* the provider's (cq_ex.c) */
+};
+#define VCLASS_DATA(type, fn) static inline struct type *fn(struct vnode *n) { return (struct type *)n; }
+VCLASS_DATA(vmr, vmr)
+VCLASS_DATA(vctx, vctx)
+VCLASS_DATA(vqp, vqp)
+VCLASS_DATA(vcq, vcq)
 
 struct vclass {
 	const char *kind;                /* "qp" */
@@ -185,9 +244,10 @@ struct vclass {
 	void (*destroy_call)(struct vnode *n, char *buf, size_t len);
 	/* Optional: obj.key = value (qp.wr_id); returns 0 when key is not settable. */
 	int (*setfield)(lua_State *L, struct vnode *n, const char *key, int vidx);
-	unsigned count;                  /* ids handed out */
-	const void *mt;                  /* its metatable, for the cheap type check */
+	int index;                       /* VC_QP...: its slot in per-state tables */
+	size_t size;                     /* bytes of its node: sizeof(struct vqp), or 0 for a plain vnode */
 };
+
 
 /* Pushes a new userdata for class cls with no handle yet. deps: absolute
  * stack indices of the objects it will use (its user values, so that they
@@ -201,7 +261,7 @@ struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls);
  * pushes and returns why not: "verbs.cq expected, got number", "cq is destroyed". */
 const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out);
 /* An object a verb takes from the table at tidx (send_cq, srq, channel, pd):
- * pushes t[key] read raw, as vm_read reads (a table's __index is never
+ * pushes t[key] read raw, as marsh_read reads (a table's __index is never
  * called), and raises "key 'srq': verbs.srq expected, got number" unless it
  * is nil or a live object of cls. Stores its handle (or NULL) at slot when
  * not NULL, so that the C struct holds the very object kept as a dependency.
@@ -215,31 +275,43 @@ struct vnode *vobj_context(struct vnode *n);
 /* Raises, naming key and both contexts, unless obj (NULL: nothing to check)
  * belongs to owner's context: the kernel resolves handle numbers per context. */
 void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner);
+/* A number that changes whenever an object of n's Lua state is destroyed or
+ * finalized: what was checked at one value holds while it stays. */
+unsigned long vobj_changes(const struct vnode *n);
 /* The node at idx when it is an object of class cls (destroyed or not), else NULL. */
 struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls);
-/* luaL_testudata, comparing the metatable's address with mt (the one
- * registered under tname, cached by the caller) before the registry lookup. */
-void *vudata_test(lua_State *L, int idx, const void *mt, const char *tname);
+/* The userdata of a verbs object: its node (NULL once finalized) and its
+ * class, the tag that tells it from any other userdata. */
+struct vud {
+	struct vnode *n;
+	const struct vclass *cls;
+};
+/* &ud->n when idx holds a verbs object of class cls (finalized or not), else NULL. */
+struct vnode **vud_test(lua_State *L, int idx, const struct vclass *cls);
+/* A userdata of verbsh's own (wc_array, prepared WR) whose first member is
+ * the pointer tag, at least min bytes long; else NULL. */
+void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min);
+/* The registry's list of the classes' methods tables (error.c names a
+ * binding by finding it there). */
+#define VMETHOD_TABLES "verbs.method_tables"
 /* Registers the metatable of cls (methods, __gc, __close, __tostring, __index). */
 void vobj_register(lua_State *L, const struct vclass *cls);
 /* "destroyed", or the class's own word ("acked") */
 const char *vobj_gone(const struct vclass *cls);
 /* "qp3" */
 const char *vobj_cname(struct vnode *n, char *buf, size_t len);
-/* The live node whose handle is h, or NULL (for the trace's names). */
-struct vnode *vobj_find(void *h);
+/* The live node of this state whose handle is h, or NULL (for the trace's names). */
+struct vnode *vobj_find(lua_State *L, void *h);
 /* Whether [addr, addr+len) lies inside the memory of a live MR verbsh allocated. */
-bool vobj_mr_covers(uint64_t addr, uint64_t len);
+bool vobj_mr_covers(lua_State *L, uint64_t addr, uint64_t len);
 /* Whether h is the handle of a live object of class cls (a WR's ud.ah). */
-bool vobj_live_handle(const struct vclass *cls, const void *h);
+bool vobj_live_handle(lua_State *L, const struct vclass *cls, const void *h);
 /* Pushes the userdata of node n if it still exists; false (nothing pushed) if not. */
 bool vobj_push(lua_State *L, struct vnode *n);
-/* Pushes the user value `i` (1-based) of the userdata at idx. */
-void vobj_uservalue(lua_State *L, int idx, int i);
 
 /* ---- error.c: verb failures as error objects, the trace point ------------ */
 
-/* Raises the error object of interfaces.md for a failed verb. obj: stack
+/* Raises the error object (verb, errno, errname, message, object, context) for a failed verb. obj: stack
  * index of the object the verb was called on (0: none); ctxidx: index of a
  * context table (0: empty). Never returns. */
 int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx);
@@ -259,15 +331,19 @@ const char *verrname(int err);
 /* The one recording point: every verb call passes through vrecord() once it
  * returned. decl: C declarations the call needs (may be NULL); call: the call
  * ("ibv_modify_qp(qp1, &attr, IBV_QP_STATE)"); ret: its result ("0", "qp1",
- * "NULL (errno 22)"). Callers test vrecording first, so that an untraced
- * call costs one branch. */
-extern int vrecording;
-/* The call whose recorder (a verbs.trace function) is running, else NULL.
- * The binding that called vrecord may still use its handles after the
- * recorder returns, so nothing may be destroyed meanwhile: obj_destroy
- * refuses, naming this call. */
-extern const char *vrecorder_call;
+ * "NULL (errno 22)"). Callers test vtracing(L) (or n->st->tracing, with a
+ * node at hand: no registry lookup) first, so that an untraced call costs
+ * little. While a verbs.trace function runs, vstate(L)->recorder_call names
+ * the call: the binding that called vrecord may still use its handles after
+ * the recorder returns, so nothing may be destroyed meanwhile (obj_destroy
+ * refuses, naming it). */
+static inline bool vtracing(lua_State *L) { return vstate(L)->tracing; }
 void vrecord(lua_State *L, const char *decl, const char *call, const char *ret);
+/* A call's result as the trace shows it, one form for every verb: "0";
+ * 22 and the comment EINVAL for a verb that returns the errno
+ * (ibv_modify_qp, ibv_post_send, ibv_destroy_*); -1 and the comment
+ * "errno EINVAL" for one that returns -1 and sets errno (err). Returns buf. */
+const char *vret_text(char *buf, size_t size, int ret, int err);
 void vtrace_open(lua_State *L);   /* sets verbs.trace in the table at -1 */
 
 /* ---- fields.c: verbs.fields and verbs.enum, the descriptors seen from Lua */
@@ -277,13 +353,13 @@ void fields_open(lua_State *L);
 
 /* ---- the classes ------------------------------------------------------- */
 
-extern struct vclass vc_context, vc_pd, vc_mr, vc_cq, vc_channel, vc_qp, vc_ah, vc_srq;
+extern const struct vclass vc_context, vc_pd, vc_mr, vc_cq, vc_channel, vc_qp, vc_ah, vc_srq;
 extern const struct vfield vf_ah_attr[], vf_qp_init_attr[], vf_qp_attr[], vf_global_route[], vf_wc[],
 	vf_conn_param[], vf_device_attr[], vf_port_attr[], vf_cq_opts[], vf_cq_init_attr_ex[],
 	vf_qp_init_attr_ex[], vf_srq_attr[];
 /* cm.c: rdma_cm event channels, ids and events. A QP created through a
  * cm_id holds the id as dependency QP_DEP_CM_ID and is destroyed through it. */
-extern struct vclass vc_cm_channel, vc_cm_id, vc_cm_event;
+extern const struct vclass vc_cm_channel, vc_cm_id, vc_cm_event;
 #define QP_DEP_CM_ID 4
 int cm_destroy_qp(struct vnode *id);
 void cm_open(lua_State *L);
@@ -300,22 +376,29 @@ void srq_open(lua_State *L);
 /* context.c: waits until fd is readable (true) or timeout_ms passed (false;
  * < 0: forever), in slices of at most 100 ms that check for Ctrl-C. */
 bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
-/* qp_ex.c: ctx:create_qp_ex and the new post-send API (qp:wr_start ...
- * qp:wr_complete). qp_ex_idle raises when a wr_start session holds the send
- * queue (ibv_post_send would deadlock on the provider's lock). */
+/* The constructors that other files' method tables list. */
+int pd_alloc(lua_State *L);         /* pd.c: ctx:alloc_pd */
+int cq_create(lua_State *L);        /* cq.c: ctx:create_cq */
+int channel_create(lua_State *L);   /* cq.c: ctx:create_comp_channel */
+int qp_create(lua_State *L);        /* qp.c: pd:create_qp */
+int srq_create(lua_State *L);       /* srq.c: pd:create_srq */
+
+/* qp.c: pushes send_cq, recv_cq and srq of the table at tidx (read by
+ * vobj_field: raw, checked, their handles stored in the attribute struct),
+ * puts their nodes in used[1..3], and raises unless each belongs to owner's
+ * context (owner NULL: not checked). */
+void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
+		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used);
 /* qp.c: raises unless the QP attributes read at arg name both CQs (libibverbs
  * dereferences them: a missing one would crash, not fail) and a qp_type
  * (types: the ones to suggest). For pd:create_qp, ctx:create_qp_ex and
  * id:create_qp. */
-/* Pushes send_cq, recv_cq and srq of the table at tidx (read by vobj_field:
- * raw, checked, their handles stored in the attribute struct), puts their
- * nodes in used[1..3], and raises unless each belongs to owner's context
- * (owner NULL: not checked). */
-void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
-		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used);
 #define QP_TYPES "\"RC\", \"UC\" or \"UD\""
 void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *recv_cq, int qp_type,
 		       const char *types);
+/* qp_ex.c: ctx:create_qp_ex and the new post-send API (qp:wr_start ...
+ * qp:wr_complete). qp_ex_idle raises when a wr_start session holds the send
+ * queue (ibv_post_send would deadlock on the provider's lock). */
 int qp_create_ex(lua_State *L);
 void qp_ex_idle(lua_State *L, struct vnode *n, const char *fn);
 void qp_ex_abort(struct vnode *n);   /* before destroy: closes an open session */
@@ -383,6 +466,7 @@ void wr_open(lua_State *L);
 /* wc.c: verbs.wc_array(n), an array of struct ibv_wc that cq:poll and
  * cq:wait fill in place (no table per completion). */
 struct wc_array {
+	const char *tag;                    /* "verbs.wc_array": what vtagged_test checks */
 	int cap, filled;
 	int shown;                          /* views whose status field is set */
 	enum ibv_wc_status *shown_status;   /* the status each of them shows */
@@ -393,8 +477,9 @@ struct wc_array *wc_array_test(lua_State *L, int idx);
 void wc_array_filled(lua_State *L, int idx, struct wc_array *a, int got);
 void wc_open(lua_State *L);
 
-/* cq.c: pushes the WC table of one completion. */
-void cq_push_wc(lua_State *L, const struct ibv_wc *wc);
+/* wc.c: pushes the WC table of one completion (fields as vf_wc describes;
+ * metatable: the explanations' wc_meta). */
+void wc_push(lua_State *L, const struct ibv_wc *wc);
 /* qp.c: reads a receive WR (or list) at idx and calls post (ibv_post_recv or
  * ibv_post_srq_recv on the handle h); raises the verb error naming the bad WR. */
 int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h);

@@ -75,7 +75,7 @@ static int l_wait_fds(lua_State *L)
 {
 	struct pollfd p[MAX_FDS];
 	vchecktable(L, 1);
-	double timeout = lua_isnoneornil(L, 2) ? -1 : (double)vm_check_uint(L, 2, 2, 0, "timeout_ms");
+	double timeout = lua_isnoneornil(L, 2) ? -1 : (double)marsh_check_uint(L, 2, 2, 0, "timeout_ms");
 	int n = (int)lua_rawlen(L, 1);
 	if (n < 1)
 		return vargerror(L, 1, "an empty list: nothing could ever wake the wait");

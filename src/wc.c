@@ -14,22 +14,102 @@
 
 static const char WC_ARRAY[] = "verbs.wc_array";
 
-static const void *array_mt;   /* cached for vudata_test */
+/* ---- struct ibv_wc, described once ------------------------------------ */
+
+/* Only wr_id, status, vendor_err and qp_num are defined for a failed
+ * completion; C leaves the rest undefined, so tables and views omit them. */
+static bool wc_ok(const void *src)
+{
+	return ((const struct ibv_wc *)src)->status == IBV_WC_SUCCESS;
+}
+
+static bool wc_has_imm(const void *src)
+{
+	const struct ibv_wc *wc = src;
+	return wc->status == IBV_WC_SUCCESS && (wc->wc_flags & IBV_WC_WITH_IMM);
+}
+
+/* imm_data is in network order in the struct and in host order in Lua, as
+ * a C program would print ntohl(wc.imm_data). */
+static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f)
+{
+	if (!lua_isinteger(L, idx) || lua_tointeger(L, idx) < 0 || lua_tointeger(L, idx) > 0xffffffff)
+		return "32-bit unsigned integer expected";
+	((struct ibv_wc *)dst)->imm_data = htonl((uint32_t)lua_tointeger(L, idx));
+	return NULL;
+}
+
+static void push_imm(lua_State *L, const void *src)
+{
+	lua_pushinteger(L, ntohl(((const struct ibv_wc *)src)->imm_data));
+}
+
+#define WCF(m, t, ...) VF(struct ibv_wc, m, t, __VA_ARGS__)
+#define WCOK(m, t, ...) VF(struct ibv_wc, m, t, .present = wc_ok, __VA_ARGS__)
+/* Read by pd:create_ah_from_wc and ctx:init_ah_from_wc, pushed by cq:poll,
+ * cq:wait, the wc_array views and the extended CQ's current completion. */
+const struct vfield vf_wc[] = {
+	WCF(wr_id, VT_UINT), WCF(status, VT_ENUM, .en = &ve_wc_status), WCF(vendor_err, VT_UINT),
+	WCF(qp_num, VT_UINT), WCOK(opcode, VT_ENUM, .en = &ve_wc_opcode), WCOK(byte_len, VT_UINT),
+	{ .name = "imm_data", .type = VT_CUSTOM, .custom = read_imm, .push = push_imm, .present = wc_has_imm },
+	WCOK(src_qp, VT_UINT), WCOK(wc_flags, VT_FLAGS, .en = &ve_wc_flags), WCOK(pkey_index, VT_UINT),
+	WCOK(slid, VT_UINT), WCOK(sl, VT_UINT), WCOK(dlid_path_bits, VT_UINT),
+	VF_END
+};
+
+static const char WC_META[] = "verbs.wc_meta";
+
+/* The metatable of WC tables: require("verbs.explain").wc_meta, looked up
+ * once per state (false when it cannot be loaded). */
+static void push_wc_meta(lua_State *L)
+{
+	if (lua_getfield(L, LUA_REGISTRYINDEX, WC_META) != LUA_TNIL)
+		return;
+	lua_pop(L, 1);
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "verbs.explain");
+	if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1))
+		lua_getfield(L, -1, "wc_meta");
+	else
+		lua_pushboolean(L, 0);
+	if (!lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		lua_pushboolean(L, 0);
+	}
+	lua_remove(L, -2);
+	lua_pushvalue(L, -1);
+	lua_setfield(L, LUA_REGISTRYINDEX, WC_META);
+}
+
+void wc_push(lua_State *L, const struct ibv_wc *wc)
+{
+	lua_createtable(L, 0, wc->status == IBV_WC_SUCCESS ? 13 : 4);
+	for (const struct vfield *f = vf_wc; f->name; f++)
+		if (marsh_push_field(L, f, wc))
+			lua_setfield(L, -2, f->name);
+	push_wc_meta(L);
+	if (lua_istable(L, -1))
+		lua_setmetatable(L, -2);
+	else
+		lua_pop(L, 1);
+}
+
 
 /* A wc_array is an empty table whose own metatable's __index is the table
  * of views, so that wcs[i] is a plain table read (no metamethod call) and
  * wcs[i] = x is still caught by __newindex. The metatable holds the C array
- * at "__wc", and hides itself (__metatable). Each view has a metatable of
+ * at [1] (an integer key: cq:wait finds it without hashing a string), and
+ * hides itself (__metatable). Each view has a metatable of
  * its own whose functions know the entry (upvalues: the C array, i). */
 
 /* The metatable of the wc_array at idx, its C array, and (pushed) its views. */
 static struct wc_array *array_views(lua_State *L, int idx, bool push_views)
 {
 	struct wc_array *a = NULL;
-	if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
+	if (!lua_istable(L, idx) || !lua_getmetatable(L, idx))
 		return NULL;
-	lua_getfield(L, -1, "__wc");
-	a = vudata_test(L, -1, array_mt, WC_ARRAY);
+	lua_rawgeti(L, -1, 1);
+	a = vtagged_test(L, -1, WC_ARRAY, sizeof *a);
 	lua_pop(L, 1);
 	if (a && push_views) {
 		lua_getfield(L, -1, "__index");
@@ -123,7 +203,7 @@ static int l_wc_array(lua_State *L)
 	static const luaL_Reg view_meta[] = {
 		{ "__index", view_index }, { "__newindex", view_newindex }, { "__tostring", view_tostring }, { NULL, NULL }
 	};
-	int n = (int)vm_check_uint(L, 1, 1, 4096, "n");
+	int n = (int)marsh_check_uint(L, 1, 1, 4096, "n");
 	if (n < 1)
 		return vargerror(L, 1, "n must be at least 1");
 	lua_settop(L, 1);
@@ -137,15 +217,16 @@ static int l_wc_array(lua_State *L)
 	size_t size = sizeof(struct wc_array) + (size_t)n * (sizeof(struct ibv_wc) + sizeof(enum ibv_wc_status));
 	struct wc_array *a = lua_newuserdatauv(L, size, 0);   /* 4 */
 	memset(a, 0, size);
+	a->tag = WC_ARRAY;
 	a->cap = n;
 	a->shown_status = (enum ibv_wc_status *)(a->wc + n);
 	luaL_setmetatable(L, WC_ARRAY);
-	lua_setfield(L, 3, "__wc");
+	lua_rawseti(L, 3, 1);
 	lua_createtable(L, n, 0);        /* 4: the views */
 	for (int i = 0; i < n; i++) {
 		lua_createtable(L, 0, 1);                /* the view: status, once filled */
 		lua_createtable(L, 0, 5);                /* its metatable */
-		lua_getfield(L, 3, "__wc");              /* upvalues: the C array (kept alive) and i */
+		lua_rawgeti(L, 3, 1);                    /* upvalues: the C array (kept alive) and i */
 		lua_pushinteger(L, i);
 		luaL_setfuncs(L, view_meta, 2);
 		lua_pushliteral(L, "verbs.wc");
@@ -180,44 +261,12 @@ static struct ibv_wc *entry(lua_State *L)
 static int view_index(lua_State *L)
 {
 	const char *k = luaL_checkstring(L, 2);
-	struct ibv_wc *wc = entry(L);
-	if (strcmp(k, "status") == 0)
-		venum_push(L, &ve_wc_status, wc->status);
-	else if (strcmp(k, "wr_id") == 0)
-		lua_pushinteger(L, (lua_Integer)wc->wr_id);
-	else if (strcmp(k, "qp_num") == 0)
-		lua_pushinteger(L, wc->qp_num);
-	else if (strcmp(k, "vendor_err") == 0)
-		lua_pushinteger(L, wc->vendor_err);
-	else if (strcmp(k, "opcode") == 0 || strcmp(k, "byte_len") == 0 || strcmp(k, "imm_data") == 0 ||
-		 strcmp(k, "src_qp") == 0 || strcmp(k, "wc_flags") == 0 || strcmp(k, "pkey_index") == 0 ||
-		 strcmp(k, "slid") == 0 || strcmp(k, "sl") == 0 || strcmp(k, "dlid_path_bits") == 0) {
-		if (wc->status != IBV_WC_SUCCESS)
-			lua_pushnil(L);
-		else if (k[0] == 'o')
-			venum_push(L, &ve_wc_opcode, wc->opcode);
-		else if (k[0] == 'b')
-			lua_pushinteger(L, wc->byte_len);
-		else if (k[0] == 'i') {
-			if (wc->wc_flags & IBV_WC_WITH_IMM)
-				lua_pushinteger(L, ntohl(wc->imm_data));
-			else
-				lua_pushnil(L);
-		} else if (strcmp(k, "src_qp") == 0)
-			lua_pushinteger(L, wc->src_qp);
-		else if (k[0] == 'w')
-			vflags_push(L, &ve_wc_flags, wc->wc_flags);
-		else if (k[0] == 'p')
-			lua_pushinteger(L, wc->pkey_index);
-		else if (strcmp(k, "slid") == 0)
-			lua_pushinteger(L, wc->slid);
-		else if (strcmp(k, "sl") == 0)
-			lua_pushinteger(L, wc->sl);
-		else
-			lua_pushinteger(L, wc->dlid_path_bits);
-	} else
+	const struct vfield *f = marsh_field(vf_wc, k);
+	if (!f)
 		return luaL_error(L, "wc has no field '%s' (struct ibv_wc's fields: wr_id, status, opcode, vendor_err, "
 				  "byte_len, imm_data, qp_num, src_qp, wc_flags, pkey_index, slid, sl, dlid_path_bits)", k);
+	if (!marsh_push_field(L, f, entry(L)))
+		lua_pushnil(L);
 	return 1;
 }
 
@@ -231,7 +280,7 @@ static int view_tostring(lua_State *L)
 		lua_pushfstring(L, "wc[%d] (not filled by the last poll)", i + 1);
 		return 1;
 	}
-	cq_push_wc(L, entry(L));
+	wc_push(L, entry(L));
 	luaL_tolstring(L, -1, NULL);
 	return 1;
 }
@@ -247,7 +296,6 @@ static int view_newindex(lua_State *L)
 void wc_open(lua_State *L)
 {
 	luaL_newmetatable(L, WC_ARRAY);   /* the C array itself: reachable only through its wc_array */
-	array_mt = lua_topointer(L, -1);
 	lua_pop(L, 1);
 	lua_pushcfunction(L, l_wc_array);
 	lua_setfield(L, -2, "wc_array");

@@ -16,9 +16,9 @@
 
 static const char SEND_WR[] = "verbs.send_wr";
 static const char RECV_WR[] = "verbs.recv_wr";
-static const void *send_mt, *recv_mt;   /* cached for vudata_test */
 
 struct prepared {
+	const char *tag;        /* SEND_WR or RECV_WR: what vtagged_test checks */
 	bool send;
 	int count;              /* WRs in the chain */
 	int nsge;
@@ -27,6 +27,10 @@ struct prepared {
 	struct ibv_sge *sge;
 	struct vnode **deps;    /* the MRs and AHs named */
 	uint8_t *unions;        /* per WR: the member of the union wr it was given (WR_UNION_*) */
+	/* The checks of a post passed for this QP while vobj_changes() was
+	 * ok_at (0: not checked since the WR was made or changed). */
+	unsigned long ok_at;
+	const void *ok_qp;
 };
 
 static size_t wr_size(bool send) { return send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr); }
@@ -74,6 +78,7 @@ static int prepare(lua_State *L, bool send)
 		      (size_t)maxdeps * sizeof(struct vnode *) + (size_t)count;
 	struct prepared *pw = lua_newuserdatauv(L, size, 1);   /* index 2 */
 	memset(pw, 0, size);
+	pw->tag = send ? SEND_WR : RECV_WR;
 	pw->send = send;
 	pw->count = count;
 	pw->nsge = nsge;
@@ -117,13 +122,13 @@ static void push_table(lua_State *L, struct prepared *pw, int i)
 {
 	if (!pw->send) {
 		struct ibv_recv_wr *w = wr_at(pw, i);
-		vm_push(L, vf_recv_wr, w);
+		marsh_push(L, vf_recv_wr, w);
 		push_sges(L, w->sg_list, w->num_sge);
 		lua_setfield(L, -2, "sg_list");
 		return;
 	}
 	struct ibv_send_wr *w = wr_at(pw, i);
-	vm_push(L, vf_send_wr, w);
+	marsh_push(L, vf_send_wr, w);
 	push_sges(L, w->sg_list, w->num_sge);
 	lua_setfield(L, -2, "sg_list");
 	bool rdma = w->opcode == IBV_WR_RDMA_WRITE || w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
@@ -141,7 +146,7 @@ static void push_table(lua_State *L, struct prepared *pw, int i)
 	lua_setfield(L, -2, "ud");
 	if (pw->unions[i] == WR_UNION_UD) {
 		lua_createtable(L, 0, 3);
-		struct vnode *ah = vobj_find(w->wr.ud.ah);
+		struct vnode *ah = vobj_find(L, w->wr.ud.ah);
 		if (!ah || !vobj_push(L, ah))
 			lua_pushboolean(L, 0);
 		lua_setfield(L, -2, "ah");
@@ -211,7 +216,9 @@ static int l_newindex(lua_State *L)
 	char *w = pw->wrs;
 	if (f->type == VT_STRUCT)   /* assigning a struct: the keys not given are 0 */
 		memset(w + f->offset, 0, f->size);
-	vm_read_value(L, 3, 3, f, w, k);
+	if (strcmp(k, "wr_id") != 0 && strcmp(k, "imm_data") != 0)
+		pw->ok_at = 0;   /* opcode, flags, union: the next post checks the WR again */
+	marsh_read_value(L, 3, 3, f, w, k);
 	if (f->type == VT_STRUCT)   /* now the union holds this member (a UD QP will refuse it) */
 		pw->unions[0] = strcmp(k, "rdma") == 0 ? WR_UNION_RDMA : WR_UNION_ATOMIC;
 	return 0;
@@ -240,12 +247,15 @@ static int l_tostring(lua_State *L)
 
 /* ---- posting --------------------------------------------------------------- */
 
-static struct prepared *check_kind(lua_State *L, int idx, bool send)
+/* The prepared WR at idx, its objects checked live. A loop posting the same
+ * WR to the same QP pays for the checks once: they hold until an object of
+ * the state is destroyed or finalized (vobj_changes) or the WR changes. */
+static struct prepared *check_kind(lua_State *L, int idx, bool send, struct vnode *qp)
 {
-	struct prepared *pw = send ? vudata_test(L, idx, send_mt, SEND_WR) : vudata_test(L, idx, recv_mt, RECV_WR);
+	struct prepared *pw = vtagged_test(L, idx, send ? SEND_WR : RECV_WR, sizeof *pw);
 	if (!pw)
 		vtypeerror(L, idx, send ? "table or verbs.send_wr" : "table or verbs.recv_wr");
-	if (!pw->ndeps)
+	if (pw->ok_at == vobj_changes(qp) && pw->ok_qp == qp->h)
 		return pw;
 	/* Through the objects the WR keeps, not pw->deps: a __gc called by hand
 	 * (getmetatable(mr).__gc(mr)) frees the node while its userdata lives on. */
@@ -263,6 +273,10 @@ static struct prepared *check_kind(lua_State *L, int idx, bool send)
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);
+	if (send)
+		send_wrs_check(L, idx, qp->h, pw->wrs, pw->unions, pw->count > 1);
+	pw->ok_at = vobj_changes(qp);
+	pw->ok_qp = qp->h;
 	return pw;
 }
 
@@ -276,22 +290,21 @@ static int fail(lua_State *L, const char *verb, int err, int self, struct prepar
 
 int prepared_post_send(lua_State *L, struct vnode *n)
 {
-	struct prepared *pw = check_kind(L, 2, true);
+	struct prepared *pw = check_kind(L, 2, true, n);
 	struct ibv_send_wr *bad = NULL;
-	send_wrs_check(L, 2, n->h, pw->wrs, pw->unions, pw->count > 1);
 	int ret = ibv_post_send(n->h, pw->wrs, &bad);
-	if (vrecording)
+	if (n->st->tracing)
 		post_record(L, n, "ibv_post_send", true, pw->wrs, ret, ret ? wr_bad_index(pw->wrs, bad, true) : 0);
 	return ret ? fail(L, "ibv_post_send", ret, 1, pw, bad, n->h) : 0;
 }
 
 int prepared_post_recv(lua_State *L, struct vnode *n, int self, int idx, const char *verb, void *h)
 {
-	struct prepared *pw = check_kind(L, idx, false);
+	struct prepared *pw = check_kind(L, idx, false, n);
 	struct ibv_recv_wr *bad = NULL;
 	bool srq = n->cls == &vc_srq;
 	int ret = srq ? ibv_post_srq_recv(h, pw->wrs, &bad) : ibv_post_recv(h, pw->wrs, &bad);
-	if (vrecording)
+	if (n->st->tracing)
 		post_record(L, n, verb, false, pw->wrs, ret, ret ? wr_bad_index(pw->wrs, bad, false) : 0);
 	return ret ? fail(L, verb, ret, self, pw, bad, srq ? NULL : h) : 0;
 }
@@ -304,10 +317,8 @@ void wr_open(lua_State *L)
 	};
 	luaL_newmetatable(L, SEND_WR);
 	luaL_setfuncs(L, meta, 0);
-	send_mt = lua_topointer(L, -1);
 	luaL_newmetatable(L, RECV_WR);
 	luaL_setfuncs(L, meta, 0);
-	recv_mt = lua_topointer(L, -1);
 	lua_pop(L, 2);
 	lua_pushcfunction(L, l_send_wr);
 	lua_setfield(L, -2, "send_wr");

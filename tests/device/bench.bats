@@ -8,7 +8,7 @@ setup() { require_device; }
 
 @test "bench/run prints every row of the table with a figure" {
     cd "$ROOT"
-    BULK_WRS=2000 BENCH_ROUNDS=2 run bench/run --here 300
+    BENCH_COUNT=0 BULK_WRS=2000 BENCH_ROUNDS=2 run bench/run --here 300
     echo "$output"
     [ "$status" -eq 0 ]
     for row in "C loop" "verbsh Lua loop" "verbsh prepared WRs + wc_array" "pyverbs loop" \
@@ -27,4 +27,20 @@ setup() { require_device; }
     [[ $output == *"bulk wrs posted=1984 completed=1984"* ]]
     [[ $output == *"bulk prepared wrs posted=1984 completed=1984"* ]]
     [[ $output == *"start-up: verbsh -e '' "*" ms, lua5.4 -e '' "* ]]
+}
+
+@test "bench/count prints instructions per iteration (callgrind) of the loops asked for" {
+    [[ $VERBSH != */build/asan/verbsh ]] || skip "valgrind cannot run an ASan binary; the count is of ./verbsh"
+    cd "$ROOT"
+    # C and prepared only: pyverbs and the plain loop under valgrind take minutes (make bench counts all)
+    BENCH_COUNT_LOOPS="c fast" run bench/count 20 60
+    echo "$output"
+    [ "$status" -eq 0 ]
+    for row in "C loop" "verbsh prepared WRs + wc_array"; do
+        line=$(grep -F "| $row" <<<"$output")
+        [[ $line =~ \|\ +[0-9]+\ \|\ +[0-9.]+x\ \|$ ]] || { echo "row without a count: $row"; return 1; }
+    done
+    [[ $(grep -F "| C loop" <<<"$output") == *"1.00x |" ]]
+    [[ $output != *"pyverbs loop"* ]]
+    [[ $output =~ verbsh\ prepared:\ [0-9]+\ instructions\ per\ iteration ]]
 }

@@ -143,6 +143,10 @@ auto() {
       exit [lindex $result 3]'
     echo "$output"
     [ "$status" -eq 0 ]
+    # what a teacher collects: the lesson finished by hand
+    run "$VERBSH" --progress
+    echo "$output"
+    [[ $output =~ 01-devices\ +finished,\ 1\ skipped\ +\(20 ]]
 }
 
 @test "lesson 13 pair-lab: --auto passes against a partner verbsh process (OOB exchange, SEND, RDMA WRITE)" {
@@ -183,6 +187,7 @@ auto() {
 # check polled come back to the student's own cq:wait.
 @test "lessons 4 and 5 by hand through a pty: a plain failing verb counts; a failed try, then the fix" {
     command -v expect >/dev/null || skip "expect is not installed"
+    export XDG_STATE_HOME=$BATS_TEST_TMPDIR/state
     run expect -c '
       set timeout 60
       spawn '"$VERBSH"' --lesson rc-states
@@ -226,4 +231,15 @@ auto() {
       exit [lindex $result 3]'
     echo "$output"
     [ "$status" -eq 0 ]
+    # what a teacher collects: the steps passed (and skipped) by hand, and when
+    run "$VERBSH" --progress
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "Progress of host "*" (the log: $XDG_STATE_HOME/verbsh/progress):" ]]
+    [[ $output =~ 04-rc-states\ +step\ 3/[0-9]+\ passed,\ 2\ skipped\ +\(20[0-9-]+T[0-9:]+Z\ \.\.\ 20 ]]
+    [[ $output =~ 05-rc-send\ +step\ 1/4\ passed\ +\( ]]
+    run "$VERBSH" --progress --json
+    echo "$output"
+    [[ $output == '{"seat":"host '*'","lessons":[{"lesson":"04-rc-states","steps_passed":3,"steps_skipped":2,"steps":'* ]]
+    [[ $output == *'{"lesson":"05-rc-send","steps_passed":1,"steps_skipped":0,"steps":4,"finished":false,"first":"20'* ]]
 }

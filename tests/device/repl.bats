@@ -105,3 +105,27 @@ repl() {
         [[ $output == *"scripts/rxe-vm --tty -- $VERBSH --lesson 1"* ]]
     fi
 }
+
+@test "repl --record: a session with a failing verb replays with the same outcomes" {
+    rec=$BATS_TEST_TMPDIR/session.lua
+    printf '%s\n' '
+        set timeout 60
+        prompt; type "ctx = verbs.open(); pd = ctx:alloc_pd(); cq = ctx:create_cq(4)"
+        prompt; type "qp = pd:create_qp{qp_type = \"RC\", send_cq = cq, recv_cq = cq, cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}}"
+        prompt; type "qp:modify{qp_state = \"INIT\", pkey_index = 0, port_num = 1}"; see "ibv_modify_qp failed: EINVAL"
+        prompt; type "qp:modify{qp_state = \"INIT\", pkey_index = 0, port_num = 1, qp_access_flags = 0}"
+        prompt; type "\"state=\" .. qp.state"; see "state=INIT"
+        prompt; send "\004"; expect eof' >"$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=dumb run expect "$ROOT/tests/pty/repl.exp" "$VERBSH --record $rec" "$BATS_TEST_TMPDIR/frag.exp"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    live_error=$(grep -m1 -o 'ibv_modify_qp failed: EINVAL.*' <<<"$output" | tr -d '\r')
+    cat "$rec"
+    head -2 "$rec" | grep -q "^-- replay: verbsh -d rxe0 $rec\$"
+    run "$VERBSH" "$rec"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"$live_error"* ]]
+    [[ "$output" == *"state=INIT"* ]]
+    [ "$(grep -c 'failed' <<<"$output")" -eq 1 ]   # only the first modify failed
+}

@@ -40,3 +40,18 @@ counts() { rdma resource show | grep "$RXE_DEV:" | grep -o 'pd [0-9]* cq [0-9]* 
     [[ $output == *"ibv_dereg_mr(mr"*") = 0"* ]]
     [[ $output == *"ibv_close_device(ctx"*") = 0"* ]]
 }
+
+@test "verbs.trace: a failed call's result has one form (the errno a verb returns, or -1 and errno)" {
+    run "$VERBSH" -e '
+      local rets = {}
+      verbs.trace(function(call, ret) rets[call:match("^[%w_]+")] = ret end)
+      local ctx = verbs.open(); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local qp = pd:create_qp{qp_type = "RC", send_cq = cq, recv_cq = cq,
+        cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}}
+      print(pcall(qp.modify, qp, {qp_state = "INIT", pkey_index = 0, port_num = 1}))
+      verbs.trace(false)
+      print("modify=" .. rets.ibv_modify_qp)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"modify=22 /* EINVAL */"* ]]
+}

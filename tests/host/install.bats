@@ -124,7 +124,8 @@ installed() { env -u VERBSH_LESSONS PATH="$ELSEWHERE/usr/bin:/usr/bin:/bin" "$@"
         c verbsh --lesson rc
         c verbsh --lesson ''
         c verbsh --lesson rc-send --a
-        c verbsh --doctor --j" 2>/dev/null)
+        c verbsh --doctor --j
+        c verbsh --rec" 2>/dev/null)
     mapfile -t lines <<<"$out"
     [ "${lines[0]}" = "complete -o filenames -F _verbsh verbsh" ]
     [ "${lines[1]}" = "--doctor" ]
@@ -132,4 +133,5 @@ installed() { env -u VERBSH_LESSONS PATH="$ELSEWHERE/usr/bin:/usr/bin:/bin" "$@"
     [[ ${lines[3]} == "all devices pd-mr cq "*" events" ]]
     [ "${lines[4]}" = "--auto" ]
     [ "${lines[5]}" = "--json" ]
+    [ "${lines[6]}" = "--record" ]
 }

@@ -78,6 +78,7 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
         prompt; send "print(stri\t.for\t(\"<%d>\", 7))\r"; see "<7>"
         prompt; send "x = \"REMOTE_WR\t\"\r"
         prompt; type "print(\"x=\" .. x)"; see "x=REMOTE_WRITE"
+        prompt; send "print(type(verbs.oo\t))\r"; see "table"
         prompt; send "\004"; expect eof'
     echo "$output"
     [ "$status" -eq 0 ]
@@ -178,4 +179,36 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
         prompt; send "\004"; expect eof'
     echo "$output"
     [ "$status" -eq 0 ]
+}
+
+@test "repl --record: compiled chunks are saved with a header; verbsh FILE replays them, errors included" {
+    rec=$BATS_TEST_TMPDIR/session.lua
+    printf '%s\n' '
+        prompt; type "x = 20"
+        prompt; type "x * 2 + 2"; see "42"
+        prompt; type "for i = 1,"; see ">> "; type "2 do print(\"line\" .. i) end"; see "line2"
+        prompt; type "error(\"boom\" .. x)"; see "boom20"
+        prompt; type "print(("; see ">> "; type ")"; see "unexpected symbol"
+        prompt; type "print(\"after\", x)"; see "after"
+        prompt; type "os.exit(0)"; expect eof' >"$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=dumb run expect "$ROOT/tests/pty/repl.exp" "$VERBSH --record $rec" "$BATS_TEST_TMPDIR/frag.exp"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    cat "$rec"
+    head -1 "$rec" | grep -E '^-- verbsh [0-9.]+ session on device [^ ]+, recorded 20[0-9-]+ '
+    ! grep -q 'print(()' "$rec"            # the syntax error is not saved
+    ! grep -q 'os.exit' "$rec"             # nor the chunk that left the shell
+    run "$VERBSH" "$rec"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(printf '%s\n' "$output" | grep -v '^$')" = "$(printf '42\nline1\nline2\nstdin:1: boom20\nafter\t20')" ]
+}
+
+@test "--record without a file name, or to a directory that does not exist, is an error" {
+    run "$VERBSH" --record
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"'--record' needs a file name"* ]]
+    run "$VERBSH" --record /nonexistent/dir/x.lua -e 'print(1)'
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"--record: cannot write /nonexistent/dir/x.lua"* ]]
 }

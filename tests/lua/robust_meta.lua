@@ -9,12 +9,17 @@ local mt = getmetatable(pd)
 
 R.refused("pd __tostring(5)", function() return mt.__tostring(5) end,
   "__tostring of verbs.pd: self must be a verbs.pd, got number")
-R.refused("cq __index({}, 'x')", function() return getmetatable(cq).__index({}, "x") end,
-  "__index of verbs.cq: self must be a verbs.cq, got table")
+-- A class with live fields: the object's __index is its own methods table,
+-- whose metatable's __index reads the fields (of the object at [0]).
+local function fields_of(o) return getmetatable(getmetatable(o).__index).__index end
+R.refused("cq fields __index({}, 'x')", function() return fields_of(cq)({}, "x") end,
+  "__index of verbs.cq's methods: a table of a cq's own methods expected, got table")
 R.refused("pd __gc(send_wr)", function() return mt.__gc(wr) end,
   "__gc of verbs.pd: self must be a verbs.pd, got verbs.send_wr")
-R.refused("mr __index(cq, 'rkey')", function() return getmetatable(mr).__index(cq, "rkey") end,
-  "__index of verbs.mr: self must be a verbs.mr, got verbs.cq")
+R.refused("mr fields __index(cq, 'rkey')", function() return fields_of(mr)(cq, "rkey") end,
+  "__index of verbs.mr's methods: a table of a mr's own methods expected, got verbs.cq")
+R.refused("mr fields __index(cq's methods, 'rkey')", function() return fields_of(mr)(getmetatable(cq).__index, "rkey") end,
+  "__index of verbs.mr's methods: a table of a mr's own methods expected, got table")
 R.refused("qp __close(pd)", function() return getmetatable(mr).__close(pd) end,
   "__close of verbs.mr: self must be a verbs.mr, got verbs.pd")
 R.refused("pd.reg_mr on a cq", function() return pd.reg_mr(cq, 64) end,
@@ -24,7 +29,8 @@ R.refused("send_wr __len(5)", function() return getmetatable(wr).__len(5) end,
 -- The right object still works, by hand too; finalizing by hand leaves an
 -- object that says so.
 R.check(mt.__tostring(pd):find("^pd "), "pd __tostring(pd) gave %s", mt.__tostring(pd))
-R.check(getmetatable(mr).__index(mr, "length") == 64, "mr __index(mr, 'length') is not 64")
+R.check(fields_of(mr)(getmetatable(mr).__index, "length") == 64, "mr's fields __index(its methods, 'length') is not 64")
+R.check(rawget(getmetatable(mr).__index, "dereg") == getmetatable(mr).__methods.dereg, "a method is a raw field of the object's methods")
 local cq2 = ctx:create_cq(2)
 local cmt = getmetatable(cq2)
 cmt.__gc(cq2)

@@ -31,20 +31,20 @@ local pd, cq = ctx:alloc_pd(), ctx:create_cq(8)
 local cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 2, max_recv_sge = 2 }
 -- 9. BIND_MW
 local rc = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = cap }
-refused("BIND_MW", "opcode BIND_MW needs a memory window", rc.post_send, rc, { opcode = "BIND_MW" })
+refused("BIND_MW", "opcode BIND_MW binds a memory window, and verbsh has none", rc.post_send, rc, { opcode = "BIND_MW" })
 -- 10. UD union aliasing: rdma's remote_addr where ud.ah lives
 local ud = pd:create_qp{ qp_type = "UD", send_cq = cq, recv_cq = cq, cap = cap }
 ud:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qkey = 0x11 }
 ud:modify{ qp_state = "RTR" }
 ud:modify{ qp_state = "RTS", sq_psn = 0 }
-refused("UD with rdma", "the provider would dereference a wild AH pointer", ud.post_send, ud,
+refused("UD with rdma", "its remote_addr would be taken for the AH pointer", ud.post_send, ud,
   { opcode = "SEND", rdma = { remote_addr = 0x4141414141414141, rkey = 1 } })
 local wr = verbs.send_wr{ opcode = "SEND" }
 wr.rdma = { remote_addr = 0x4141414141414141, rkey = 1 }
-refused("prepared UD with rdma", "key 'ud.ah' is required on a UD QP", ud.post_send, ud, wr)
+refused("prepared UD with rdma", "key 'rdma' on a UD QP", ud.post_send, ud, wr)
 refused("UD without ud", "the provider would dereference a NULL AH", ud.post_send, ud, { opcode = "SEND" })
 -- Smaller: keys modify would ignore; errno names
-refused("sq_draining", "key 'sq_draining' is what ibv_query_qp reports", rc.modify, rc,
+refused("sq_draining", "key 'sq_draining' cannot be set: ibv_query_qp reports it", rc.modify, rc,
   { qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0, sq_draining = 1 })
 local srq = pd:create_srq{ max_wr = 4, max_sge = 1 }
 refused("srq max_sge", "key 'max_sge' is fixed when the SRQ is created", srq.modify, srq, { max_wr = 8, max_sge = 2 })

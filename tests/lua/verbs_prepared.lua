@@ -137,6 +137,44 @@ mr_c:dereg()
 e = raises("post with a deregistered MR", b.post_recv, b, precv)
 check(tostring(e):find("names mr%d+, which is destroyed"), "destroyed MR: %s", tostring(e))
 
+-- A post checks a prepared WR once per QP, then trusts it until an object is
+-- destroyed or finalized or the WR is assigned to: each of these changes,
+-- made after the WR was posted (and its checks kept), is still seen.
+local mr_d = pd:reg_mr(64, "LOCAL_WRITE")
+local pr = verbs.recv_wr{ wr_id = 9, sg_list = { { mr = mr_d, length = 64 } } }
+b:post_recv(pr); b:post_recv(pr)
+mr_d:dereg()
+e = raises("post after the MR was deregistered", b.post_recv, b, pr)
+check(tostring(e):find("names mr%d+, which is destroyed since"), "MR destroyed after a post: %s", tostring(e))
+local mr_f = pd:reg_mr(64, "LOCAL_WRITE")
+local pf = verbs.recv_wr{ wr_id = 10, sg_list = { { mr = mr_f, length = 64 } } }
+b:post_recv(pf)
+getmetatable(mr_f).__gc(mr_f)
+e = raises("post after the MR's __gc was called", b.post_recv, b, pf)
+check(tostring(e):find("finalized", 1, true), "MR finalized after a post: %s", tostring(e))
+local ud = pd:create_qp{ qp_type = "UD", send_cq = cq_a, recv_cq = cq_a,
+  cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 } }
+ud:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qkey = 0x11 }
+ud:modify{ qp_state = "RTR" }
+ud:modify{ qp_state = "RTS", sq_psn = 0 }
+local ah = pd:create_ah{ is_global = 1, port_num = 1, grh = { dgid = gid, sgid_index = T.gid_index, hop_limit = 1 } }
+local pu = verbs.send_wr{ wr_id = 11, opcode = "SEND", sg_list = { { mr = mr_a, length = 8 } },
+                          ud = { ah = ah, remote_qpn = ud.qp_num, remote_qkey = 0x11 } }
+ud:post_send(pu)
+e = raises("the same UD WR on an RC QP", a.post_send, a, pu)
+check(tostring(e):find("key 'ud'", 1, true), "UD WR on RC: %s", tostring(e))
+ah:destroy()
+e = raises("post after the AH was destroyed", ud.post_send, ud, pu)
+check(tostring(e):find("names ah%d+, which is destroyed since"), "AH destroyed after a post: %s", tostring(e))
+local ah2 = pd:create_ah{ is_global = 1, port_num = 1, grh = { dgid = gid, sgid_index = T.gid_index, hop_limit = 1 } }
+local pi = verbs.send_wr{ wr_id = 12, opcode = "SEND", sg_list = { { mr = mr_a, length = 8 } },
+                          ud = { ah = ah2, remote_qpn = ud.qp_num, remote_qkey = 0x11 } }
+ud:post_send(pi)
+pi.rdma = { remote_addr = 0x1000, rkey = 1 }
+e = raises("rdma assigned to a UD WR after a post", ud.post_send, ud, pi)
+check(tostring(e):find("key 'rdma' on a UD QP", 1, true), "rdma on a UD WR after a post: %s", tostring(e))
+ud:destroy(); ah2:destroy()
+
 -- A status that changes under a view: after six SUCCESS entries, a QP in
 -- ERR flushes the chain, and the views show WR_FLUSH_ERR for 1..3 and
 -- nothing for 4..6.
