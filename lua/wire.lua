@@ -175,21 +175,32 @@ function M.read_pcap(file)
   return list
 end
 
+-- The packet list of a capture, or a list itself; nil for anything else.
+local function list_of(packets)
+  if type(packets) == "userdata" then
+    local ok, l = pcall(packets.packets, packets)
+    return ok and l or nil
+  end
+  return type(packets) == "table" and packets or nil
+end
+
 -- A ladder diagram: the requester (the sender of the first frame) on the
 -- left, its peer on the right, one arrow per frame; runs of more than four
 -- MIDDLE frames fold. packets: a capture or a list from cap:packets().
-function M.ladder(packets)
-  if type(packets) == "userdata" then packets = packets:packets() end
-  if type(packets) ~= "table" then
+-- notes (optional): text shown after a frame's arrow, by its index in the list.
+function M.ladder(packets, notes)
+  local list = list_of(packets)
+  if not list then
     error(("bad argument #1 to 'ladder' (capture or packet list expected, got %s)"):format(type(packets)), 2)
   end
+  notes = notes or {}
   local rows, left, t0 = {}, nil, nil
-  for _, pkt in ipairs(packets) do
+  for i, pkt in ipairs(list) do
     local p = M.decode(pkt.bytes)
     if p then
       left = left or p.ip.src
       t0 = t0 or pkt.time
-      rows[#rows + 1] = { p = p, t = pkt.time - t0, right = p.ip.src ~= left }
+      rows[#rows + 1] = { p = p, t = pkt.time - t0, right = p.ip.src ~= left, note = notes[i] }
     end
   end
   if not left then return "(no RoCEv2 frames)" end
@@ -204,6 +215,7 @@ function M.ladder(packets)
     if not p.icrc_ok then what = what .. " BAD ICRC" end
     local arrow = r.right and ("<" .. ("-"):rep(6) .. " " .. what) or (what .. " " .. ("-"):rep(6) .. ">")
     out[#out + 1] = ("%10.3f  |" .. (r.right and "%60s|" or "%-60s|")):format(r.t * 1000, arrow)
+      .. (r.note and ("  " .. r.note) or "")
   end
   local i = 1
   while i <= #rows do
@@ -222,11 +234,14 @@ function M.ladder(packets)
   return table.concat(out, "\n")
 end
 
+-- A filtered list prints as its ladder.
+local list_mt = { __tostring = function(l) return M.ladder(l) end }
+
 -- The frames of a capture or list whose BTH matches: qp (DestQP) and/or
 -- opcode (a name such as "SEND_FIRST" or "RC_SEND_FIRST", or a number).
 function M.filter(packets, want)
-  if type(packets) == "userdata" then packets = packets:packets() end
-  if type(packets) ~= "table" then
+  local list = list_of(packets)
+  if not list then
     error(("bad argument #1 to 'filter' (capture or packet list expected, got %s)"):format(type(packets)), 2)
   end
   if type(want) ~= "table" then
@@ -237,8 +252,8 @@ function M.filter(packets, want)
       error(("bad argument #2 to 'filter' (unknown key '%s': qp or opcode)"):format(tostring(k)), 2)
     end
   end
-  local out = {}
-  for _, pkt in ipairs(packets) do
+  local out = setmetatable({}, list_mt)
+  for _, pkt in ipairs(list) do
     local p = M.decode(pkt.bytes)
     if p and (want.qp == nil or p.bth.destqp == want.qp)
         and (want.opcode == nil or want.opcode == p.opcode or want.opcode == p.bth.opname
@@ -247,6 +262,139 @@ function M.filter(packets, want)
     end
   end
   return out
+end
+
+-- Tying frames to the WRs that caused them. A request's BTH names the
+-- responder's QP (DestQP), and a WR posted on a connected QP goes to its
+-- dest_qp_num (on UD, to the WR's remote_qpn): so the requests to one DestQP
+-- are the WRs posted toward it, message by message, in post order. The
+-- responses (ACK, READ response, atomic ACK) name the requester's own QP
+-- and the PSN of the request they answer.
+local KIND = {}   -- operation (low 5 bits) -> message kind, for requests
+for op = 0, 5 do KIND[op] = "SEND" end
+for op = 6, 11 do KIND[op] = "RDMA_WRITE" end
+KIND[12], KIND[19], KIND[20], KIND[22], KIND[23] = "RDMA_READ", "ATOMIC", "ATOMIC", "SEND", "SEND"
+local STARTS = { [0] = true, [4] = true, [5] = true, [6] = true, [10] = true, [11] = true,
+                 [12] = true, [19] = true, [20] = true, [23] = true }
+local WR_KIND = { SEND = "SEND", SEND_WITH_IMM = "SEND", SEND_WITH_INV = "SEND",
+                  RDMA_WRITE = "RDMA_WRITE", RDMA_WRITE_WITH_IMM = "RDMA_WRITE",
+                  RDMA_READ = "RDMA_READ", ATOMIC_CMP_AND_SWP = "ATOMIC", ATOMIC_FETCH_AND_ADD = "ATOMIC" }
+
+local function psn_le(a, b) return ((b - a) & 0xFFFFFF) < 0x800000 end   -- a <= b, modulo 2^24
+
+-- notes[i] for the frames of list that belong to a WR of posts (cap:posts()),
+-- and a summary line per WR. Returns notes, summary (a list of lines).
+function M.attribute(list, posts)
+  local queue, by_qpn = {}, {}          -- dest_qp -> WRs not yet seen; qp_num -> WRs seen
+  for _, w in ipairs(posts) do
+    local q = queue[w.dest_qp] or {}; queue[w.dest_qp] = q
+    q[#q + 1] = { post = w, frames = {}, psn = nil, kind = WR_KIND[w.opcode] or w.opcode }
+  end
+  local notes, open, seen = {}, {}, {}   -- open: dest_qp -> the WR whose message is under way
+  local function wr_name(e) return ("wr_id %d's %s"):format(e.post.wr_id, e.post.opcode) end
+  for i, pkt in ipairs(list) do
+    local p = M.decode(pkt.bytes)
+    local op = p and (p.bth.opcode & 0x1F)
+    if p and KIND[op] then                                   -- a request
+      local dq, e = p.bth.destqp, nil
+      for _, x in ipairs(seen[dq] or {}) do                  -- a PSN already sent: a retransmission
+        if x.psn and x.last and psn_le(x.psn, p.bth.psn) and psn_le(p.bth.psn, x.last) then e = x end
+      end
+      if e then
+        notes[i] = wr_name(e) .. " again (retransmitted)"
+      else
+        if STARTS[op] or not open[dq] then
+          e = table.remove(queue[dq] or {}, 1)
+          open[dq] = e
+          if e then
+            e.psn = p.bth.psn
+            seen[dq] = seen[dq] or {}; table.insert(seen[dq], e)
+            local bq = by_qpn[e.post.qp_num] or {}; by_qpn[e.post.qp_num] = bq; bq[#bq + 1] = e
+          end
+        else
+          e = open[dq]
+        end
+        if e then
+          e.last = p.bth.psn
+          e.frames[#e.frames + 1] = i
+          notes[i] = wr_name(e) .. (e.kind ~= KIND[op] and (" (but the frame is a " .. KIND[op] .. ")") or "")
+        end
+      end
+    elseif p then                                            -- a response to the QP it names
+      local mine = by_qpn[p.bth.destqp] or {}
+      local done = {}
+      for _, e in ipairs(mine) do
+        local reads = e.kind == "RDMA_READ" or e.kind == "ATOMIC"
+        if reads and (op >= 13 and op <= 16 or op == 18) and psn_le(e.psn, p.bth.psn)
+            and (not e.next_psn or not psn_le(e.next_psn, p.bth.psn)) then
+          notes[i] = wr_name(e) .. (op == 18 and " result" or " data")
+          e.answers = (e.answers or 0) + 1
+        end
+      end
+      if p.aeth and p.aeth.kind ~= "ACK" then
+        for _, e in ipairs(mine) do
+          if psn_le(e.psn, p.bth.psn) and psn_le(p.bth.psn, e.last or e.psn) then
+            notes[i] = ("%s on %s"):format(p.aeth.kind, wr_name(e))
+          end
+        end
+      elseif p.aeth then                                     -- an ACK (or the last answer) completes up to its PSN
+        for _, e in ipairs(mine) do
+          -- a READ completes with its last response, an atomic with its
+          -- ACK; a plain ACK completes SENDs and WRITEs up to its PSN
+          local waits = (e.kind == "RDMA_READ" and op ~= 15 and op ~= 16)
+            or (e.kind == "ATOMIC" and op ~= 18)
+          if not e.acked and not waits and psn_le(e.last or e.psn, p.bth.psn) then
+            e.acked = i
+            done[#done + 1] = ("%d"):format(e.post.wr_id)
+          end
+        end
+        if #done > 0 then
+          notes[i] = (notes[i] and (notes[i] .. "; ") or "") .. "completes wr_id " .. table.concat(done, ", ")
+        end
+      end
+    end
+    -- a READ's responses take the PSNs after its request: the next WR of
+    -- that QP starts where they end
+    if p and KIND[op] then
+      local list_dq = seen[p.bth.destqp] or {}
+      for k = 1, #list_dq - 1 do list_dq[k].next_psn = list_dq[k].next_psn or list_dq[k + 1].psn end
+    end
+  end
+  local summary = {}
+  for _, ws in pairs(seen) do
+    for _, e in ipairs(ws) do
+      local w = e.post
+      local line = ("wr_id %d (%s %s, %d bytes): %d frame%s from psn %d"):format(w.wr_id, w.qp, w.opcode,
+        w.length, #e.frames, #e.frames == 1 and "" or "s", e.psn)
+      if e.answers then line = line .. (", %d answer%s"):format(e.answers, e.answers == 1 and "" or "s") end
+      if e.acked then line = line .. (", completed by frame %d (%s)"):format(e.acked, M.decode(list[e.acked].bytes).opcode)
+      elseif w.qp_type == "UD" then line = line .. ", no ACK on UD: it completes when sent"
+      else line = line .. ", no ACK in the capture" end
+      summary[#summary + 1] = { e.frames[1] or 0, line }
+    end
+  end
+  for _, q in pairs(queue) do
+    for _, e in ipairs(q) do
+      summary[#summary + 1] = { math.huge, ("wr_id %d (%s %s, %d bytes): no frame in the capture"):format(
+        e.post.wr_id, e.post.qp, e.post.opcode, e.post.length) }
+    end
+  end
+  table.sort(summary, function(a, b) return a[1] < b[1] end)
+  for k, v in ipairs(summary) do summary[k] = v[2] end
+  return notes, summary
+end
+
+-- print(cap): the capture's frames as a ladder, each with the WR that
+-- caused it, and a line per WR; or why there is nothing to show.
+function M.show(cap)
+  local info, list = cap:info(), cap:packets()
+  local head = ("capture on %s (%d frame%s%s)"):format(info.netdev, info.count,
+    info.count == 1 and "" or "s", info.stopped and ", stopped" or "")
+  if #list == 0 then return head end
+  local notes, summary = M.attribute(list, cap:posts())
+  local out = { head, M.ladder(list, notes) }
+  for _, l in ipairs(summary) do out[#out + 1] = l end
+  return table.concat(out, "\n")
 end
 
 return M

@@ -10,6 +10,9 @@
 #include "verbsh.h"
 
 #define CAP_MT "verbs.capture"
+/* Registry key of this state's list of send WRs posted while a capture ran:
+ * what lua/wire.lua matches packets against. */
+#define POSTS_KEY "verbs.capture.posts"
 
 struct capture {
 	pcap_t *p;               /* NULL once stopped: the frames stay readable */
@@ -18,7 +21,71 @@ struct capture {
 	int ref;                 /* registry ref of the Lua list of packets */
 	int count;
 	int stopped;
+	struct vstate *st;       /* its state's capture count, dropped once by stop or __gc */
+	lua_Integer post_first;  /* the posts list's indices of this capture's WRs */
+	lua_Integer post_last;   /* (set by stop; while it runs, the list's end) */
 };
+
+/* The posts list on top of the stack (made when missing). */
+static void push_posts(lua_State *L)
+{
+	if (lua_getfield(L, LUA_REGISTRYINDEX, POSTS_KEY) == LUA_TTABLE)
+		return;
+	lua_pop(L, 1);
+	lua_newtable(L);
+	lua_pushvalue(L, -1);
+	lua_setfield(L, LUA_REGISTRYINDEX, POSTS_KEY);
+}
+
+void capture_note_posts(lua_State *L, struct vnode *n, const struct ibv_send_wr *wrs)
+{
+	struct ibv_qp *qp = n->h;
+	uint32_t dest = 0;
+	if (qp->qp_type != IBV_QPT_UD) {
+		struct ibv_qp_attr a;
+		struct ibv_qp_init_attr ia;
+		if (ibv_query_qp(qp, &a, IBV_QP_DEST_QPN, &ia) == 0)
+			dest = a.dest_qp_num;
+	}
+	char name[32];
+	vobj_cname(n, name, sizeof name);
+	push_posts(L);
+	lua_Integer at = (lua_Integer)lua_rawlen(L, -1);
+	for (const struct ibv_send_wr *w = wrs; w; w = w->next) {
+		uint64_t len = 0;
+		for (int i = 0; i < w->num_sge; i++)
+			len += w->sg_list[i].length;
+		lua_createtable(L, 0, 7);
+		lua_pushstring(L, name);
+		lua_setfield(L, -2, "qp");
+		lua_pushinteger(L, qp->qp_num);
+		lua_setfield(L, -2, "qp_num");
+		venum_push(L, &ve_qp_type, qp->qp_type);
+		lua_setfield(L, -2, "qp_type");
+		lua_pushinteger(L, qp->qp_type == IBV_QPT_UD ? w->wr.ud.remote_qpn : dest);
+		lua_setfield(L, -2, "dest_qp");
+		lua_pushinteger(L, (lua_Integer)w->wr_id);
+		lua_setfield(L, -2, "wr_id");
+		venum_push(L, &ve_wr_opcode, w->opcode);
+		lua_setfield(L, -2, "opcode");
+		lua_pushinteger(L, (lua_Integer)len);
+		lua_setfield(L, -2, "length");
+		lua_rawseti(L, -2, ++at);
+	}
+	lua_pop(L, 1);
+}
+
+/* This capture no longer runs: its state counts one capture less. */
+static void end_capture(lua_State *L, struct capture *c)
+{
+	if (c->stopped)
+		return;
+	c->stopped = 1;
+	c->st->capturing--;
+	push_posts(L);
+	c->post_last = (lua_Integer)lua_rawlen(L, -1);
+	lua_pop(L, 1);
+}
 
 /* The netdev of port 1 of an rxe device, from its GID table in sysfs. */
 static int netdev_of(const char *dev, char *out, size_t len)
@@ -138,6 +205,19 @@ static int l_capture(lua_State *L)
 	struct capture *c = lua_newuserdatauv(L, sizeof *c, 0);
 	memset(c, 0, sizeof *c);
 	c->p = p;
+	c->st = vstate(L);
+	/* The posts list grows only while some capture runs; the first
+	 * capture of a quiet spell starts it afresh. */
+	push_posts(L);
+	if (c->st->capturing++ == 0) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_setfield(L, LUA_REGISTRYINDEX, POSTS_KEY);
+		c->post_first = 1;
+	} else {
+		c->post_first = (lua_Integer)lua_rawlen(L, -1) + 1;
+		lua_pop(L, 1);
+	}
 	snprintf(c->netdev, sizeof c->netdev, "%s", netdev);
 	snprintf(c->device, sizeof c->device, "%s", device);
 	lua_newtable(L);
@@ -152,7 +232,7 @@ static int l_stop(lua_State *L)
 	drain(L, c);
 	pcap_close(c->p);
 	c->p = NULL;
-	c->stopped = 1;
+	end_capture(L, c);
 	lua_pushinteger(L, c->count);
 	if (c->count > 0)
 		return 1;
@@ -217,6 +297,21 @@ static int l_save(lua_State *L)
 	return 1;
 }
 
+/* The send WRs posted in this Lua state while the capture ran, in post
+ * order: { qp =, qp_num =, qp_type =, dest_qp =, wr_id =, opcode =, length = }. */
+static int l_posts(lua_State *L)
+{
+	struct capture *c = check_cap(L, 0);
+	push_posts(L);
+	lua_Integer last = c->stopped ? c->post_last : (lua_Integer)lua_rawlen(L, -1);
+	lua_createtable(L, last >= c->post_first ? (int)(last - c->post_first + 1) : 0, 0);
+	for (lua_Integer i = c->post_first; i <= last; i++) {
+		lua_rawgeti(L, -2, i);
+		lua_rawseti(L, -2, i - c->post_first + 1);
+	}
+	return 1;
+}
+
 static int l_info(lua_State *L)
 {
 	struct capture *c = check_cap(L, 0);
@@ -241,7 +336,10 @@ static int l_gc(lua_State *L)
 	if (c->p)
 		pcap_close(c->p);
 	c->p = NULL;
-	c->stopped = 1;
+	if (c->st && !c->stopped) {   /* at lua_close the registry may be gone: count only */
+		c->stopped = 1;
+		c->st->capturing--;
+	}
 	if (c->ref) {
 		luaL_unref(L, LUA_REGISTRYINDEX, c->ref);
 		c->ref = 0;
@@ -249,19 +347,47 @@ static int l_gc(lua_State *L)
 	return 0;
 }
 
+/* Calls require("verbs.wire")[fn] with this call's arguments: the ladder,
+ * the filter and the attribution are policy, in lua/wire.lua. */
+static int wire_call(lua_State *L, const char *fn)
+{
+	int n = lua_gettop(L);
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "verbs.wire");
+	lua_call(L, 1, 1);
+	lua_getfield(L, -1, fn);
+	lua_replace(L, -2);
+	lua_insert(L, 1);
+	lua_call(L, n, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
+static int l_filter(lua_State *L)
+{
+	check_cap(L, 0);
+	return wire_call(L, "filter");
+}
+
+static int l_ladder(lua_State *L)
+{
+	check_cap(L, 0);
+	return wire_call(L, "ladder");
+}
+
+/* print(cap): what it captured, as a ladder with each frame's WR. */
 static int l_tostring(lua_State *L)
 {
-	struct capture *c = luaL_checkudata(L, 1, CAP_MT);
-	lua_pushfstring(L, "capture on %s (%d packets%s)", c->netdev, c->count,
-			c->stopped ? ", stopped" : "");
-	return 1;
+	check_cap(L, 0);
+	lua_settop(L, 1);
+	return wire_call(L, "show");
 }
 
 void capture_open(lua_State *L)
 {
 	static const luaL_Reg methods[] = {
 		{ "stop", l_stop }, { "packets", l_packets }, { "save", l_save },
-		{ "info", l_info }, { NULL, NULL },
+		{ "info", l_info }, { "posts", l_posts }, { "filter", l_filter },
+		{ "ladder", l_ladder }, { NULL, NULL },
 	};
 	if (luaL_newmetatable(L, CAP_MT)) {
 		luaL_newlib(L, methods);

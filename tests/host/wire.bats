@@ -56,3 +56,21 @@ load ../helpers
     [[ ${lines[3]} == *"netdev: string expected, got number"* ]]
     [[ ${lines[4]} == *"no netdev found under device 'nosuchdev9'"* ]]
 }
+
+@test "wire: print(cap) names the netdev and its frames; cap:posts() and cap:filter on an empty capture" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    run "$VERBSH" -e '
+      local c = verbs.capture{netdev = "lo"}
+      print(c)
+      print(#c:posts(), c:stop())
+      print(c)
+      print(c:filter{opcode = "SEND_FIRST"})
+      print(pcall(c.filter, c, {qpn = 1}))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "capture on lo (0 frames)" ]
+    [[ ${lines[1]} == $'0\t0\tno RoCEv2 frame crossed lo. Traffic between two QPs of one rxe device never reaches a netdev'* ]]
+    [ "${lines[2]}" = "capture on lo (0 frames, stopped)" ]
+    [ "${lines[3]}" = "(no RoCEv2 frames)" ]
+    [[ ${lines[4]} == *"unknown key 'qpn': qp or opcode"* ]]
+}

@@ -42,8 +42,13 @@ local map = {
   ["udp.checksum"] = function(p) return ("0x%04x"):format(p.udp.checksum) end,
   ["infiniband.deth.q_key"] = function(p) return ("0x%016x"):format(p.deth.q_key) end,
   ["infiniband.deth.srcqp"] = function(p) return ("0x%08x"):format(p.deth.src_qp) end,
-  ["infiniband.reth.va"] = function(p) return tostring(p.reth.va) end,
-  ["infiniband.reth.r_key"] = function(p) return tostring(p.reth.r_key) end,
+  -- tshark names the AtomicETH's address and key as the RETH's
+  ["infiniband.reth.va"] = function(p) return ("0x%016x"):format((p.reth or p.atomiceth).va) end,
+  ["infiniband.reth.r_key"] = function(p) return ("0x%08x"):format((p.reth or p.atomiceth).r_key) end,
+  ["infiniband.immdt"] = function(p)
+    return ("%02x:%02x:%02x:%02x"):format(p.immdt >> 24, (p.immdt >> 16) & 255, (p.immdt >> 8) & 255, p.immdt & 255)
+  end,
+  ["infiniband.aeth.syndrome.timer"] = function(p) return tostring(p.aeth.timer) end,
   ["infiniband.reth.dmalen"] = function(p) return tostring(p.reth.dma_length) end,
   ["infiniband.atomiceth.swapdt"] = function(p) return tostring(p.atomiceth.swap_or_add) end,
   ["infiniband.atomiceth.cmpdt"] = function(p) return tostring(p.atomiceth.compare) end,
