@@ -74,3 +74,31 @@ load ../helpers
     [ "${lines[3]}" = "(no RoCEv2 frames)" ]
     [[ ${lines[4]} == *"unknown key 'qpn': qp or opcode"* ]]
 }
+
+@test "wire: attribute ties the frames of a real capture (tests/wire/scenarios.pcap) to the WRs posted" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local list = w.read_pcap("tests/wire/scenarios.pcap")
+      local function post(id, op, len, qpt, dest) return { qp = qpt == "UD" and "qp3" or "qp1", qp_num = 17,
+        qp_type = qpt or "RC", dest_qp = dest or 17, wr_id = id, opcode = op, length = len } end
+      local notes, summary = w.attribute(list, { post(7, "SEND", 5000), post(8, "RDMA_WRITE", 1500),
+        post(9, "RDMA_WRITE_WITH_IMM", 100), post(10, "RDMA_READ", 3000), post(11, "ATOMIC_FETCH_AND_ADD", 8),
+        post(12, "SEND", 64), post(13, "SEND", 1000, "UD", 18), post(14, "SEND", 10) })
+      for i = 1, #list do print(i, notes[i] or "-") end
+      print(table.concat(summary, "\n"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    for i in 1 2 3 4 5; do [ "${lines[i-1]}" = "$i	wr_id 7's SEND" ]; done
+    [ "${lines[5]}" = "6	completes wr_id 7" ]
+    [ "${lines[8]}" = "9	completes wr_id 8" ]
+    [ "${lines[12]}" = "13	wr_id 10's RDMA_READ data" ]
+    [ "${lines[14]}" = "15	wr_id 10's RDMA_READ data; completes wr_id 10" ]
+    [ "${lines[16]}" = "17	wr_id 11's ATOMIC_FETCH_AND_ADD result; completes wr_id 11" ]
+    [ "${lines[18]}" = "19	RNR NAK on wr_id 12's SEND" ]
+    [ "${lines[19]}" = "20	wr_id 12's SEND again (retransmitted)" ]
+    [ "${lines[20]}" = "21	completes wr_id 12" ]
+    [ "${lines[21]}" = "22	wr_id 13's SEND" ]
+    [[ $output == *"wr_id 10 (qp1 RDMA_READ, 3000 bytes): 1 frame from psn 108, 3 answers, completed by frame 15 (RDMA_READ_RESPONSE_LAST)"* ]]
+    [[ $output == *"wr_id 13 (qp3 SEND, 1000 bytes): 1 frame from psn 0, no ACK on UD: it completes when sent"* ]]
+    [[ ${lines[-1]} == "wr_id 14 (qp1 SEND, 10 bytes): no frame in the capture" ]]
+}
