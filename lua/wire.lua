@@ -217,8 +217,25 @@ function M.ladder(packets, notes)
     out[#out + 1] = ("%10.3f  |" .. (r.right and "%60s|" or "%-60s|")):format(r.t * 1000, arrow)
       .. (r.note and ("  " .. r.note) or "")
   end
+  -- the same request and answer again and again (RNR NAK, then the same
+  -- PSN): more than three rounds fold into the first, a count and the last
+  local function same(r, s2)
+    return r.p.opcode == s2.p.opcode and r.p.bth.psn == s2.p.bth.psn and r.right == s2.right
+      and (r.p.aeth and r.p.aeth.kind) == (s2.p.aeth and s2.p.aeth.kind)
+  end
   local i = 1
   while i <= #rows do
+    local k = i
+    while k + 3 <= #rows and same(rows[k], rows[k + 2]) and same(rows[k + 1], rows[k + 3])
+      and not same(rows[k], rows[k + 1]) do k = k + 2 end
+    if (k - i) / 2 + 1 > 3 then
+      line(rows[i]); line(rows[i + 1])
+      out[#out + 1] = ("%10s  |%-60s|"):format("", ("   ... %d more times the same two"):format((k - i) / 2 - 1))
+      line(rows[k]); line(rows[k + 1])
+      i = k + 2
+      goto continue
+    end
+    do
     local j = i
     while j + 1 <= #rows and rows[j + 1].p.opcode:find("MIDDLE") and rows[j + 1].p.opcode == rows[i].p.opcode
       and rows[j + 1].right == rows[i].right do j = j + 1 end
@@ -227,9 +244,11 @@ function M.ladder(packets, notes)
       out[#out + 1] = ("%10s  |%-60s|"):format("", ("   ... %d more %s"):format(j - i - 1, rows[i].p.opcode))
       line(rows[j])
     else
-      for k = i, j do line(rows[k]) end
+      for m = i, j do line(rows[m]) end
     end
     i = j + 1
+    end
+    ::continue::
   end
   return table.concat(out, "\n")
 end

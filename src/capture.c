@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <unistd.h>
 #include <pcap/pcap.h>
 #include "verbsh.h"
 
@@ -178,7 +179,12 @@ static int l_capture(lua_State *L)
 	pcap_t *p = pcap_create(netdev, err);
 	if (!p)
 		return luaL_error(L, "capture: pcap_create(%s): %s", netdev, err);
-	pcap_set_snaplen(p, 65535);
+	/* Frames are only read when Lua asks (cap:stop(), cap:packets()), so
+	 * the kernel's ring must hold a whole exchange meanwhile: the ring has
+	 * a slot per snaplen, and a 64 KiB snaplen left 32 slots in the default
+	 * 2 MiB. A RoCEv2 frame is at most a 4096-byte payload plus headers. */
+	pcap_set_snaplen(p, 9216);
+	pcap_set_buffer_size(p, 32 << 20);
 	pcap_set_immediate_mode(p, 1);
 	pcap_set_timeout(p, 10);
 	int rc = pcap_activate(p);
@@ -229,11 +235,28 @@ static int l_capture(lua_State *L)
 static int l_stop(lua_State *L)
 {
 	struct capture *c = check_cap(L, 1);
-	drain(L, c);
+	/* A frame that arrived with the completion (the ACK that caused it)
+	 * may still be on its way through the kernel's packet socket: stop
+	 * once the netdev has been quiet for 20 ms. */
+	int before, quiet = 0;
+	while (quiet < 10) {
+		before = c->count;
+		drain(L, c);
+		quiet = c->count == before ? quiet + 1 : 0;
+		if (quiet)
+			usleep(2000);
+	}
+	struct pcap_stat ps;
+	unsigned dropped = pcap_stats(c->p, &ps) == 0 ? ps.ps_drop : 0;
 	pcap_close(c->p);
 	c->p = NULL;
 	end_capture(L, c);
 	lua_pushinteger(L, c->count);
+	if (dropped) {
+		lua_pushfstring(L, "the kernel dropped %d frames: the capture buffer (32 MiB) was full; "
+			"stop or read (cap:packets()) a capture more often", (int)dropped);
+		return 2;
+	}
 	if (c->count > 0)
 		return 1;
 	/* The usual reason: both QPs were on one rxe device, which loops its

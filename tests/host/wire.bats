@@ -102,3 +102,19 @@ load ../helpers
     [[ $output == *"wr_id 13 (qp3 SEND, 1000 bytes): 1 frame from psn 0, no ACK on UD: it completes when sent"* ]]
     [[ ${lines[-1]} == "wr_id 14 (qp1 SEND, 10 bytes): no frame in the capture" ]]
 }
+
+@test "wire: a SEND and its RNR NAK five times over fold to the first round, a count and the last" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local l = w.read_pcap("tests/wire/scenarios.pcap")
+      local many = {}
+      for _ = 1, 5 do many[#many + 1] = l[18]; many[#many + 1] = l[19] end
+      many[#many + 1] = l[20]; many[#many + 1] = l[21]
+      print(w.ladder(many))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 8 ]
+    [[ ${lines[3]} == *"   ... 3 more times the same two"* ]]
+    [[ ${lines[5]} == *"RNR NAK timer 1 msn 5|" ]]
+    [[ ${lines[7]} == *"ACKNOWLEDGE psn 112 len 0 ACK msn 6|" ]]
+}

@@ -65,3 +65,18 @@ LUA
         grep -q $'\tinfiniband.'"$f"$'\t' "$BATS_TEST_TMPDIR/flat" || { echo "no $f"; false; }
     done
 }
+
+@test "lesson 17 on-the-wire: --auto passes between rxe0 and rxe1, its ladders in the transcript" {
+    cd "$ROOT"
+    run scripts/rxe-vm --two -- "$VERBSH" --lesson on-the-wire --auto
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"PASS on-the-wire"* ]]
+    [[ $output == *"Lesson on-the-wire complete (8 steps)"* ]]
+    # the ladders the student reads, with the WRs that caused the frames
+    [[ $output == *"SEND_LAST psn 104 len 904 ------>"*"|  wr_id 1's SEND"* ]]
+    [[ $output == *"<------ RDMA_READ_RESPONSE_LAST psn"*"|  wr_id 31's RDMA_READ data; completes wr_id 31"* ]]
+    [[ $output == *"RNR NAK timer 1 msn"*"|  RNR NAK on wr_id 61's SEND"* ]]
+    [[ $output == *"wr_id 71's SEND again (retransmitted)"* ]]
+    [[ $output == *"step 8 done: the SEND's PSN"*"qp_b completed it once"* ]]
+}

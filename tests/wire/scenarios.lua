@@ -28,7 +28,7 @@ local function connect(s, peer, psn, peer_psn)
     max_dest_rd_atomic = 1, min_rnr_timer = 1,
     ah_attr = { is_global = 1, port_num = 1,
                 grh = { dgid = peer.gid, sgid_index = s.gid_index, hop_limit = 1 } } }
-  s.qp:modify{ qp_state = "RTS", timeout = 14, retry_cnt = 7, rnr_retry = 7, sq_psn = psn,
+  s.qp:modify{ qp_state = "RTS", timeout = 17, retry_cnt = 7, rnr_retry = 7, sq_psn = psn,
     max_rd_atomic = 1 }
 end
 connect(a, b, 100, 900)
@@ -125,6 +125,25 @@ scenario("ud", function()
     sg_list = { { mr = a.mr, offset = 0, length = 1000 } },
     ud = { ah = ah, remote_qpn = qb.qp_num, remote_qkey = 0x11111111 } }
   wait(a, 1, "ud"); wait(b, 1, "ud recv")
+end)
+
+scenario("coalesce", function()
+  for i = 1, 8 do recv(b, 20 + i, 100) end
+  local l = {}
+  for i = 1, 8 do l[i] = { wr_id = 20 + i, opcode = "SEND", send_flags = i == 8 and "SIGNALED" or 0,
+    sg_list = { { mr = a.mr, offset = 0, length = 100 } } } end
+  a.qp:post_send(l)
+  wait(a, 1, "coalesce"); wait(b, 8, "coalesce recv")
+end)
+
+scenario("lost_ack", function()
+  os.execute("tc qdisc add dev veth1 root netem loss 100%")
+  recv(b, 30, 100)
+  a.qp:post_send{ wr_id = 31, opcode = "SEND", send_flags = "SIGNALED",
+    sg_list = { { mr = a.mr, offset = 0, length = 100 } } }
+  os.execute("sleep 0.1")
+  os.execute("tc qdisc del dev veth1 root")
+  wait(a, 1, "lost ack"); wait(b, 1, "lost ack recv")
 end)
 
 -- one pcap of every scenario's frames, for tshark
