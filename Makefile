@@ -1,6 +1,7 @@
 # verbsh: an interactive shell for RDMA verbs.
 #   make          build ./verbsh and ./verbs.so
-#   make run      build, then open the shell on a real device (or in the rxe micro-VM)
+#   make run      build, then open the shell on a real device (or in the rxe micro-VM);
+#                 make run TWO=1: the micro-VM with rxe0 and rxe1 on a veth pair
 #   make test     host tests, then device tests on rxe (host device or micro-VM),
 #                 then the same under ASan+UBSan
 #   make bench    benchmarks (in the micro-VM unless the host has a device)
@@ -17,7 +18,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
-DEPLIBS   = $(shell pkg-config --libs $(PKGS))
+DEPLIBS   = $(shell pkg-config --libs $(PKGS)) -lpcap
 ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
 
 # The bindings (everything but the shell's own main and REPL) go into both
@@ -47,7 +48,7 @@ verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 
 # The module must not link liblua itself: the interpreter that loads it provides Lua.
 verbs.so $(ASAN_DIR)/verbs.so: $(PIC_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm) -lpcap
 
 # deps is order-only everywhere it is needed, so that `make -j` installs the
 # packages before the first compile instead of racing it.
@@ -86,6 +87,7 @@ run: export CLASS := $(CLASS)
 run: export SEAT := $(SEAT)
 run: export PEER_SEAT := $(PEER_SEAT)
 run: export MTU := $(MTU)
+run: export TWO := $(TWO)
 run: all
 	@scripts/run-shell
 

@@ -261,6 +261,17 @@ M.methods = {
   sysinfo = { "verbs", "verbs.sysinfo()", "uname(2), getrlimit(RLIMIT_MEMLOCK), dladdr(ibv_get_device_list), geteuid()  /* facts for doctor */",
     "a table of what doctor() reads and Lua cannot: kernel, machine, memlock and memlock_max (bytes), euid,"
     .. " exe, lua, libibverbs (the loaded file), uverbs_abi_min/max and provider_abi", ex = "verbs.sysinfo().memlock" },
+  capture = { "verbs", 'verbs.capture{device = "rxe1"} or verbs.capture{netdev = "veth1"}',
+    "pcap_create(), pcap_activate(), pcap_setfilter(\"udp port 4791\")  /* libpcap */",
+    "starts capturing RoCEv2 frames on the netdev under an rxe device (from /sys/class/infiniband/DEV/ports/1/gid_attrs/ndevs)."
+    .. " cap:stop() returns the frame count (0 and why: same-device traffic is looped back inside rxe, use two devices,"
+    .. " scripts/rxe-vm --two); cap:packets() lists {time, bytes, length}; cap:save(file) writes a pcap for Wireshark;"
+    .. " cap:info() gives netdev, device, count, stopped. print(cap) draws the ladder (requester left, peer right,"
+    .. " one arrow per frame) with the WR of this process that caused each frame, and a line per WR: its frames and"
+    .. " the ACK that completed it; cap:posts() lists those send WRs {qp, qp_num, qp_type, dest_qp, wr_id, opcode, length};"
+    .. " cap:filter{qp = DestQP, opcode = \"SEND_MIDDLE\"} keeps some frames (it prints as their ladder); cap:ladder()."
+    .. " Decode frames with verbs.wire.decode(pkt.bytes)."
+    .. " Needs root (CAP_NET_RAW)", ex = 'cap = verbs.capture{device = "rxe0"}' },
   -- librdmacm
   create_event_channel = { "verbs", "verbs.create_event_channel()",
     "struct rdma_event_channel *rdma_create_event_channel(void)", "where rdma_cm events arrive (ch.fd)",

@@ -4,8 +4,9 @@
 #include "embedded.h"
 
 /* Lua modules that verbs.X loads on first use, so that verbs.oob does not
- * pull in LuaSocket for users who never touch it; and verbs.enums, the name
- * lists of every enum, built when first read (a tenth of start-up else). */
+ * pull in LuaSocket for users who never touch it, nor verbs.wire its
+ * decoder; and verbs.enums, the name lists of every enum, built when first
+ * read (a tenth of start-up else). */
 static int lazy_index(lua_State *L)
 {
 	const char *k = luaL_checkstring(L, 2);
@@ -15,7 +16,7 @@ static int lazy_index(lua_State *L)
 		lua_setfield(L, 1, k);
 		return 1;
 	}
-	if (strcmp(k, "oob") != 0 && strcmp(k, "explain") != 0)
+	if (strcmp(k, "oob") != 0 && strcmp(k, "explain") != 0 && strcmp(k, "wire") != 0)
 		return 0;
 	lua_getglobal(L, "require");
 	lua_pushfstring(L, "verbs.%s", k);
@@ -52,6 +53,7 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	wait_open(L);
 	fields_open(L);
 	sysinfo_open(L);
+	capture_open(L);
 	suggest_open(L);
 	warn_open(L);
 	vtrace_open(L);

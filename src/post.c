@@ -442,6 +442,8 @@ int qp_post_send(lua_State *L)
 	int badi = ret ? wr_bad_index(wrs, bad, true) : 0;
 	if (n->st->tracing)
 		post_record(L, n, "ibv_post_send", true, wrs, ret, badi);
+	if (!ret && n->st->capturing)
+		capture_note_posts(L, n, wrs);
 	if (!ret)
 		return 0;
 	if (is_list)

@@ -179,6 +179,7 @@ struct vstate {
 	unsigned long changes;           /* bumped whenever an object is destroyed or finalized */
 	bool tracing;                    /* verbs.trace is on: verbs call vrecord */
 	const char *recorder_call;       /* the call whose verbs.trace function is running, else NULL */
+	int capturing;                   /* live verbs.capture objects: posts are noted for them */
 };
 /* This state's (made on first use). */
 struct vstate *vstate(lua_State *L);
@@ -417,6 +418,10 @@ void cq_ex_open(lua_State *L);
  * verbs.getrusage. */
 void wait_open(lua_State *L);
 void sysinfo_open(lua_State *L);   /* verbs.sysinfo, for the doctor */
+void capture_open(lua_State *L);   /* verbs.capture (libpcap) */
+/* Notes a posted chain of send WRs for the running captures (cap:posts()),
+ * which tie frames to the WRs that caused them. Call when st->capturing. */
+void capture_note_posts(lua_State *L, struct vnode *n, const struct ibv_send_wr *wrs);
 
 /* ---- post.c: reading and posting WRs (tables, and prepared ones: wr.c) -- */
 

@@ -295,6 +295,8 @@ int prepared_post_send(lua_State *L, struct vnode *n)
 	int ret = ibv_post_send(n->h, pw->wrs, &bad);
 	if (n->st->tracing)
 		post_record(L, n, "ibv_post_send", true, pw->wrs, ret, ret ? wr_bad_index(pw->wrs, bad, true) : 0);
+	if (!ret && n->st->capturing)
+		capture_note_posts(L, n, pw->wrs);
 	return ret ? fail(L, "ibv_post_send", ret, 1, pw, bad, n->h) : 0;
 }
 

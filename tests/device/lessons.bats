@@ -34,6 +34,13 @@ auto() {
 @test "lesson 10 rc-errors: --auto passes" { auto 10 rc-errors 6; }
 @test "lesson 11 srq: --auto passes" { auto 11 srq 1; }
 @test "lesson 12 ud-drops: --auto passes" { auto 12 ud-drops 4; }
+@test "lesson 17 on-the-wire on one device: skipped (77), saying how to get two" {
+    [ "$(ls /sys/class/infiniband | wc -l)" -eq 1 ] || skip "this host has more than one RDMA device: tests/vm/wire.bats runs the lesson"
+    run "$VERBSH" --lesson on-the-wire --auto
+    echo "$output"
+    [ "$status" -eq 77 ]
+    [[ $output == *"This lesson cannot run here: it needs two RDMA devices joined by a link (only $RXE_DEV is here): start it with \`make run TWO=1\` (or inside scripts/rxe-vm --two)"* ]]
+}
 
 # Drives the runner the way the REPL does (after_eval after each chunk) and
 # asserts that a step stays open until the device's state says it is done.
