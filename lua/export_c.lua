@@ -178,7 +178,6 @@ V["context.create_cq"] = function(w, ev)
   local o = ev.args[2] or {}
   w:expect_obj(ev, "struct ibv_cq", v, fmt("ibv_create_cq(%s, %d, NULL, %s, %d)", w:obj(ev.self), ev.args[1],
     o.channel and w:obj(o.channel) or "NULL", o.comp_vector or 0), "ibv_create_cq")
-  if ev.results then w:put("struct wc_pool %s_wcs = { .cq = %s };", v, v) end
 end
 V["context.query_gid"] = function(w, ev)
   local g = w:tmp("gid")
@@ -352,6 +351,11 @@ local function completions(w, ev)
     return
   end
   local cq = w:obj(ev.self)
+  w.pools = w.pools or {}
+  if not w.pools[cq] then   -- declared where first used: an unused variable is an error
+    w.pools[cq] = true
+    w:put("struct wc_pool %s_wcs = { .cq = %s };", cq, cq)
+  end
   w:put('wait_completions(&%s_wcs, "completions on %s", %d);', cq, cq, #list)
   for i, c in ipairs(list) do
     local ok = c.status == "SUCCESS"
@@ -573,6 +577,35 @@ function M.export_c(path)
   f:write(text)
   f:close()
   return #R.events() - #skipped, skipped
+end
+
+-- verbsh --export-c OUT.c: recording from the start; finish() writes the
+-- program once the run is over, however it ended (os.exit included).
+local target
+function M.start(path)
+  target = path
+  R.record(true)
+  local exit = os.exit
+  os.exit = function(...)   -- luacheck: ignore
+    M.finish()
+    return exit(...)
+  end
+end
+
+function M.finish()
+  if not target then return end
+  local path = target
+  target = nil
+  if #R.events() == 0 then
+    io.stderr:write("verbsh: --export-c ", path, ": no verb was called, nothing written\n")
+    return
+  end
+  local n, skipped = M.export_c(path)
+  io.stderr:write(("verbsh: %d verb calls exported to %s"):format(n, path))
+  if #skipped > 0 then
+    io.stderr:write((" (%d left out, as comments: %s)"):format(#skipped, table.concat(skipped, ", ")))
+  end
+  io.stderr:write("; cc -Wall -Wextra -Werror ", path, " -libverbs -lrdmacm && ./a.out\n")
 end
 
 return M
