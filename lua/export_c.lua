@@ -43,6 +43,12 @@ local function cflags(ctype, v)
   return #parts > 0 and table.concat(parts, " | ") or "0"
 end
 
+local function copy_table(t)
+  local c = {}
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+
 local function cstring(s)
   return '"' .. s:gsub('[^%w %.,:;/_%-]', function(c) return fmt("\\%03o", c:byte()) end) .. '"'
 end
@@ -57,7 +63,12 @@ local function writer()
 end
 function W:put(s, ...) self.lines[#self.lines + 1] = "\t" .. (select("#", ...) > 0 and fmt(s, ...) or s) end
 function W:blank() self.lines[#self.lines + 1] = "" end
-function W:tmp(base) self.n = self.n + 1 return base .. self.n end
+-- attr1, attr2, sge1 ...: a counter per name
+function W:tmp(base)
+  self.count = self.count or {}
+  self.count[base] = (self.count[base] or 0) + 1
+  return base .. self.count[base]
+end
 
 -- An object argument as the C variable that holds it.
 function W:obj(o)
@@ -235,6 +246,72 @@ V["pd.create_srq"] = function(w, ev)
   w:expect_obj(ev, "struct ibv_srq", v, fmt("ibv_create_srq(%s, &%s)", w:obj(ev.self), a), "ibv_create_srq")
 end
 V["pd.dealloc"] = function(w, ev) w:expect_ret(ev, fmt("ibv_dealloc_pd(%s)", w:obj(ev.self))) end
+
+V["context.create_qp_ex"] = function(w, ev)
+  local qp = ev.results and ev.results[1]
+  local v = qp and R.name_of(qp) or w:tmp("qp_failed")
+  local a = w:tmp("init_attr_ex")
+  local t = copy_table(ev.args[1])
+  if t.comp_mask == nil then
+    local m = { "IBV_QP_INIT_ATTR_PD" }
+    if t.send_ops_flags then m[#m + 1] = "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS" end
+    if t.create_flags then m[#m + 1] = "IBV_QP_INIT_ATTR_CREATE_FLAGS" end
+    t.comp_mask = m
+  end
+  w:put("struct ibv_qp_init_attr_ex %s = %s;", a, w:init("ibv_qp_init_attr_ex", t))
+  w:expect_obj(ev, "struct ibv_qp", v, fmt("ibv_create_qp_ex(%s, &%s)", w:obj(ev.self), a), "ibv_create_qp_ex")
+  if qp then
+    w:put("struct ibv_qp_ex *%s_ex = ibv_qp_to_qp_ex(%s);", v, v)
+    w.qps[#w.qps + 1] = { name = v, obj = qp, qp_num = R.facts(qp).qp_num }
+  end
+end
+
+-- The builder of an extended QP (ibv_qp_ex): qp.wr_id = ..., qp:wr_*().
+V["qp.__newindex"] = function(w, ev)
+  local k, v = ev.args[1], ev.args[2]
+  local q = w:obj(ev.self) .. "_ex"
+  if k == "wr_flags" then w:put("%s->wr_flags = %s;", q, cflags("ibv_send_flags", v))
+  else w:put("%s->%s = %s;", q, k, tostring(math.tointeger(v) or v)) end
+end
+local function qx(w, ev) return w:obj(ev.self) .. "_ex" end
+V["qp.wr_start"] = function(w, ev) w:put("ibv_wr_start(%s);", qx(w, ev)) end
+V["qp.wr_abort"] = function(w, ev) w:put("ibv_wr_abort(%s);", qx(w, ev)) end
+V["qp.wr_complete"] = function(w, ev) w:expect_ret(ev, fmt("ibv_wr_complete(%s)", qx(w, ev))) end
+V["qp.wr_send"] = function(w, ev) w:put("ibv_wr_send(%s);", qx(w, ev)) end
+V["qp.wr_send_imm"] = function(w, ev) w:put("ibv_wr_send_imm(%s, htonl(0x%x));", qx(w, ev), ev.args[1]) end
+V["qp.wr_rdma_write"] = function(w, ev)
+  w:put("ibv_wr_rdma_write(%s, %s, %s);", qx(w, ev), w:key(ev.args[1], "rkey", ev.args[2]), w:addr(ev.args[2]))
+end
+V["qp.wr_rdma_write_imm"] = function(w, ev)
+  w:put("ibv_wr_rdma_write_imm(%s, %s, %s, htonl(0x%x));", qx(w, ev), w:key(ev.args[1], "rkey", ev.args[2]),
+    w:addr(ev.args[2]), ev.args[3])
+end
+V["qp.wr_rdma_read"] = function(w, ev)
+  w:put("ibv_wr_rdma_read(%s, %s, %s);", qx(w, ev), w:key(ev.args[1], "rkey", ev.args[2]), w:addr(ev.args[2]))
+end
+V["qp.wr_atomic_fetch_add"] = function(w, ev)
+  w:put("ibv_wr_atomic_fetch_add(%s, %s, %s, %d);", qx(w, ev), w:key(ev.args[1], "rkey", ev.args[2]),
+    w:addr(ev.args[2]), ev.args[3])
+end
+V["qp.wr_atomic_cmp_swp"] = function(w, ev)
+  w:put("ibv_wr_atomic_cmp_swp(%s, %s, %s, %d, %d);", qx(w, ev), w:key(ev.args[1], "rkey", ev.args[2]),
+    w:addr(ev.args[2]), ev.args[3], ev.args[4])
+end
+V["qp.wr_set_sge"] = function(w, ev)
+  local a = ev.args
+  if R.kind(a[1]) == "mr" then
+    local m = R.name_of(a[1])
+    w:put("ibv_wr_set_sge(%s, %s->lkey, (uintptr_t)%s->addr + %d, %d);", qx(w, ev), m, m, a[2], a[3])
+  else
+    w:put("ibv_wr_set_sge(%s, %s, %s, %d);", qx(w, ev), w:key(a[1], "lkey", a[2]), w:addr(a[2]), a[3])
+  end
+end
+V["qp.wr_set_inline_data"] = function(w, ev)
+  w:put("ibv_wr_set_inline_data(%s, %s, %d);", qx(w, ev), cstring(ev.args[1]), #ev.args[1])
+end
+V["qp.wr_set_ud_addr"] = function(w, ev)
+  w:put("ibv_wr_set_ud_addr(%s, %s, %s, 0x%x);", qx(w, ev), w:obj(ev.args[1]), w:qpn(ev.args[2]), ev.args[3])
+end
 
 local function mr_entry(w, mr)
   for _, m in ipairs(w.mrs) do if m.obj == mr then return m end end

@@ -93,12 +93,23 @@ local function wrapper(method, fn)
   end
 end
 
--- Wraps the methods of obj (its metatable's __index table) once.
+-- Wraps the methods of obj (its metatable's __index table) once, and the
+-- fields it sets (qp.wr_id = 7 on an extended QP is a C assignment).
 function wrap_object(obj)
   local mt = getmetatable(obj)
   local idx = type(mt) == "table" and rawget(mt, "__index")
   if type(idx) ~= "table" or wrapped[idx] then return end
   wrapped[idx] = true
+  local set = rawget(mt, "__newindex")
+  if type(set) == "function" and not wrapped[mt] then
+    wrapped[mt] = true
+    rawset(mt, "__newindex", function(o, k, v)
+      set(o, k, v)   -- raises on a bad field or value: then it is no event
+      if recording and depth == 0 then
+        events[#events + 1] = { method = "__newindex", self = o, class = kind(o), args = { k, copy(v), n = 2 } }
+      end
+    end)
+  end
   for m, fn in next, idx do
     if type(m) == "string" and type(fn) == "function" then rawset(idx, m, wrapper(m, fn)) end
   end
