@@ -84,9 +84,12 @@ export_run() {
       local pd = ctx:alloc_pd()
       local cq = ctx:create_cq(4)
       local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }
+      print(pcall(qp.modify, qp, { qp_stat = "INIT" }))   -- a typo: no verb ran, nothing to export
       qp:modify{ qp_state = "RTS" }'
     echo "$output"
     [ "$status" -eq 1 ]
+    [[ $output == *"unknown key 'qp_stat'"* ]]
+    [ "$(grep -c 'ibv_modify_qp(' "$c")" -eq 1 ]
     [[ $output == *"ibv_modify_qp failed"* ]]
     [[ $output == *"verb calls exported to $c"* ]]
     grep -Eq 'expect_int\("ibv_modify_qp", 22, ibv_modify_qp\(qp1, &attr[0-9]+, IBV_QP_STATE\)\);' "$c"
