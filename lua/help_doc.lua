@@ -255,6 +255,19 @@ M.methods = {
   suggest = { "verbs", "verbs.suggest(typed, names)", "(verbsh's own: no C counterpart)",
     "the name in the list closest to typed (a typo, a C habit such as dest_qp for dest_qp_num), or nil: the rule"
     .. " behind every \"did you mean\" of verbsh", ex = 'verbs.suggest("dest_qp", {"dest_qp_num", "qp_state"})' },
+  record = { "verbs", "verbs.record(on)", "(verbsh's own: no C counterpart)",
+    "start (true) or stop (false) noting every verb call of this session -- its arguments, the objects it made"
+    .. " (named ctx1, pd1, qp1 ... as the C program names them) and its outcome or errno -- for verbs.export_c;"
+    .. " with no argument, whether it is on. verbsh --export-c OUT.c SCRIPT records a whole run",
+    ex = "verbs.record(true)" },
+  export_c = { "verbs", "verbs.export_c(path)", "(writes a C program: ibv_* calls, in the order recorded)",
+    "writes the calls recorded so far (verbs.record) as a standalone C program that replays them and checks every"
+    .. " outcome: return values and errnos, each completion's status, opcode, byte_len, imm_data and wc_flags"
+    .. " (matched by wr_id), bytes read back with mr:read. It prints 'reproduced' and exits 0, or the first difference"
+    .. " and exits 1. Build: cc -Wall -Wextra -Werror path -libverbs -lrdmacm. Values that came from objects stay"
+    .. " symbolic (qp2->qp_num, mr1->rkey, (uintptr_t)mr1->addr + 64, a queried GID). Returns the number of calls"
+    .. " exported and the list of those left out as comments (rdma_cm, completion channels, prepared WRs,"
+    .. " the ibv_cq_ex poll calls)", ex = 'verbs.export_c("repro.c")' },
   getrusage = { "verbs", "verbs.getrusage()", "int getrusage(int who, struct rusage *usage)  /* RUSAGE_SELF */",
     "this process's CPU time (ru_utime, ru_stime in seconds), ru_maxrss, context switches",
     ex = "verbs.getrusage().ru_utime" },

@@ -16,6 +16,17 @@ static int lazy_index(lua_State *L)
 		lua_setfield(L, 1, k);
 		return 1;
 	}
+	if (strcmp(k, "record") == 0 || strcmp(k, "export_c") == 0) {
+		/* verbs.record(on) and verbs.export_c(path): functions of the
+		 * recorder's Lua modules */
+		lua_getglobal(L, "require");
+		lua_pushfstring(L, "verbs.%s", k);
+		lua_call(L, 1, 1);
+		lua_getfield(L, -1, k);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, 1, k);
+		return 1;
+	}
 	if (strcmp(k, "oob") != 0 && strcmp(k, "explain") != 0 && strcmp(k, "wire") != 0)
 		return 0;
 	lua_getglobal(L, "require");
@@ -63,9 +74,10 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	lua_pushcfunction(L, lazy_index);
 	lua_setfield(L, -2, "__index");
 	/* what lazy_index answers, for the shell's Tab completion (as an object's __fields) */
-	static const char *const lazy[] = { "enums", "oob", "explain" };
-	lua_createtable(L, 3, 0);
-	for (int i = 0; i < 3; i++) {
+	static const char *const lazy[] = { "enums", "oob", "explain", "wire", "record", "export_c" };
+	int nlazy = (int)(sizeof lazy / sizeof lazy[0]);
+	lua_createtable(L, nlazy, 0);
+	for (int i = 0; i < nlazy; i++) {
 		lua_pushstring(L, lazy[i]);
 		lua_rawseti(L, -2, i + 1);
 	}

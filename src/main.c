@@ -36,6 +36,9 @@ static void usage(FILE *f)
 		"  --progress [--json]\n"
 		"                   the lessons and steps passed on this machine (or seat),\n"
 		"                   and when: what a teacher collects\n"
+		"  --export-c OUT.c run the script (or -e code, or -i session) with every verb\n"
+		"                   call recorded, then write it as a C program that replays\n"
+		"                   the calls and checks each outcome (also after an error)\n"
 		"  --record FILE    save the chunks typed at the prompt to FILE, a script\n"
 		"                   that `verbsh FILE` replays\n"
 		"  -v, --version    show the version\n"
@@ -237,7 +240,7 @@ static int version(lua_State *L)
 
 struct options {
 	int interactive, version, help, lesson, doctor, progress, script, nexec;
-	const char *device, *record;
+	const char *device, *record, *export_c;
 };
 
 /* Returns the index of the script in argv (0 if none), or -1 on a bad option. */
@@ -273,6 +276,12 @@ static int parse(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			o->record = argv[i];
+		} else if (strcmp(a, "--export-c") == 0) {
+			if (++i >= argc) {
+				fprintf(stderr, "%s: '--export-c' needs a file name (OUT.c)\n", progname);
+				return -1;
+			}
+			o->export_c = argv[i];
 		} else if (strcmp(a, "-e") == 0 || strcmp(a, "-d") == 0) {
 			if (++i >= argc) {
 				fprintf(stderr, "%s: '%s' needs an argument\n", progname, a);
@@ -372,14 +381,24 @@ static int pmain(lua_State *L)
 		if (shell_report(L, shell_call_lua(L, "verbs.repl", "record_open", 1, 0)) != LUA_OK)
 			return 0;
 	}
-	if (!run_exec(L, argc, argv, script ? script : argc))
-		return 0;
-	if (script) {
-		if (run_script(L, argv, argc, script) != LUA_OK)
+	if (o.export_c) {
+		lua_pushstring(L, o.export_c);
+		if (shell_report(L, shell_call_lua(L, "verbs.export_c", "start", 1, 0)) != LUA_OK)
 			return 0;
 	}
-	if (o.interactive)
+	/* A run that ends in an error is exported too: it is often the bug. */
+	int ran = run_exec(L, argc, argv, script ? script : argc) &&
+		  (!script || run_script(L, argv, argc, script) == LUA_OK);
+	if (o.export_c && (!ran || !o.interactive) &&
+	    shell_report(L, shell_call_lua(L, "verbs.export_c", "finish", 0, 0)) != LUA_OK)
+		return 0;
+	if (!ran)
+		return 0;
+	if (o.interactive) {
 		repl_or_explain(L, argc, argv, "the interactive shell (-i)");
+		if (o.export_c && shell_report(L, shell_call_lua(L, "verbs.export_c", "finish", 0, 0)) != LUA_OK)
+			return 0;
+	}
 	else if (!script && !o.nexec) {
 		int c;
 		if (isatty(STDIN_FILENO))

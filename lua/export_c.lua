@@ -1,0 +1,688 @@
+-- verbs.export_c: the recorded verb calls (verbs.record) as a standalone C
+-- program in the style of rdma-core's examples, which replays them and
+-- checks that every outcome is the same: each call's return value, each
+-- completion's status, opcode, byte_len, imm_data and wc_flags, and the
+-- bytes read back from an MR. It prints "reproduced" and exits 0, or the
+-- first difference and exits 1.
+local R = require "verbs.record"
+local verbs = require "verbs"
+local M = {}
+
+local fmt = string.format
+
+-- ---------------------------------------------------------------- values
+
+local function cenum(ctype, v)
+  local e = verbs.enum(ctype)
+  if math.type(v) == "integer" then
+    for name, n in pairs(e.values) do if n == v then return e.prefix .. name end end
+    return tostring(v)
+  end
+  v = tostring(v)
+  if v:sub(1, #e.prefix) == e.prefix then return v end
+  return e.prefix .. v
+end
+
+local function cflags(ctype, v)
+  if v == nil or v == 0 then return "0" end
+  if math.type(v) == "integer" then
+    local e, parts, left = verbs.enum(ctype), {}, v
+    local list = {}
+    for name, n in pairs(e.values) do list[#list + 1] = { name, n } end
+    table.sort(list, function(a, b) return a[2] < b[2] end)
+    for _, p in ipairs(list) do
+      if p[2] ~= 0 and left & p[2] == p[2] then parts[#parts + 1] = e.prefix .. p[1]; left = left & ~p[2] end
+    end
+    if left ~= 0 then parts[#parts + 1] = fmt("0x%x", left) end
+    return #parts > 0 and table.concat(parts, " | ") or "0"
+  end
+  local list = type(v) == "table" and v or {}
+  if type(v) == "string" then for name in v:gmatch("[^|%s]+") do list[#list + 1] = name end end
+  local parts = {}
+  for _, name in ipairs(list) do parts[#parts + 1] = cenum(ctype, name) end
+  return #parts > 0 and table.concat(parts, " | ") or "0"
+end
+
+local function copy_table(t)
+  local c = {}
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+
+local function cstring(s)
+  return '"' .. s:gsub('[^%w %.,:;/_%-]', function(c) return fmt("\\%03o", c:byte()) end) .. '"'
+end
+
+-- ---------------------------------------------------------------- the writer
+
+local W = {}
+W.__index = W
+
+local function writer()
+  return setmetatable({ lines = {}, mrs = {}, qps = {}, gids = {}, skipped = {}, n = 0 }, W)
+end
+function W:put(s, ...) self.lines[#self.lines + 1] = "\t" .. (select("#", ...) > 0 and fmt(s, ...) or s) end
+function W:blank() self.lines[#self.lines + 1] = "" end
+-- attr1, attr2, sge1 ...: a counter per name
+function W:tmp(base)
+  self.count = self.count or {}
+  self.count[base] = (self.count[base] or 0) + 1
+  return base .. self.count[base]
+end
+
+-- An object argument as the C variable that holds it.
+function W:obj(o)
+  if o == nil then return "NULL" end
+  local n = R.name_of(o)
+  if not n then error("export_c: an argument is not a verbs object", 0) end
+  return n
+end
+
+-- A number that came from an object, as the expression that reads it.
+function W:qpn(v, not_self)
+  local best
+  for _, q in ipairs(self.qps) do
+    if q.qp_num == v and q.obj ~= not_self then best = q end
+  end
+  return best and (best.name .. "->qp_num") or tostring(v)
+end
+function W:mr_of(addr)
+  for i = #self.mrs, 1, -1 do
+    local m = self.mrs[i]
+    if m.addr and addr >= m.addr and addr < m.addr + m.length then return m end
+  end
+end
+function W:addr(v)
+  local m = math.type(v) == "integer" and self:mr_of(v)
+  if not m then return fmt("0x%x", v) end
+  local off = v - m.addr
+  return off == 0 and fmt("(uintptr_t)%s->addr", m.name) or fmt("(uintptr_t)%s->addr + %d", m.name, off)
+end
+function W:key(v, which, addr)
+  local m = addr and self:mr_of(addr)
+  if m and m[which] == v then return m.name .. "->" .. which end
+  for i = #self.mrs, 1, -1 do
+    if self.mrs[i][which] == v then return self.mrs[i].name .. "->" .. which end
+  end
+  return fmt("0x%x", v)
+end
+function W:gid(v)
+  if self.gids[v] then return self.gids[v] end
+  local b = verbs.gid_bytes(v)
+  local t = {}
+  for i = 1, #b do t[i] = fmt("0x%02x", b:byte(i)) end
+  return "{ .raw = { " .. table.concat(t, ", ") .. " } }"
+end
+
+-- A designated initializer for C struct ctype from the table t, walking
+-- verbsh's own descriptors (verbs.fields), so every key is the C field.
+function W:init(ctype, t, ctx)
+  ctx = ctx or {}
+  local parts = {}
+  for _, f in ipairs(verbs.fields(ctype)) do
+    local v = t[f.name]
+    if v ~= nil then
+      local c
+      if f.type == "enum" then c = cenum(f.enum, v)
+      elseif f.type == "flags" then c = cflags(f.enum, v)
+      elseif f.type == "struct" then c = self:init(f.struct, v, ctx)
+      elseif f.type == "object" then c = self:obj(v)
+      elseif f.type == "gid" then c = self:gid(v)
+      elseif f.name == "dest_qp_num" or f.name == "remote_qpn" then c = self:qpn(v, ctx.self)
+      elseif f.name == "remote_addr" then c = self:addr(v)
+      elseif f.name == "rkey" then c = self:key(v, "rkey", t.remote_addr)
+      elseif f.name == "imm_data" then c = fmt("htonl(0x%x)", v)
+      elseif f.type == "custom" then c = nil
+      elseif type(v) == "boolean" then c = v and "1" or "0"
+      else c = tostring(math.tointeger(v) or v) end
+      if c then parts[#parts + 1] = "." .. f.c .. " = " .. c end
+    end
+  end
+  return #parts > 0 and ("{ " .. table.concat(parts, ", ") .. " }") or "{ 0 }"
+end
+
+-- ---------------------------------------------------------------- outcomes
+
+local function call_text(ev)
+  return fmt("%s:%s", ev.self and R.name_of(ev.self) or "verbs", ev.method)
+end
+
+-- A verb that returns 0 or an errno (ibv_modify_qp, ibv_post_send ...).
+function W:expect_ret(ev, expr)
+  local want = ev.err and fmt("%d", ev.err.errno) or "0"
+  self:put('expect_int("%s", %s, %s);', expr:match("^[%w_]+"), want, expr)
+end
+-- A verb that returns -1 and sets errno on failure.
+function W:expect_minus1(ev, expr)
+  if ev.err then
+    self:put('expect_fail("%s", %s, %d);', expr:match("^[%w_]+"), expr, ev.err.errno)
+  else
+    self:put('expect_int("%s", 0, %s);', expr:match("^[%w_]+"), expr)
+  end
+end
+-- A verb that returns an object, or NULL and errno.
+function W:expect_obj(ev, ctype, var, expr, verb)
+  if ev.err then
+    self:put("%s *%s = %s;", ctype, var, expr)
+    self:put('expect_null("%s", %s, %d);', verb, var, ev.err.errno)
+  else
+    self:put("%s *%s = %s;", ctype, var, expr)
+    self:put('expect_ptr("%s", %s);', verb, var)
+  end
+end
+
+-- ---------------------------------------------------------------- the verbs
+
+local V = {}
+
+V["nil.open"] = function(w, ev)
+  local ctx = ev.results[1]
+  local f = R.facts(ctx) or {}
+  w:put('struct ibv_context *%s = open_device(%s);', R.name_of(ctx), cstring(f.name or ev.args[1] or "rxe0"))
+end
+V["context.alloc_pd"] = function(w, ev)
+  local v = ev.results and R.name_of(ev.results[1]) or w:tmp("pd_failed")
+  w:expect_obj(ev, "struct ibv_pd", v, fmt("ibv_alloc_pd(%s)", w:obj(ev.self)), "ibv_alloc_pd")
+end
+V["context.create_cq"] = function(w, ev)
+  local v = ev.results and R.name_of(ev.results[1]) or w:tmp("cq_failed")
+  local o = ev.args[2] or {}
+  w:expect_obj(ev, "struct ibv_cq", v, fmt("ibv_create_cq(%s, %d, NULL, %s, %d)", w:obj(ev.self), ev.args[1],
+    o.channel and w:obj(o.channel) or "NULL", o.comp_vector or 0), "ibv_create_cq")
+end
+V["context.query_gid"] = function(w, ev)
+  local g = w:tmp("gid")
+  w:put("union ibv_gid %s;", g)
+  w:expect_minus1(ev, fmt("ibv_query_gid(%s, %d, %d, &%s)", w:obj(ev.self), ev.args[1], ev.args[2], g))
+  if ev.results then w.gids[ev.results[1]] = g end
+end
+V["context.query_port"] = function(w, ev)
+  local p = w:tmp("port_attr")
+  w:put("struct ibv_port_attr %s;", p)
+  w:expect_ret(ev, fmt("ibv_query_port(%s, %d, &%s)", w:obj(ev.self), ev.args[1] or 1, p))
+end
+V["context.query_device"] = function(w, ev)
+  local p = w:tmp("device_attr")
+  w:put("struct ibv_device_attr %s;", p)
+  w:expect_ret(ev, fmt("ibv_query_device(%s, &%s)", w:obj(ev.self), p))
+end
+V["context.close"] = function(w, ev) w:expect_ret(ev, fmt("ibv_close_device(%s)", w:obj(ev.self))) end
+
+V["pd.reg_mr"] = function(w, ev)
+  local size, init = ev.args[1], nil
+  if type(size) == "string" then init, size = size, #size end
+  local mr = ev.results and ev.results[1]
+  local v = mr and R.name_of(mr) or w:tmp("mr_failed")
+  local buf = "buf_" .. v
+  w:put("void *%s = calloc(1, %d);", buf, size)
+  if init then w:put("memcpy(%s, %s, %d);", buf, cstring(init), #init) end
+  w:expect_obj(ev, "struct ibv_mr", v, fmt("ibv_reg_mr(%s, %s, %d, %s)", w:obj(ev.self), buf, size,
+    cflags("ibv_access_flags", ev.args[2])), "ibv_reg_mr")
+  if mr then
+    local f = R.facts(mr)
+    w.mrs[#w.mrs + 1] = { name = v, obj = mr, addr = f.addr, length = f.length or size, lkey = f.lkey, rkey = f.rkey, buf = buf }
+  end
+end
+V["pd.create_qp"] = function(w, ev)
+  local qp = ev.results and ev.results[1]
+  local v = qp and R.name_of(qp) or w:tmp("qp_failed")
+  local a = w:tmp("init_attr")
+  w:put("struct ibv_qp_init_attr %s = %s;", a, w:init("ibv_qp_init_attr", ev.args[1]))
+  w:expect_obj(ev, "struct ibv_qp", v, fmt("ibv_create_qp(%s, &%s)", w:obj(ev.self), a), "ibv_create_qp")
+  if qp then w.qps[#w.qps + 1] = { name = v, obj = qp, qp_num = R.facts(qp).qp_num } end
+end
+V["pd.create_ah"] = function(w, ev)
+  local ah = ev.results and ev.results[1]
+  local v = ah and R.name_of(ah) or w:tmp("ah_failed")
+  local a = w:tmp("ah_attr")
+  w:put("struct ibv_ah_attr %s = %s;", a, w:init("ibv_ah_attr", ev.args[1]))
+  w:expect_obj(ev, "struct ibv_ah", v, fmt("ibv_create_ah(%s, &%s)", w:obj(ev.self), a), "ibv_create_ah")
+end
+V["pd.create_srq"] = function(w, ev)
+  local srq = ev.results and ev.results[1]
+  local v = srq and R.name_of(srq) or w:tmp("srq_failed")
+  local a = w:tmp("srq_init_attr")
+  w:put("struct ibv_srq_init_attr %s = { .attr = %s };", a, w:init("ibv_srq_attr", ev.args[1]))
+  w:expect_obj(ev, "struct ibv_srq", v, fmt("ibv_create_srq(%s, &%s)", w:obj(ev.self), a), "ibv_create_srq")
+end
+V["pd.dealloc"] = function(w, ev) w:expect_ret(ev, fmt("ibv_dealloc_pd(%s)", w:obj(ev.self))) end
+
+V["context.create_qp_ex"] = function(w, ev)
+  local qp = ev.results and ev.results[1]
+  local v = qp and R.name_of(qp) or w:tmp("qp_failed")
+  local a = w:tmp("init_attr_ex")
+  local t = copy_table(ev.args[1])
+  if t.comp_mask == nil then
+    local m = { "IBV_QP_INIT_ATTR_PD" }
+    if t.send_ops_flags then m[#m + 1] = "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS" end
+    if t.create_flags then m[#m + 1] = "IBV_QP_INIT_ATTR_CREATE_FLAGS" end
+    t.comp_mask = m
+  end
+  w:put("struct ibv_qp_init_attr_ex %s = %s;", a, w:init("ibv_qp_init_attr_ex", t))
+  w:expect_obj(ev, "struct ibv_qp", v, fmt("ibv_create_qp_ex(%s, &%s)", w:obj(ev.self), a), "ibv_create_qp_ex")
+  if qp then
+    w:put("struct ibv_qp_ex *%s_ex = ibv_qp_to_qp_ex(%s);", v, v)
+    w.qps[#w.qps + 1] = { name = v, obj = qp, qp_num = R.facts(qp).qp_num }
+  end
+end
+
+-- The builder of an extended QP (ibv_qp_ex): qp.wr_id = ..., qp:wr_*().
+V["qp.__newindex"] = function(w, ev)
+  local k, v = ev.args[1], ev.args[2]
+  local q = w:obj(ev.self) .. "_ex"
+  if k == "wr_flags" then w:put("%s->wr_flags = %s;", q, cflags("ibv_send_flags", v))
+  else w:put("%s->%s = %s;", q, k, tostring(math.tointeger(v) or v)) end
+end
+local function qx(w, ev) return w:obj(ev.self) .. "_ex" end
+V["qp.wr_start"] = function(w, ev) w:put("ibv_wr_start(%s);", qx(w, ev)) end
+V["qp.wr_abort"] = function(w, ev) w:put("ibv_wr_abort(%s);", qx(w, ev)) end
+V["qp.wr_complete"] = function(w, ev) w:expect_ret(ev, fmt("ibv_wr_complete(%s)", qx(w, ev))) end
+V["qp.wr_send"] = function(w, ev) w:put("ibv_wr_send(%s);", qx(w, ev)) end
+V["qp.wr_send_imm"] = function(w, ev) w:put("ibv_wr_send_imm(%s, htonl(0x%x));", qx(w, ev), ev.args[1]) end
+V["qp.wr_rdma_write"] = function(w, ev)
+  w:put("ibv_wr_rdma_write(%s, %s, %s);", qx(w, ev), w:key(ev.args[1], "rkey", ev.args[2]), w:addr(ev.args[2]))
+end
+V["qp.wr_rdma_write_imm"] = function(w, ev)
+  w:put("ibv_wr_rdma_write_imm(%s, %s, %s, htonl(0x%x));", qx(w, ev), w:key(ev.args[1], "rkey", ev.args[2]),
+    w:addr(ev.args[2]), ev.args[3])
+end
+V["qp.wr_rdma_read"] = function(w, ev)
+  w:put("ibv_wr_rdma_read(%s, %s, %s);", qx(w, ev), w:key(ev.args[1], "rkey", ev.args[2]), w:addr(ev.args[2]))
+end
+V["qp.wr_atomic_fetch_add"] = function(w, ev)
+  w:put("ibv_wr_atomic_fetch_add(%s, %s, %s, %d);", qx(w, ev), w:key(ev.args[1], "rkey", ev.args[2]),
+    w:addr(ev.args[2]), ev.args[3])
+end
+V["qp.wr_atomic_cmp_swp"] = function(w, ev)
+  w:put("ibv_wr_atomic_cmp_swp(%s, %s, %s, %d, %d);", qx(w, ev), w:key(ev.args[1], "rkey", ev.args[2]),
+    w:addr(ev.args[2]), ev.args[3], ev.args[4])
+end
+V["qp.wr_set_sge"] = function(w, ev)
+  local a = ev.args
+  if R.kind(a[1]) == "mr" then
+    local m = R.name_of(a[1])
+    w:put("ibv_wr_set_sge(%s, %s->lkey, (uintptr_t)%s->addr + %d, %d);", qx(w, ev), m, m, a[2], a[3])
+  else
+    w:put("ibv_wr_set_sge(%s, %s, %s, %d);", qx(w, ev), w:key(a[1], "lkey", a[2]), w:addr(a[2]), a[3])
+  end
+end
+V["qp.wr_set_inline_data"] = function(w, ev)
+  w:put("ibv_wr_set_inline_data(%s, %s, %d);", qx(w, ev), cstring(ev.args[1]), #ev.args[1])
+end
+V["qp.wr_set_ud_addr"] = function(w, ev)
+  w:put("ibv_wr_set_ud_addr(%s, %s, %s, 0x%x);", qx(w, ev), w:obj(ev.args[1]), w:qpn(ev.args[2]), ev.args[3])
+end
+
+local function mr_entry(w, mr)
+  for _, m in ipairs(w.mrs) do if m.obj == mr then return m end end
+end
+V["mr.write"] = function(w, ev)
+  local m = mr_entry(w, ev.self)
+  w:put("memcpy((char *)%s->addr + %d, %s, %d);", m.name, ev.args[1], cstring(ev.args[2]), #ev.args[2])
+end
+V["mr.fill"] = function(w, ev)
+  local m = mr_entry(w, ev.self)
+  local off = ev.args[2] or 0
+  local len = ev.args[3] or (m.length - off)
+  w:put("memset((char *)%s->addr + %d, %d, %d);", m.name, off, ev.args[1], len)
+end
+V["mr.read"] = function(w, ev)
+  local m = mr_entry(w, ev.self)
+  local off = ev.args[1] or 0
+  local s = ev.results[1]
+  w:put('expect_bytes("%s:read(%d, %d)", %s, (char *)%s->addr + %d, %d);', m.name, off, #s, cstring(s), m.name, off, #s)
+end
+V["mr.dereg"] = function(w, ev) w:expect_ret(ev, fmt("ibv_dereg_mr(%s)", w:obj(ev.self))) end
+
+local QP_MASK = {
+  qp_state = "IBV_QP_STATE", cur_qp_state = "IBV_QP_CUR_STATE", en_sqd_async_notify = "IBV_QP_EN_SQD_ASYNC_NOTIFY",
+  qp_access_flags = "IBV_QP_ACCESS_FLAGS", pkey_index = "IBV_QP_PKEY_INDEX", port_num = "IBV_QP_PORT",
+  qkey = "IBV_QP_QKEY", ah_attr = "IBV_QP_AV", path_mtu = "IBV_QP_PATH_MTU", timeout = "IBV_QP_TIMEOUT",
+  retry_cnt = "IBV_QP_RETRY_CNT", rnr_retry = "IBV_QP_RNR_RETRY", rq_psn = "IBV_QP_RQ_PSN",
+  max_rd_atomic = "IBV_QP_MAX_QP_RD_ATOMIC", alt_ah_attr = "IBV_QP_ALT_PATH", alt_pkey_index = "IBV_QP_ALT_PATH",
+  alt_port_num = "IBV_QP_ALT_PATH", alt_timeout = "IBV_QP_ALT_PATH", min_rnr_timer = "IBV_QP_MIN_RNR_TIMER",
+  sq_psn = "IBV_QP_SQ_PSN", max_dest_rd_atomic = "IBV_QP_MAX_DEST_RD_ATOMIC", path_mig_state = "IBV_QP_PATH_MIG_STATE",
+  cap = "IBV_QP_CAP", dest_qp_num = "IBV_QP_DEST_QPN", rate_limit = "IBV_QP_RATE_LIMIT",
+}
+local MASK_ORDER = { "IBV_QP_STATE", "IBV_QP_CUR_STATE", "IBV_QP_EN_SQD_ASYNC_NOTIFY", "IBV_QP_ACCESS_FLAGS",
+  "IBV_QP_PKEY_INDEX", "IBV_QP_PORT", "IBV_QP_QKEY", "IBV_QP_AV", "IBV_QP_PATH_MTU", "IBV_QP_TIMEOUT",
+  "IBV_QP_RETRY_CNT", "IBV_QP_RNR_RETRY", "IBV_QP_RQ_PSN", "IBV_QP_MAX_QP_RD_ATOMIC", "IBV_QP_ALT_PATH",
+  "IBV_QP_MIN_RNR_TIMER", "IBV_QP_SQ_PSN", "IBV_QP_MAX_DEST_RD_ATOMIC", "IBV_QP_PATH_MIG_STATE", "IBV_QP_CAP",
+  "IBV_QP_DEST_QPN", "IBV_QP_RATE_LIMIT" }
+
+V["qp.modify"] = function(w, ev)
+  local attr, mask = ev.args[1], ev.args[2]
+  local a = w:tmp("attr")
+  w:put("struct ibv_qp_attr %s = %s;", a, w:init("ibv_qp_attr", attr, { self = ev.self }))
+  local m
+  if mask ~= nil then
+    m = cflags("ibv_qp_attr_mask", mask)
+  else
+    local have = {}
+    for k in pairs(attr) do if QP_MASK[k] then have[QP_MASK[k]] = true end end
+    local parts = {}
+    for _, n in ipairs(MASK_ORDER) do if have[n] then parts[#parts + 1] = n end end
+    m = table.concat(parts, " | ")
+  end
+  w:expect_ret(ev, fmt("ibv_modify_qp(%s, &%s, %s)", w:obj(ev.self), a, m))
+end
+
+-- The sg_list of a WR: an array of ibv_sge, or NULL.
+function W:sges(list)
+  if not list or #list == 0 then return "NULL", 0 end
+  local s = self:tmp("sge")
+  local parts = {}
+  for _, e in ipairs(list) do
+    if e.mr then
+      local m = mr_entry(self, e.mr)
+      parts[#parts + 1] = fmt("{ .addr = (uintptr_t)%s->addr + %d, .length = %d, .lkey = %s->lkey }",
+        m and m.name or self:obj(e.mr), e.offset or 0, e.length or (m and m.length - (e.offset or 0)) or 0, m and m.name or self:obj(e.mr))
+    else
+      parts[#parts + 1] = fmt("{ .addr = %s, .length = %d, .lkey = %s }", self:addr(e.addr), e.length, self:key(e.lkey, "lkey", e.addr))
+    end
+  end
+  self:put("struct ibv_sge %s[%d] = { %s };", s, #parts, table.concat(parts, ", "))
+  return s, #parts
+end
+
+local function wr_list(arg)
+  if type(arg) == "table" and arg[1] ~= nil then return arg end
+  return { arg }
+end
+
+local function post(w, ev, send, verb, target)
+  if type(ev.args[1]) ~= "table" then
+    w.skipped[#w.skipped + 1] = call_text(ev) .. " with a prepared WR"
+    w:put("/* verbsh: %s with a prepared verbs.%s_wr is not exported */", call_text(ev), send and "send" or "recv")
+    return
+  end
+  local list = wr_list(ev.args[1])
+  local wrs = w:tmp("wr")
+  local items = {}
+  for i, wr in ipairs(list) do
+    local s, n = w:sges(wr.sg_list)
+    local init = w:init(send and "ibv_send_wr" or "ibv_recv_wr", wr, { self = ev.self })
+    init = init:gsub("^{ ", "{ .sg_list = " .. (s == "NULL" and "NULL" or s) .. ", .num_sge = " .. n .. ", ")
+    if init == "{ 0 }" then init = fmt("{ .sg_list = %s, .num_sge = %d }", s, n) end
+    if i < #list then init = init:gsub(" }$", fmt(", .next = &%s[%d] }", wrs, i)) end
+    items[i] = init
+  end
+  w:put("struct %s %s[%d] = {", send and "ibv_send_wr" or "ibv_recv_wr", wrs, #items)
+  for _, it in ipairs(items) do w.lines[#w.lines + 1] = "\t\t" .. it .. "," end
+  w:put("};")
+  local bad = w:tmp("bad_wr")
+  w:put("struct %s *%s = NULL;", send and "ibv_send_wr" or "ibv_recv_wr", bad)
+  w:expect_ret(ev, fmt("%s(%s, %s, &%s)", verb, target, wrs, bad))
+end
+V["qp.post_send"] = function(w, ev) post(w, ev, true, "ibv_post_send", w:obj(ev.self)) end
+V["qp.post_recv"] = function(w, ev) post(w, ev, false, "ibv_post_recv", w:obj(ev.self)) end
+V["srq.post_recv"] = function(w, ev) post(w, ev, false, "ibv_post_srq_recv", w:obj(ev.self)) end
+
+-- cq:poll and cq:wait: the C program polls until as many completions as
+-- were recorded have come (timing differs from run to run), then compares
+-- each. A poll that found nothing is timing alone: it is left out.
+local function completions(w, ev)
+  local list = ev.results and ev.results[1]
+  if type(list) ~= "table" or #list == 0 then
+    w:put("/* %s found no completion here: timing, not polled */", call_text(ev))
+    return
+  end
+  local cq = w:obj(ev.self)
+  w.pools = w.pools or {}
+  if not w.pools[cq] then   -- declared where first used: an unused variable is an error
+    w.pools[cq] = true
+    w:put("struct wc_pool %s_wcs = { .cq = %s };", cq, cq)
+  end
+  w:put('wait_completions(&%s_wcs, "completions on %s", %d);', cq, cq, #list)
+  for i, c in ipairs(list) do
+    local ok = c.status == "SUCCESS"
+    w:put('expect_wc(&%s_wcs, "%s completion %d (wr_id %d)", %d, %s, %s, %d, %d, %s);', cq, cq, i,
+      math.tointeger(c.wr_id) or 0, math.tointeger(c.wr_id) or 0, cenum("ibv_wc_status", c.status),
+      ok and cenum("ibv_wc_opcode", c.opcode) or "0", ok and (c.byte_len or 0) or 0, c.imm_data or 0,
+      ok and cflags("ibv_wc_flags", c.wc_flags) or "0")
+  end
+end
+V["cq.poll"] = completions
+V["cq.wait"] = completions
+V["cq.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_cq(%s)", w:obj(ev.self))) end
+V["qp.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_qp(%s)", w:obj(ev.self))) end
+V["ah.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_ah(%s)", w:obj(ev.self))) end
+V["srq.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_srq(%s)", w:obj(ev.self))) end
+V["qp.query"] = function(w, ev)
+  local a, i = w:tmp("attr"), w:tmp("init_attr")
+  w:put("struct ibv_qp_attr %s; struct ibv_qp_init_attr %s;", a, i)
+  w:expect_ret(ev, fmt("ibv_query_qp(%s, &%s, IBV_QP_STATE, &%s)", w:obj(ev.self), a, i))
+  local st = ev.results and type(ev.results[1]) == "table" and ev.results[1].qp_state
+  if st then w:put('expect_int("%s state", %s, %s.qp_state);', w:obj(ev.self), cenum("ibv_qp_state", st), a) end
+end
+
+local HEAD = [[
+/* %s
+ * Exported by verbsh %s (verbs.export_c): the verb calls of a verbsh
+ * session, replayed, each outcome checked against the one recorded.
+ *   cc -Wall -Wextra -Werror %s -libverbs -lrdmacm && ./a.out
+ * prints "reproduced" and exits 0 when everything matches, otherwise the
+ * first difference and exits 1. */
+#include <infiniband/verbs.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+]]
+
+-- Helpers of the program, each written only when the program uses it
+-- (-Werror: an unused static function is an error). needs: helpers it calls.
+local HELPERS = {
+  { name = "expect_int", text = [[
+static void expect_int(const char *what, long long want, long long got)
+{
+	if (want != got) {
+		printf("first difference: %s: recorded %lld, now %lld\n", what, want, got);
+		exit(1);
+	}
+}
+]] },
+  { name = "expect_fail", text = [[
+/* A verb that returns -1 and sets errno. */
+static void expect_fail(const char *what, int ret, int err)
+{
+	if (ret != -1 || errno != err) {
+		printf("first difference: %s: recorded -1 and errno %d, now %d and errno %d\n", what, err, ret, errno);
+		exit(1);
+	}
+}
+]] },
+  { name = "expect_ptr", text = [[
+static void expect_ptr(const char *what, void *p)
+{
+	if (!p) {
+		printf("first difference: %s: recorded an object, now NULL (errno %d, %s)\n", what, errno, strerror(errno));
+		exit(1);
+	}
+}
+]] },
+  { name = "expect_null", text = [[
+static void expect_null(const char *what, void *p, int err)
+{
+	if (p || errno != err) {
+		printf("first difference: %s: recorded NULL and errno %d, now %s and errno %d\n", what, err,
+		       p ? "an object" : "NULL", errno);
+		exit(1);
+	}
+}
+]] },
+  { name = "expect_bytes", text = [[
+static void expect_bytes(const char *what, const char *want, const char *got, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (want[i] != got[i]) {
+			printf("first difference: %s: byte %zu recorded 0x%02x, now 0x%02x\n", what, i,
+			       (unsigned char)want[i], (unsigned char)got[i]);
+			exit(1);
+		}
+}
+]] },
+  { name = "wc_pool", needs = { "expect_int" }, text = [[
+/* The completions of a CQ polled but not yet compared. Timing differs from
+ * run to run, so a recorded poll waits until as many have come as it found,
+ * and each recorded completion is compared with the one of the same wr_id. */
+struct wc_pool {
+	struct ibv_cq *cq;
+	struct ibv_wc wc[256];
+	int n;
+};
+
+static void wait_completions(struct wc_pool *p, const char *what, int n)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (p->n < n) {
+		int r = ibv_poll_cq(p->cq, 256 - p->n, p->wc + p->n);
+		if (r < 0)
+			break;
+		p->n += r;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 5)
+			break;
+	}
+	if (p->n < n) {
+		printf("first difference: %s: recorded %d completions, now %d within 5 s\n", what, n, p->n);
+		exit(1);
+	}
+}
+
+/* status and wr_id always; opcode, byte_len and wc_flags of a successful
+ * completion (they are undefined for a failed one); imm_data with WITH_IMM. */
+static void expect_wc(struct wc_pool *p, const char *what, uint64_t wr_id, int status, int opcode,
+		      long long byte_len, uint32_t imm_data, unsigned int wc_flags)
+{
+	char w[160];
+	int i = 0;
+	while (i < p->n && p->wc[i].wr_id != wr_id)
+		i++;
+	if (i == p->n) {
+		printf("first difference: %s: no completion with wr_id %llu\n", what, (unsigned long long)wr_id);
+		exit(1);
+	}
+	struct ibv_wc wc = p->wc[i];
+	memmove(p->wc + i, p->wc + i + 1, (size_t)(p->n - i - 1) * sizeof wc);
+	p->n--;
+	snprintf(w, sizeof w, "%s status (now %s)", what, ibv_wc_status_str(wc.status));
+	expect_int(w, status, wc.status);
+	if (status != IBV_WC_SUCCESS)
+		return;
+	snprintf(w, sizeof w, "%s opcode", what);
+	expect_int(w, opcode, wc.opcode);
+	snprintf(w, sizeof w, "%s byte_len", what);
+	expect_int(w, byte_len, wc.byte_len);
+	snprintf(w, sizeof w, "%s wc_flags", what);
+	expect_int(w, wc_flags, wc.wc_flags);
+	if (wc_flags & IBV_WC_WITH_IMM) {
+		snprintf(w, sizeof w, "%s imm_data", what);
+		expect_int(w, imm_data, ntohl(wc.imm_data));
+	}
+}
+]] },
+  { name = "open_device", text = [[
+static struct ibv_context *open_device(const char *name)
+{
+	int n;
+	struct ibv_device **list = ibv_get_device_list(&n);
+	struct ibv_context *ctx = NULL;
+	for (int i = 0; list && i < n; i++)
+		if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	if (!ctx) {
+		printf("first difference: ibv_open_device(%s): no such device, or it cannot be opened\n", name);
+		exit(1);
+	}
+	return ctx;
+}
+]] },
+}
+
+-- The program text for the events recorded so far.
+function M.program(path)
+  local w = writer()
+  for _, ev in ipairs(R.events()) do
+    local h = V[tostring(ev.class) .. "." .. ev.method]
+    if h then
+      w:blank()
+      w:put("/* %s */", call_text(ev) .. (ev.err and (" -- failed with " .. tostring(ev.err.errname)) or ""))
+      h(w, ev)
+    else
+      w.skipped[#w.skipped + 1] = call_text(ev)
+      w:put("/* verbsh: %s is not exported */", call_text(ev))
+    end
+  end
+  local ver = (pcall(require, "verbs.version") and require("verbs.version").version) or "?"
+  local base = (path or "repro.c"):match("[^/]*$")
+  local body = table.concat(w.lines, "\n")
+  local used, out = {}, { fmt(HEAD, base, tostring(ver), base) }
+  local function use(name)
+    for _, h in ipairs(HELPERS) do
+      if h.name == name and not used[name] then
+        used[name] = true
+        for _, n in ipairs(h.needs or {}) do use(n) end
+        out[#out + 1] = h.text
+      end
+    end
+  end
+  for _, h in ipairs(HELPERS) do if body:find(h.name, 1, true) then use(h.name) end end
+  out[#out + 1] = "int main(void)\n{" .. body .. "\n\n\tprintf(\"reproduced\\n\");\n\treturn 0;\n}\n"
+  return table.concat(out, "\n"), w.skipped
+end
+
+-- verbs.export_c(path): writes the program; returns the number of calls
+-- exported and a list of those it could not export.
+function M.export_c(path)
+  if type(path) ~= "string" then
+    error(("bad argument #1 to 'export_c' (string expected, got %s)"):format(type(path)), 2)
+  end
+  if #R.events() == 0 then
+    error("export_c: nothing recorded: verbs.record(true) before the verbs to export, or run a script"
+      .. " with verbsh --export-c OUT.c SCRIPT.lua", 2)
+  end
+  local text, skipped = M.program(path)
+  local f, err = io.open(path, "w")
+  if not f then error("export_c: " .. err, 2) end
+  f:write(text)
+  f:close()
+  return #R.events() - #skipped, skipped
+end
+
+-- verbsh --export-c OUT.c: recording from the start; finish() writes the
+-- program once the run is over, however it ended (os.exit included).
+local target
+function M.start(path)
+  target = path
+  R.record(true)
+  local exit = os.exit
+  os.exit = function(...)   -- luacheck: ignore
+    M.finish()
+    return exit(...)
+  end
+end
+
+function M.finish()
+  if not target then return end
+  local path = target
+  target = nil
+  if #R.events() == 0 then
+    io.stderr:write("verbsh: --export-c ", path, ": no verb was called, nothing written\n")
+    return
+  end
+  local n, skipped = M.export_c(path)
+  io.stderr:write(("verbsh: %d verb calls exported to %s"):format(n, path))
+  if #skipped > 0 then
+    io.stderr:write((" (%d left out, as comments: %s)"):format(#skipped, table.concat(skipped, ", ")))
+  end
+  io.stderr:write("; cc -Wall -Wextra -Werror ", path, " -libverbs -lrdmacm && ./a.out\n")
+end
+
+return M

@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# verbsh --export-c on rxe: each scenario of tests/export/ runs under the
+# recorder, its C program is compiled by gcc and clang with -Wall -Wextra
+# -Werror and run, and must print "reproduced". A changed value in a program
+# (a completion's status, a byte read back) makes it print the difference.
+load ../helpers
+
+setup() { require_device; cd "$ROOT"; }
+
+# export_run NAME: exports tests/export/NAME.lua, compiles and runs it twice.
+export_run() {
+    local c=$BATS_TEST_TMPDIR/$1.c
+    run "$VERBSH" --export-c "$c" "tests/export/$1.lua"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"verb calls exported to $c; cc -Wall -Wextra -Werror $c -libverbs -lrdmacm && ./a.out"* ]]
+    [[ $output != *"left out"* ]]
+    for cc in gcc clang; do
+        run $cc -Wall -Wextra -Werror "$c" -libverbs -lrdmacm -o "$c.$cc"
+        echo "$cc: $output"
+        [ "$status" -eq 0 ]
+        [ -z "$output" ]
+        run "$c.$cc"
+        echo "$output"
+        [ "$status" -eq 0 ]
+        [ "$output" = reproduced ]
+    done
+}
+
+@test "export: SEND/RECV reproduces (gcc and clang)" { export_run send_recv; }
+@test "export: SEND_WITH_IMM reproduces" { export_run send_imm; }
+@test "export: RDMA WRITE reproduces" { export_run write; }
+@test "export: RDMA READ reproduces" { export_run read; }
+@test "export: FETCH_ADD and COMPARE_SWAP reproduce" { export_run atomics; }
+@test "export: REM_ACCESS_ERR reproduces" { export_run rem_access; }
+@test "export: RNR_RETRY_EXC_ERR then WR_FLUSH_ERR reproduce" { export_run rnr; }
+@test "export: UD with a GRH reproduces" { export_run ud_grh; }
+@test "export: an SRQ reproduces" { export_run srq; }
+@test "export: a modify that fails with EINVAL reproduces" { export_run modify_einval; }
+@test "export: the extended post-send API (ibv_qp_ex) reproduces" { export_run post_send_ex; }
+
+@test "export: the program reads like C: symbolic values, IBV_* names, the mask spelled out" {
+    c=$BATS_TEST_TMPDIR/x.c
+    "$VERBSH" --export-c "$c" tests/export/write.lua
+    cat "$c"
+    grep -q 'struct ibv_context \*ctx1 = open_device("'"$RXE_DEV"'");' "$c"
+    grep -q '\.dest_qp_num = qp2->qp_num' "$c"
+    grep -q '\.dgid = gid1,' "$c"
+    grep -q 'ibv_query_gid(ctx1, 1, '"$RXE_GID_INDEX"', &gid1)' "$c"
+    grep -q 'IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_RQ_PSN | IBV_QP_MIN_RNR_TIMER | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN' "$c"
+    grep -q '\.wr.rdma = { .remote_addr = (uintptr_t)mr2->addr + 512, .rkey = mr2->rkey }' "$c"
+    grep -q '{ .addr = (uintptr_t)mr1->addr + 100, .length = 16, .lkey = mr1->lkey }' "$c"
+    grep -q 'memcpy((char \*)mr1->addr + 100, "written remotely", 16);' "$c"
+    grep -q 'expect_bytes("mr2:read(512, 16)", "written remotely", (char \*)mr2->addr + 512, 16);' "$c"
+    # the user's literals only: no raw key or address of this run
+    ! grep -Eq '0x[0-9a-f]{8,}' "$c"
+}
+
+@test "export: a changed status or a changed byte in the program is the first difference, exit 1" {
+    c=$BATS_TEST_TMPDIR/rnr.c
+    "$VERBSH" --export-c "$c" tests/export/rnr.lua
+    sed 's/IBV_WC_RNR_RETRY_EXC_ERR/IBV_WC_RETRY_EXC_ERR/' "$c" >"$c.status.c"
+    ! cmp -s "$c" "$c.status.c"
+    gcc -Wall -Wextra -Werror "$c.status.c" -libverbs -o "$c.status"
+    run "$c.status"
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = "first difference: cq1 completion 1 (wr_id 1) status (now RNR retry counter exceeded): recorded 12, now 13" ]
+    d=$BATS_TEST_TMPDIR/send.c
+    "$VERBSH" --export-c "$d" tests/export/send_recv.lua
+    sed 's/"hello, verbs", (char/"hellO, verbs", (char/' "$d" >"$d.data.c"
+    ! cmp -s "$d" "$d.data.c"
+    gcc -Wall -Wextra -Werror "$d.data.c" -libverbs -o "$d.data"
+    run "$d.data"
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = "first difference: mr2:read(0, 12): byte 4 recorded 0x4f, now 0x6f" ]
+}
+
+@test "export: a script that ends in an error is exported up to it; the failed verb is checked too" {
+    c=$BATS_TEST_TMPDIR/err.c
+    run "$VERBSH" --export-c "$c" -e '
+      local ctx = verbs.open(os.getenv("RXE_DEV"))
+      local pd = ctx:alloc_pd()
+      local cq = ctx:create_cq(4)
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }
+      print(pcall(qp.modify, qp, { qp_stat = "INIT" }))   -- a typo: no verb ran, nothing to export
+      qp:modify{ qp_state = "RTS" }'
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"unknown key 'qp_stat'"* ]]
+    [ "$(grep -c 'ibv_modify_qp(' "$c")" -eq 1 ]
+    [[ $output == *"ibv_modify_qp failed"* ]]
+    [[ $output == *"verb calls exported to $c"* ]]
+    grep -Eq 'expect_int\("ibv_modify_qp", 22, ibv_modify_qp\(qp1, &attr[0-9]+, IBV_QP_STATE\)\);' "$c"
+    gcc -Wall -Wextra -Werror "$c" -libverbs -o "$c.bin"
+    run "$c.bin"
+    [ "$output" = reproduced ]
+}
+
+@test "export: what cannot be exported yet is named, and verbs.export_c refuses bad input" {
+    run "$VERBSH" -e 'print(pcall(verbs.export_c, 42)); print(pcall(verbs.export_c, "/tmp/x.c")); print(pcall(verbs.record, "yes"))'
+    echo "$output"
+    [[ ${lines[0]} == *"bad argument #1 to 'export_c' (string expected, got number)"* ]]
+    [[ ${lines[1]} == *"export_c: nothing recorded: verbs.record(true) before the verbs to export, or run a script with verbsh --export-c OUT.c SCRIPT.lua"* ]]
+    [[ ${lines[2]} == *"bad argument #1 to 'record' (boolean expected, got string)"* ]]
+    c=$BATS_TEST_TMPDIR/p.c
+    run "$VERBSH" --export-c "$c" -e '
+      local ctx = verbs.open(os.getenv("RXE_DEV"))
+      local ch = ctx:create_comp_channel()'
+    echo "$output"
+    [[ $output == *"(1 left out, as comments: ctx1:create_comp_channel)"* ]]
+    grep -q '/\* verbsh: ctx1:create_comp_channel is not exported \*/' "$c"
+}
