@@ -49,8 +49,10 @@ local function copy_table(t)
   return c
 end
 
+-- A C string literal of s: printable characters as they are, the rest (and
+-- '?', which could start a trigraph) as octal escapes.
 local function cstring(s)
-  return '"' .. s:gsub('[^%w %.,:;/_%-]', function(c) return fmt("\\%03o", c:byte()) end) .. '"'
+  return '"' .. s:gsub("[^%w %.,:;/_%-%*!%(%)%[%]#=%+@<>']", function(c) return fmt("\\%03o", c:byte()) end) .. '"'
 end
 
 -- ---------------------------------------------------------------- the writer
@@ -132,6 +134,7 @@ function W:init(ctype, t, ctx)
       elseif f.name == "remote_addr" then c = self:addr(v)
       elseif f.name == "rkey" then c = self:key(v, "rkey", t.remote_addr)
       elseif f.name == "imm_data" then c = fmt("htonl(0x%x)", v)
+      elseif f.name == "private_data" then c = cstring(v)
       elseif f.type == "custom" then c = nil
       elseif type(v) == "boolean" then c = v and "1" or "0"
       else c = tostring(math.tointeger(v) or v) end
@@ -143,8 +146,12 @@ end
 
 -- ---------------------------------------------------------------- outcomes
 
+-- "qp1:modify", "verbs.open", and for a field "cm_event2.id", "qp1.wr_id ="
 local function call_text(ev)
-  return fmt("%s:%s", ev.self and R.name_of(ev.self) or "verbs", ev.method)
+  local who = ev.self and R.name_of(ev.self)
+  if ev.method == "__field" or ev.method == "__read" then return fmt("%s.%s", who, ev.args[1]) end
+  if ev.method == "__newindex" then return fmt("%s.%s =", who, ev.args[1]) end
+  return who and fmt("%s:%s", who, ev.method) or "verbs." .. ev.method
 end
 
 -- A verb that returns 0 or an errno (ibv_modify_qp, ibv_post_send ...).
@@ -313,6 +320,17 @@ V["qp.wr_set_ud_addr"] = function(w, ev)
   w:put("ibv_wr_set_ud_addr(%s, %s, %s, 0x%x);", qx(w, ev), w:obj(ev.args[1]), w:qpn(ev.args[2]), ev.args[3])
 end
 
+V["qp.wr_set_sge_list"] = function(w, ev)
+  local s, n = w:sges(ev.args[1])
+  w:put("ibv_wr_set_sge_list(%s, %d, %s);", qx(w, ev), n, s)
+end
+V["qp.wr_set_inline_data_list"] = function(w, ev)
+  local b, parts = w:tmp("data_buf"), {}
+  for i, d in ipairs(ev.args[1]) do parts[i] = fmt("{ .addr = %s, .length = %d }", cstring(d), #d) end
+  w:put("struct ibv_data_buf %s[%d] = { %s };", b, #parts, table.concat(parts, ", "))
+  w:put("ibv_wr_set_inline_data_list(%s, %d, %s);", qx(w, ev), #parts, b)
+end
+
 local function mr_entry(w, mr)
   for _, m in ipairs(w.mrs) do if m.obj == mr then return m end end
 end
@@ -391,11 +409,6 @@ local function wr_list(arg)
 end
 
 local function post(w, ev, send, verb, target)
-  if type(ev.args[1]) ~= "table" then
-    w.skipped[#w.skipped + 1] = call_text(ev) .. " with a prepared WR"
-    w:put("/* verbsh: %s with a prepared verbs.%s_wr is not exported */", call_text(ev), send and "send" or "recv")
-    return
-  end
   local list = wr_list(ev.args[1])
   local wrs = w:tmp("wr")
   local items = {}
@@ -422,7 +435,7 @@ V["srq.post_recv"] = function(w, ev) post(w, ev, false, "ibv_post_srq_recv", w:o
 -- were recorded have come (timing differs from run to run), then compares
 -- each. A poll that found nothing is timing alone: it is left out.
 local function completions(w, ev)
-  local list = ev.results and ev.results[1]
+  local list = ev.wcs or ev.results and ev.results[1]
   if type(list) ~= "table" or #list == 0 then
     w:put("/* %s found no completion here: timing, not polled */", call_text(ev))
     return
@@ -445,8 +458,31 @@ end
 V["cq.poll"] = completions
 V["cq.wait"] = completions
 V["cq.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_cq(%s)", w:obj(ev.self))) end
-V["qp.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_qp(%s)", w:obj(ev.self))) end
+V["qp.destroy"] = function(w, ev)
+  local id = w.cm_qps and w.cm_qps[ev.self]
+  if id then w:put("rdma_destroy_qp(%s);", id) return end   -- librdmacm's QP goes through its id
+  w:expect_ret(ev, fmt("ibv_destroy_qp(%s)", w:obj(ev.self)))
+end
 V["ah.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_ah(%s)", w:obj(ev.self))) end
+-- ibv_modify_srq: the mask given, or the one of the keys given.
+V["srq.modify"] = function(w, ev)
+  local a = w:tmp("srq_attr")
+  local m = {}
+  if ev.args[1].max_wr ~= nil then m[#m + 1] = "IBV_SRQ_MAX_WR" end
+  if ev.args[1].srq_limit ~= nil then m[#m + 1] = "IBV_SRQ_LIMIT" end
+  local mask = ev.args[2] ~= nil and cflags("ibv_srq_attr_mask", ev.args[2]) or #m > 0 and table.concat(m, " | ") or "0"
+  w:put("struct ibv_srq_attr %s = %s;", a, w:init("ibv_srq_attr", ev.args[1]))
+  w:expect_ret(ev, fmt("ibv_modify_srq(%s, &%s, %s)", w:obj(ev.self), a, mask))
+end
+V["srq.query"] = function(w, ev)
+  local a = w:tmp("srq_attr")
+  w:put("struct ibv_srq_attr %s;", a)
+  w:expect_ret(ev, fmt("ibv_query_srq(%s, &%s)", w:obj(ev.self), a))
+  local t = ev.results and ev.results[1]
+  if type(t) == "table" and t.srq_limit then
+    w:put('expect_int("%s srq_limit", %d, %s.srq_limit);', w:obj(ev.self), t.srq_limit, a)
+  end
+end
 V["srq.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_srq(%s)", w:obj(ev.self))) end
 V["qp.query"] = function(w, ev)
   local a, i = w:tmp("attr"), w:tmp("init_attr")
@@ -454,6 +490,213 @@ V["qp.query"] = function(w, ev)
   w:expect_ret(ev, fmt("ibv_query_qp(%s, &%s, IBV_QP_STATE, &%s)", w:obj(ev.self), a, i))
   local st = ev.results and type(ev.results[1]) == "table" and ev.results[1].qp_state
   if st then w:put('expect_int("%s state", %s, %s.qp_state);', w:obj(ev.self), cenum("ibv_qp_state", st), a) end
+end
+
+-- ---------------------------------------------------------------- completion channels
+
+V["context.create_comp_channel"] = function(w, ev)
+  local ch = ev.results and ev.results[1]
+  local v = ch and R.name_of(ch) or w:tmp("channel_failed")
+  w:expect_obj(ev, "struct ibv_comp_channel", v, fmt("ibv_create_comp_channel(%s)", w:obj(ev.self)),
+    "ibv_create_comp_channel")
+end
+V["comp_channel.destroy"] = function(w, ev)
+  w:expect_ret(ev, fmt("ibv_destroy_comp_channel(%s)", w:obj(ev.self)))
+end
+V["cq.req_notify"] = function(w, ev)
+  w:expect_ret(ev, fmt("ibv_req_notify_cq(%s, %d)", w:obj(ev.self), ev.args[1] and 1 or 0))
+end
+V["cq.ack_events"] = function(w, ev) w:put("ibv_ack_cq_events(%s, %d);", w:obj(ev.self), ev.args[1]) end
+-- A completion event: C waits for the channel's fd (the recorded timeout, at
+-- least 5 s: timing differs) and checks that the event is the recorded CQ's.
+V["comp_channel.get_cq_event"] = function(w, ev)
+  local cq = ev.results and ev.results[1]
+  if not cq then
+    w:put("/* %s: no completion event within the timeout here: timing, not waited for */", call_text(ev))
+    return
+  end
+  w:put('get_cq_event(%s, %s, "%s");', w:obj(ev.self), w:obj(cq), call_text(ev))
+end
+
+-- ---------------------------------------------------------------- the extended CQ
+
+V["context.create_cq_ex"] = function(w, ev)
+  local cq = ev.results and ev.results[1]
+  local v = cq and R.name_of(cq) or w:tmp("cq_failed")
+  local a = w:tmp("cq_attr")
+  w:put("struct ibv_cq_init_attr_ex %s = %s;", a, w:init("ibv_cq_init_attr_ex", ev.args[1]))
+  w:put("struct ibv_cq_ex *%s_ex = ibv_create_cq_ex(%s, &%s);", v, w:obj(ev.self), a)
+  if ev.err then
+    w:put('expect_null("ibv_create_cq_ex", %s_ex, %d);', v, ev.err.errno)
+  else
+    w:put('expect_ptr("ibv_create_cq_ex", %s_ex);', v)
+    w:put("struct ibv_cq *%s = ibv_cq_ex_to_cq(%s_ex);", v, v)
+  end
+end
+-- start_poll and next_poll find a completion or ENOENT; which one depends
+-- on timing, so a recorded completion is waited for (poll_ex retries
+-- ENOENT for 5 s) and a recorded ENOENT is not replayed.
+V["cq.start_poll"] = function(w, ev)
+  if ev.results and ev.results[1] == false then
+    w:put("/* %s found the CQ empty here: timing, not polled */", call_text(ev))
+    return
+  end
+  w:put("struct ibv_poll_cq_attr %s = { 0 };", w:tmp("poll_attr"))
+  w:put('poll_ex(%s_ex, &poll_attr%d, "%s");', w:obj(ev.self), w.count.poll_attr, call_text(ev))
+end
+V["cq.next_poll"] = function(w, ev)
+  if ev.results and ev.results[1] == false then
+    w:put("/* %s found no further completion here: timing, not polled */", call_text(ev))
+    return
+  end
+  w:put('poll_ex(%s_ex, NULL, "%s");', w:obj(ev.self), call_text(ev))
+end
+V["cq.end_poll"] = function(w, ev) w:put("ibv_end_poll(%s_ex);", w:obj(ev.self)) end
+local READERS = { read_opcode = "ibv_wc_opcode", read_wc_flags = "ibv_wc_flags" }
+for _, r in ipairs { "read_opcode", "read_vendor_err", "read_byte_len", "read_imm_data", "read_qp_num",
+                     "read_src_qp", "read_wc_flags", "read_slid", "read_sl", "read_dlid_path_bits" } do
+  V["cq." .. r] = function(w, ev)
+    local v = ev.results and ev.results[1]
+    local cq = w:obj(ev.self)
+    local expr = fmt("ibv_wc_%s(%s_ex)", r, cq)
+    local want
+    if r == "read_opcode" then want = cenum("ibv_wc_opcode", v)
+    elseif r == "read_wc_flags" then want = cflags("ibv_wc_flags", v)
+    elseif r == "read_imm_data" then expr = fmt("ntohl(%s)", expr); want = tostring(v)
+    elseif r == "read_qp_num" or r == "read_src_qp" then want = w:qpn(v)
+    else want = tostring(math.tointeger(v) or v) end
+    w:put('expect_int("%s %s", %s, %s);', cq, r, want, expr)
+  end
+end
+-- cq.wr_id and cq.status of an extended CQ: the fields of the current completion.
+V["cq.__read"] = function(w, ev)
+  local k, v = ev.args[1], ev.results[1]
+  local cq = w:obj(ev.self)
+  if k == "status" then
+    w:put('expect_int("%s status", %s, %s_ex->status);', cq, cenum("ibv_wc_status", v), cq)
+  elseif k == "wr_id" then
+    w:put('expect_int("%s wr_id", %d, %s_ex->wr_id);', cq, v, cq)
+  end
+end
+
+-- ---------------------------------------------------------------- rdma_cm
+
+-- What C reads from a struct member into a variable of its own: the new id
+-- of a CONNECT_REQUEST (event->id), the device librdmacm opened (id->verbs).
+local FIELD_TYPES = { cm_id = "struct rdma_cm_id", context = "struct ibv_context", qp = "struct ibv_qp",
+                      cm_event = "struct rdma_cm_event", pd = "struct ibv_pd", cq = "struct ibv_cq" }
+function V.__field(w, ev)
+  local o = ev.results[1]
+  local k = R.kind(o)
+  w:put("%s *%s = %s->%s;", FIELD_TYPES[k] or "void", R.name_of(o), w:obj(ev.self), ev.args[1])
+  if k == "qp" then w.qps[#w.qps + 1] = { name = R.name_of(o), obj = o, qp_num = R.facts(o).qp_num } end
+end
+
+V["nil.create_event_channel"] = function(w, ev)
+  local ch = ev.results and ev.results[1]
+  local v = ch and R.name_of(ch) or w:tmp("cm_channel_failed")
+  w:expect_obj(ev, "struct rdma_event_channel", v, "rdma_create_event_channel()", "rdma_create_event_channel")
+end
+V["cm_channel.destroy"] = function(w, ev) w:put("rdma_destroy_event_channel(%s);", w:obj(ev.self)) end
+V["cm_channel.create_id"] = function(w, ev)
+  local id = ev.results and ev.results[1]
+  local v = id and R.name_of(id) or w:tmp("cm_id_failed")
+  w:put("struct rdma_cm_id *%s;", v)
+  w:expect_minus1(ev, fmt("rdma_create_id(%s, &%s, NULL, %s)", w:obj(ev.self), v, cenum("rdma_port_space", ev.args[1])))
+end
+-- An event: C waits for it (the recorded timeout, at least 5 s) and checks
+-- its type and status. Events come in the recorded order: each channel's
+-- own, and the script read them one channel at a time.
+V["cm_channel.get_cm_event"] = function(w, ev)
+  local e = ev.results and ev.results[1]
+  if ev.err then
+    w:put("struct rdma_cm_event *%s;", w:tmp("cm_event_failed"))
+    w:expect_minus1(ev, fmt("rdma_get_cm_event(%s, &cm_event_failed%d)", w:obj(ev.self), w.count.cm_event_failed))
+    return
+  end
+  if not e then
+    w:put("/* %s: no event within the timeout here: timing, not waited for */", call_text(ev))
+    return
+  end
+  local f = R.facts(e) or {}
+  w:put('struct rdma_cm_event *%s = get_cm_event(%s, %d, %s, %d);', R.name_of(e), w:obj(ev.self),
+    math.max(5000, math.tointeger(ev.args[1]) or 0), cenum("rdma_cm_event_type", f.event), f.status or 0)
+end
+V["cm_event.ack"] = function(w, ev) w:expect_minus1(ev, fmt("rdma_ack_cm_event(%s)", w:obj(ev.self))) end
+V["cm_event.expect"] = function() end   -- get_cm_event checked the type already
+
+V["cm_id.bind_addr"] = function(w, ev)
+  local a = w:tmp("addr")
+  w:put("struct sockaddr_storage %s;", a)
+  w:expect_minus1(ev, fmt("rdma_bind_addr(%s, sockaddr_of(&%s, %s))", w:obj(ev.self), a, cstring(ev.args[1])))
+end
+V["cm_id.resolve_addr"] = function(w, ev)
+  local src = "NULL"
+  if ev.args[1] ~= nil then
+    local a = w:tmp("addr")
+    w:put("struct sockaddr_storage %s;", a)
+    src = fmt("sockaddr_of(&%s, %s)", a, cstring(ev.args[1]))
+  end
+  local d = w:tmp("addr")
+  w:put("struct sockaddr_storage %s;", d)
+  w:expect_minus1(ev, fmt("rdma_resolve_addr(%s, %s, sockaddr_of(&%s, %s), %d)", w:obj(ev.self), src, d,
+    cstring(ev.args[2]), math.tointeger(ev.args[3]) or 2000))
+end
+V["cm_id.resolve_route"] = function(w, ev)
+  w:expect_minus1(ev, fmt("rdma_resolve_route(%s, %d)", w:obj(ev.self), math.tointeger(ev.args[1]) or 2000))
+end
+V["cm_id.listen"] = function(w, ev)
+  w:expect_minus1(ev, fmt("rdma_listen(%s, %d)", w:obj(ev.self), math.tointeger(ev.args[1]) or 0))
+end
+V["cm_id.create_qp"] = function(w, ev)
+  local a = w:tmp("init_attr")
+  w:put("struct ibv_qp_init_attr %s = %s;", a, w:init("ibv_qp_init_attr", ev.args[2]))
+  w:expect_minus1(ev, fmt("rdma_create_qp(%s, %s, &%s)", w:obj(ev.self), w:obj(ev.args[1]), a))
+  local qp = ev.results and ev.results[1]
+  if qp then
+    local v = R.name_of(qp)
+    w:put("struct ibv_qp *%s = %s->qp;", v, w:obj(ev.self))
+    w.qps[#w.qps + 1] = { name = v, obj = qp, qp_num = R.facts(qp).qp_num }
+    w.cm_qps = w.cm_qps or {}
+    w.cm_qps[qp] = w:obj(ev.self)
+  end
+end
+V["cm_id.destroy_qp"] = function(w, ev) w:put("rdma_destroy_qp(%s);", w:obj(ev.self)) end
+-- connect and accept: the conn_param, private_data as the literal it was.
+local function conn(w, ev, verb)
+  local t = ev.args[1]
+  if t == nil then
+    w:expect_minus1(ev, fmt("%s(%s, NULL)", verb, w:obj(ev.self)))
+    return
+  end
+  t = copy_table(t)
+  if t.private_data ~= nil and t.private_data_len == nil then t.private_data_len = #t.private_data end
+  local p = w:tmp("conn_param")
+  w:put("struct rdma_conn_param %s = %s;", p, w:init("rdma_conn_param", t))
+  w:expect_minus1(ev, fmt("%s(%s, &%s)", verb, w:obj(ev.self), p))
+end
+V["cm_id.connect"] = function(w, ev) conn(w, ev, "rdma_connect") end
+V["cm_id.accept"] = function(w, ev) conn(w, ev, "rdma_accept") end
+V["cm_id.reject"] = function(w, ev)
+  local d = ev.args[1]
+  w:expect_minus1(ev, fmt("rdma_reject(%s, %s, %d)", w:obj(ev.self), d and cstring(d) or "NULL", d and #d or 0))
+end
+V["cm_id.disconnect"] = function(w, ev) w:expect_minus1(ev, fmt("rdma_disconnect(%s)", w:obj(ev.self))) end
+V["cm_id.establish"] = function(w, ev) w:expect_minus1(ev, fmt("rdma_establish(%s)", w:obj(ev.self))) end
+V["cm_id.destroy"] = function(w, ev) w:expect_minus1(ev, fmt("rdma_destroy_id(%s)", w:obj(ev.self))) end
+V["cm_id.get_src_port"] = function(w, ev)
+  w:put('expect_int("%s:get_src_port", %d, ntohs(rdma_get_src_port(%s)));', w:obj(ev.self), ev.results[1], w:obj(ev.self))
+end
+V["cm_id.get_dst_port"] = function(w, ev)
+  w:put('expect_int("%s:get_dst_port", %d, ntohs(rdma_get_dst_port(%s)));', w:obj(ev.self), ev.results[1], w:obj(ev.self))
+end
+V["cm_id.get_local_addr"] = function(w, ev)
+  w:put('expect_addr("%s:get_local_addr", %s, rdma_get_local_addr(%s));', w:obj(ev.self),
+    ev.results[1] and cstring(ev.results[1]) or "NULL", w:obj(ev.self))
+end
+V["cm_id.get_peer_addr"] = function(w, ev)
+  w:put('expect_addr("%s:get_peer_addr", %s, rdma_get_peer_addr(%s));', w:obj(ev.self),
+    ev.results[1] and cstring(ev.results[1]) or "NULL", w:obj(ev.self))
 end
 
 local HEAD = [[
@@ -464,7 +707,7 @@ local HEAD = [[
  * prints "reproduced" and exits 0 when everything matches, otherwise the
  * first difference and exits 1. */
 #include <infiniband/verbs.h>
-#include <arpa/inet.h>
+%s#include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -586,6 +829,120 @@ static void expect_wc(struct wc_pool *p, const char *what, uint64_t wr_id, int s
 	}
 }
 ]] },
+  { name = "wait_fd", text = [[
+/* Waits until fd is readable, at most ms milliseconds. */
+static int wait_fd(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return poll(&p, 1, ms) == 1;
+}
+]] },
+  { name = "get_cq_event", needs = { "wait_fd" }, text = [[
+/* A completion event on channel, which must be cq's. */
+static void get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq *cq, const char *what)
+{
+	struct ibv_cq *got;
+	void *cq_context;
+	if (!wait_fd(channel->fd, 5000) || ibv_get_cq_event(channel, &got, &cq_context)) {
+		printf("first difference: %s: recorded a completion event, now none within 5 s\n", what);
+		exit(1);
+	}
+	if (got != cq) {
+		printf("first difference: %s: the event is another CQ's\n", what);
+		exit(1);
+	}
+}
+]] },
+  { name = "poll_ex", text = [[
+/* ibv_start_poll (attr) or ibv_next_poll (attr NULL) until a completion is
+ * current: ENOENT is timing, retried for 5 s. */
+static void poll_ex(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr, const char *what)
+{
+	struct timespec t0, t;
+	int r;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		r = attr ? ibv_start_poll(cq, attr) : ibv_next_poll(cq);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (r != ENOENT || t.tv_sec - t0.tv_sec > 5)
+			break;
+	}
+	if (r) {
+		printf("first difference: %s: recorded a completion, now %s\n", what,
+		       r == ENOENT ? "none within 5 s" : strerror(r));
+		exit(1);
+	}
+}
+]] },
+  { name = "sockaddr_of", text = [[
+/* "host:port", "[v6]:port" or "*:port" (any address) as a sockaddr. */
+static struct sockaddr *sockaddr_of(struct sockaddr_storage *ss, const char *text)
+{
+	char host[256] = "", port[16] = "0";
+	const char *colon = strrchr(text, ':'), *close = strchr(text, ']');
+	if (text[0] == '[' && close) {
+		snprintf(host, sizeof host, "%.*s", (int)(close - text - 1), text + 1);
+		if (close[1] == ':')
+			snprintf(port, sizeof port, "%s", close + 2);
+	} else if (colon && colon == strchr(text, ':')) {
+		snprintf(host, sizeof host, "%.*s", (int)(colon - text), text);
+		snprintf(port, sizeof port, "%s", colon + 1);
+	} else {
+		snprintf(host, sizeof host, "%s", text);
+	}
+	int any = host[0] == '\0' || strcmp(host, "*") == 0;
+	struct addrinfo hints = { .ai_flags = AI_NUMERICSERV | (any ? AI_PASSIVE : 0),
+				  .ai_family = any ? AF_INET : AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res;
+	if (getaddrinfo(any ? NULL : host, port, &hints, &res)) {
+		printf("first difference: the address %s does not resolve here\n", text);
+		exit(1);
+	}
+	memset(ss, 0, sizeof *ss);
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return (struct sockaddr *)ss;
+}
+]] },
+  { name = "expect_addr", text = [[
+/* An address as "ip:port" ("[ip]:port" for IPv6). */
+static void expect_addr(const char *what, const char *want, const struct sockaddr *sa)
+{
+	char ip[INET6_ADDRSTRLEN] = "", got[80] = "";
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+		snprintf(got, sizeof got, "%s:%d", ip, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
+		snprintf(got, sizeof got, "[%s]:%d", ip, ntohs(in6->sin6_port));
+	}
+	if (strcmp(want ? want : "", got) != 0) {
+		printf("first difference: %s: recorded %s, now %s\n", what, want ? want : "none", got[0] ? got : "none");
+		exit(1);
+	}
+}
+]] },
+  { name = "get_cm_event", needs = { "wait_fd" }, text = [[
+/* The next event of channel, within ms: its type and status must be the
+ * recorded ones. */
+static struct rdma_cm_event *get_cm_event(struct rdma_event_channel *channel, int ms, int event, int status)
+{
+	struct rdma_cm_event *e;
+	if (!wait_fd(channel->fd, ms) || rdma_get_cm_event(channel, &e)) {
+		printf("first difference: rdma_get_cm_event: recorded %s, now no event within %d ms\n",
+		       rdma_event_str(event), ms);
+		exit(1);
+	}
+	if ((int)e->event != event || e->status != status) {
+		printf("first difference: rdma_get_cm_event: recorded %s (status %d), now %s (status %d)\n",
+		       rdma_event_str(event), status, rdma_event_str(e->event), e->status);
+		exit(1);
+	}
+	return e;
+}
+]] },
   { name = "open_device", text = [[
 static struct ibv_context *open_device(const char *name)
 {
@@ -610,11 +967,15 @@ static struct ibv_context *open_device(const char *name)
 function M.program(path)
   local w = writer()
   for _, ev in ipairs(R.events()) do
-    local h = V[tostring(ev.class) .. "." .. ev.method]
+    local h = V[tostring(ev.class) .. "." .. ev.method] or V[ev.method]
     if h then
+      local at = #w.lines
       w:blank()
       w:put("/* %s */", call_text(ev) .. (ev.err and (" -- failed with " .. tostring(ev.err.errname)) or ""))
       h(w, ev)
+      if #w.lines == at + 2 then   -- nothing to write (ev:expect): no comment either
+        w.lines[at + 2], w.lines[at + 1] = nil, nil
+      end
     else
       w.skipped[#w.skipped + 1] = call_text(ev)
       w:put("/* verbsh: %s is not exported */", call_text(ev))
@@ -623,7 +984,9 @@ function M.program(path)
   local ver = (pcall(require, "verbs.version") and require("verbs.version").version) or "?"
   local base = (path or "repro.c"):match("[^/]*$")
   local body = table.concat(w.lines, "\n")
-  local used, out = {}, { fmt(HEAD, base, tostring(ver), base) }
+  local cm = body:find("rdma_", 1, true) and "#include <rdma/rdma_cma.h>\n#include <netdb.h>\n#include <poll.h>\n"
+    or body:find("get_cq_event", 1, true) and "#include <poll.h>\n" or ""
+  local used, out = {}, { fmt(HEAD, base, tostring(ver), base, cm) }
   local function use(name)
     for _, h in ipairs(HELPERS) do
       if h.name == name and not used[name] then
@@ -633,7 +996,8 @@ function M.program(path)
       end
     end
   end
-  for _, h in ipairs(HELPERS) do if body:find(h.name, 1, true) then use(h.name) end end
+  -- a whole word: rdma_get_cm_event must not pull in get_cm_event
+  for _, h in ipairs(HELPERS) do if body:find("%f[%w_]" .. h.name .. "%f[^%w_]") then use(h.name) end end
   out[#out + 1] = "int main(void)\n{" .. body .. "\n\n\tprintf(\"reproduced\\n\");\n\treturn 0;\n}\n"
   return table.concat(out, "\n"), w.skipped
 end

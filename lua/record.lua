@@ -34,7 +34,7 @@ local function note_facts(obj, k)
   if k == "qp" then f.qp_num = get("qp_num")
   elseif k == "mr" then f.lkey, f.rkey, f.addr, f.length = get("lkey"), get("rkey"), get("addr"), get("length")
   elseif k == "context" then f.name = get("name")
-  elseif k == "srq" then f.srq_num = nil end
+  elseif k == "cm_event" then f.event, f.status = get("event"), get("status") end
   facts[obj] = f
 end
 
@@ -53,8 +53,15 @@ M.name_of = name_of
 function M.facts(obj) return facts[obj] end
 
 -- A copy of a value as it was at the call: tables deeply (verbs objects
--- stay references), the rest as is.
+-- stay references), a prepared WR as tables, the rest as is.
 local function copy(v, seen)
+  local k = kind(v)
+  if k == "send_wr" or k == "recv_wr" then
+    -- a prepared WR as it is at the post: the list of its WRs' tables
+    local t = {}
+    for i = 1, #v do t[i] = v[i] end
+    return t
+  end
   if type(v) ~= "table" then return v end
   seen = seen or {}
   if seen[v] then return seen[v] end
@@ -65,6 +72,26 @@ local function copy(v, seen)
 end
 
 local wrap_object
+
+-- The completions a poll put in a wc_array, as the tables cq:poll returns:
+-- the array is overwritten by the next poll.
+local WC_KEYS = { "wr_id", "status", "opcode", "byte_len", "imm_data", "wc_flags", "qp_num", "src_qp" }
+-- A wc_array is a table whose metatable is hidden; its tostring names it.
+local function is_wc_array(v)
+  return type(v) == "table" and tostring(v):match("^wc_array %d+ %(") ~= nil
+end
+local function snapshot_wcs(a, n)
+  local list = {}
+  for i = 1, n do
+    local t = {}
+    for _, k in ipairs(WC_KEYS) do
+      local ok, v = pcall(function() return a[i][k] end)
+      if ok then t[k] = copy(v) end
+    end
+    list[i] = t
+  end
+  return list
+end
 
 local function wrapper(method, fn)
   return function(self, ...)
@@ -84,6 +111,10 @@ local function wrapper(method, fn)
       error(e, 0)
     end
     ev.results = copy(table.pack(table.unpack(res, 2, res.n)))
+    local wcs = select(1, ...)
+    if (method == "poll" or method == "wait") and is_wc_array(wcs) then
+      ev.wcs = snapshot_wcs(wcs, math.tointeger(res[2]) or 0)
+    end
     for i = 1, ev.results.n do
       local r = ev.results[i]
       if kind(r) then name_of(r); wrap_object(r) end
@@ -93,6 +124,36 @@ local function wrapper(method, fn)
   end
 end
 
+-- An object first met as a field of another (ev.id, the new cm_id of a
+-- CONNECT_REQUEST; id.verbs, the context librdmacm opened) is an event: C
+-- reads it from that struct member into a variable of its own. The fields
+-- of a class are reached through the metatable of its methods tables,
+-- shared by the class, so it is wrapped once.
+-- Fields whose value C reads and the export checks: the current completion
+-- of an extended CQ (cq.wr_id, cq.status are ibv_cq_ex's own members).
+local READS = { cq = { wr_id = true, status = true } }
+local function wrap_fields(idx)
+  local fmt = getmetatable(idx)
+  local get = type(fmt) == "table" and rawget(fmt, "__index")
+  if type(get) ~= "function" or wrapped[fmt] then return end
+  wrapped[fmt] = true
+  rawset(fmt, "__index", function(t, k)
+    local v = get(t, k)
+    if recording and depth == 0 and READS[kind(rawget(t, 0))] and READS[kind(rawget(t, 0))][k] then
+      local self = rawget(t, 0)
+      events[#events + 1] = { method = "__read", self = self, class = kind(self), args = { k, n = 1 },
+                              results = { v, n = 1 } }
+    elseif recording and depth == 0 and kind(v) and not names[v] then
+      local self = rawget(t, 0)
+      name_of(v)
+      wrap_object(v)
+      events[#events + 1] = { method = "__field", self = self, class = kind(self), args = { k, n = 1 },
+                              results = { v, n = 1 } }
+    end
+    return v
+  end)
+end
+
 -- Wraps the methods of obj (its metatable's __index table) once, and the
 -- fields it sets (qp.wr_id = 7 on an extended QP is a C assignment).
 function wrap_object(obj)
@@ -100,6 +161,7 @@ function wrap_object(obj)
   local idx = type(mt) == "table" and rawget(mt, "__index")
   if type(idx) ~= "table" or wrapped[idx] then return end
   wrapped[idx] = true
+  wrap_fields(idx)
   local set = rawget(mt, "__newindex")
   if type(set) == "function" and not wrapped[mt] then
     wrapped[mt] = true
@@ -115,14 +177,17 @@ function wrap_object(obj)
   end
 end
 
+-- The module's constructors: verbs.open, verbs.create_event_channel.
 local module_wrapped = false
 local function wrap_module()
   if module_wrapped then return end
   module_wrapped = true
   local verbs = require "verbs"
-  local open = verbs.open
-  local w = wrapper("open", function(_, ...) return open(...) end)
-  rawset(verbs, "open", function(...) return w(verbs, ...) end)
+  for _, name in ipairs { "open", "create_event_channel" } do
+    local fn = verbs[name]
+    local w = wrapper(name, function(_, ...) return fn(...) end)
+    rawset(verbs, name, function(...) return w(nil, ...) end)
+  end
 end
 
 -- verbs.record(true | false): start or stop noting verb calls; with no

@@ -121,7 +121,9 @@ static int netdev_of(const char *dev, char *out, size_t len)
 
 static struct capture *check_cap(lua_State *L, int live)
 {
-	struct capture *c = luaL_checkudata(L, 1, CAP_MT);
+	struct capture *c = luaL_testudata(L, 1, CAP_MT);
+	if (!c)   /* named even when called through pcall(cap.stop, x), where Lua knows no name */
+		vtypeerror(L, 1, CAP_MT);
 	if (live && c->stopped)
 		luaL_error(L, "capture on %s is stopped: start a new one with verbs.capture{...}", c->netdev);
 	return c;
@@ -385,9 +387,21 @@ static int wire_call(lua_State *L, const char *fn)
 	return lua_gettop(L);
 }
 
+/* cap:filter{qp = ..., opcode = ...}: checked here, so that the error
+ * counts arguments as a method call does ("#1" is the table). */
 static int l_filter(lua_State *L)
 {
 	check_cap(L, 0);
+	if (lua_type(L, 2) != LUA_TTABLE)
+		return vtypeerror(L, 2, "table {qp=, opcode=}");
+	lua_pushnil(L);
+	while (lua_next(L, 2)) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING || (strcmp(lua_tostring(L, -1), "qp") != 0 &&
+							 strcmp(lua_tostring(L, -1), "opcode") != 0))
+			return vargerror(L, 2, lua_pushfstring(L, "unknown key '%s': qp or opcode",
+							    luaL_tolstring(L, -1, NULL)));
+	}
 	return wire_call(L, "filter");
 }
 
@@ -414,6 +428,11 @@ void capture_open(lua_State *L)
 	};
 	if (luaL_newmetatable(L, CAP_MT)) {
 		luaL_newlib(L, methods);
+		/* listed with the classes' methods: argument errors name the method */
+		luaL_getsubtable(L, LUA_REGISTRYINDEX, VMETHOD_TABLES);
+		lua_pushvalue(L, -2);
+		lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+		lua_pop(L, 1);
 		lua_setfield(L, -2, "__index");
 		lua_pushcfunction(L, l_gc);
 		lua_setfield(L, -2, "__gc");

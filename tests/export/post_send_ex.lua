@@ -28,7 +28,7 @@ qa:wr_set_sge(mr_a, 0, 17)
 qa.wr_id = 2
 qa.wr_flags = "SIGNALED"
 qa:wr_rdma_write(mr_b.rkey, mr_b.addr + 256)
-qa:wr_set_sge(mr_a, 0, 5)
+qa:wr_set_sge_list{ { mr = mr_a, offset = 0, length = 5 } }
 qa:wr_complete()
 cq:wait(3, 2000)
 print(mr_b:read(0, 17), mr_b:read(256, 5))

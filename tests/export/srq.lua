@@ -6,3 +6,6 @@ s.mr_a:write(0, "via srq")
 s.qp_a:post_send{ wr_id = 1, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = s.mr_a, offset = 0, length = 7 } } }
 s.cq:wait(2, 2000)
 print(s.mr_b:read(0, 7))
+-- The limit that arms IBV_EVENT_SRQ_LIMIT_REACHED, set and read back.
+s.srq:modify{ srq_limit = 1 }
+print(s.srq:query().srq_limit)

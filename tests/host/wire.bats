@@ -65,14 +65,19 @@ load ../helpers
       print(#c:posts(), c:stop())
       print(c)
       print(c:filter{opcode = "SEND_FIRST"})
-      print(pcall(c.filter, c, {qpn = 1}))'
+      print(pcall(c.filter, c, {qpn = 1}))
+      print(pcall(c.filter, c, "SEND"))
+      print(pcall(c.stop, 5))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "capture on lo (0 frames)" ]
     [[ ${lines[1]} == $'0\t0\tno RoCEv2 frame crossed lo. Traffic between two QPs of one rxe device never reaches a netdev'* ]]
     [ "${lines[2]}" = "capture on lo (0 frames, stopped)" ]
     [ "${lines[3]}" = "(no RoCEv2 frames)" ]
-    [[ ${lines[4]} == *"unknown key 'qpn': qp or opcode"* ]]
+    # the method form counts from the first explicit argument, as every verbsh method does
+    [ "${lines[4]}" = "false	bad argument #1 to 'filter' (unknown key 'qpn': qp or opcode)" ]
+    [ "${lines[5]}" = "false	bad argument #1 to 'filter' (table {qp=, opcode=} expected, got string)" ]
+    [ "${lines[6]}" = "false	calling 'stop' on bad self (verbs.capture expected, got number)" ]
 }
 
 @test "wire: attribute ties the frames of a real capture (tests/wire/scenarios.pcap) to the WRs posted" {
