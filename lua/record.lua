@@ -1,12 +1,14 @@
--- verbs.record: the verb calls of this Lua state, as events that the C
--- export (verbs.export_c) turns into a program.
+-- verbs.record: the verb calls of this Lua state, as events: the one
+-- recorder, which the C export (verbs.export_c) turns into a program and
+-- the trace (verbs.trace) shows as it happens.
 --
 -- Recording wraps the methods of every verbs object (and verbs.open) in a
 -- function that notes the call, its arguments and its outcome: the values
 -- returned, or the errno of a verb that failed. An argument error (a typo,
 -- a wrong type) raises before any verb ran, so it is not an event: C would
--- not have compiled it. Objects are named as the C program will name them
--- (ctx1, pd1, mr1, qp1 ...), in the order they were made.
+-- not have compiled it. Objects are named as verbsh's messages name them
+-- (ctx1, pd1, mr1, qp1 ...: in the order they were made), and the C
+-- program declares them so.
 local M = {}
 
 local events = {}
@@ -14,8 +16,23 @@ local names = setmetatable({}, { __mode = "k" })    -- object -> "qp1"
 local facts = setmetatable({}, { __mode = "k" })    -- object -> what C reads of it (qp_num, lkey ...)
 local counts = {}
 local wrapped = setmetatable({}, { __mode = "k" })  -- methods tables already wrapped
-local recording = false
+local recording = false                             -- events are kept for verbs.export_c
+local listener                                      -- verbs.trace's: called with each event as it happens
 local depth = 0                                     -- a verb called from inside a recorded one is not an event
+
+local function active() return recording or listener ~= nil end
+
+-- An event happened: kept while recording, and shown by the trace. What the
+-- trace's function calls is not recorded (depth).
+local function note(ev)
+  if recording then events[#events + 1] = ev end
+  if listener then
+    depth = depth + 1
+    local ok, e = pcall(listener, ev)
+    depth = depth - 1
+    if not ok then error(e, 0) end
+  end
+end
 
 local function kind(v)
   if type(v) ~= "userdata" then return nil end
@@ -42,9 +59,16 @@ local function name_of(obj)
   local k = kind(obj)
   if not k then return nil end
   if not names[obj] then
-    local p = PREFIX[k] or k
-    counts[p] = (counts[p] or 0) + 1
-    names[obj] = p .. counts[p]
+    -- the name C gives it in messages ("qp3 is still used by ..."), so that
+    -- the trace and the errors agree; a counter of our own else
+    local cname = debug.getregistry()["verbs.cname"]
+    local n = cname and cname(obj)
+    if not n then
+      local p = PREFIX[k] or k
+      counts[p] = (counts[p] or 0) + 1
+      n = p .. counts[p]
+    end
+    names[obj] = n
     note_facts(obj, k)
   end
   return names[obj]
@@ -95,7 +119,7 @@ end
 
 local function wrapper(method, fn)
   return function(self, ...)
-    if not recording or depth > 0 then return fn(self, ...) end
+    if depth > 0 or not active() then return fn(self, ...) end
     local ev = { method = method, self = self, class = kind(self), args = copy(table.pack(...)) }
     depth = depth + 1
     local res = table.pack(pcall(fn, self, ...))
@@ -106,7 +130,16 @@ local function wrapper(method, fn)
       -- an argument error is not
       if type(e) == "table" and rawget(e, "errno") and rawget(e, "verb") then
         ev.err = { errno = e.errno, errname = e.errname, verb = e.verb }
-        events[#events + 1] = ev
+        note(ev)
+      end
+      -- luaL_error named the line that called the binding: this wrapper's;
+      -- the user's line is the one that called the wrapper
+      if type(e) == "string" then
+        local own = e:match("^%[verbsh%]/lua/record%.lua:%d+: ")
+        if own then
+          local at = debug.getinfo(2, "Sl")
+          e = (at and at.currentline > 0 and ("%s:%d: "):format(at.short_src, at.currentline) or "") .. e:sub(#own + 1)
+        end
       end
       error(e, 0)
     end
@@ -119,7 +152,7 @@ local function wrapper(method, fn)
       local r = ev.results[i]
       if kind(r) then name_of(r); wrap_object(r) end
     end
-    events[#events + 1] = ev
+    note(ev)
     return table.unpack(res, 2, res.n)
   end
 end
@@ -139,16 +172,14 @@ local function wrap_fields(idx)
   wrapped[fmt] = true
   rawset(fmt, "__index", function(t, k)
     local v = get(t, k)
-    if recording and depth == 0 and READS[kind(rawget(t, 0))] and READS[kind(rawget(t, 0))][k] then
-      local self = rawget(t, 0)
-      events[#events + 1] = { method = "__read", self = self, class = kind(self), args = { k, n = 1 },
-                              results = { v, n = 1 } }
-    elseif recording and depth == 0 and kind(v) and not names[v] then
-      local self = rawget(t, 0)
+    if depth > 0 or not active() then return v end
+    local self = rawget(t, 0)
+    if READS[kind(self)] and READS[kind(self)][k] then
+      note { method = "__read", self = self, class = kind(self), args = { k, n = 1 }, results = { v, n = 1 } }
+    elseif kind(v) and not names[v] then
       name_of(v)
       wrap_object(v)
-      events[#events + 1] = { method = "__field", self = self, class = kind(self), args = { k, n = 1 },
-                              results = { v, n = 1 } }
+      note { method = "__field", self = self, class = kind(self), args = { k, n = 1 }, results = { v, n = 1 } }
     end
     return v
   end)
@@ -167,10 +198,22 @@ function wrap_object(obj)
     wrapped[mt] = true
     rawset(mt, "__newindex", function(o, k, v)
       set(o, k, v)   -- raises on a bad field or value: then it is no event
-      if recording and depth == 0 then
-        events[#events + 1] = { method = "__newindex", self = o, class = kind(o), args = { k, copy(v), n = 2 } }
+      if depth == 0 and active() then
+        note { method = "__newindex", self = o, class = kind(o), args = { k, copy(v), n = 2 } }
       end
     end)
+  end
+  -- A class without fields shares one methods table, which error messages
+  -- search to name the binding that raised: they find the originals in a
+  -- copy listed beside it.
+  local listed = debug.getregistry()["verbs.method_tables"]
+  for _, t in ipairs(type(listed) == "table" and listed or {}) do
+    if rawequal(t, idx) then
+      local originals = {}
+      for m, fn in next, idx do originals[m] = fn end
+      listed[#listed + 1] = originals
+      break
+    end
   end
   for m, fn in next, idx do
     if type(m) == "string" and type(fn) == "function" then rawset(idx, m, wrapper(m, fn)) end
@@ -190,6 +233,17 @@ local function wrap_module()
   end
 end
 
+-- Wraps the constructors and every object that exists already (made
+-- before recording or tracing began): their calls are events too, and
+-- they are named when first met.
+local function start()
+  wrap_module()
+  local objects = debug.getregistry()["verbs.objects"]
+  for _, obj in next, type(objects) == "table" and objects or {} do
+    if kind(obj) then wrap_object(obj) end   -- the table is its own metatable: skip its __mode
+  end
+end
+
 -- verbs.record(true | false): start or stop noting verb calls; with no
 -- argument, whether it is on.
 function M.record(on)
@@ -197,9 +251,15 @@ function M.record(on)
   if type(on) ~= "boolean" then
     error(("bad argument #1 to 'record' (boolean expected, got %s)"):format(type(on)), 2)
   end
-  if on then wrap_module() end
+  if on then start() end
   recording = on
   return recording
+end
+
+-- The trace's listener (lua/trace.lua): fn(event) after each event, or nil.
+function M.listen(fn)
+  if fn then start() end
+  listener = fn
 end
 
 function M.events() return events end

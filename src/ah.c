@@ -40,13 +40,6 @@ int ah_create(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_ah, 1, deps);
 	struct ibv_ah *ah = ibv_create_ah(p->h, &a);
 	int err = errno;
-	if (vtracing(L)) {
-		char call[64], x[32], y[32];
-		marsh_c_decl(L, "struct ibv_ah_attr ah_attr = ", vf_ah_attr, &a, ";");
-		snprintf(call, sizeof call, "ibv_create_ah(%s, &ah_attr)", vobj_cname(p, x, sizeof x));
-		vrecord(L, lua_tostring(L, -1), call, ah ? vobj_cname(n, y, sizeof y) : "NULL");
-		lua_pop(L, 1);
-	}
 	if (!ah)
 		return vraise(L, "ibv_create_ah", err, 1, 0);
 	vobj_set(n, ah);
@@ -82,14 +75,6 @@ int ah_init_from_wc(lua_State *L)
 	const void *grh = read_wc_grh(L, 3, &wc);
 	memset(&a, 0, sizeof a);
 	int ret = ibv_init_ah_from_wc(c->h, port, &wc, (struct ibv_grh *)grh, &a);
-	if (vtracing(L)) {
-		char call[96], x[32];
-		snprintf(call, sizeof call, "ibv_init_ah_from_wc(%s, %d, &wc, grh, &ah_attr)", vobj_cname(c, x, sizeof x),
-			 port);
-		lua_pushinteger(L, ret);
-		vrecord(L, "struct ibv_ah_attr ah_attr;", call, lua_tostring(L, -1));
-		lua_pop(L, 1);
-	}
 	if (ret)
 		return vraise(L, "ibv_init_ah_from_wc", ret < 0 ? -ret : ret, 1, 0);
 	marsh_push(L, vf_ah_attr, &a);
@@ -108,11 +93,6 @@ int ah_create_from_wc(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_ah, 1, deps);
 	struct ibv_ah *ah = ibv_create_ah_from_wc(p->h, &wc, (struct ibv_grh *)grh, port);
 	int err = errno;
-	if (vtracing(L)) {
-		char call[96], x[32], y[32];
-		snprintf(call, sizeof call, "ibv_create_ah_from_wc(%s, &wc, grh, %d)", vobj_cname(p, x, sizeof x), port);
-		vrecord(L, NULL, call, ah ? vobj_cname(n, y, sizeof y) : "NULL");
-	}
 	if (!ah)
 		return vraise(L, "ibv_create_ah_from_wc", err, 1, 0);
 	vobj_set(n, ah);

@@ -68,16 +68,6 @@ static void push_addr(lua_State *L, const struct sockaddr *sa)
 	}
 }
 
-/* ---- the trace ------------------------------------------------------------- */
-
-static void record_ret(lua_State *L, const char *decl, const char *call, int ret, int err)
-{
-	char r[64];
-	if (!vtracing(L))
-		return;
-	vrecord(L, decl, call, vret_text(r, sizeof r, ret ? -1 : 0, err));
-}
-
 static const char *idname(struct vnode *n, char *buf, size_t len) { return vobj_cname(n, buf, len); }
 
 /* ---- event channels -------------------------------------------------------- */
@@ -107,10 +97,6 @@ static int l_create_event_channel(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_cm_channel, 0, NULL);
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	int err = errno;
-	if (vtracing(L)) {
-		char name[32];
-		vrecord(L, NULL, "rdma_create_event_channel()", ch ? vobj_cname(n, name, sizeof name) : "NULL");
-	}
 	if (!ch)
 		return vraise(L, "rdma_create_event_channel", err, 0, 0);
 	vobj_set(n, ch);
@@ -123,7 +109,6 @@ static int l_create_id(lua_State *L)
 	struct vnode *ch = vobj_check(L, 1, &vc_cm_channel);
 	int64_t ps;
 	const char *e;
-	char call[96], x[32], y[32];
 
 	if (lua_isnoneornil(L, 2))
 		return vargerror(L, 2, "port space expected: \"TCP\" (RC, connected) or \"UDP\" (UD, datagrams)");
@@ -135,18 +120,6 @@ static int l_create_id(lua_State *L)
 	struct rdma_cm_id *id;
 	int ret = rdma_create_id(ch->h, &id, NULL, (enum rdma_port_space)ps);
 	int err = errno;
-	if (vtracing(L)) {
-		luaL_Buffer b;
-		luaL_buffinit(L, &b);
-		venum_c(&b, &ve_port_space, ps);
-		luaL_pushresult(&b);
-		snprintf(call, sizeof call, "rdma_create_id(%s, &%s, NULL, %s)", vobj_cname(ch, x, sizeof x),
-			 vobj_cname(n, y, sizeof y), lua_tostring(L, -1));
-		lua_pushfstring(L, "struct rdma_cm_id *%s;", y);
-		record_ret(L, lua_tostring(L, -1), call, ret, err);
-		lua_pop(L, 1);
-		lua_pop(L, 1);
-	}
 	if (ret)
 		return vraise(L, "rdma_create_id", err, 1, 0);
 	vobj_set(n, id);
@@ -179,7 +152,6 @@ static int l_get_cm_event(lua_State *L)
 	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)marsh_check_uint(L, 2, 2, INT32_MAX, "timeout_ms");
 	struct rdma_event_channel *c = ch->h;
 	struct rdma_cm_event *ev;
-	char call[96], x[32];
 
 	lua_settop(L, 1);
 	if (!wait_readable(L, c->fd, timeout)) {
@@ -189,8 +161,6 @@ static int l_get_cm_event(lua_State *L)
 	int ret = rdma_get_cm_event(c, &ev);
 	int err = errno;
 	if (ret) {
-		snprintf(call, sizeof call, "rdma_get_cm_event(%s, &event)", vobj_cname(ch, x, sizeof x));
-		record_ret(L, "struct rdma_cm_event *event;", call, ret, err);
 		return vraise(L, "rdma_get_cm_event", err, 1, 0);
 	}
 	push_id(L, ev->id, 1);          /* 2 */
@@ -198,16 +168,6 @@ static int l_get_cm_event(lua_State *L)
 	int deps[] = { 1, 2, 3 };
 	struct vnode *n = vobj_new(L, &vc_cm_event, 3, deps);
 	vobj_set(n, ev);
-	if (vtracing(L)) {
-		char ret_s[160], y[32], z[32];
-		struct vnode *idn = vobj_find(L, ev->id);
-		snprintf(call, sizeof call, "rdma_get_cm_event(%s, &event)", vobj_cname(ch, x, sizeof x));
-		snprintf(ret_s, sizeof ret_s, "0  /* %s: event->event = RDMA_CM_EVENT_%s, event->status = %d, event->id = %s */",
-			 vobj_cname(n, z, sizeof z), venum_name(&ve_cm_event_type, ev->event) ?
-			 venum_name(&ve_cm_event_type, ev->event) : "?", ev->status,
-			 idn ? vobj_cname(idn, y, sizeof y) : "?");
-		vrecord(L, "struct rdma_cm_event *event;", call, ret_s);
-	}
 	return 1;
 }
 
@@ -440,13 +400,9 @@ static int l_bind_addr(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	struct sockaddr_storage ss;
-	char call[128], x[32];
 	read_addr(L, 2, &ss, "addr");
 	int ret = rdma_bind_addr(n->h, (struct sockaddr *)&ss);
 	int err = errno;
-	snprintf(call, sizeof call, "rdma_bind_addr(%s, (struct sockaddr *)&addr /* %s */)", idname(n, x, sizeof x),
-		 lua_tostring(L, 2));
-	record_ret(L, NULL, call, ret, err);
 	if (ret) {
 		lua_createtable(L, 0, 1);
 		lua_pushvalue(L, 2);
@@ -467,7 +423,6 @@ static int l_resolve_addr(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	struct sockaddr_storage src, dst;
 	bool has_src = !lua_isnoneornil(L, 2);
-	char call[192], x[32];
 	if (has_src)
 		read_addr(L, 2, &src, "src_addr");
 	read_addr(L, 3, &dst, "dst_addr");
@@ -475,10 +430,6 @@ static int l_resolve_addr(lua_State *L)
 	int ret = rdma_resolve_addr(n->h, has_src ? (struct sockaddr *)&src : NULL, (struct sockaddr *)&dst,
 				    (int)timeout);
 	int err = errno;
-	snprintf(call, sizeof call, "rdma_resolve_addr(%s, %s%s%s, (struct sockaddr *)&dst /* %s */, %d)",
-		 idname(n, x, sizeof x), has_src ? "(struct sockaddr *)&src /* " : "NULL",
-		 has_src ? lua_tostring(L, 2) : "", has_src ? " */" : "", lua_tostring(L, 3), (int)timeout);
-	record_ret(L, NULL, call, ret, err);
 	if (ret) {
 		lua_createtable(L, 0, 2);
 		lua_pushvalue(L, 3);
@@ -506,11 +457,8 @@ static int l_resolve_route(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	need_device(L, n, "rdma_resolve_route", "call id:resolve_addr(...) first and wait for its ADDR_RESOLVED event");
 	lua_Integer timeout = opt_timeout(L, 2);
-	char call[96], x[32];
 	int ret = rdma_resolve_route(n->h, (int)timeout);
 	int err = errno;
-	snprintf(call, sizeof call, "rdma_resolve_route(%s, %d)", idname(n, x, sizeof x), (int)timeout);
-	record_ret(L, NULL, call, ret, err);
 	if (ret)
 		return vraise(L, "rdma_resolve_route", err, 1, 0);
 	return 0;
@@ -524,7 +472,7 @@ static int l_create_qp(lua_State *L)
 	struct rdma_cm_id *id = n->h;
 	struct vnode *p = vobj_check(L, 2, &vc_pd);
 	struct ibv_qp_init_attr ia = { 0 };
-	char call[96], x[32], y[32], z[32];
+	char x[32];
 
 	vchecktable(L, 3);
 	lua_settop(L, 3);
@@ -542,22 +490,8 @@ static int l_create_qp(lua_State *L)
 	int deps[] = { 2, 4, 5, 6, 1 };   /* pd, send_cq, recv_cq, srq, then the id: QP_DEP_CM_ID */
 	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
 	vobj_recheck(L, 3, used, 5);
-	struct ibv_qp_init_attr asked = ia;
 	int ret = rdma_create_qp(id, p->h, &ia);
 	int err = errno;
-	if (vtracing(L)) {
-		marsh_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
-		snprintf(call, sizeof call, "rdma_create_qp(%s, %s, &init_attr)", idname(n, x, sizeof x),
-			 vobj_cname(p, y, sizeof y));
-		if (ret) {
-			record_ret(L, lua_tostring(L, -1), call, ret, err);
-		} else {
-			char r[64];
-			snprintf(r, sizeof r, "0  /* %s = %s->qp */", vobj_cname(q, z, sizeof z), x);
-			vrecord(L, lua_tostring(L, -1), call, r);
-		}
-		lua_pop(L, 1);
-	}
 	if (ret) {
 		struct ibv_pd *pd = p->h;
 		lua_createtable(L, 0, 3);
@@ -627,25 +561,6 @@ static const char *read_private_data(lua_State *L, int idx, void *dst, const str
 	return NULL;
 }
 
-static void record_conn(lua_State *L, struct vnode *n, const char *verb, struct rdma_conn_param *cp, int ret,
-			int err)
-{
-	char call[96], x[32];
-	if (!vtracing(L))
-		return;
-	luaL_Buffer b;
-	luaL_buffinit(L, &b);
-	if (cp) {
-		luaL_addstring(&b, "struct rdma_conn_param conn_param = ");
-		marsh_c_init(&b, vf_conn_param, cp);
-		luaL_addstring(&b, ";");
-	}
-	luaL_pushresult(&b);
-	snprintf(call, sizeof call, "%s(%s, %s)", verb, idname(n, x, sizeof x), cp ? "&conn_param" : "NULL");
-	record_ret(L, cp ? lua_tostring(L, -1) : NULL, call, ret, err);
-	lua_pop(L, 1);
-}
-
 static int conn_verb(lua_State *L, const char *verb, int (*fn)(struct rdma_cm_id *, struct rdma_conn_param *))
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
@@ -659,7 +574,6 @@ static int conn_verb(lua_State *L, const char *verb, int (*fn)(struct rdma_cm_id
 				     " {qp_num = ..., responder_resources = ..., initiator_depth = ...}");
 	int ret = fn(n->h, cp);
 	int err = errno;
-	record_conn(L, n, verb, cp, ret, err);
 	if (ret) {
 		struct rdma_cm_id *id = n->h;
 		lua_createtable(L, 0, 4);
@@ -684,11 +598,8 @@ static int l_listen(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	int backlog = lua_isnoneornil(L, 2) ? 0 : (int)marsh_check_uint(L, 2, 2, INT32_MAX, "backlog");
-	char call[64], x[32];
 	int ret = rdma_listen(n->h, backlog);
 	int err = errno;
-	snprintf(call, sizeof call, "rdma_listen(%s, %d)", idname(n, x, sizeof x), backlog);
-	record_ret(L, NULL, call, ret, err);
 	if (ret)
 		return vraise(L, "rdma_listen", err, 1, 0);
 	return 0;
@@ -700,7 +611,6 @@ static int l_reject(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	size_t len = 0;
 	const char *pd = NULL;
-	char call[96], x[32];
 	if (!lua_isnoneornil(L, 2)) {
 		if (lua_type(L, 2) != LUA_TSTRING)
 			return vtypeerror(L, 2, "string (private_data)");
@@ -710,9 +620,6 @@ static int l_reject(lua_State *L)
 	}
 	int ret = rdma_reject(n->h, pd, (uint8_t)len);
 	int err = errno;
-	snprintf(call, sizeof call, "rdma_reject(%s, %s, %d)", idname(n, x, sizeof x), pd ? "private_data" : "NULL",
-		 (int)len);
-	record_ret(L, NULL, call, ret, err);
 	if (ret)
 		return vraise(L, "rdma_reject", err, 1, 0);
 	return 0;
@@ -721,11 +628,8 @@ static int l_reject(lua_State *L)
 static int simple_verb(lua_State *L, const char *verb, int (*fn)(struct rdma_cm_id *))
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
-	char call[64], x[32];
 	int ret = fn(n->h);
 	int err = errno;
-	snprintf(call, sizeof call, "%s(%s)", verb, idname(n, x, sizeof x));
-	record_ret(L, NULL, call, ret, err);
 	if (ret)
 		return vraise(L, verb, err, 1, 0);
 	return 0;
@@ -743,15 +647,12 @@ static int l_init_qp_attr(lua_State *L)
 	int64_t state;
 	int mask = 0;
 	const char *e;
-	char call[96], x[32];
 	if ((e = venum_read(L, 2, &ve_qp_state, &state)))
 		return vargerror(L, 2, e);
 	memset(&a, 0, sizeof a);
 	a.qp_state = (enum ibv_qp_state)state;
 	int ret = rdma_init_qp_attr(n->h, &a, &mask);
 	int err = errno;
-	snprintf(call, sizeof call, "rdma_init_qp_attr(%s, &attr, &mask)", idname(n, x, sizeof x));
-	record_ret(L, "struct ibv_qp_attr attr = { .qp_state = ... }; int mask;", call, ret, err);
 	if (ret)
 		return vraise(L, "rdma_init_qp_attr", err, 1, 0);
 	marsh_push(L, vf_qp_attr, &a);

@@ -125,7 +125,6 @@ static int l_open(lua_State *L)
 	struct ibv_context *c;
 	struct vnode *node;
 	int n = 0;
-	char rec[256];
 
 	if (!req && getenv("VERBSH_DEVICE") && *getenv("VERBSH_DEVICE"))
 		req = getenv("VERBSH_DEVICE");
@@ -146,12 +145,6 @@ static int l_open(lua_State *L)
 		dev = list[0];
 	node = vobj_new(L, &vc_context, 0, NULL);
 	c = ibv_open_device(dev);
-	if (vtracing(L)) {
-		char name[32];
-		snprintf(rec, sizeof rec, "ibv_open_device(/* %s */ dev)", ibv_get_device_name(dev));
-		vrecord(L, "struct ibv_device **dev_list = ibv_get_device_list(NULL);", rec,
-			c ? (vobj_cname(node, name, sizeof name), name) : "NULL");
-	}
 	if (!c)
 		return open_error(L, "ibv_open_device", errno ? errno : ENODEV, req ? req : ibv_get_device_name(dev),
 				  list, n, "open_failed");
@@ -193,22 +186,11 @@ const struct vfield vf_port_attr[] = {
 	VF_END
 };
 
-static void record_int(lua_State *L, const char *call, int ret)
-{
-	char r[64];
-	vrecord(L, NULL, call, vret_text(r, sizeof r, ret, errno));
-}
-
 static int l_query_device(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
 	struct ibv_device_attr a;
-	char call[96], name[32];
 	int ret = ibv_query_device(n->h, &a);
-	if (vtracing(L)) {
-		snprintf(call, sizeof call, "ibv_query_device(%s, &device_attr)", vobj_cname(n, name, sizeof name));
-		record_int(L, call, ret);
-	}
 	if (ret)
 		return vraise(L, "ibv_query_device", ret > 0 ? ret : errno, 1, 0);
 	marsh_push(L, vf_device_attr, &a);
@@ -233,12 +215,7 @@ static int l_query_port(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_context);
 	uint8_t port = check_port(L, 2);
 	struct ibv_port_attr a;
-	char call[96], name[32];
 	int ret = ibv_query_port(n->h, port, &a);
-	if (vtracing(L)) {
-		snprintf(call, sizeof call, "ibv_query_port(%s, %u, &port_attr)", vobj_cname(n, name, sizeof name), port);
-		record_int(L, call, ret);
-	}
 	if (ret)
 		return vraise(L, "ibv_query_port", ret > 0 ? ret : errno, 1, 0);
 	marsh_push(L, vf_port_attr, &a);
@@ -254,14 +231,8 @@ static int l_query_gid(lua_State *L)
 	uint8_t port = (uint8_t)marsh_check_uint(L, 2, 2, 255, "port_num");
 	int index = (int)marsh_check_uint(L, 3, 3, 0xffff, "index");
 	union ibv_gid gid;
-	char call[96], name[32];
 	int ret = ibv_query_gid(n->h, port, index, &gid);
 	int err = ret ? (ret > 0 ? ret : errno) : 0;
-	if (vtracing(L)) {
-		snprintf(call, sizeof call, "ibv_query_gid(%s, %u, %d, &gid)", vobj_cname(n, name, sizeof name), port,
-			 index);
-		record_int(L, call, ret);
-	}
 	if (ret)
 		return vraise(L, "ibv_query_gid", err, 1, 0);
 	marsh_gid_push(L, &gid);
@@ -286,7 +257,7 @@ static int l_gids(lua_State *L)
 	struct ibv_gid_entry *e;
 	ssize_t cnt;
 	int ret = ibv_query_port(n->h, port, &pa), k = 0;
-	char call[96], name[32], ifname[IF_NAMESIZE];
+	char ifname[IF_NAMESIZE];
 
 	if (ret)
 		return vraise(L, "ibv_query_port", ret > 0 ? ret : errno, 1, 0);
@@ -295,10 +266,6 @@ static int l_gids(lua_State *L)
 	if (!e)
 		return luaL_error(L, "out of memory");
 	cnt = ibv_query_gid_table(n->h, e, max, 0);
-	if (vtracing(L)) {
-		snprintf(call, sizeof call, "ibv_query_gid_table(%s, entries, %zu, 0)", vobj_cname(n, name, sizeof name), max);
-		record_int(L, call, cnt < 0 ? (int)cnt : 0);
-	}
 	if (cnt < 0) {
 		/* The table call wants room for every port's entries on some
 		 * kernels: read this port's slots one by one instead. */
@@ -370,17 +337,12 @@ static int l_get_async_event(lua_State *L)
 	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)marsh_check_uint(L, 2, 2, 0, "timeout_ms");
 	struct ibv_context *c = n->h;
 	struct ibv_async_event ev;
-	char call[96], name[32];
 
 	if (!wait_readable(L, c->async_fd, timeout)) {
 		lua_pushnil(L);
 		return 1;
 	}
 	int ret = ibv_get_async_event(c, &ev);
-	if (vtracing(L)) {
-		snprintf(call, sizeof call, "ibv_get_async_event(%s, &event)", vobj_cname(n, name, sizeof name));
-		record_int(L, call, ret);
-	}
 	if (ret)
 		return vraise(L, "ibv_get_async_event", errno, 1, 0);
 	lua_createtable(L, 0, 2);

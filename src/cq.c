@@ -71,14 +71,6 @@ int cq_create(lua_State *L)
 	vobj_recheck(L, 3, used, 2);
 	struct ibv_cq *cq = ibv_create_cq(c->h, cqe, NULL, o.channel, o.comp_vector);
 	int err = errno;
-	if (vtracing(L)) {
-		char call[128], a[32], b[32], ch[32] = "NULL";
-		if (o.channel)
-			vobj_cname(vobj_find(L, o.channel), ch, sizeof ch);
-		snprintf(call, sizeof call, "ibv_create_cq(%s, %d, NULL, %s, %d)", vobj_cname(c, a, sizeof a), cqe, ch,
-			 o.comp_vector);
-		vrecord(L, NULL, call, cq ? vobj_cname(n, b, sizeof b) : "NULL");
-	}
 	if (!cq) {
 		lua_createtable(L, 0, 1);
 		vraise_push_memlock(L);
@@ -89,16 +81,6 @@ int cq_create(lua_State *L)
 	return 1;
 }
 
-/* ---- WCs ------------------------------------------------------------------- */
-
-static void record_poll(lua_State *L, struct vnode *n, int max, int got, const char *note)
-{
-	char call[96], ret[64], name[32];
-	snprintf(call, sizeof call, "ibv_poll_cq(%s, %d, wc)", vobj_cname(n, name, sizeof name), max);
-	snprintf(ret, sizeof ret, "%d%s", got, note);
-	vrecord(L, "struct ibv_wc wc[32];", call, ret);
-}
-
 /* cq:poll(wcs): fills the verbs.wc_array wcs, returns the count. */
 static int poll_array(lua_State *L, struct vnode *n, struct wc_array *a)
 {
@@ -106,8 +88,6 @@ static int poll_array(lua_State *L, struct vnode *n, struct wc_array *a)
 	if (r < 0)
 		return vraise(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
 	wc_array_filled(L, 2, a, r);
-	if (n->st->tracing)
-		record_poll(L, n, a->cap, r, "");
 	lua_pushinteger(L, r);
 	return 1;
 }
@@ -174,8 +154,6 @@ static int l_poll(lua_State *L)
 		if (r < want)
 			break;
 	}
-	if (n->st->tracing)
-		record_poll(L, n, max, got, "");
 	return 1;
 }
 
@@ -235,8 +213,6 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 		else
 			nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
 	}
-	if (n->st->tracing)
-		record_poll(L, n, want, got, "  /* cq:wait: polled until this many */");
 	return got;
 }
 
@@ -277,12 +253,6 @@ static int l_req_notify(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
 	int sol = lua_toboolean(L, 2);
 	int ret = ibv_req_notify_cq(n->h, sol);
-	if (vtracing(L)) {
-		char call[64], name[32], r[16];
-		snprintf(call, sizeof call, "ibv_req_notify_cq(%s, %d)", vobj_cname(n, name, sizeof name), sol);
-		snprintf(r, sizeof r, "%d", ret);
-		vrecord(L, NULL, call, r);
-	}
 	if (ret)
 		return vraise(L, "ibv_req_notify_cq", ret, 1, 0);
 	return 0;
@@ -298,11 +268,6 @@ static int l_ack_events(lua_State *L)
 							   (int)k, (int)vcq(n)->events));
 	ibv_ack_cq_events(n->h, k);
 	vcq(n)->events -= k;
-	if (vtracing(L)) {
-		char call[64], name[32];
-		snprintf(call, sizeof call, "ibv_ack_cq_events(%s, %u)", vobj_cname(n, name, sizeof name), k);
-		vrecord(L, NULL, call, "(void)");
-	}
 	return 0;
 }
 
@@ -331,11 +296,6 @@ int channel_create(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_channel, 1, deps);
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(c->h);
 	int err = errno;
-	if (vtracing(L)) {
-		char call[64], a[32], b[32];
-		snprintf(call, sizeof call, "ibv_create_comp_channel(%s)", vobj_cname(c, a, sizeof a));
-		vrecord(L, NULL, call, ch ? vobj_cname(n, b, sizeof b) : "NULL");
-	}
 	if (!ch)
 		return vraise(L, "ibv_create_comp_channel", err, 1, 0);
 	vobj_set(n, ch);
@@ -362,14 +322,6 @@ static int l_get_cq_event(lua_State *L)
 	struct vnode *cn = ret ? NULL : vobj_find(L, cq);
 	if (cn)
 		vcq(cn)->events++;   /* before the recorder: destroying the CQ acks it, not waits for it forever */
-	if (vtracing(L)) {
-		char call[96], a[32], b[32] = "?";
-		if (cn)
-			vobj_cname(cn, b, sizeof b);
-		snprintf(call, sizeof call, "ibv_get_cq_event(%s, &ev_cq /* = %s */, &ev_ctx)",
-			 vobj_cname(n, a, sizeof a), b);
-		vrecord(L, NULL, call, ret ? "-1" : "0");
-	}
 	if (ret)
 		return vraise(L, "ibv_get_cq_event", err, 1, 0);
 	if (!cn) {   /* cannot happen while the CQ's node lives; ack so that nothing hangs */

@@ -87,13 +87,6 @@ static bool end_poll(struct vnode *n)
 	return !skip;
 }
 
-static void record(lua_State *L, struct vnode *n, const char *verb, const char *args, const char *ret)
-{
-	char call[160], x[32];
-	snprintf(call, sizeof call, "%s(%s%s%s)", verb, vobj_cname(n, x, sizeof x), *args ? ", " : "", args);
-	vrecord(L, NULL, call, ret);
-}
-
 /* ctx:create_cq_ex{ cqe=, wc_flags=, channel=, comp_vector=, flags=, comp_mask= } */
 int cq_create_ex(lua_State *L)
 {
@@ -119,13 +112,6 @@ int cq_create_ex(lua_State *L)
 	struct ibv_cq_init_attr_ex asked = a;
 	struct ibv_cq_ex *x = ibv_create_cq_ex(c->h, &a);
 	int err = errno;
-	if (vtracing(L)) {
-		char call[64], p[32], q[32];
-		marsh_c_decl(L, "struct ibv_cq_init_attr_ex cq_attr = ", vf_cq_init_attr_ex, &asked, ";");
-		snprintf(call, sizeof call, "ibv_create_cq_ex(%s, &cq_attr)", vobj_cname(c, p, sizeof p));
-		vrecord(L, lua_tostring(L, -1), call, x ? vobj_cname(n, q, sizeof q) : "NULL");
-		lua_pop(L, 1);
-	}
 	if (!x) {
 		lua_createtable(L, 0, 3);
 		vraise_push_memlock(L);
@@ -169,9 +155,6 @@ static int poll_result(lua_State *L, struct vnode *n, const char *verb, int ret)
 {
 	if (!ret || ret == ENOENT)
 		vcq(n)->has_current = ret == 0;   /* before the recorder: verbsh's state first */
-	if (vtracing(L))
-		record(L, n, verb, strcmp(verb, "ibv_start_poll") == 0 ? "&poll_attr" : "",
-		       ret == 0 ? "0" : ret == ENOENT ? "ENOENT  /* empty */" : verrname(ret) ? verrname(ret) : "?");
 	if (ret && ret != ENOENT)
 		return vraise(L, verb, ret, 1, 0);
 	lua_pushboolean(L, ret == 0);
@@ -210,11 +193,9 @@ static int l_end_poll(lua_State *L)
 		return luaL_error(L, "end_poll: no poll is open. Call ibv_end_poll only after a start_poll that "
 				     "returned true (0): when start_poll returns false (ENOENT, the CQ was empty) it "
 				     "has already let go of the CQ, and ending it again would release a lock nobody holds");
-	bool called = end_poll(n);
-	if (vtracing(L))
-		record(L, n, "ibv_end_poll", "", called ? "(void)" : "(void)  /* not called: this rxe (rdma-core < 55) "
-		       "already ended the poll at next_poll's ENOENT, and would skip a completion */");
-	return 0;
+	/* false: the provider call was skipped (the rxe workaround above) */
+	lua_pushboolean(L, end_poll(n));
+	return 1;
 }
 
 /* The current completion, or an error saying why there is none. flag: the
@@ -239,14 +220,6 @@ static struct ibv_cq_ex *current(lua_State *L, struct vnode **np, const char *fn
 	return x;
 }
 
-static void record_read(lua_State *L, struct vnode *n, const char *what, lua_Integer v)
-{
-	char verb[48], ret[32];
-	snprintf(verb, sizeof verb, "ibv_wc_read_%s", what);
-	snprintf(ret, sizeof ret, "%lld", (long long)v);
-	record(L, n, verb, "", ret);
-}
-
 /* The ibv_wc_read_* accessors whose result is an integer. */
 #define READER(what, flag, ok_on_error, expr)                                             \
 	static int l_read_##what(lua_State *L)                                            \
@@ -254,8 +227,6 @@ static void record_read(lua_State *L, struct vnode *n, const char *what, lua_Int
 		struct vnode *n;                                                          \
 		struct ibv_cq_ex *x = current(L, &n, "read_" #what, flag, ok_on_error);   \
 		lua_Integer v = (lua_Integer)(expr);                                      \
-		if (vtracing(L))                                                           \
-			record_read(L, n, #what, v);                                      \
 		lua_pushinteger(L, v);                                                    \
 		return 1;                                                                 \
 	}
@@ -274,8 +245,6 @@ static int l_read_opcode(lua_State *L)
 	struct vnode *n;
 	struct ibv_cq_ex *x = current(L, &n, "read_opcode", 0, false);
 	enum ibv_wc_opcode op = ibv_wc_read_opcode(x);
-	if (vtracing(L))
-		record(L, n, "ibv_wc_read_opcode", "", venum_name(&ve_wc_opcode, op) ? venum_name(&ve_wc_opcode, op) : "?");
 	venum_push(L, &ve_wc_opcode, op);
 	return 1;
 }
@@ -285,8 +254,6 @@ static int l_read_wc_flags(lua_State *L)
 	struct vnode *n;
 	struct ibv_cq_ex *x = current(L, &n, "read_wc_flags", 0, false);
 	unsigned f = ibv_wc_read_wc_flags(x);
-	if (vtracing(L))
-		record_read(L, n, "wc_flags", f);
 	vflags_push(L, &ve_wc_flags, f);
 	return 1;
 }
@@ -368,13 +335,9 @@ static int iter_next(lua_State *L)
 		it->started = true;
 		cq_ex_idle(L, n, "iter");
 		ret = ibv_start_poll(cqx(n), &(struct ibv_poll_cq_attr){ 0 });
-		if (vtracing(L))
-			record(L, n, "ibv_start_poll", "&poll_attr", ret == 0 ? "0" : ret == ENOENT ? "ENOENT" : "?");
 		vcq(n)->poll_open = ret == 0;
 	} else {
 		ret = ibv_next_poll(cqx(n));
-		if (vtracing(L))
-			record(L, n, "ibv_next_poll", "", ret == 0 ? "0" : ret == ENOENT ? "ENOENT" : "?");
 	}
 	if (ret) {
 		const char *verb = vcq(n)->poll_open ? "ibv_next_poll" : "ibv_start_poll";

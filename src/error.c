@@ -1,7 +1,7 @@
 /* Failed verbs become error objects that lua/explain.lua turns into a
- * lesson (fields: verb, errno, errname, message, object, context);
- * and every verb call passes through vrecord(), the one recording point that
- * verbs.trace() prints as C. */
+ * lesson (fields: verb, errno, errname, message, object, context), and
+ * argument errors that name the binding. The trace is not here: verbs.trace
+ * prints what the recorder (lua/record.lua) saw, as lua/export_c.lua writes it. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,86 +108,13 @@ int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx)
 	return lua_error(L);
 }
 
-/* ---- the recording point ------------------------------------------------ */
-
-static const char REC_KEY[] = "verbs.trace";   /* registry: true or a function */
-
-static int to_text(lua_State *L)
-{
-	luaL_tolstring(L, 1, NULL);
-	return 1;
-}
-
-void vrecord(lua_State *L, const char *decl, const char *call, const char *ret)
-{
-	int top = lua_gettop(L);
-	lua_getfield(L, LUA_REGISTRYINDEX, REC_KEY);
-	if (lua_isfunction(L, -1)) {
-		/* The verbs a recorder calls are not recorded: they would call it again, without end. */
-		struct vstate *st = vstate(L);
-		if (st->recorder_call) {
-			lua_settop(L, top);
-			return;
-		}
-		lua_pushstring(L, call);
-		lua_pushstring(L, ret);
-		if (decl)
-			lua_pushstring(L, decl);
-		else
-			lua_pushnil(L);
-		/* A failing recorder must not turn a verb that worked into an error. */
-		st->recorder_call = call;
-		/* The error may be any value: its __tostring is user code too, run while still guarded. */
-		if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
-			lua_pushcfunction(L, to_text);
-			lua_insert(L, -2);
-			fprintf(stderr, "verbs.trace: recorder failed: %s\n",
-				lua_pcall(L, 1, 1, 0) == LUA_OK ? lua_tostring(L, -1) : "(an error whose __tostring failed)");
-		}
-		st->recorder_call = NULL;
-	} else {
-		if (decl)
-			fprintf(stderr, "%s\n", decl);
-		fprintf(stderr, "%s = %s\n", call, ret);
-	}
-	lua_settop(L, top);
-}
-
-const char *vret_text(char *buf, size_t size, int ret, int err)
-{
-	int e = ret > 0 ? ret : err;
-	const char *name = verrname(e);
-	if (ret == 0)
-		snprintf(buf, size, "0");
-	else if (ret > 0)
-		snprintf(buf, size, "%d /* %s */", ret, name ? name : strerror(e));
-	else
-		snprintf(buf, size, "%d /* errno %s */", ret, name ? name : strerror(e));
-	return buf;
-}
-
-/* verbs.trace(true | false | function(call, ret, decl)) -> previous setting */
-static int l_trace(lua_State *L)
-{
-	lua_getfield(L, LUA_REGISTRYINDEX, REC_KEY);
-	if (lua_isnone(L, 1))
-		return 1;
-	if (!lua_isboolean(L, 1) && !lua_isfunction(L, 1) && !lua_isnil(L, 1))
-		vtypeerror(L, 1, "boolean or function");
-	lua_pushvalue(L, 1);
-	lua_setfield(L, LUA_REGISTRYINDEX, REC_KEY);
-	vstate(L)->tracing = lua_toboolean(L, 1);
-	return 1;
-}
-
-void vtrace_open(lua_State *L)
+/* require "verbs.errno": C's errno names and numbers, for the explanations. */
+void verrno_open(lua_State *L)
 {
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
 	lua_pushcfunction(L, l_errno_module);
 	lua_setfield(L, -2, "verbs.errno");
 	lua_pop(L, 1);
-	lua_pushcfunction(L, l_trace);
-	lua_setfield(L, -2, "trace");
 }
 
 /* ---- argument errors that name the method -------------------------------------

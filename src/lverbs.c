@@ -16,9 +16,9 @@ static int lazy_index(lua_State *L)
 		lua_setfield(L, 1, k);
 		return 1;
 	}
-	if (strcmp(k, "record") == 0 || strcmp(k, "export_c") == 0) {
-		/* verbs.record(on) and verbs.export_c(path): functions of the
-		 * recorder's Lua modules */
+	if (strcmp(k, "record") == 0 || strcmp(k, "export_c") == 0 || strcmp(k, "trace") == 0) {
+		/* verbs.record(on), verbs.export_c(path) and verbs.trace(on):
+		 * functions of the recorder's Lua modules */
 		lua_getglobal(L, "require");
 		lua_pushfstring(L, "verbs.%s", k);
 		lua_call(L, 1, 1);
@@ -67,14 +67,14 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	capture_open(L);
 	suggest_open(L);
 	warn_open(L);
-	vtrace_open(L);
+	verrno_open(L);
 	lua_pushvalue(L, -1);   /* for vargerror's names */
 	lua_setfield(L, LUA_REGISTRYINDEX, "verbs.module");
 	lua_newtable(L);
 	lua_pushcfunction(L, lazy_index);
 	lua_setfield(L, -2, "__index");
 	/* what lazy_index answers, for the shell's Tab completion (as an object's __fields) */
-	static const char *const lazy[] = { "enums", "oob", "explain", "wire", "record", "export_c" };
+	static const char *const lazy[] = { "enums", "oob", "explain", "wire", "record", "export_c", "trace" };
 	int nlazy = (int)(sizeof lazy / sizeof lazy[0]);
 	lua_createtable(L, nlazy, 0);
 	for (int i = 0; i < nlazy; i++) {

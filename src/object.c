@@ -192,20 +192,6 @@ static void release_deps(lua_State *L, struct vnode *n)
 	}
 }
 
-static void record_destroy(lua_State *L, struct vnode *n, int err, const char *why)
-{
-	char call[128], ret[96], name[32];
-	if (!n->st->tracing || !L || (n->cls->refuse_destroy && n->cls->refuse_destroy(n)))
-		return;   /* nothing is called for an object that is not ours to destroy */
-	if (n->cls->destroy_call)
-		n->cls->destroy_call(n, call, sizeof call);
-	else
-		snprintf(call, sizeof call, "%s(%s)", n->cls->destroy_verb, vobj_cname(n, name, sizeof name));
-	vret_text(ret, sizeof ret, err, err);
-	strncat(ret, why, sizeof ret - strlen(ret) - 1);
-	vrecord(L, NULL, call, ret);
-}
-
 /* The last reference went away: destroy quietly (nothing can be raised from
  * a finalizer), then let go of the parents. */
 static void maybe_free(lua_State *L, struct vnode *n)
@@ -221,7 +207,6 @@ static void maybe_free(lua_State *L, struct vnode *n)
 				verrname(err) ? verrname(err) : "?", strerror(err));
 		n->h = NULL;
 		n->st->changes++;
-		record_destroy(L, n, err, "  /* garbage collected */");
 		release_deps(L, n);
 	}
 	n->prev->next = n->next;
@@ -422,10 +407,6 @@ static int obj_destroy(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, cls);
 	int err;
 
-	if (n->st->recorder_call)
-		return luaL_error(L, "%s: not from a verbs.trace recorder: it runs while '%s' is being recorded, and "
-				  "that verb's binding still uses its objects; destroy after the verb returned",
-				  cls->destroy_method, n->st->recorder_call);
 	const char *inside = finalizer_inside_binding(L);
 	if (inside)
 		return luaL_error(L, "%s: not from a __gc metamethod that the garbage collector runs inside '%s': "
@@ -443,13 +424,10 @@ static int obj_destroy(lua_State *L)
 				  k == 1 ? "" : "s", lua_tostring(L, -1), how, k == 1 ? "it" : "them");
 	}
 	err = cls->destroy(n);
-	if (!err) {
-		n->h = NULL;   /* before the recorder runs: it sees the object destroyed */
-		n->st->changes++;   /* prepared WRs that name it are checked again */
-	}
-	record_destroy(L, n, err, "");
 	if (err)
 		return vraise(L, cls->destroy_verb, err, 1, 0);
+	n->h = NULL;
+	n->st->changes++;   /* prepared WRs that name it are checked again */
 	release_deps(L, n);
 	return 0;
 }
@@ -564,8 +542,38 @@ static int obj_newindex(lua_State *L)
 	return 0;
 }
 
+/* The registry's table of classes by type name ("verbs.qp" -> its class),
+ * which verbs.cname trusts: a metatable's __name alone may be anyone's. */
+static const char CLASSES[] = "verbs.classes";
+
+/* The name of the verbs object at 1, as traces and messages give it ("qp3"),
+ * or nothing: for the recorder (lua/record.lua), at registry["verbs.cname"]. */
+static int l_cname(lua_State *L)
+{
+	char name[32];
+	if (!lua_getmetatable(L, 1))
+		return 0;
+	lua_pushliteral(L, "__name");
+	if (lua_rawget(L, -2) != LUA_TSTRING || lua_getfield(L, LUA_REGISTRYINDEX, CLASSES) != LUA_TTABLE)
+		return 0;
+	lua_pushvalue(L, -2);
+	lua_rawget(L, -2);
+	const struct vclass *cls = lua_touserdata(L, -1);
+	struct vnode **ud = cls ? vud_test(L, 1, cls) : NULL;
+	if (!ud || !*ud)
+		return 0;
+	lua_pushstring(L, vobj_cname(*ud, name, sizeof name));
+	return 1;
+}
+
 void vobj_register(lua_State *L, const struct vclass *cls)
 {
+	luaL_getsubtable(L, LUA_REGISTRYINDEX, CLASSES);
+	lua_pushlightuserdata(L, (void *)cls);
+	lua_setfield(L, -2, cls->tname);
+	lua_pop(L, 1);
+	lua_pushcfunction(L, l_cname);
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbs.cname");
 	luaL_newmetatable(L, cls->tname);
 	/* methods */
 	lua_newtable(L);

@@ -24,11 +24,6 @@ int pd_alloc(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_pd, 1, deps);
 	struct ibv_pd *pd = ibv_alloc_pd(c->h);
 	int err = errno;
-	if (vtracing(L)) {
-		char call[64], a[32], b[32];
-		snprintf(call, sizeof call, "ibv_alloc_pd(%s)", vobj_cname(c, a, sizeof a));
-		vrecord(L, NULL, call, pd ? vobj_cname(n, b, sizeof b) : "NULL");
-	}
 	if (!pd)
 		return vraise(L, "ibv_alloc_pd", err, 1, 0);
 	vobj_set(n, pd);
@@ -108,18 +103,6 @@ static int l_reg_mr(lua_State *L)
 	vmr(n)->access = (int)access;
 	struct ibv_mr *mr = ibv_reg_mr(p->h, buf, len, (int)access);
 	int err = errno;
-	if (vtracing(L)) {
-		char decl[96], call[200], a[32], b[32];
-		luaL_Buffer fl;
-		snprintf(decl, sizeof decl, "void *buf%u = aligned_alloc(%ld, %zu);", n->id, page, len);
-		luaL_buffinit(L, &fl);
-		venum_c(&fl, &ve_access, access);
-		luaL_pushresult(&fl);
-		snprintf(call, sizeof call, "ibv_reg_mr(%s, buf%u, %zu, %s)", vobj_cname(p, a, sizeof a), n->id, len,
-			 lua_tostring(L, -1));
-		lua_pop(L, 1);
-		vrecord(L, decl, call, mr ? vobj_cname(n, b, sizeof b) : "NULL");
-	}
 	if (!mr) {
 		/* The node never gets a handle, so no destroy will free its buffer. */
 		free(buf);

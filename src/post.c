@@ -356,42 +356,6 @@ int post_error(lua_State *L, const char *verb, int err, int self, int bad, struc
 	return vraise(L, verb, err, self, -1);
 }
 
-void post_record(lua_State *L, struct vnode *n, const char *verb, bool send, void *wrs, int ret, int bad)
-{
-	char call[96], name[32];
-	luaL_Buffer b;
-	luaL_buffinit(L, &b);
-	int i = 0;
-	for (char *wr = wrs; wr; i++) {
-		struct ibv_send_wr *sw = (struct ibv_send_wr *)wr;
-		struct ibv_recv_wr *rw = (struct ibv_recv_wr *)wr;
-		struct ibv_sge *sg = send ? sw->sg_list : rw->sg_list;
-		int ns = send ? sw->num_sge : rw->num_sge;
-		char *next = send ? (char *)sw->next : (char *)rw->next;
-		char line[160];
-		for (int s = 0; s < ns; s++) {
-			snprintf(line, sizeof line, "struct ibv_sge sge%d_%d = { .addr = 0x%llx, .length = %u, .lkey = 0x%x };\n",
-				 i + 1, s + 1, (unsigned long long)sg[s].addr, sg[s].length, sg[s].lkey);
-			luaL_addstring(&b, line);
-		}
-		snprintf(line, sizeof line, "struct %s wr%d = ", send ? "ibv_send_wr" : "ibv_recv_wr", i + 1);
-		luaL_addstring(&b, line);
-		marsh_c_init(&b, send ? vf_send_wr : vf_recv_wr, wr);
-		snprintf(line, sizeof line, ";  /* .sg_list = &sge%d_1, .num_sge = %d%s */%s", i + 1, ns,
-			 next ? ", .next = &wr(next)" : "", next ? "\n" : "");
-		luaL_addstring(&b, line);
-		wr = next;
-	}
-	luaL_pushresult(&b);
-	snprintf(call, sizeof call, "%s(%s, &wr1, &bad_wr)", verb, vobj_cname(n, name, sizeof name));
-	char r[96];
-	vret_text(r, sizeof r, ret, ret);
-	if (ret)
-		snprintf(r + strlen(r), sizeof r - strlen(r), "  /* bad_wr = &wr%d */", bad);
-	vrecord(L, lua_tostring(L, -1), call, r);
-	lua_pop(L, 1);
-}
-
 /* The 1-based position of bad in the chain that starts at wrs; 1 when the
  * provider left bad unset. */
 int wr_bad_index(void *wrs, void *bad, bool send)
@@ -440,8 +404,6 @@ int qp_post_send(lua_State *L)
 	send_wrs_check(L, 2, n->h, wrs, unions, is_list);
 	int ret = ibv_post_send(n->h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, true) : 0;
-	if (n->st->tracing)
-		post_record(L, n, "ibv_post_send", true, wrs, ret, badi);
 	if (!ret && n->st->capturing)
 		capture_note_posts(L, n, wrs);
 	if (!ret)
@@ -471,8 +433,6 @@ int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
 	wrs_read(L, idx, idx, count, is_list, false, wrs, &p, NULL);
 	int ret = srq ? ibv_post_srq_recv(h, wrs, &bad) : ibv_post_recv(h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, false) : 0;
-	if (n->st->tracing)
-		post_record(L, n, verb, false, wrs, ret, badi);
 	if (!ret)
 		return 0;
 	if (is_list)

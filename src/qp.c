@@ -124,12 +124,6 @@ static int qp_field(lua_State *L, struct vnode *n, const char *key)
 	return 1;
 }
 
-static void record_simple(lua_State *L, const char *decl, const char *call, int ret)
-{
-	char r[80];
-	vrecord(L, decl, call, vret_text(r, sizeof r, ret, ret));
-}
-
 void qp_check_required(lua_State *L, int arg, const void *send_cq, const void *recv_cq, int qp_type,
 		       const char *types)
 {
@@ -167,16 +161,9 @@ int qp_create(lua_State *L)
 	int deps[] = { 1, 3, 4, 5 };
 	struct vnode *n = vobj_new(L, &vc_qp, 4, deps);
 	vobj_recheck(L, 2, used, 4);
-	struct ibv_qp_init_attr asked = ia;   /* the provider writes the real cap back into ia */
+	struct ibv_qp_init_attr ;   /* the provider writes the real cap back into ia */
 	struct ibv_qp *qp = ibv_create_qp(p->h, &ia);
 	int err = errno;
-	if (vtracing(L)) {
-		char call[64], x[32], y[32];
-		marsh_c_decl(L, "struct ibv_qp_init_attr init_attr = ", vf_qp_init_attr, &asked, ";");
-		snprintf(call, sizeof call, "ibv_create_qp(%s, &init_attr)", vobj_cname(p, x, sizeof x));
-		vrecord(L, lua_tostring(L, -1), call, qp ? vobj_cname(n, y, sizeof y) : "NULL");
-		lua_pop(L, 1);
-	}
 	if (!qp) {
 		lua_createtable(L, 0, 1);
 		vraise_push_memlock(L);
@@ -219,19 +206,6 @@ static int l_modify(lua_State *L)
 	}
 	enum ibv_qp_state cur = qp_state(qp);
 	int ret = ibv_modify_qp(qp, &a, (int)mask);
-	if (vtracing(L)) {
-		char call[64], name[32];
-		luaL_Buffer b;
-		marsh_c_decl(L, "struct ibv_qp_attr attr = ", vf_qp_attr, &a, ";");
-		luaL_buffinit(L, &b);
-		snprintf(call, sizeof call, "ibv_modify_qp(%s, &attr, ", vobj_cname(n, name, sizeof name));
-		luaL_addstring(&b, call);
-		venum_c(&b, &ve_qp_attr_mask, (int64_t)mask);
-		luaL_addchar(&b, ')');
-		luaL_pushresult(&b);
-		record_simple(L, lua_tostring(L, -2), lua_tostring(L, -1), ret);
-		lua_pop(L, 2);
-	}
 	if (ret == 0) {
 		if (mask & IBV_QP_PORT)
 			vqp(n)->port_num = a.port_num;
@@ -273,12 +247,6 @@ static int l_query(lua_State *L)
 	memset(&a, 0, sizeof a);
 	memset(&ia, 0, sizeof ia);
 	int ret = ibv_query_qp(n->h, &a, all, &ia);
-	if (vtracing(L)) {
-		char call[96], name[32];
-		snprintf(call, sizeof call, "ibv_query_qp(%s, &attr, 0x%x, &init_attr)", vobj_cname(n, name, sizeof name),
-			 all);
-		record_simple(L, NULL, call, ret);
-	}
 	if (ret)
 		return vraise(L, "ibv_query_qp", ret, 1, 0);
 	marsh_push(L, vf_qp_attr, &a);

@@ -47,13 +47,6 @@ static const char *xname(struct vnode *n, char *buf, size_t len)
 	return buf;
 }
 
-static void record(lua_State *L, struct vnode *n, const char *verb, const char *args, const char *ret)
-{
-	char call[200], x[32];
-	snprintf(call, sizeof call, "%s(%s%s%s)", verb, xname(n, x, sizeof x), *args ? ", " : "", args);
-	vrecord(L, NULL, call, ret);
-}
-
 /* ctx:create_qp_ex{ pd=, qp_type=, send_cq=, recv_cq=, srq=, cap=, sq_sig_all=,
  * create_flags=, send_ops_flags=, comp_mask= }: comp_mask is computed from
  * the keys given (PD, SEND_OPS_FLAGS, CREATE_FLAGS) unless given. */
@@ -86,13 +79,6 @@ int qp_create_ex(lua_State *L)
 	struct ibv_qp_init_attr_ex asked = ia;
 	struct ibv_qp *qp = ibv_create_qp_ex(c->h, &ia);
 	int err = errno;
-	if (vtracing(L)) {
-		char call[64], x[32], y[32];
-		marsh_c_decl(L, "struct ibv_qp_init_attr_ex attr_ex = ", vf_qp_init_attr_ex, &asked, ";");
-		snprintf(call, sizeof call, "ibv_create_qp_ex(%s, &attr_ex)", vobj_cname(c, x, sizeof x));
-		vrecord(L, lua_tostring(L, -1), call, qp ? vobj_cname(n, y, sizeof y) : "NULL");
-		lua_pop(L, 1);
-	}
 	if (!qp) {
 		lua_createtable(L, 0, 3);
 		vraise_push_memlock(L);
@@ -108,12 +94,6 @@ int qp_create_ex(lua_State *L)
 	vobj_set(n, qp);
 	vqp(n)->ex = ibv_qp_to_qp_ex(qp) != NULL;
 	vqp(n)->send_ops_flags = ia.send_ops_flags;
-	if (vtracing(L) && vqp(n)->ex) {
-		char decl[96], x[32], y[32];
-		snprintf(decl, sizeof decl, "struct ibv_qp_ex *%s", xname(n, x, sizeof x));
-		snprintf(y, sizeof y, "ibv_qp_to_qp_ex(qp%u)", n->id);
-		vrecord(L, NULL, decl, y);
-	}
 	return 1;
 }
 
@@ -200,8 +180,6 @@ static void op_end(lua_State *L, struct vnode *n, const char *verb, uint64_t fla
 	vqp(n)->wr_lacks = qp->qp_type == IBV_QPT_UD ? NEED_UD_ADDR : 0;
 	if (flag == IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP || flag == IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		vqp(n)->wr_lacks |= NEED_SGE8;
-	if (vtracing(L))
-		record(L, n, verb, args, "(void)");
 }
 
 /* qp:wr_start() */
@@ -218,8 +196,6 @@ static int l_wr_start(lua_State *L)
 	vqp(n)->wr_count = 0;
 	vqp(n)->wr_op = 0;
 	vqp(n)->wr_lacks = 0;
-	if (vtracing(L))
-		record(L, n, "ibv_wr_start", "", "(void)");
 	return 0;
 }
 
@@ -237,10 +213,6 @@ static int l_wr_complete(lua_State *L)
 	vqp(n)->wr_open = false;
 	vqp(n)->wr_op = 0;
 	vqp(n)->wr_lacks = 0;
-	if (vtracing(L)) {
-		char r[64];
-		record(L, n, "ibv_wr_complete", "", vret_text(r, sizeof r, ret, ret));
-	}
 	if (!ret)
 		return 0;
 	struct ibv_qp_attr a;
@@ -270,8 +242,6 @@ static int l_wr_abort(lua_State *L)
 	ibv_wr_abort(x);
 	vqp(n)->wr_open = false;
 	vqp(n)->wr_lacks = 0;
-	if (vtracing(L))
-		record(L, n, "ibv_wr_abort", "", "(void)");
 	return 0;
 }
 
@@ -450,8 +420,6 @@ static int l_wr_set_sge(lua_State *L)
 						       (int)s.length));
 	ibv_wr_set_sge(x, s.lkey, s.addr, s.length);
 	vqp(n)->wr_lacks &= ~(unsigned)NEED_SGE8;
-	if (vtracing(L))
-		record(L, n, "ibv_wr_set_sge", args, "(void)");
 	return 0;
 }
 
@@ -469,11 +437,6 @@ static int l_wr_set_sge_list(lua_State *L)
 		return vargerror(L, 2, "an atomic takes one SGE of 8 bytes");
 	ibv_wr_set_sge_list(x, (size_t)k, sge);
 	vqp(n)->wr_lacks &= ~(unsigned)NEED_SGE8;
-	if (vtracing(L)) {
-		char args[32];
-		snprintf(args, sizeof args, "%d, sg_list", k);
-		record(L, n, "ibv_wr_set_sge_list", args, "(void)");
-	}
 	return 0;
 }
 
@@ -487,11 +450,6 @@ static int l_wr_set_inline_data(lua_State *L)
 	if (vqp(n)->wr_lacks & NEED_SGE8)
 		return luaL_error(L, "wr_set_inline_data: an atomic returns the old value into an SGE: use wr_set_sge");
 	ibv_wr_set_inline_data(x, (void *)s, len);
-	if (vtracing(L)) {
-		char args[48];
-		snprintf(args, sizeof args, "data, %zu", len);
-		record(L, n, "ibv_wr_set_inline_data", args, "(void)");
-	}
 	return 0;
 }
 
@@ -516,11 +474,6 @@ static int l_wr_set_inline_data_list(lua_State *L)
 	}
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_inline_data_list");
 	ibv_wr_set_inline_data_list(x, (size_t)k, b);
-	if (vtracing(L)) {
-		char args[32];
-		snprintf(args, sizeof args, "%d, buf_list", k);
-		record(L, n, "ibv_wr_set_inline_data_list", args, "(void)");
-	}
 	return 0;
 }
 
@@ -538,11 +491,6 @@ static int l_wr_set_ud_addr(lua_State *L)
 				  venum_name(&ve_qp_type, ((struct ibv_qp *)n->h)->qp_type));
 	ibv_wr_set_ud_addr(x, ah->h, qpn, qkey);
 	vqp(n)->wr_lacks &= ~(unsigned)NEED_UD_ADDR;
-	if (vtracing(L)) {
-		char args[64];
-		snprintf(args, sizeof args, "ah%u, 0x%x, 0x%x", ah->id, qpn, qkey);
-		record(L, n, "ibv_wr_set_ud_addr", args, "(void)");
-	}
 	return 0;
 }
 
@@ -573,8 +521,6 @@ int qp_ex_setfield(lua_State *L, struct vnode *n, const char *key, int vidx)
 	if (id) {
 		x->wr_id = arg_u64(L, vidx, "wr_id");
 		snprintf(ret, sizeof ret, "%llu", (unsigned long long)x->wr_id);
-		if (vtracing(L))
-			vrecord(L, NULL, lhs, ret);
 		return 1;
 	}
 	int64_t v;
@@ -582,13 +528,6 @@ int qp_ex_setfield(lua_State *L, struct vnode *n, const char *key, int vidx)
 	if (e)
 		return luaL_error(L, "qp.wr_flags: %s", e);
 	x->wr_flags = (unsigned)v;
-	if (vtracing(L)) {
-		luaL_Buffer b;
-		luaL_buffinit(L, &b);
-		venum_c(&b, &ve_send_flags, v);
-		luaL_pushresult(&b);
-		vrecord(L, NULL, lhs, lua_tostring(L, -1));
-	}
 	return 1;
 }
 

@@ -20,13 +20,6 @@ static void srq_describe(lua_State *L, struct vnode *n)
 		lua_pushfstring(L, "handle %d", (int)((struct ibv_srq *)n->h)->handle);
 }
 
-static void record_ret(lua_State *L, const char *decl, const char *call, int ret)
-{
-	char r[48];
-	snprintf(r, sizeof r, "%d", ret);
-	vrecord(L, decl, call, r);
-}
-
 /* pd:create_srq{ max_wr=, max_sge=, srq_limit= } */
 int srq_create(lua_State *L)
 {
@@ -39,13 +32,6 @@ int srq_create(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_srq, 1, deps);
 	struct ibv_srq *srq = ibv_create_srq(p->h, &ia);
 	int err = errno;
-	if (vtracing(L)) {
-		char call[64], x[32], y[32];
-		marsh_c_decl(L, "struct ibv_srq_init_attr srq_init_attr = { .attr = ", vf_srq_attr, &ia.attr, " };");
-		snprintf(call, sizeof call, "ibv_create_srq(%s, &srq_init_attr)", vobj_cname(p, x, sizeof x));
-		vrecord(L, lua_tostring(L, -1), call, srq ? vobj_cname(n, y, sizeof y) : "NULL");
-		lua_pop(L, 1);
-	}
 	if (!srq) {
 		lua_createtable(L, 0, 1);
 		vraise_push_memlock(L);
@@ -81,20 +67,6 @@ static int l_modify(lua_State *L)
 				       " srq_limit");
 	}
 	int ret = ibv_modify_srq(n->h, &a, (int)mask);
-	if (vtracing(L)) {
-		char name[32];
-		luaL_Buffer b;
-		marsh_c_decl(L, "struct ibv_srq_attr srq_attr = ", vf_srq_attr, &a, ";");
-		luaL_buffinit(L, &b);
-		luaL_addstring(&b, "ibv_modify_srq(");
-		luaL_addstring(&b, vobj_cname(n, name, sizeof name));
-		luaL_addstring(&b, ", &srq_attr, ");
-		venum_c(&b, &ve_srq_attr_mask, (int64_t)mask);
-		luaL_addchar(&b, ')');
-		luaL_pushresult(&b);
-		record_ret(L, lua_tostring(L, -2), lua_tostring(L, -1), ret);
-		lua_pop(L, 2);
-	}
 	if (ret) {
 		lua_createtable(L, 0, 2);
 		vflags_push(L, &ve_srq_attr_mask, mask);
@@ -112,11 +84,6 @@ static int l_query(lua_State *L)
 	struct vnode *n = vobj_check(L, 1, &vc_srq);
 	struct ibv_srq_attr a;
 	int ret = ibv_query_srq(n->h, &a);
-	if (vtracing(L)) {
-		char call[64], name[32];
-		snprintf(call, sizeof call, "ibv_query_srq(%s, &srq_attr)", vobj_cname(n, name, sizeof name));
-		record_ret(L, NULL, call, ret);
-	}
 	if (ret)
 		return vraise(L, "ibv_query_srq", ret, 1, 0);
 	marsh_push(L, vf_srq_attr, &a);

@@ -1,5 +1,5 @@
 /* What the binding files share: enum/flag name tables, the one table<->struct
- * marshaller, the object layer, verb errors and the trace point.
+ * marshaller, the object layer and verb errors.
  *
  * Every verbs object is a Lua userdata holding a pointer to a `struct vnode`
  * (malloc'd, not in the userdata): the node outlives its userdata while
@@ -134,14 +134,9 @@ uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f
 void marsh_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path);
 /* Pushes a table with every field of f read from src. */
 void marsh_push(lua_State *L, const struct vfield *f, const void *src);
-/* Appends a C initializer of the nonzero fields of src: "{ .qp_state = IBV_QPS_INIT, ... }". */
-void marsh_c_init(luaL_Buffer *b, const struct vfield *f, const void *src);
 /* out = prefix.key[index] (no dot after an empty prefix or before "[";
  * no [index] when index <= 0), cut to len. */
 char *marsh_path(char *out, size_t len, const char *prefix, const char *key, int index);
-/* Pushes and returns head .. the initializer of src .. tail, the declaration
- * a trace prints before a call: "struct ibv_ah_attr ah_attr = { ... };". */
-const char *marsh_c_decl(lua_State *L, const char *head, const struct vfield *f, const void *src, const char *tail);
 /* Reads an unsigned integer in [0, max] at idx, or raises naming `what`. */
 uint64_t marsh_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what);
 /* GID text <-> bytes. */
@@ -177,8 +172,6 @@ struct vstate {
 	struct vnode all;
 	unsigned ids[VCLASS_MAX_];
 	unsigned long changes;           /* bumped whenever an object is destroyed or finalized */
-	bool tracing;                    /* verbs.trace is on: verbs call vrecord */
-	const char *recorder_call;       /* the call whose verbs.trace function is running, else NULL */
 	int capturing;                   /* live verbs.capture objects: posts are noted for them */
 };
 /* This state's (made on first use). */
@@ -310,7 +303,7 @@ bool vobj_live_handle(lua_State *L, const struct vclass *cls, const void *h);
 /* Pushes the userdata of node n if it still exists; false (nothing pushed) if not. */
 bool vobj_push(lua_State *L, struct vnode *n);
 
-/* ---- error.c: verb failures as error objects, the trace point ------------ */
+/* ---- error.c: verb failures as error objects ------------------------------ */
 
 /* Raises the error object (verb, errno, errname, message, object, context) for a failed verb. obj: stack
  * index of the object the verb was called on (0: none); ctxidx: index of a
@@ -329,23 +322,7 @@ void vchecktable(lua_State *L, int arg);
 /* errno -> "EINVAL" */
 const char *verrname(int err);
 
-/* The one recording point: every verb call passes through vrecord() once it
- * returned. decl: C declarations the call needs (may be NULL); call: the call
- * ("ibv_modify_qp(qp1, &attr, IBV_QP_STATE)"); ret: its result ("0", "qp1",
- * "NULL (errno 22)"). Callers test vtracing(L) (or n->st->tracing, with a
- * node at hand: no registry lookup) first, so that an untraced call costs
- * little. While a verbs.trace function runs, vstate(L)->recorder_call names
- * the call: the binding that called vrecord may still use its handles after
- * the recorder returns, so nothing may be destroyed meanwhile (obj_destroy
- * refuses, naming it). */
-static inline bool vtracing(lua_State *L) { return vstate(L)->tracing; }
-void vrecord(lua_State *L, const char *decl, const char *call, const char *ret);
-/* A call's result as the trace shows it, one form for every verb: "0";
- * 22 and the comment EINVAL for a verb that returns the errno
- * (ibv_modify_qp, ibv_post_send, ibv_destroy_*); -1 and the comment
- * "errno EINVAL" for one that returns -1 and sets errno (err). Returns buf. */
-const char *vret_text(char *buf, size_t size, int ret, int err);
-void vtrace_open(lua_State *L);   /* sets verbs.trace in the table at -1 */
+void verrno_open(lua_State *L);   /* require "verbs.errno" */
 
 /* ---- fields.c: verbs.fields and verbs.enum, the descriptors seen from Lua */
 
@@ -460,7 +437,6 @@ void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr
 int wr_bad_index(void *wrs, void *bad, bool send);
 /* Raises a post's verb error; the bad WR's table is on the top of the stack. */
 int post_error(lua_State *L, const char *verb, int err, int self, int bad, struct ibv_qp *qp);
-void post_record(lua_State *L, struct vnode *n, const char *verb, bool send, void *wrs, int ret, int bad);
 int qp_post_send(lua_State *L);
 int qp_post_recv(lua_State *L);
 /* wr.c: posting a prepared verbs.send_wr / verbs.recv_wr (at index 2 / idx). */

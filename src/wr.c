@@ -293,8 +293,6 @@ int prepared_post_send(lua_State *L, struct vnode *n)
 	struct prepared *pw = check_kind(L, 2, true, n);
 	struct ibv_send_wr *bad = NULL;
 	int ret = ibv_post_send(n->h, pw->wrs, &bad);
-	if (n->st->tracing)
-		post_record(L, n, "ibv_post_send", true, pw->wrs, ret, ret ? wr_bad_index(pw->wrs, bad, true) : 0);
 	if (!ret && n->st->capturing)
 		capture_note_posts(L, n, pw->wrs);
 	return ret ? fail(L, "ibv_post_send", ret, 1, pw, bad, n->h) : 0;
@@ -306,8 +304,6 @@ int prepared_post_recv(lua_State *L, struct vnode *n, int self, int idx, const c
 	struct ibv_recv_wr *bad = NULL;
 	bool srq = n->cls == &vc_srq;
 	int ret = srq ? ibv_post_srq_recv(h, pw->wrs, &bad) : ibv_post_recv(h, pw->wrs, &bad);
-	if (n->st->tracing)
-		post_record(L, n, verb, false, pw->wrs, ret, ret ? wr_bad_index(pw->wrs, bad, false) : 0);
 	return ret ? fail(L, verb, ret, self, pw, bad, srq ? NULL : h) : 0;
 }
 

@@ -27,17 +27,21 @@ setup() { require_device; }
       print(cq:start_poll())' 2>&1
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ $output == *"struct ibv_cq_init_attr_ex cq_attr = { .cqe = 4, .wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM };"* ]]
-    [[ $output == *"ibv_create_cq_ex(ctx1, &cq_attr) = cq1"* ]]
-    [[ $output == *".send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND, .comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS"* ]]
-    [[ $output == *"struct ibv_qp_ex *qpx1 = ibv_qp_to_qp_ex(qp1)"* ]]
-    [[ $output == *"ibv_wr_start(qpx1) = (void)"* ]]
-    [[ $output == *"qpx1->wr_id = 7"* ]]
-    [[ $output == *"qpx1->wr_flags = IBV_SEND_SIGNALED"* ]]
-    [[ $output == *"ibv_wr_rdma_write(qpx1, 0x1234, 0x1000) = (void)"* ]]
-    [[ $output == *"ibv_wr_set_sge(qpx1, mr1->lkey, (uintptr_t)mr1->addr + 0, 8) = (void)"* ]]
-    [[ $output == *"ibv_wr_abort(qpx1) = (void)"* ]]
-    [[ $output == *"ibv_start_poll(cq1, &poll_attr) = ENOENT"* ]]
+    # the same C as verbs.export_c writes, with this run's outcomes
+    [[ $output == *"struct ibv_cq_init_attr_ex cq_attr1 = { .cqe = 4, .wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM };"* ]]
+    [[ $output == *"ibv_create_cq_ex(ctx1, &cq_attr1) = cq1_ex"* ]]
+    [[ $output == *"ibv_cq_ex_to_cq(cq1_ex) = cq1"* ]]
+    [[ $output == *".send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE, .comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS"* ]]
+    [[ $output == *"ibv_create_qp_ex(ctx1, &init_attr_ex1) = qp1"* ]]
+    [[ $output == *"ibv_qp_to_qp_ex(qp1) = qp1_ex"* ]]
+    [[ $output == *"ibv_wr_start(qp1_ex) = (void)"* ]]
+    # an assignment is a statement, not a call with an outcome
+    [[ $output == *$'\nqp1_ex->wr_id = 7\n'* ]]
+    [[ $output == *$'\nqp1_ex->wr_flags = IBV_SEND_SIGNALED\n'* ]]
+    [[ $output == *"ibv_wr_rdma_write(qp1_ex, 0x1234, 0x1000) = (void)"* ]]
+    [[ $output == *"ibv_wr_set_sge(qp1_ex, mr1->lkey, (uintptr_t)mr1->addr + 0, 8) = (void)"* ]]
+    [[ $output == *"ibv_wr_abort(qp1_ex) = (void)"* ]]
+    [[ $output == *"ibv_start_poll(cq1_ex, &poll_attr) = ENOENT"* ]]
 }
 
 @test "events: verbs.wait_fds on two completion channels returns the one whose CQ completed, get_cq_event its CQ" {
