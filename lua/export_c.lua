@@ -60,6 +60,8 @@ end
 local W = {}
 W.__index = W
 
+-- The writer names objects and never holds one: the trace keeps a writer
+-- for the whole session, and the objects must stay collectable.
 -- The program's lines, and the same as items for the trace: a verb call is
 -- one item with its C call and its outcome ({ call =, ret =, text = }),
 -- anything else an item of its own text (a declaration, memcpy, a check).
@@ -98,7 +100,7 @@ end
 function W:qpn(v, not_self)
   local best
   for _, q in ipairs(self.qps) do
-    if q.qp_num == v and q.obj ~= not_self then best = q end
+    if q.qp_num == v and q.name ~= (not_self and R.name_of(not_self)) then best = q end
   end
   return best and (best.name .. "->qp_num") or tostring(v)
 end
@@ -256,7 +258,7 @@ V["pd.reg_mr"] = function(w, ev)
     cflags("ibv_access_flags", ev.args[2])), "ibv_reg_mr")
   if mr then
     local f = R.facts(mr)
-    w.mrs[#w.mrs + 1] = { name = v, obj = mr, addr = f.addr, length = f.length or size, lkey = f.lkey, rkey = f.rkey, buf = buf }
+    w.mrs[#w.mrs + 1] = { name = v, addr = f.addr, length = f.length or size, lkey = f.lkey, rkey = f.rkey, buf = buf }
   end
 end
 V["pd.create_qp"] = function(w, ev)
@@ -265,7 +267,7 @@ V["pd.create_qp"] = function(w, ev)
   local a = w:tmp("init_attr")
   w:put("struct ibv_qp_init_attr %s = %s;", a, w:init("ibv_qp_init_attr", ev.args[1]))
   w:expect_obj(ev, "struct ibv_qp", v, fmt("ibv_create_qp(%s, &%s)", w:obj(ev.self), a), "ibv_create_qp")
-  if qp then w.qps[#w.qps + 1] = { name = v, obj = qp, qp_num = R.facts(qp).qp_num } end
+  if qp then w.qps[#w.qps + 1] = { name = v, qp_num = R.facts(qp).qp_num } end
 end
 V["pd.create_ah"] = function(w, ev)
   local ah = ev.results and ev.results[1]
@@ -298,7 +300,7 @@ V["context.create_qp_ex"] = function(w, ev)
   w:expect_obj(ev, "struct ibv_qp", v, fmt("ibv_create_qp_ex(%s, &%s)", w:obj(ev.self), a), "ibv_create_qp_ex")
   if qp then
     w:bind("struct ibv_qp_ex", v .. "_ex", fmt("ibv_qp_to_qp_ex(%s)", v))
-    w.qps[#w.qps + 1] = { name = v, obj = qp, qp_num = R.facts(qp).qp_num }
+    w.qps[#w.qps + 1] = { name = v, qp_num = R.facts(qp).qp_num }
   end
 end
 
@@ -361,7 +363,8 @@ V["qp.wr_set_inline_data_list"] = function(w, ev)
 end
 
 local function mr_entry(w, mr)
-  for _, m in ipairs(w.mrs) do if m.obj == mr then return m end end
+  local name = R.name_of(mr)
+  for _, m in ipairs(w.mrs) do if m.name == name then return m end end
 end
 V["mr.write"] = function(w, ev)
   local m = mr_entry(w, ev.self)
@@ -494,7 +497,7 @@ V["cq.poll"] = completions
 V["cq.wait"] = completions
 V["cq.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_cq(%s)", w:obj(ev.self))) end
 V["qp.destroy"] = function(w, ev)
-  local id = w.cm_qps and w.cm_qps[ev.self]
+  local id = w.cm_qps and w.cm_qps[R.name_of(ev.self)]
   if id then w:vput("rdma_destroy_qp(%s);", id) return end   -- librdmacm's QP goes through its id
   w:expect_ret(ev, fmt("ibv_destroy_qp(%s)", w:obj(ev.self)))
 end
@@ -643,7 +646,7 @@ function V.__field(w, ev)
   local o = ev.results[1]
   local k = R.kind(o)
   w:bind(FIELD_TYPES[k] or "void", R.name_of(o), fmt("%s->%s", w:obj(ev.self), ev.args[1]))
-  if k == "qp" then w.qps[#w.qps + 1] = { name = R.name_of(o), obj = o, qp_num = R.facts(o).qp_num } end
+  if k == "qp" then w.qps[#w.qps + 1] = { name = R.name_of(o), qp_num = R.facts(o).qp_num } end
 end
 
 V["nil.create_event_channel"] = function(w, ev)
@@ -713,9 +716,9 @@ V["cm_id.create_qp"] = function(w, ev)
   if qp then
     local v = R.name_of(qp)
     w:bind("struct ibv_qp", v, fmt("%s->qp", w:obj(ev.self)))
-    w.qps[#w.qps + 1] = { name = v, obj = qp, qp_num = R.facts(qp).qp_num }
+    w.qps[#w.qps + 1] = { name = v, qp_num = R.facts(qp).qp_num }
     w.cm_qps = w.cm_qps or {}
-    w.cm_qps[qp] = w:obj(ev.self)
+    w.cm_qps[v] = w:obj(ev.self)
   end
 end
 V["cm_id.destroy_qp"] = function(w, ev) w:vput("rdma_destroy_qp(%s);", w:obj(ev.self)) end

@@ -17,7 +17,9 @@ M.methods = {
   open = { "verbs", "verbs.open([name])", "struct ibv_context *ibv_open_device(struct ibv_device *device)",
     "open a device: -d DEV / VERBSH_DEVICE, else the first with an ACTIVE port", ex = 'ctx = verbs.open("rxe0")' },
   trace = { "verbs", "verbs.trace(true | false | function)", "(none)",
-    "print every verb call as its C equivalent", ex = "verbs.trace(true)" },
+    "print every verb call as it happens, as the C that verbs.export_c writes for it with this run's outcome"
+    .. " (ibv_modify_qp(qp1, &attr1, IBV_QP_STATE) = 22 /* EINVAL */); a function gets (call, ret, decl)"
+    .. " instead, once the verb returned. Returns the previous setting", ex = "verbs.trace(true)" },
   explain = { "verbs", "verbs.explain(wc | status | error)", "(none)",
     "why a completion or a verb failed, and how to fix it (at the prompt it prints as text)",
     args = { "ibv_wc_status" }, ex = 'verbs.explain("RNR_RETRY_EXC_ERR")' },

@@ -220,24 +220,34 @@ function wrap_object(obj)
   end
 end
 
--- The module's constructors: verbs.open, verbs.create_event_channel.
-local module_wrapped = false
-local function wrap_module()
-  if module_wrapped then return end
-  module_wrapped = true
-  local verbs = require "verbs"
+-- The module's constructors: verbs.open, verbs.create_event_channel, of
+-- every module table the recorder was reached through (verbs.trace,
+-- verbs.record: src/lverbs.c adopts the table).
+local modules = setmetatable({}, { __mode = "k" })   -- table -> wrapped yet
+local started = false
+local function wrap_module(verbs)
+  if modules[verbs] then return end
+  modules[verbs] = true
   for _, name in ipairs { "open", "create_event_channel" } do
-    local fn = verbs[name]
-    local w = wrapper(name, function(_, ...) return fn(...) end)
-    rawset(verbs, name, function(...) return w(nil, ...) end)
+    local fn = rawget(verbs, name)
+    if type(fn) == "function" then
+      local w = wrapper(name, function(_, ...) return fn(...) end)
+      rawset(verbs, name, function(...) return w(nil, ...) end)
+    end
   end
+end
+function M.adopt(verbs)
+  if modules[verbs] == nil then modules[verbs] = false end
+  if started then wrap_module(verbs) end
 end
 
 -- Wraps the constructors and every object that exists already (made
 -- before recording or tracing began): their calls are events too, and
 -- they are named when first met.
 local function start()
-  wrap_module()
+  started = true
+  if next(modules) == nil then modules[require "verbs"] = false end
+  for verbs in next, modules do wrap_module(verbs) end
   local objects = debug.getregistry()["verbs.objects"]
   for _, obj in next, type(objects) == "table" and objects or {} do
     if kind(obj) then wrap_object(obj) end   -- the table is its own metatable: skip its __mode

@@ -18,7 +18,16 @@ static int lazy_index(lua_State *L)
 	}
 	if (strcmp(k, "record") == 0 || strcmp(k, "export_c") == 0 || strcmp(k, "trace") == 0) {
 		/* verbs.record(on), verbs.export_c(path) and verbs.trace(on):
-		 * functions of the recorder's Lua modules */
+		 * functions of the recorder's Lua modules. The recorder wraps
+		 * verbs.open of this very table (a state may hold two, after
+		 * package.loaded.verbs = nil). */
+		lua_getglobal(L, "require");
+		lua_pushliteral(L, "verbs.record");
+		lua_call(L, 1, 1);
+		lua_getfield(L, -1, "adopt");
+		lua_pushvalue(L, 1);
+		lua_call(L, 1, 0);
+		lua_pop(L, 1);
 		lua_getglobal(L, "require");
 		lua_pushfstring(L, "verbs.%s", k);
 		lua_call(L, 1, 1);

@@ -35,7 +35,7 @@ counts() { rdma resource show | grep "$RXE_DEV:" | grep -o 'pd [0-9]* cq [0-9]* 
       mr:dereg(); pd:dealloc(); ctx:close()'
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ $output == *$'open_device("'"$RXE_DEV"'") = ctx1\n'* ]]
+    [[ $output == *"open_device(\"$RXE_DEV\") = ctx1"$'\n'* ]]
     [[ $output == *$'ibv_alloc_pd(ctx1) = pd1\n'* ]]
     [[ $output == *$'void *buf_mr1 = calloc(1, 64);\nibv_reg_mr(pd1, buf_mr1, 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ) = mr1\n'* ]]
     [[ $output == *$'ibv_dereg_mr(mr1) = 0\nibv_dealloc_pd(pd1) = 0\nibv_close_device(ctx1) = 0'* ]]
