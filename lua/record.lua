@@ -34,7 +34,14 @@ local function note(ev)
   end
 end
 
+-- Events hold no object, so that what the script drops is collected while
+-- recording: an object in an event is its handle, which keeps its name,
+-- its kind and its facts.
+local handle_mt = {}
+local handles = setmetatable({}, { __mode = "k" })   -- object -> its handle
+
 local function kind(v)
+  if getmetatable(v) == handle_mt then return v.kind end
   if type(v) ~= "userdata" then return nil end
   local mt = getmetatable(v)
   local n = type(mt) == "table" and rawget(mt, "__name")
@@ -47,15 +54,18 @@ local PREFIX = { context = "ctx", comp_channel = "channel", cq_ex = "cq" }
 -- What a C program reads from an object later, noted while it is live.
 local function note_facts(obj, k)
   local f = {}
+  depth = depth + 1   -- reading them is not an event
   local function get(field) local ok, v = pcall(function() return obj[field] end) if ok then return v end end
   if k == "qp" then f.qp_num = get("qp_num")
   elseif k == "mr" then f.lkey, f.rkey, f.addr, f.length = get("lkey"), get("rkey"), get("addr"), get("length")
   elseif k == "context" then f.name = get("name")
   elseif k == "cm_event" then f.event, f.status = get("event"), get("status") end
+  depth = depth - 1
   facts[obj] = f
 end
 
 local function name_of(obj)
+  if getmetatable(obj) == handle_mt then return obj.name end
   local k = kind(obj)
   if not k then return nil end
   if not names[obj] then
@@ -74,18 +84,33 @@ local function name_of(obj)
   return names[obj]
 end
 M.name_of = name_of
-function M.facts(obj) return facts[obj] end
+function M.facts(obj)
+  if getmetatable(obj) == handle_mt then return obj.facts end
+  return facts[obj]
+end
+
+local function handle(obj)
+  local h = handles[obj]
+  if not h then
+    local name = name_of(obj)
+    h = setmetatable({ name = name, kind = kind(obj), facts = facts[obj] }, handle_mt)
+    handles[obj] = h
+  end
+  return h
+end
 
 -- A copy of a value as it was at the call: tables deeply (verbs objects
 -- stay references), a prepared WR as tables, the rest as is.
 local function copy(v, seen)
-  local k = kind(v)
-  if k == "send_wr" or k == "recv_wr" then
+  if getmetatable(v) == handle_mt then return v end
+  local what = kind(v)
+  if what == "send_wr" or what == "recv_wr" then
     -- a prepared WR as it is at the post: the list of its WRs' tables
     local t = {}
-    for i = 1, #v do t[i] = v[i] end
+    for i = 1, #v do t[i] = copy(v[i]) end
     return t
   end
+  if what then return handle(v) end
   if type(v) ~= "table" then return v end
   seen = seen or {}
   if seen[v] then return seen[v] end
@@ -120,7 +145,7 @@ end
 local function wrapper(method, fn)
   return function(self, ...)
     if depth > 0 or not active() then return fn(self, ...) end
-    local ev = { method = method, self = self, class = kind(self), args = copy(table.pack(...)) }
+    local ev = { method = method, self = kind(self) and handle(self), class = kind(self), args = copy(table.pack(...)) }
     depth = depth + 1
     local res = table.pack(pcall(fn, self, ...))
     depth = depth - 1
@@ -143,14 +168,13 @@ local function wrapper(method, fn)
       end
       error(e, 0)
     end
+    for i = 2, res.n do
+      if kind(res[i]) then name_of(res[i]); wrap_object(res[i]) end
+    end
     ev.results = copy(table.pack(table.unpack(res, 2, res.n)))
     local wcs = select(1, ...)
     if (method == "poll" or method == "wait") and is_wc_array(wcs) then
       ev.wcs = snapshot_wcs(wcs, math.tointeger(res[2]) or 0)
-    end
-    for i = 1, ev.results.n do
-      local r = ev.results[i]
-      if kind(r) then name_of(r); wrap_object(r) end
     end
     note(ev)
     return table.unpack(res, 2, res.n)
@@ -175,11 +199,12 @@ local function wrap_fields(idx)
     if depth > 0 or not active() then return v end
     local self = rawget(t, 0)
     if READS[kind(self)] and READS[kind(self)][k] then
-      note { method = "__read", self = self, class = kind(self), args = { k, n = 1 }, results = { v, n = 1 } }
+      note { method = "__read", self = handle(self), class = kind(self), args = { k, n = 1 }, results = { v, n = 1 } }
     elseif kind(v) and not names[v] then
       name_of(v)
       wrap_object(v)
-      note { method = "__field", self = self, class = kind(self), args = { k, n = 1 }, results = { v, n = 1 } }
+      note { method = "__field", self = handle(self), class = kind(self), args = { k, n = 1 },
+             results = { handle(v), n = 1 } }
     end
     return v
   end)
@@ -199,7 +224,7 @@ function wrap_object(obj)
     rawset(mt, "__newindex", function(o, k, v)
       set(o, k, v)   -- raises on a bad field or value: then it is no event
       if depth == 0 and active() then
-        note { method = "__newindex", self = o, class = kind(o), args = { k, copy(v), n = 2 } }
+        note { method = "__newindex", self = handle(o), class = kind(o), args = { k, copy(v), n = 2 } }
       end
     end)
   end
