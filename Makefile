@@ -18,7 +18,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
-DEPLIBS   = $(shell pkg-config --libs $(PKGS)) -lpcap
+DEPLIBS   = $(shell pkg-config --libs $(PKGS))
 ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
 
 # The bindings (everything but the shell's own main and REPL) go into both
@@ -27,6 +27,11 @@ SHELL_SRC := src/main.c src/repl.c
 LIB_SRC   := $(filter-out $(SHELL_SRC),$(wildcard src/*.c))
 LUA_SRC   := $(sort $(wildcard lua/*.lua))
 EMBED_C   := build/embedded_lua.c
+
+# Libraries opened on first use (src/lazylib.h) instead of linked, so that
+# start-up does not pay for them: the sonames the linker would have recorded.
+soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+PCAP_SONAME := $(call soname,pcap)
 
 OBJ_DIR   := build/obj
 LIB_OBJ   := $(LIB_SRC:src/%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/embedded_lua.o
@@ -48,7 +53,7 @@ verbsh: $(SHELL_OBJ) $(LIB_OBJ)
 
 # The module must not link liblua itself: the interpreter that loads it provides Lua.
 verbs.so $(ASAN_DIR)/verbs.so: $(PIC_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm) -lpcap
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm)
 
 # deps is order-only everywhere it is needed, so that `make -j` installs the
 # packages before the first compile instead of racing it.
@@ -56,6 +61,7 @@ $(OBJ_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(OBJ_DIR) deps
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 $(OBJ_DIR)/embedded_lua.o: $(EMBED_C) | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
+$(OBJ_DIR)/pcap_lazy.o $(PIC_DIR)/pcap_lazy.o: ALLCFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME='"$(PCAP_SONAME)"')
 # Hidden visibility: verbs.so exports luaopen_verbs alone, so no internal
 # name can clash with a libc symbol (as a function named verr once did).
 $(PIC_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(PIC_DIR) deps
