@@ -18,7 +18,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
-DEPLIBS   = $(shell pkg-config --libs $(PKGS))
+DEPLIBS   = $(shell pkg-config --libs $(filter-out readline,$(PKGS)))
 ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
 
 # The bindings (everything but the shell's own main and REPL) go into both
@@ -32,6 +32,7 @@ EMBED_C   := build/embedded_lua.c
 # start-up does not pay for them: the sonames the linker would have recorded.
 soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
 PCAP_SONAME := $(call soname,pcap)
+READLINE_SONAME := $(call soname,readline)
 
 OBJ_DIR   := build/obj
 LIB_OBJ   := $(LIB_SRC:src/%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/embedded_lua.o
@@ -62,6 +63,7 @@ $(OBJ_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(OBJ_DIR) deps
 $(OBJ_DIR)/embedded_lua.o: $(EMBED_C) | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 $(OBJ_DIR)/pcap_lazy.o $(PIC_DIR)/pcap_lazy.o: ALLCFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME='"$(PCAP_SONAME)"')
+$(OBJ_DIR)/repl.o: ALLCFLAGS += $(if $(READLINE_SONAME),-DREADLINE_SONAME='"$(READLINE_SONAME)"')
 # Hidden visibility: verbs.so exports luaopen_verbs alone, so no internal
 # name can clash with a libc symbol (as a function named verr once did).
 $(PIC_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(PIC_DIR) deps

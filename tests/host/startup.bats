@@ -24,3 +24,20 @@ end'
     fi
     [ "${lines[2]}" = true ]
 }
+
+@test "startup: readline is loaded when the shell meets a terminal, not for -e or a script" {
+    run "$VERBSH" -e "$mapped"' print(mapped("libreadline"))'
+    [ "$output" = false ]
+    # the shell reading a pipe (-i) needs no line editing either
+    run bash -c 'echo "print(mapped(\"libreadline\"))" | "$VERBSH" -i -e "$1"' _ "${mapped#local }"
+    echo "$output"
+    [[ $output == *"verbsh> false"* ]]
+    # at a terminal (a pty): loaded, with editing and completion working
+    printf '%s\n' 'prompt; type {for l in io.lines("/proc/self/maps") do if l:find("/libreadline", 1, true) then print("RL" .. "-IN") break end end}
+        see "RL-IN"
+        prompt; type "verbs.ope\t()"; see "verbs.open()"
+        prompt; type "os.exit(0)"; expect eof' >"$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=dumb run expect "$ROOT/tests/pty/repl.exp" "$VERBSH" "$BATS_TEST_TMPDIR/frag.exp"
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
