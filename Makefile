@@ -18,7 +18,11 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
-DEPLIBS   = $(shell pkg-config --libs $(filter-out readline,$(PKGS)))
+DEPLIBS   = $(shell pkg-config --libs libibverbs librdmacm)
+# ./verbsh links Lua in, as Debian's lua5.4 does, and exports its C API
+# alone (src/verbsh.dynlist): no liblua to load and relocate at start,
+# calls into Lua without a PLT.
+LUA_STATIC = -Wl,-Bstatic -llua5.4 -Wl,-Bdynamic -lm -Wl,--dynamic-list=src/verbsh.dynlist
 ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
 
 # The bindings (everything but the shell's own main and REPL) go into both
@@ -49,8 +53,8 @@ all: deps verbsh verbs.so
 deps:
 	@scripts/deps build
 
-verbsh: $(SHELL_OBJ) $(LIB_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
+verbsh: $(SHELL_OBJ) $(LIB_OBJ) src/verbsh.dynlist
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(DEPLIBS) $(LUA_STATIC)
 
 # The module must not link liblua itself: the interpreter that loads it provides Lua.
 verbs.so $(ASAN_DIR)/verbs.so: $(PIC_OBJ)
@@ -83,8 +87,8 @@ build $(OBJ_DIR) $(PIC_DIR):
 asan: deps
 	$(MAKE) --no-print-directory OBJ_DIR=$(ASAN_DIR)/obj PIC_DIR=$(ASAN_DIR)/pic CFLAGS="$(ASAN_FLAGS)" \
 	    LDFLAGS="-fsanitize=address,undefined" $(ASAN_DIR)/verbsh $(ASAN_DIR)/verbs.so
-$(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
+$(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ) src/verbsh.dynlist
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(DEPLIBS) $(LUA_STATIC)
 
 # make run [ARGS="--lesson 5"] [LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M | CLASS=GROUP:PORT SEAT=N]
 # (exported, not pasted into the recipe: ARGS may hold any quotes)
