@@ -18,7 +18,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
-DEPLIBS   = $(shell pkg-config --libs libibverbs librdmacm)
+DEPLIBS   = $(shell pkg-config --libs libibverbs)
 # ./verbsh links Lua in, as Debian's lua5.4 does, and exports its C API
 # alone (src/verbsh.dynlist): no liblua to load and relocate at start,
 # calls into Lua without a PLT.
@@ -37,6 +37,7 @@ EMBED_C   := build/embedded_lua.c
 soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
 PCAP_SONAME := $(call soname,pcap)
 READLINE_SONAME := $(call soname,readline)
+RDMACM_SONAME := $(call soname,rdmacm)
 
 OBJ_DIR   := build/obj
 LIB_OBJ   := $(LIB_SRC:src/%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/embedded_lua.o
@@ -58,7 +59,7 @@ verbsh: $(SHELL_OBJ) $(LIB_OBJ) src/verbsh.dynlist
 
 # The module must not link liblua itself: the interpreter that loads it provides Lua.
 verbs.so $(ASAN_DIR)/verbs.so: $(PIC_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(DEPLIBS)
 
 # deps is order-only everywhere it is needed, so that `make -j` installs the
 # packages before the first compile instead of racing it.
@@ -67,6 +68,7 @@ $(OBJ_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(OBJ_DIR) deps
 $(OBJ_DIR)/embedded_lua.o: $(EMBED_C) | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 $(OBJ_DIR)/pcap_lazy.o $(PIC_DIR)/pcap_lazy.o: ALLCFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME='"$(PCAP_SONAME)"')
+$(OBJ_DIR)/rdmacm_lazy.o $(PIC_DIR)/rdmacm_lazy.o: ALLCFLAGS += $(if $(RDMACM_SONAME),-DRDMACM_SONAME='"$(RDMACM_SONAME)"')
 $(OBJ_DIR)/repl.o: ALLCFLAGS += $(if $(READLINE_SONAME),-DREADLINE_SONAME='"$(READLINE_SONAME)"')
 # Hidden visibility: verbs.so exports luaopen_verbs alone, so no internal
 # name can clash with a libc symbol (as a function named verr once did).

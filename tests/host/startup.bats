@@ -41,3 +41,18 @@ end'
     echo "$output"
     [ "$status" -eq 0 ]
 }
+
+@test "startup: librdmacm is loaded by the first verbs.create_event_channel, not at start" {
+    run "$VERBSH" -e "$mapped"'
+      print(mapped("librdmacm"))
+      local ok, err = pcall(verbs.create_event_channel)
+      print(ok or tostring(err):match("^[^\n]*"))
+      print(mapped("librdmacm"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = false ]
+    # librdmacm's own answer: a channel, or (no rdma_cm here) its errno, never a load failure
+    [[ ${lines[1]} == true || ${lines[1]} == "rdma_create_event_channel failed: "* ]]
+    [[ $output != *ELIBACC* && $output != *"cannot be loaded"* ]]
+    [ "${lines[2]}" = true ]
+}
