@@ -56,3 +56,18 @@ end'
     [[ $output != *ELIBACC* && $output != *"cannot be loaded"* ]]
     [ "${lines[2]}" = true ]
 }
+
+@test "startup: the embedded Lua modules are found when first required, also under a foreign package.preload metatable" {
+    run "$VERBSH" -e 'print(rawget(package.preload, "verbs.help"), type(package.preload["verbs.help"]),
+      package.preload["verbs.nosuch"], package.preload["help"], require("verbs.version"))'
+    echo "$output"
+    [[ $output == $'nil\tfunction\tnil\tnil\tverbsh '* ]]
+    # verbs.so in a stock lua5.4 whose package.preload already has a metatable
+    LUA_CPATH="$ROOT/?.so" run lua5.4 -e '
+      setmetatable(package.preload, { __index = function(_, k) if k == "mine" then return function() return "mine" end end end })
+      local verbs = require "verbs"
+      print(require("verbs.version"), require("mine"), type(verbs.explain))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == $'verbsh '*$'\tmine\tfunction' ]]
+}
