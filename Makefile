@@ -18,7 +18,11 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
-DEPLIBS   = $(shell pkg-config --libs $(PKGS)) -lpcap
+DEPLIBS   = $(shell pkg-config --libs libibverbs)
+# ./verbsh links Lua in, as Debian's lua5.4 does, and exports its C API
+# alone (src/verbsh.dynlist): no liblua to load and relocate at start,
+# calls into Lua without a PLT.
+LUA_STATIC = -Wl,-Bstatic -llua5.4 -Wl,-Bdynamic -lm -Wl,--dynamic-list=src/verbsh.dynlist
 ALLCFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(DEPCFLAGS) -D_GNU_SOURCE -Ibuild -Isrc
 
 # The bindings (everything but the shell's own main and REPL) go into both
@@ -27,6 +31,13 @@ SHELL_SRC := src/main.c src/repl.c
 LIB_SRC   := $(filter-out $(SHELL_SRC),$(wildcard src/*.c))
 LUA_SRC   := $(sort $(wildcard lua/*.lua))
 EMBED_C   := build/embedded_lua.c
+
+# Libraries opened on first use (src/lazylib.h) instead of linked, so that
+# start-up does not pay for them: the sonames the linker would have recorded.
+soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
+PCAP_SONAME := $(call soname,pcap)
+READLINE_SONAME := $(call soname,readline)
+RDMACM_SONAME := $(call soname,rdmacm)
 
 OBJ_DIR   := build/obj
 LIB_OBJ   := $(LIB_SRC:src/%.c=$(OBJ_DIR)/%.o) $(OBJ_DIR)/embedded_lua.o
@@ -43,12 +54,12 @@ all: deps verbsh verbs.so
 deps:
 	@scripts/deps build
 
-verbsh: $(SHELL_OBJ) $(LIB_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
+verbsh: $(SHELL_OBJ) $(LIB_OBJ) src/verbsh.dynlist
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(DEPLIBS) $(LUA_STATIC)
 
 # The module must not link liblua itself: the interpreter that loads it provides Lua.
 verbs.so $(ASAN_DIR)/verbs.so: $(PIC_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(shell pkg-config --libs libibverbs librdmacm) -lpcap
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ $(DEPLIBS)
 
 # deps is order-only everywhere it is needed, so that `make -j` installs the
 # packages before the first compile instead of racing it.
@@ -56,6 +67,9 @@ $(OBJ_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(OBJ_DIR) deps
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 $(OBJ_DIR)/embedded_lua.o: $(EMBED_C) | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
+$(OBJ_DIR)/pcap_lazy.o $(PIC_DIR)/pcap_lazy.o: ALLCFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME='"$(PCAP_SONAME)"')
+$(OBJ_DIR)/rdmacm_lazy.o $(PIC_DIR)/rdmacm_lazy.o: ALLCFLAGS += $(if $(RDMACM_SONAME),-DRDMACM_SONAME='"$(RDMACM_SONAME)"')
+$(OBJ_DIR)/repl.o: ALLCFLAGS += $(if $(READLINE_SONAME),-DREADLINE_SONAME='"$(READLINE_SONAME)"')
 # Hidden visibility: verbs.so exports luaopen_verbs alone, so no internal
 # name can clash with a libc symbol (as a function named verr once did).
 $(PIC_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(PIC_DIR) deps
@@ -75,8 +89,8 @@ build $(OBJ_DIR) $(PIC_DIR):
 asan: deps
 	$(MAKE) --no-print-directory OBJ_DIR=$(ASAN_DIR)/obj PIC_DIR=$(ASAN_DIR)/pic CFLAGS="$(ASAN_FLAGS)" \
 	    LDFLAGS="-fsanitize=address,undefined" $(ASAN_DIR)/verbsh $(ASAN_DIR)/verbs.so
-$(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DEPLIBS) -Wl,-E
+$(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ) src/verbsh.dynlist
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(DEPLIBS) $(LUA_STATIC)
 
 # make run [ARGS="--lesson 5"] [LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M | CLASS=GROUP:PORT SEAT=N]
 # (exported, not pasted into the recipe: ARGS may hold any quotes)

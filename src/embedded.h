@@ -12,7 +12,8 @@ struct embedded_lua {
 /* Terminated by an entry whose name is NULL. */
 extern const struct embedded_lua embedded_lua[];
 
-/* Registers every embedded file as package.preload["verbs.<name>"], so that
+/* Makes every embedded file package.preload["verbs.<name>"] (through the
+ * preload table's __index, when first required), so that
  * require "verbs.pretty" finds lua/pretty.lua in the binary. */
 struct lua_State;
 void embedded_lua_preload(struct lua_State *L);

@@ -185,15 +185,86 @@ int shell_call_lua(lua_State *L, const char *module, const char *fn, int nargs, 
 
 /* ------------------------------------------------------------ setup */
 /* os.exit closes the state by default, so that every verbs object is torn
- * down (children first) as on a normal end; `lesson` works before the
- * lesson module is loaded. */
-static const char prelude[] =
-	"local exit = os.exit\n"
-	"os.exit = function(code, close) if close == nil then close = true end return exit(code, close) end\n"
-	"lesson = setmetatable({}, { __call = function(_, ...) return require('verbs.lesson').lesson(...) end,\n"
-	"  __index = function(_, k) return _G.lesson ~= nil and rawget(require('verbs.lesson'), k) end })\n"
-	"help = function(...) return require('verbs.help').help(...) end\n"
-	"doctor = function(...) return require('verbs.doctor').doctor(...) end\n";
+ * down (children first) as on a normal end; `lesson`, help() and doctor()
+ * work before their modules are loaded. In C rather than a Lua chunk: its
+ * parse was a fifteenth of the start-up of `verbsh -e ''`. */
+static int os_exit(lua_State *L)
+{
+	lua_settop(L, 2);
+	if (lua_isnil(L, 2)) {
+		lua_pushboolean(L, 1);
+		lua_replace(L, 2);
+	}
+	lua_pushvalue(L, lua_upvalueindex(1));   /* Lua's own os.exit */
+	lua_insert(L, 1);
+	lua_call(L, 2, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
+/* require(upvalue 1)[upvalue 2], or its field k on top when given */
+static void push_module_field(lua_State *L)
+{
+	lua_getglobal(L, "require");
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_call(L, 1, 1);
+	lua_getfield(L, -1, lua_tostring(L, lua_upvalueindex(2)));
+	lua_remove(L, -2);
+}
+
+/* help(...), doctor(...), lesson(...): the module's function on the same arguments */
+static int call_module_fn(lua_State *L)
+{
+	int first = lua_toboolean(L, lua_upvalueindex(3)) ? 2 : 1;   /* lesson(...) is a __call: skip self */
+	push_module_field(L);
+	lua_insert(L, first);
+	lua_call(L, lua_gettop(L) - first, LUA_MULTRET);
+	return lua_gettop(L) - first + 1;
+}
+
+/* lesson.x: the lesson module's x, looked up raw, while the global lesson exists */
+static int lesson_index(lua_State *L)
+{
+	lua_getglobal(L, "lesson");
+	if (lua_isnil(L, -1)) {
+		lua_pushboolean(L, 0);
+		return 1;
+	}
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "verbs.lesson");
+	lua_call(L, 1, 1);
+	lua_pushvalue(L, 2);
+	lua_rawget(L, -2);
+	return 1;
+}
+
+static void push_module_fn(lua_State *L, const char *module, const char *fn, int is_call)
+{
+	lua_pushstring(L, module);
+	lua_pushstring(L, fn);
+	lua_pushboolean(L, is_call);
+	lua_pushcclosure(L, call_module_fn, 3);
+}
+
+static void prelude(lua_State *L)
+{
+	lua_getglobal(L, "os");
+	lua_getfield(L, -1, "exit");
+	lua_pushcclosure(L, os_exit, 1);
+	lua_setfield(L, -2, "exit");
+	lua_pop(L, 1);
+	lua_newtable(L);                          /* lesson */
+	lua_createtable(L, 0, 2);
+	push_module_fn(L, "verbs.lesson", "lesson", 1);
+	lua_setfield(L, -2, "__call");
+	lua_pushcfunction(L, lesson_index);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -2);
+	lua_setglobal(L, "lesson");
+	push_module_fn(L, "verbs.help", "help", 0);
+	lua_setglobal(L, "help");
+	push_module_fn(L, "verbs.doctor", "doctor", 0);
+	lua_setglobal(L, "doctor");
+}
 
 static void create_arg_table(lua_State *L, char **argv, int argc, int script)
 {
@@ -343,8 +414,7 @@ static int pmain(lua_State *L)
 	luaL_openlibs(L);
 	luaL_requiref(L, "verbs", luaopen_verbs, 1);
 	lua_pop(L, 1);
-	if (luaL_dostring(L, prelude) != LUA_OK)
-		return lua_error(L);
+	prelude(L);
 	if (o.version) {
 		version(L);
 		lua_pushboolean(L, 1);

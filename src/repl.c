@@ -17,7 +17,70 @@
 #include <readline/history.h>
 #include <lua.h>
 #include <lauxlib.h>
+#include "lazylib.h"
 #include "shell.h"
+
+/* GNU Readline is opened when the shell first meets a terminal, not linked:
+ * scripts and -e never read a line from it, and loading it (with libtinfo)
+ * was a fifth of the start-up of `verbsh -e ''`. Every name repl.c uses is
+ * reached through a pointer looked up then; the #defines below keep the
+ * code written against readline's own names. */
+#ifndef READLINE_SONAME
+#define READLINE_SONAME "libreadline.so.8"
+#endif
+#define RL_SYMBOLS(X) X(add_history) X(append_history) X(history_get) X(history_truncate_file) \
+	X(read_history) X(using_history) X(history_base) X(history_length) \
+	X(rl_callback_handler_install) X(rl_callback_handler_remove) X(rl_callback_read_char) \
+	X(rl_callback_sigcleanup) X(rl_completion_matches) X(rl_redisplay) \
+	X(rl_attempted_completion_function) X(rl_attempted_completion_over) X(rl_basic_quote_characters) \
+	X(rl_catch_signals) X(rl_completer_word_break_characters) X(rl_completion_append_character) \
+	X(rl_end) X(rl_getc_function) X(rl_line_buffer) X(rl_outstream) X(rl_point) X(rl_readline_name)
+static struct vlib libreadline = { .soname = READLINE_SONAME };
+static struct {
+#define RL_POINTER(name) __typeof__(name) *name;
+	RL_SYMBOLS(RL_POINTER)
+} rl;
+
+/* Loads readline once; 0 (and why, on stderr) when it cannot be. */
+static int load_readline(void)
+{
+	if (rl.add_history)
+		return 1;
+	if (!vlib_open(&libreadline)) {
+		fprintf(stderr, "verbsh: no line editing: %s\n", libreadline.error);
+		return 0;
+	}
+#define RL_LOOKUP(name) rl.name = vlib_sym(&libreadline, #name);
+	RL_SYMBOLS(RL_LOOKUP)
+	return 1;
+}
+
+#define add_history (*rl.add_history)
+#define append_history (*rl.append_history)
+#define history_get (*rl.history_get)
+#define history_truncate_file (*rl.history_truncate_file)
+#define read_history (*rl.read_history)
+#define using_history (*rl.using_history)
+#define history_base (*rl.history_base)
+#define history_length (*rl.history_length)
+#define rl_callback_handler_install (*rl.rl_callback_handler_install)
+#define rl_callback_handler_remove (*rl.rl_callback_handler_remove)
+#define rl_callback_read_char (*rl.rl_callback_read_char)
+#define rl_callback_sigcleanup (*rl.rl_callback_sigcleanup)
+#define rl_completion_matches (*rl.rl_completion_matches)
+#define rl_redisplay (*rl.rl_redisplay)
+#define rl_attempted_completion_function (*rl.rl_attempted_completion_function)
+#define rl_attempted_completion_over (*rl.rl_attempted_completion_over)
+#define rl_basic_quote_characters (*rl.rl_basic_quote_characters)
+#define rl_catch_signals (*rl.rl_catch_signals)
+#define rl_completer_word_break_characters (*rl.rl_completer_word_break_characters)
+#define rl_completion_append_character (*rl.rl_completion_append_character)
+#define rl_end (*rl.rl_end)
+#define rl_getc_function (*rl.rl_getc_function)
+#define rl_line_buffer (*rl.rl_line_buffer)
+#define rl_outstream (*rl.rl_outstream)
+#define rl_point (*rl.rl_point)
+#define rl_readline_name (*rl.rl_readline_name)
 
 static int use_readline;
 static char history_path[4096];
@@ -552,7 +615,7 @@ static void record_chunk(lua_State *L, int ok)
 int shell_repl(lua_State *L)
 {
 	int lines = 0;
-	use_readline = isatty(STDIN_FILENO);
+	use_readline = isatty(STDIN_FILENO) && load_readline();
 	if (use_readline) {
 		init_readline(L);
 		printf("verbsh: Lua %s with RDMA verbs. help() explains; Ctrl-D leaves.\n",

@@ -23,6 +23,8 @@ setup() { require_device; }
     [[ $output == *"verbsh prepared vs C: "*", vs pyverbs: "* ]]
     [[ $output =~ bulk\ rss\ peak\ \(KiB\)\ after\ batch\ 1\ and\ each\ quarter:\ [0-9]+ ]]
     [[ $output =~ bulk\ prepared\ rss\ peak\ \(KiB\)\ after\ batch\ 1\ and\ each\ quarter:\ [0-9]+ ]]
+    [[ $output =~ bulk\ rss\ verdict:\ (flat|GROWS)\ \(peak\ after\ batch\ 1\ [0-9]+\ KiB ]]
+    [[ $output =~ bulk\ prepared\ rss\ verdict:\ (flat|GROWS)\ \(peak ]]
     # 2000 WRs in batches of 64: 31 batches; a plain batch takes two polls (32 WCs each)
     [[ $output == *"bulk wrs posted=1984 completed=1984"* ]]
     [[ $output == *"bulk prepared wrs posted=1984 completed=1984"* ]]

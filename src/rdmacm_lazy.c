@@ -1,0 +1,86 @@
+/* The librdmacm functions cm.c calls, as forwarders to librdmacm loaded on
+ * first use (lazylib.h): loading and binding it at every start was a tenth
+ * of the instructions of `verbsh -e ''`, for the few scripts that use
+ * verbs.create_event_channel (the rest of verbs needs only libibverbs).
+ *
+ * cm.c reaches librdmacm only through rdma_create_event_channel and
+ * rdma_create_id (every other call takes what they made). When librdmacm
+ * cannot be loaded, each call fails as librdmacm's own failures do (-1 or
+ * NULL) with errno ELIBACC, and the reason is written to stderr once.
+ * A new rdma_* call in cm.c needs its forwarder here (else the link fails
+ * with an undefined reference). */
+#include <errno.h>
+#include <netdb.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <netinet/in.h>
+#include <infiniband/verbs.h>
+#include "lazylib.h"
+/* Hidden, also in ./verbsh: these must never interpose on a real librdmacm
+ * that something else in the process loads. */
+#pragma GCC visibility push(hidden)
+#include <rdma/rdma_cma.h>
+
+#ifndef RDMACM_SONAME
+#define RDMACM_SONAME "librdmacm.so.1"
+#endif
+
+static struct vlib librdmacm = { .soname = RDMACM_SONAME };
+
+/* NAME's function in librdmacm, or NULL (errno ELIBACC, the reason told once) */
+#define REAL(name) ({ \
+	__typeof__(&name) f_ = VLIB_REAL(librdmacm, name); \
+	if (!f_) \
+		unavailable(); \
+	f_; })
+
+static void unavailable(void)
+{
+	static int told;
+	if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED)) {
+		fprintf(stderr, "verbsh: librdmacm cannot be loaded: %s\n", librdmacm.error);
+		fflush(stderr);
+	}
+	errno = ELIBACC;
+}
+
+/* FWD(ret, name, failure, (params), (args)) */
+#define FWD(ret, name, failure, params, args) \
+	ret name params \
+	{ \
+		__typeof__(&name) f = REAL(name); \
+		return f ? f args : failure; \
+	}
+#define FWD_VOID(name, params, args) \
+	void name params \
+	{ \
+		__typeof__(&name) f = REAL(name); \
+		if (f) \
+			f args; \
+	}
+
+FWD(struct rdma_event_channel *, rdma_create_event_channel, NULL, (void), ())
+FWD_VOID(rdma_destroy_event_channel, (struct rdma_event_channel *ch), (ch))
+FWD(int, rdma_create_id, -1, (struct rdma_event_channel *ch, struct rdma_cm_id **id, void *context,
+	enum rdma_port_space ps), (ch, id, context, ps))
+FWD(int, rdma_destroy_id, -1, (struct rdma_cm_id *id), (id))
+FWD(int, rdma_bind_addr, -1, (struct rdma_cm_id *id, struct sockaddr *addr), (id, addr))
+FWD(int, rdma_resolve_addr, -1, (struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *dst,
+	int timeout_ms), (id, src, dst, timeout_ms))
+FWD(int, rdma_resolve_route, -1, (struct rdma_cm_id *id, int timeout_ms), (id, timeout_ms))
+FWD(int, rdma_create_qp, -1, (struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *attr),
+	(id, pd, attr))
+FWD_VOID(rdma_destroy_qp, (struct rdma_cm_id *id), (id))
+FWD(int, rdma_connect, -1, (struct rdma_cm_id *id, struct rdma_conn_param *param), (id, param))
+FWD(int, rdma_listen, -1, (struct rdma_cm_id *id, int backlog), (id, backlog))
+FWD(int, rdma_accept, -1, (struct rdma_cm_id *id, struct rdma_conn_param *param), (id, param))
+FWD(int, rdma_reject, -1, (struct rdma_cm_id *id, const void *data, uint8_t len), (id, data, len))
+FWD(int, rdma_establish, -1, (struct rdma_cm_id *id), (id))
+FWD(int, rdma_disconnect, -1, (struct rdma_cm_id *id), (id))
+FWD(int, rdma_get_cm_event, -1, (struct rdma_event_channel *ch, struct rdma_cm_event **event), (ch, event))
+FWD(int, rdma_ack_cm_event, -1, (struct rdma_cm_event *event), (event))
+FWD(int, rdma_init_qp_attr, -1, (struct rdma_cm_id *id, struct ibv_qp_attr *attr, int *mask), (id, attr, mask))
+FWD(__be16, rdma_get_src_port, 0, (struct rdma_cm_id *id), (id))
+FWD(__be16, rdma_get_dst_port, 0, (struct rdma_cm_id *id), (id))

@@ -1,0 +1,73 @@
+#!/usr/bin/env bats
+# Start-up: what `verbsh -e ''` loads, and that what it leaves for later
+# still works when first used (issue 18: start-up within 1.5x of lua5.4).
+load ../helpers
+
+# mapped LIB: a Lua expression, true when a file named LIB* is mapped
+mapped='local function mapped(lib)
+  for l in io.lines("/proc/self/maps") do if l:find("/" .. lib, 1, true) then return true end end
+  return false
+end'
+
+@test "startup: libpcap is loaded by the first verbs.capture, not at start, and reports its own errors" {
+    run "$VERBSH" -e "$mapped"'
+      print(mapped("libpcap"))
+      print(pcall(verbs.capture, {netdev = "nosuchnetdev0"}))
+      print(mapped("libpcap"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = false ]
+    if [ "$(id -u)" -eq 0 ]; then
+        [ "${lines[1]}" = $'false\tcapture: pcap_activate(nosuchnetdev0): No such device exists' ]
+    else
+        [[ ${lines[1]} == $'false\tcapture: pcap_activate(nosuchnetdev0): '* ]]
+    fi
+    [ "${lines[2]}" = true ]
+}
+
+@test "startup: readline is loaded when the shell meets a terminal, not for -e or a script" {
+    run "$VERBSH" -e "$mapped"' print(mapped("libreadline"))'
+    [ "$output" = false ]
+    # the shell reading a pipe (-i) needs no line editing either
+    run bash -c 'echo "print(mapped(\"libreadline\"))" | "$VERBSH" -i -e "$1"' _ "${mapped#local }"
+    echo "$output"
+    [[ $output == *"verbsh> false"* ]]
+    # at a terminal (a pty): loaded, with editing and completion working
+    printf '%s\n' 'prompt; type {for l in io.lines("/proc/self/maps") do if l:find("/libreadline", 1, true) then print("RL" .. "-IN") break end end}
+        see "RL-IN"
+        prompt; type "verbs.ope\t()"; see "verbs.open()"
+        prompt; type "os.exit(0)"; expect eof' >"$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=dumb run expect "$ROOT/tests/pty/repl.exp" "$VERBSH" "$BATS_TEST_TMPDIR/frag.exp"
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+@test "startup: librdmacm is loaded by the first verbs.create_event_channel, not at start" {
+    run "$VERBSH" -e "$mapped"'
+      print(mapped("librdmacm"))
+      local ok, err = pcall(verbs.create_event_channel)
+      print(ok or tostring(err):match("^[^\n]*"))
+      print(mapped("librdmacm"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = false ]
+    # librdmacm's own answer: a channel, or (no rdma_cm here) its errno, never a load failure
+    [[ ${lines[1]} == true || ${lines[1]} == "rdma_create_event_channel failed: "* ]]
+    [[ $output != *ELIBACC* && $output != *"cannot be loaded"* ]]
+    [ "${lines[2]}" = true ]
+}
+
+@test "startup: the embedded Lua modules are found when first required, also under a foreign package.preload metatable" {
+    run "$VERBSH" -e 'print(rawget(package.preload, "verbs.help"), type(package.preload["verbs.help"]),
+      package.preload["verbs.nosuch"], package.preload["help"], require("verbs.version"))'
+    echo "$output"
+    [[ $output == $'nil\tfunction\tnil\tnil\tverbsh '* ]]
+    # verbs.so in a stock lua5.4 whose package.preload already has a metatable
+    LUA_CPATH="$ROOT/?.so" run lua5.4 -e '
+      setmetatable(package.preload, { __index = function(_, k) if k == "mine" then return function() return "mine" end end end })
+      local verbs = require "verbs"
+      print(require("verbs.version"), require("mine"), type(verbs.explain))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == $'verbsh '*$'\tmine\tfunction' ]]
+}
