@@ -180,6 +180,11 @@ struct vstate {
 	bool tracing;                    /* verbs.trace is on: verbs call vrecord */
 	const char *recorder_call;       /* the call whose verbs.trace function is running, else NULL */
 	int capturing;                   /* live verbs.capture objects: posts are noted for them */
+	/* wc.c: the wc_array last met by cq:poll or cq:wait (its table, kept
+	 * reachable from the registry) and its C array, so that a loop passing
+	 * the same one each time finds it without looking. */
+	const void *wc_array_table;
+	struct wc_array *wc_array;
 };
 /* This state's (made on first use). */
 struct vstate *vstate(lua_State *L);
@@ -476,7 +481,8 @@ struct wc_array {
 	enum ibv_wc_status *shown_status;   /* the status each of them shows */
 	struct ibv_wc wc[];
 };
-struct wc_array *wc_array_test(lua_State *L, int idx);
+/* The wc_array at idx, or NULL; st: the state's (a CQ's n->st). */
+struct wc_array *wc_array_test(lua_State *L, struct vstate *st, int idx);
 /* Call after a poll put got entries into the wc_array at idx. */
 void wc_array_filled(lua_State *L, int idx, struct wc_array *a, int got);
 void wc_open(lua_State *L);
