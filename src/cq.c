@@ -246,7 +246,8 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 static int l_wait(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
-	cq_ex_idle(L, n, "wait");
+	if (vcq(n)->poll_open)   /* tested here: a call per wait costs more than the test */
+		cq_ex_idle(L, n, "wait");
 	struct wc_array *a = wc_array_test(L, n->st, 2);
 	int arg = a ? 3 : 2;
 	/* cq:wait(wcs), the loop's form, has neither n nor a timeout to read. */

@@ -261,8 +261,6 @@ struct vclass {
 struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const int *deps);
 /* Gives the node its handle, and counts it as a user of its deps. */
 void vobj_set(struct vnode *n, void *h);
-/* The node of a live object at idx, or a Lua error: wrong type, "qp is destroyed". */
-struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls);
 /* NULL when idx holds a live object of class cls (*out: its node); else
  * pushes and returns why not: "verbs.cq expected, got number", "cq is destroyed". */
 const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out);
@@ -294,9 +292,30 @@ struct vud {
 };
 /* &ud->n when idx holds a verbs object of class cls (finalized or not), else NULL. */
 struct vnode **vud_test(lua_State *L, int idx, const struct vclass *cls);
+/* The node of a live object at idx, or a Lua error: wrong type, "qp is
+ * destroyed". Every method call checks its object: the live case is inline
+ * (two API calls), the errors are object.c's vobj_check_fail. The size is
+ * checked first (0 for a light userdata or any other value), so no foreign
+ * memory is read. */
+struct vnode *vobj_check_fail(lua_State *L, int idx, const struct vclass *cls);
+static inline struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls)
+{
+	struct vud *u = lua_touserdata(L, idx);
+	if (u && lua_rawlen(L, idx) == sizeof *u && u->cls == cls && u->n && u->n->h)
+		return u->n;
+	return vobj_check_fail(L, idx, cls);
+}
 /* A userdata of verbsh's own (wc_array, prepared WR) whose first member is
- * the pointer tag, at least min bytes long; else NULL. */
-void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min);
+ * the pointer tag, at least min bytes long; else NULL. Pure Lua cannot
+ * write a userdata's bytes, and the tag is the address of a constant: no
+ * state is needed to tell the kinds apart. Inline: posts check one each. */
+static inline void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min)
+{
+	void *p = lua_touserdata(L, idx);   /* a light userdata too, but its rawlen is 0 */
+	if (!p || lua_rawlen(L, idx) < min || *(const void *const *)p != tag)
+		return NULL;
+	return p;
+}
 /* The registry's list of the classes' methods tables (error.c names a
  * binding by finding it there). */
 #define VMETHOD_TABLES "verbs.method_tables"
