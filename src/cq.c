@@ -133,7 +133,7 @@ static int l_poll(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
 	cq_ex_idle(L, n, "poll");
-	struct wc_array *a = wc_array_test(L, 2);
+	struct wc_array *a = wc_array_test(L, n->st, 2);
 	if (a)
 		return poll_array(L, n, a);
 	int max = lua_isnoneornil(L, 2) ? 16 : (int)marsh_check_uint(L, 2, 2, 1 << 20, "max");
@@ -222,11 +222,15 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 static int l_wait(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
-	cq_ex_idle(L, n, "wait");
-	struct wc_array *a = wc_array_test(L, 2);
+	if (vcq(n)->poll_open)   /* tested here: a call per wait costs more than the test */
+		cq_ex_idle(L, n, "wait");
+	struct wc_array *a = wc_array_test(L, n->st, 2);
 	int arg = a ? 3 : 2;
-	int want = lua_isnoneornil(L, arg) ? 1 : (int)marsh_check_uint(L, arg, arg, 1 << 20, "n");
-	double timeout = lua_isnoneornil(L, arg + 1) ? -1 : (double)marsh_check_uint(L, arg + 1, arg + 1, 0, "timeout_ms");
+	/* cq:wait(wcs), the loop's form, has neither n nor a timeout to read. */
+	bool none = lua_gettop(L) < arg;
+	int want = none || lua_isnil(L, arg) ? 1 : (int)marsh_check_uint(L, arg, arg, 1 << 20, "n");
+	double timeout = none || lua_isnoneornil(L, arg + 1) ? -1 :
+		(double)marsh_check_uint(L, arg + 1, arg + 1, 0, "timeout_ms");
 	if (a) {
 		if (want > a->cap)
 			return vargerror(L, 3, lua_pushfstring(L, "n = %d is more than the wc_array's %d entries", want,

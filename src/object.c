@@ -214,19 +214,6 @@ static void maybe_free(lua_State *L, struct vnode *n)
 	free(n);
 }
 
-/* Every method call checks its object, so the check is a few API calls:
- * the size first (0 for a light userdata or any other value, so no foreign
- * memory is read), then the tag verbsh wrote at creation. Pure Lua cannot
- * write a userdata's bytes, and the tag is the address of a constant: no
- * state is needed to tell classes apart, and none is cached. */
-void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min)
-{
-	void *p = lua_touserdata(L, idx);   /* a light userdata too, but its rawlen is 0 */
-	if (!p || lua_rawlen(L, idx) < min || *(const void *const *)p != tag)
-		return NULL;
-	return p;
-}
-
 struct vnode **vud_test(lua_State *L, int idx, const struct vclass *cls)
 {
 	struct vud *u = lua_touserdata(L, idx);
@@ -278,11 +265,9 @@ const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vno
 	return NULL;
 }
 
-struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls)
+/* vobj_check's other cases (verbsh.h has the live one): raises why. */
+struct vnode *vobj_check_fail(lua_State *L, int idx, const struct vclass *cls)
 {
-	struct vud *u = lua_touserdata(L, idx);   /* the common case first: a live object of cls */
-	if (u && lua_rawlen(L, idx) == sizeof *u && u->cls == cls && u->n && u->n->h)
-		return u->n;
 	struct vnode *n;
 	const char *why = vobj_why(L, idx, cls, &n);
 	if (why) {

@@ -173,6 +173,11 @@ struct vstate {
 	unsigned ids[VCLASS_MAX_];
 	unsigned long changes;           /* bumped whenever an object is destroyed or finalized */
 	int capturing;                   /* live verbs.capture objects: posts are noted for them */
+	/* wc.c: the wc_array last met by cq:poll or cq:wait (its table, kept
+	 * reachable from the registry) and its C array, so that a loop passing
+	 * the same one each time finds it without looking. */
+	const void *wc_array_table;
+	struct wc_array *wc_array;
 };
 /* This state's (made on first use). */
 struct vstate *vstate(lua_State *L);
@@ -249,8 +254,6 @@ struct vclass {
 struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const int *deps);
 /* Gives the node its handle, and counts it as a user of its deps. */
 void vobj_set(struct vnode *n, void *h);
-/* The node of a live object at idx, or a Lua error: wrong type, "qp is destroyed". */
-struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls);
 /* NULL when idx holds a live object of class cls (*out: its node); else
  * pushes and returns why not: "verbs.cq expected, got number", "cq is destroyed". */
 const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out);
@@ -282,9 +285,30 @@ struct vud {
 };
 /* &ud->n when idx holds a verbs object of class cls (finalized or not), else NULL. */
 struct vnode **vud_test(lua_State *L, int idx, const struct vclass *cls);
+/* The node of a live object at idx, or a Lua error: wrong type, "qp is
+ * destroyed". Every method call checks its object: the live case is inline
+ * (two API calls), the errors are object.c's vobj_check_fail. The size is
+ * checked first (0 for a light userdata or any other value), so no foreign
+ * memory is read. */
+struct vnode *vobj_check_fail(lua_State *L, int idx, const struct vclass *cls);
+static inline struct vnode *vobj_check(lua_State *L, int idx, const struct vclass *cls)
+{
+	struct vud *u = lua_touserdata(L, idx);
+	if (u && lua_rawlen(L, idx) == sizeof *u && u->cls == cls && u->n && u->n->h)
+		return u->n;
+	return vobj_check_fail(L, idx, cls);
+}
 /* A userdata of verbsh's own (wc_array, prepared WR) whose first member is
- * the pointer tag, at least min bytes long; else NULL. */
-void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min);
+ * the pointer tag, at least min bytes long; else NULL. Pure Lua cannot
+ * write a userdata's bytes, and the tag is the address of a constant: no
+ * state is needed to tell the kinds apart. Inline: posts check one each. */
+static inline void *vtagged_test(lua_State *L, int idx, const void *tag, size_t min)
+{
+	void *p = lua_touserdata(L, idx);   /* a light userdata too, but its rawlen is 0 */
+	if (!p || lua_rawlen(L, idx) < min || *(const void *const *)p != tag)
+		return NULL;
+	return p;
+}
 /* The registry's list of the classes' methods tables (error.c names a
  * binding by finding it there). */
 #define VMETHOD_TABLES "verbs.method_tables"
@@ -452,7 +476,8 @@ struct wc_array {
 	enum ibv_wc_status *shown_status;   /* the status each of them shows */
 	struct ibv_wc wc[];
 };
-struct wc_array *wc_array_test(lua_State *L, int idx);
+/* The wc_array at idx, or NULL; st: the state's (a CQ's n->st). */
+struct wc_array *wc_array_test(lua_State *L, struct vstate *st, int idx);
 /* Call after a poll put got entries into the wc_array at idx. */
 void wc_array_filled(lua_State *L, int idx, struct wc_array *a, int got);
 void wc_open(lua_State *L);

@@ -255,7 +255,7 @@ static struct prepared *check_kind(lua_State *L, int idx, bool send, struct vnod
 	struct prepared *pw = vtagged_test(L, idx, send ? SEND_WR : RECV_WR, sizeof *pw);
 	if (!pw)
 		vtypeerror(L, idx, send ? "table or verbs.send_wr" : "table or verbs.recv_wr");
-	if (pw->ok_at == vobj_changes(qp) && pw->ok_qp == qp->h)
+	if (pw->ok_at == qp->st->changes && pw->ok_qp == qp->h)   /* vobj_changes(qp), inline */
 		return pw;
 	/* Through the objects the WR keeps, not pw->deps: a __gc called by hand
 	 * (getmetatable(mr).__gc(mr)) frees the node while its userdata lives on. */

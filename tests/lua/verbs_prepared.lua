@@ -189,7 +189,28 @@ end
 e = raises("wc8[4] after a poll of 3", function() return wc8[4].status end)
 check(tostring(e):find("wc[4]: the last poll filled 3 entries", 1, true), "stale wc8[4]: %s", tostring(e))
 
+-- cq:wait and cq:poll remember the wc_array they met last: arrays taken in
+-- turn, and one made after the remembered one was collected, are each the
+-- one filled. b's four receives still posted (wr_id 1100, 9, 9, 10) flush.
+b:modify{ qp_state = "ERR" }
+local wc1, wc2 = verbs.wc_array(1), verbs.wc_array(1)
+eq(cq_b:wait(wc1, 1, 5000), 1, "a flushed receive into wc1")
+eq(cq_b:wait(wc2, 1, 5000), 1, "the next one into wc2")
+eq(wc1[1].wr_id, 1100, "wc1 keeps its entry while wc2 is filled")
+eq(wc2[1].wr_id, 9, "wc2's entry")
+eq(cq_b:wait(wc1, 1, 5000), 1, "the next one into wc1 again")
+eq(wc1[1].wr_id, 9, "wc1 refilled")
+eq(wc1[1].status, "WR_FLUSH_ERR", "wc1's status view follows")
+wc1, wc2 = nil, nil
+collectgarbage(); collectgarbage()
+local wc3 = verbs.wc_array(1)
+eq(cq_b:poll(wc3), 1, "the last one into a new array")
+eq(wc3[1].wr_id, 10, "wc3's entry")
+eq(cq_b:poll(wc3), 0, "nothing left")
+e = raises("wc3[1] after a poll of 0", function() return wc3[1].status end)
+check(tostring(e):find("wc[1]: the last poll filled 0 entries", 1, true), "stale wc3[1]: %s", tostring(e))
+
 -- GC: the prepared WRs keep their MRs; dropping everything is safe.
-send, recv, pchain, precv, wc, wc8, chain = nil, nil, nil, nil, nil, nil, nil
+send, recv, pchain, precv, wc, wc8, wc3, chain = nil, nil, nil, nil, nil, nil, nil, nil
 collectgarbage(); collectgarbage()
 T.done("verbs_prepared")
