@@ -204,7 +204,7 @@ static const char *unknown_key(lua_State *L, const struct vfield *f, const char 
 	for (fd = f; fd->name; fd++)
 		if (fd->type == VT_STRUCT)
 			for (sub = fd->sub; sub->name; sub++)
-				if (strcmp(sub->name, key) == 0)
+				if (sub->name[0] == key[0] && strcmp(sub->name, key) == 0)
 					return lua_pushfstring(L, "unknown key '%s' (did you mean %s = { %s = ... }? in C: %s.%s)",
 							       path, fd->name, key, fd->cname ? fd->cname : fd->name, key);
 	vsuggest_init(&s, key);
@@ -245,8 +245,8 @@ uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f
 							      *prefix ? prefix : "", *prefix ? "." : "", k));
 		}
 		const char *key = lua_tostring(L, -2);
-		for (fd = f; fd->name; fd++)
-			if (strcmp(fd->name, key) == 0)
+		for (fd = f; fd->name; fd++)   /* the first byte first: most names differ there */
+			if (fd->name[0] == key[0] && strcmp(fd->name, key) == 0)
 				break;
 		if (!fd->name)
 			vargerror(L, arg, unknown_key(L, f, marsh_path(path, sizeof path, prefix, key, 0), key));
@@ -290,7 +290,7 @@ bool marsh_push_field(lua_State *L, const struct vfield *f, const void *src)
 const struct vfield *marsh_field(const struct vfield *f, const char *name)
 {
 	for (; f->name; f++)
-		if (strcmp(f->name, name) == 0)
+		if (f->name[0] == name[0] && strcmp(f->name, name) == 0)
 			return f;
 	return NULL;
 }
