@@ -183,7 +183,7 @@ void vflags_push(lua_State *L, const struct venum *t, uint64_t v)
 static bool lookup(const struct venum *t, const char *s, int64_t *out)
 {
 	size_t pl = strlen(t->prefix);
-	if (pl && s[0] == t->prefix[0] && strncmp(s, t->prefix, pl) == 0)
+	if (pl && strncmp(s, t->prefix, pl) == 0)
 		s += pl;
 	for (size_t i = 0; i < t->n; i++)   /* the first byte first: most names differ there */
 		if (t->e[i].name[0] == s[0] && strcmp(t->e[i].name, s) == 0) {
