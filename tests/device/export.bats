@@ -20,10 +20,12 @@ export_run() {
     # TCG a compile takes seconds). The two compile side by side.
     local ccs=(gcc clang)
     [[ $VERBSH == *asan* ]] && ccs=(gcc)
+    local pids=()
     for cc in "${ccs[@]}"; do
         $cc -Wall -Wextra -Werror "$c" -libverbs -lrdmacm -o "$c.$cc" >"$c.$cc.log" 2>&1 &
+        pids+=($!)
     done
-    wait
+    wait "${pids[@]}" || true   # these alone: bats runs a timeout watcher in the background too
     for cc in "${ccs[@]}"; do
         echo "$cc: $(cat "$c.$cc.log")"
         [ -x "$c.$cc" ]
