@@ -81,17 +81,95 @@ static void push_wc_meta(lua_State *L)
 	lua_setfield(L, LUA_REGISTRYINDEX, WC_META);
 }
 
+/* What a WC table is made of, kept per state in one registry table so that
+ * wc_push (twice per iteration of a plain loop) looks nothing up by name:
+ * at MAKE a Lua function that builds the table from the values of vf_wc's
+ * fields in order, `function(a1, ..., aN) return { wr_id = a1, ... } end`
+ * (the VM's constructor sets each key with no API call and no string
+ * lookup: lua_setfield per field was half of wc_push, callgrind); the
+ * metatable (or false) at META; the names of ve_wc_status and ve_wc_opcode
+ * from STATUS_NAMES and OPCODE_NAMES, by their position in those tables, so
+ * that no name is hashed again. */
+static const char WC_PARTS = 0;
+enum { WC_NFIELDS = sizeof vf_wc / sizeof vf_wc[0] - 1, MAKE = 1, META, STATUS_NAMES };
+#define OPCODE_NAMES (STATUS_NAMES + (int)ve_wc_status.n)
+
+static void push_wc_make(lua_State *L)
+{
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	luaL_addstring(&b, "return function(");
+	for (int i = 0; i < WC_NFIELDS; i++) {
+		lua_pushfstring(L, "%sa%d", i ? ", " : "", i + 1);
+		luaL_addvalue(&b);
+	}
+	luaL_addstring(&b, ") return { ");
+	for (int i = 0; i < WC_NFIELDS; i++) {
+		lua_pushfstring(L, "%s = a%d, ", vf_wc[i].name, i + 1);
+		luaL_addvalue(&b);
+	}
+	luaL_addstring(&b, "} end");
+	luaL_pushresult(&b);
+	if (luaL_loadbuffer(L, lua_tostring(L, -1), lua_rawlen(L, -1), "=wc_push") != LUA_OK)
+		lua_error(L);   /* not reached: the text is made from vf_wc's names */
+	lua_call(L, 0, 1);
+	lua_remove(L, -2);
+}
+
+static void push_wc_parts(lua_State *L)
+{
+	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &WC_PARTS) == LUA_TTABLE)
+		return;
+	lua_pop(L, 1);
+	lua_createtable(L, OPCODE_NAMES + (int)ve_wc_opcode.n, 0);
+	push_wc_make(L);
+	lua_rawseti(L, -2, MAKE);
+	push_wc_meta(L);
+	lua_rawseti(L, -2, META);
+	for (size_t i = 0; i < ve_wc_status.n; i++) {
+		lua_pushstring(L, ve_wc_status.e[i].name);
+		lua_rawseti(L, -2, STATUS_NAMES + (lua_Integer)i);
+	}
+	for (size_t i = 0; i < ve_wc_opcode.n; i++) {
+		lua_pushstring(L, ve_wc_opcode.e[i].name);
+		lua_rawseti(L, -2, OPCODE_NAMES + (lua_Integer)i);
+	}
+	lua_pushvalue(L, -1);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &WC_PARTS);
+}
+
+/* As venum_push, with the name taken from the parts table at `parts`. */
+static void push_enum(lua_State *L, int parts, int base, const struct venum *en, int64_t v)
+{
+	for (size_t i = 0; i < en->n; i++)
+		if (en->e[i].value == v) {
+			lua_rawgeti(L, parts, base + (lua_Integer)i);
+			return;
+		}
+	lua_pushinteger(L, v);
+}
+
 void wc_push(lua_State *L, const struct ibv_wc *wc)
 {
-	lua_createtable(L, 0, wc->status == IBV_WC_SUCCESS ? 13 : 4);
-	for (const struct vfield *f = vf_wc; f->name; f++)
-		if (marsh_push_field(L, f, wc))
-			lua_setfield(L, -2, f->name);
-	push_wc_meta(L);
-	if (lua_istable(L, -1))
+	luaL_checkstack(L, WC_NFIELDS + 4, "wc_push");
+	push_wc_parts(L);
+	int parts = lua_gettop(L);
+	lua_rawgeti(L, parts, MAKE);
+	for (int i = 0; i < WC_NFIELDS; i++) {   /* nil for a field that has no value: the table leaves it out */
+		const struct vfield *f = &vf_wc[i];
+		if (f->en == &ve_wc_status)
+			push_enum(L, parts, STATUS_NAMES, f->en, wc->status);
+		else if (f->en == &ve_wc_opcode && f->present(wc))
+			push_enum(L, parts, OPCODE_NAMES, f->en, wc->opcode);
+		else if (!marsh_push_field(L, f, wc))
+			lua_pushnil(L);
+	}
+	lua_call(L, WC_NFIELDS, 1);
+	if (lua_rawgeti(L, parts, META) == LUA_TTABLE)
 		lua_setmetatable(L, -2);
 	else
 		lua_pop(L, 1);
+	lua_remove(L, parts);
 }
 
 
