@@ -172,20 +172,25 @@ void venum_push(lua_State *L, const struct venum *t, int64_t v)
 void vflags_push(lua_State *L, const struct venum *t, uint64_t v)
 {
 	int k = 0;
-	lua_createtable(L, 4, 0);
+	/* Sized to the bits set: a WC table's wc_flags is most often empty,
+	 * and an array part of 4 was allocated (and collected) for nothing. */
+	lua_createtable(L, __builtin_popcountll(v), 0);
 	for (uint64_t rest = v; rest; rest &= rest - 1) {   /* the set bits, lowest first */
 		venum_push(L, t, (int64_t)(rest & -rest));
 		lua_rawseti(L, -2, ++k);
 	}
 }
 
-/* A short name, or the full name with the prefix. */
+/* A short name, or the full name with the prefix. First letters are
+ * compared before the calls: each WR a post reads has an opcode and flags. */
 static bool lookup(const struct venum *t, const char *s, int64_t *out)
 {
-	size_t pl = strlen(t->prefix);
-	if (pl && strncmp(s, t->prefix, pl) == 0)
-		s += pl;
-	for (size_t i = 0; i < t->n; i++)   /* the first byte first: most names differ there */
+	if (t->prefix[0] && s[0] == t->prefix[0]) {
+		size_t pl = strlen(t->prefix);
+		if (strncmp(s, t->prefix, pl) == 0)
+			s += pl;
+	}
+	for (size_t i = 0; i < t->n; i++)
 		if (t->e[i].name[0] == s[0] && strcmp(t->e[i].name, s) == 0) {
 			*out = t->e[i].value;
 			return true;

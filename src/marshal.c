@@ -42,11 +42,32 @@ static int64_t get_int(const void *p, int size)
 	}
 }
 
+/* Where a table being read sits: prefix.key[index] (see marsh_path). Kept
+ * in parts, and put together only for an error message: a post reads a
+ * table per WR and per SGE, and building "sg_list[1]" for each cost more
+ * than reading the SGE's keys (callgrind). */
+struct at {
+	const char *prefix, *key;
+	int index;
+};
+
+static char *at_path(char *out, size_t len, const struct at *at)
+{
+	return marsh_path(out, len, at->prefix, at->key, at->index);
+}
+
+/* at.key: the path of a key of the table at `at`. */
+static char *key_path(char *out, size_t len, const struct at *at, const char *key)
+{
+	char prefix[PATH_MAX_LEN];
+	return marsh_path(out, len, at_path(prefix, sizeof prefix, at), key, 0);
+}
+
 __attribute__((noreturn))
-static void bad_key(lua_State *L, int arg, const char *prefix, const char *key, const char *msg)
+static void bad_key(lua_State *L, int arg, const struct at *at, const char *key, const char *msg)
 {
 	char path[PATH_MAX_LEN];
-	vargerror(L, arg, lua_pushfstring(L, "key '%s': %s", marsh_path(path, sizeof path, prefix, key, 0), msg));
+	vargerror(L, arg, lua_pushfstring(L, "key '%s': %s", key_path(path, sizeof path, at, key), msg));
 	abort(); /* not reached: luaL_argerror raises */
 }
 
@@ -114,7 +135,9 @@ char *marsh_path(char *out, size_t len, const char *prefix, const char *key, int
 }
 
 /* The key's path (prefix.key) is put together only for an error message. */
-static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *prefix,
+static uint64_t read_table(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const struct at *at);
+
+static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const struct at *at,
 		       const char *key)
 {
 	char *p = (char *)dst + f->offset;
@@ -132,21 +155,21 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 		}
 		n = lua_tointegerx(L, idx, &isint);
 		if (lua_type(L, idx) != LUA_TNUMBER || !isint)
-			bad_key(L, arg, prefix, key, lua_pushfstring(L, "integer expected, got %s",
+			bad_key(L, arg, at, key, lua_pushfstring(L, "integer expected, got %s",
 				lua_type(L, idx) == LUA_TNUMBER ? "a fraction" : luaL_typename(L, idx)));
 		if (f->type == VT_UINT && f->size < 8) {
 			uint64_t max = f->max ? (uint64_t)f->max : ((uint64_t)1 << (8 * f->size)) - 1;
 			if (n < 0 || (uint64_t)n > max)
-				bad_key(L, arg, prefix, key, lua_pushfstring(L, "%I is out of range (0..%I)", n,
+				bad_key(L, arg, at, key, lua_pushfstring(L, "%I is out of range (0..%I)", n,
 								      (lua_Integer)max));
 		} else if (f->type == VT_INT && f->size < 8) {
 			int64_t max = f->max ? f->max : ((int64_t)1 << (8 * f->size - 1)) - 1;
 			int64_t min = f->max ? 0 : -max - 1;
 			if (n < min || n > max)
-				bad_key(L, arg, prefix, key, lua_pushfstring(L, "%I is out of range (%I..%I)", n,
+				bad_key(L, arg, at, key, lua_pushfstring(L, "%I is out of range (%I..%I)", n,
 								      (lua_Integer)min, (lua_Integer)max));
 		} else if (f->max && (n < 0 || n > f->max)) {
-			bad_key(L, arg, prefix, key, lua_pushfstring(L, "%I is out of range (0..%I)", n,
+			bad_key(L, arg, at, key, lua_pushfstring(L, "%I is out of range (0..%I)", n,
 							      (lua_Integer)f->max));
 		}
 		put_uint(p, f->size, (uint64_t)n);
@@ -155,28 +178,29 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 	case VT_ENUM:
 	case VT_FLAGS:
 		if ((err = venum_read(L, idx, f->en, &v)))
-			bad_key(L, arg, prefix, key, err);
+			bad_key(L, arg, at, key, err);
 		if (f->size < 8 && (uint64_t)v >> (8 * f->size) && v >= 0)
-			bad_key(L, arg, prefix, key, lua_pushfstring(L, "%I does not fit in %d bytes", (lua_Integer)v,
+			bad_key(L, arg, at, key, lua_pushfstring(L, "%I does not fit in %d bytes", (lua_Integer)v,
 							      (int)f->size));
 		put_uint(p, f->size, (uint64_t)v);
 		return;
 	case VT_GID:
 		if ((err = marsh_gid_read(L, idx, (union ibv_gid *)p)))
-			bad_key(L, arg, prefix, key, err);
+			bad_key(L, arg, at, key, err);
 		return;
 	case VT_STRUCT:
 		if (!lua_istable(L, idx))
-			bad_key(L, arg, prefix, key, lua_pushfstring(L, "table expected, got %s", luaL_typename(L, idx)));
+			bad_key(L, arg, at, key, lua_pushfstring(L, "table expected, got %s", luaL_typename(L, idx)));
 		{
 			char path[PATH_MAX_LEN];
-			marsh_read_path(L, arg, idx, f->sub, p, marsh_path(path, sizeof path, prefix, key, 0));
+			struct at sub = { key_path(path, sizeof path, at, key), "", 0 };
+			read_table(L, arg, idx, f->sub, p, &sub);
 		}
 		return;
 	case VT_OBJ: {
 		struct vnode *n;
 		if ((err = vobj_why(L, idx, f->cls, &n)))
-			bad_key(L, arg, prefix, key, err);
+			bad_key(L, arg, at, key, err);
 		*(void **)p = n->h;
 		if (f->seen)
 			f->seen(L, idx, n);
@@ -184,14 +208,15 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 	}
 	case VT_CUSTOM:
 		if ((err = f->custom(L, idx, dst, f)))
-			bad_key(L, arg, prefix, key, err);
+			bad_key(L, arg, at, key, err);
 		return;
 	}
 }
 
 void marsh_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path)
 {
-	read_value(L, arg, lua_absindex(L, idx), f, dst, path, NULL);
+	struct at at = { path, "", 0 };
+	read_value(L, arg, lua_absindex(L, idx), f, dst, &at, NULL);
 }
 
 /* "unknown key 'dest_qp' (did you mean 'dest_qp_num'?)": the closest key of
@@ -204,7 +229,7 @@ static const char *unknown_key(lua_State *L, const struct vfield *f, const char 
 	for (fd = f; fd->name; fd++)
 		if (fd->type == VT_STRUCT)
 			for (sub = fd->sub; sub->name; sub++)
-				if (sub->name[0] == key[0] && strcmp(sub->name, key) == 0)
+				if (strcmp(sub->name, key) == 0)
 					return lua_pushfstring(L, "unknown key '%s' (did you mean %s = { %s = ... }? in C: %s.%s)",
 							       path, fd->name, key, fd->cname ? fd->cname : fd->name, key);
 	vsuggest_init(&s, key);
@@ -229,7 +254,17 @@ static const char *unknown_key(lua_State *L, const struct vfield *f, const char 
 	return lua_tostring(L, -1);
 }
 
-uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix)
+/* The field of f named key. The first letters are compared before calling
+ * strcmp: most fields differ there, and a post looks up a dozen keys. */
+static const struct vfield *find_field(const struct vfield *f, const char *key)
+{
+	for (; f->name; f++)
+		if (f->name[0] == key[0] && strcmp(f->name, key) == 0)
+			return f;
+	return NULL;
+}
+
+static uint64_t read_table(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const struct at *at)
 {
 	uint64_t mask = 0;
 	char path[PATH_MAX_LEN];
@@ -238,26 +273,37 @@ uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f
 	luaL_checkstack(L, 8, "table too deep");
 	lua_pushnil(L);
 	while (lua_next(L, tidx)) {
-		const struct vfield *fd;
 		if (lua_type(L, -2) != LUA_TSTRING) {
 			const char *k = luaL_tolstring(L, -2, NULL);
+			at_path(path, sizeof path, at);
 			vargerror(L, arg, lua_pushfstring(L, "unexpected key %s%s%s (keys are field names)",
-							      *prefix ? prefix : "", *prefix ? "." : "", k));
+							      path, *path ? "." : "", k));
 		}
 		const char *key = lua_tostring(L, -2);
-		for (fd = f; fd->name; fd++)   /* the first byte first: most names differ there */
-			if (fd->name[0] == key[0] && strcmp(fd->name, key) == 0)
-				break;
-		if (!fd->name)
-			vargerror(L, arg, unknown_key(L, f, marsh_path(path, sizeof path, prefix, key, 0), key));
+		const struct vfield *fd = find_field(f, key);
+		if (!fd)
+			vargerror(L, arg, unknown_key(L, f, key_path(path, sizeof path, at, key), key));
 		if (fd->no_input)
 			vargerror(L, arg, lua_pushfstring(L, "key '%s' cannot be set: %s",
-							  marsh_path(path, sizeof path, prefix, key, 0), fd->no_input));
-		read_value(L, arg, lua_gettop(L), fd, dst, prefix, key);
+							  key_path(path, sizeof path, at, key), fd->no_input));
+		read_value(L, arg, lua_gettop(L), fd, dst, at, key);
 		mask |= fd->bit;
 		lua_pop(L, 1);
 	}
 	return mask;
+}
+
+uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix)
+{
+	struct at at = { prefix, "", 0 };
+	return read_table(L, arg, tidx, f, dst, &at);
+}
+
+uint64_t marsh_read_at(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix,
+		       const char *key, int index)
+{
+	struct at at = { prefix, key, index };
+	return read_table(L, arg, tidx, f, dst, &at);
 }
 
 uint64_t marsh_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst)
@@ -290,7 +336,7 @@ bool marsh_push_field(lua_State *L, const struct vfield *f, const void *src)
 const struct vfield *marsh_field(const struct vfield *f, const char *name)
 {
 	for (; f->name; f++)
-		if (f->name[0] == name[0] && strcmp(f->name, name) == 0)
+		if (strcmp(f->name, name) == 0)
 			return f;
 	return NULL;
 }
@@ -303,3 +349,80 @@ void marsh_push(lua_State *L, const struct vfield *f, const void *src)
 			lua_setfield(L, -2, f->name);
 }
 
+static bool all_zero(const char *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* The size of the whole nested struct: the end of its last member. */
+static size_t struct_span(const struct vfield *f)
+{
+	size_t end = 0;
+	for (; f->name; f++)
+		if ((size_t)f->offset + f->size > end)
+			end = (size_t)f->offset + f->size;
+	return end;
+}
+
+void marsh_c_init(luaL_Buffer *b, const struct vfield *f, const void *src)
+{
+	char num[48];
+	bool first = true;
+	luaL_addstring(b, "{");
+	for (; f->name; f++) {
+		const char *p = (const char *)src + f->offset;
+		size_t size = f->type == VT_STRUCT ? struct_span(f->sub) : f->size;
+		if (f->type == VT_CUSTOM || all_zero(p, size))
+			continue;
+		luaL_addstring(b, first ? " ." : ", .");
+		first = false;
+		luaL_addstring(b, f->cname ? f->cname : f->name);
+		luaL_addstring(b, " = ");
+		switch (f->type) {
+		case VT_INT: snprintf(num, sizeof num, "%lld", (long long)get_int(p, f->size)); break;
+		case VT_UINT: {
+			uint64_t v = get_uint(p, f->size);
+			snprintf(num, sizeof num, v > 0xffff ? "0x%llx" : "%llu", (unsigned long long)v);
+			break;
+		}
+		case VT_ENUM:
+		case VT_FLAGS:
+			venum_c(b, f->en, f->type == VT_ENUM && f->size == 4 ? get_int(p, 4) : (int64_t)get_uint(p, f->size));
+			continue;
+		case VT_GID: {
+			luaL_addstring(b, "{ .raw = {");
+			for (int i = 0; i < 16; i++) {
+				snprintf(num, sizeof num, "%s0x%02x", i ? ", " : " ", ((const uint8_t *)p)[i]);
+				luaL_addstring(b, num);
+			}
+			luaL_addstring(b, " } }");
+			continue;
+		}
+		case VT_STRUCT: marsh_c_init(b, f->sub, p); continue;
+		case VT_OBJ: {
+			struct vnode *n = vobj_find(b->L, *(void *const *)p);
+			if (n)
+				vobj_cname(n, num, sizeof num);
+			else
+				snprintf(num, sizeof num, "%p", *(void *const *)p);
+			break;
+		}
+		}
+		luaL_addstring(b, num);
+	}
+	luaL_addstring(b, first ? "}" : " }");
+}
+
+const char *marsh_c_decl(lua_State *L, const char *head, const struct vfield *f, const void *src, const char *tail)
+{
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	luaL_addstring(&b, head);
+	marsh_c_init(&b, f, src);
+	luaL_addstring(&b, tail);
+	luaL_pushresult(&b);
+	return lua_tostring(L, -1);
+}

@@ -18,9 +18,10 @@ struct sge_in {
 	uint32_t length, lkey;
 };
 enum { S_MR = 1, S_OFFSET = 2, S_LENGTH = 4, S_ADDR = 8, S_LKEY = 16 };
-/* Where the SGEs of the WRs being read go. read_sges and keep_dep are
- * called by the marshaller, which passes no context: the pool is a light
- * userdata in the registry of the state reading, under POOL_KEY's address. */
+/* Where a prepared WR keeps the objects it names. keep_dep is called by
+ * the marshaller, which passes no context: the pool is a light userdata in
+ * the registry of the state reading, under POOL_KEY's address (set only for
+ * a prepared read; the SGEs are read by wrs_read itself, pool in hand). */
 static const char POOL_KEY = 0;
 
 static void set_pool(lua_State *L, struct sge_pool *p)
@@ -51,15 +52,24 @@ static void keep_dep(lua_State *L, int idx, struct vnode *n)
 }
 
 #define SG(m, t, b, ...) VF(struct sge_in, m, t, .bit = (b), __VA_ARGS__)
-const struct vfield vf_sge[] = {
-	SG(mr, VT_OBJ, S_MR, .cls = &vc_mr, .seen = keep_dep), SG(offset, VT_UINT, S_OFFSET), SG(length, VT_UINT, S_LENGTH),
-	SG(addr, VT_UINT, S_ADDR), SG(lkey, VT_UINT, S_LKEY),
-	VF_END
-};
+#define SGE_FIELDS(...) { \
+	SG(mr, VT_OBJ, S_MR, .cls = &vc_mr, __VA_ARGS__), SG(offset, VT_UINT, S_OFFSET), SG(length, VT_UINT, S_LENGTH), \
+	SG(addr, VT_UINT, S_ADDR), SG(lkey, VT_UINT, S_LKEY), \
+	VF_END }
+const struct vfield vf_sge[] = SGE_FIELDS(.seen = NULL);
+/* The same for a prepared WR, which keeps its MRs: a post that is not
+ * prepared has no use for keep_dep, and its pool lookup was a tenth of the
+ * cost of reading an SGE (callgrind). */
+static const struct vfield vf_sge_kept[] = SGE_FIELDS(.seen = keep_dep);
 
-static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *num)
+/* "sg_list[2]" of the WR being read, for an error message. */
+static const char *sge_path(char *buf, size_t len, const struct sge_pool *p, int i)
 {
-	struct sge_pool *p = get_pool(L);
+	return marsh_path(buf, len, p->path, "sg_list", i);
+}
+
+static const char *read_sges(lua_State *L, struct sge_pool *p, int idx, struct ibv_sge **list, int *num)
+{
 	char path[96];
 	if (!lua_istable(L, idx))
 		return lua_pushfstring(L, "list of SGEs expected, got %s", luaL_typename(L, idx));
@@ -72,32 +82,35 @@ static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *
 		struct sge_in s = { 0 };
 		struct ibv_sge *out = &p->sge[p->used++];
 		lua_rawgeti(L, idx, i);
-		marsh_path(path, sizeof path, p->path, "sg_list", i);
 		if (!lua_istable(L, -1))
-			return lua_pushfstring(L, "%s: SGE table expected, got %s", path, luaL_typename(L, -1));
-		uint64_t m = marsh_read_path(L, p->arg, lua_gettop(L), vf_sge, &s, path);
+			return lua_pushfstring(L, "%s: SGE table expected, got %s", sge_path(path, sizeof path, p, i),
+					       luaL_typename(L, -1));
+		uint64_t m = marsh_read_at(L, p->arg, lua_gettop(L), p->deps ? vf_sge_kept : vf_sge, &s, p->path,
+					   "sg_list", i);
 		lua_pop(L, 1);
 		if (m & S_MR) {
 			if (m & (S_ADDR | S_LKEY))
-				return lua_pushfstring(L, "%s: give mr (with offset) or addr and lkey, not both", path);
+				return lua_pushfstring(L, "%s: give mr (with offset) or addr and lkey, not both",
+						       sge_path(path, sizeof path, p, i));
 			if (s.offset > s.mr->length)
-				return lua_pushfstring(L, "%s: offset %I is beyond the MR's %I bytes", path,
-						       (lua_Integer)s.offset, (lua_Integer)s.mr->length);
+				return lua_pushfstring(L, "%s: offset %I is beyond the MR's %I bytes",
+						       sge_path(path, sizeof path, p, i), (lua_Integer)s.offset,
+						       (lua_Integer)s.mr->length);
 			if (!(m & S_LENGTH))
 				s.length = (uint32_t)(s.mr->length - s.offset);
 			else if (s.length > s.mr->length - s.offset)
-				return lua_pushfstring(L, "%s: offset %I + length %I is beyond the MR's %I bytes", path,
-						       (lua_Integer)s.offset, (lua_Integer)s.length,
-						       (lua_Integer)s.mr->length);
+				return lua_pushfstring(L, "%s: offset %I + length %I is beyond the MR's %I bytes",
+						       sge_path(path, sizeof path, p, i), (lua_Integer)s.offset,
+						       (lua_Integer)s.length, (lua_Integer)s.mr->length);
 			out->addr = (uintptr_t)s.mr->addr + s.offset;
 			out->length = s.length;
 			out->lkey = s.mr->lkey;
 		} else {
 			if ((m & (S_ADDR | S_LENGTH | S_LKEY)) != (S_ADDR | S_LENGTH | S_LKEY))
 				return lua_pushfstring(L, "%s: needs mr= (and offset=, length=), or addr=, length= and lkey=",
-						       path);
+						       sge_path(path, sizeof path, p, i));
 			if (m & S_OFFSET)
-				return lua_pushfstring(L, "%s: offset= goes with mr=", path);
+				return lua_pushfstring(L, "%s: offset= goes with mr=", sge_path(path, sizeof path, p, i));
 			out->addr = s.addr;
 			out->length = s.length;
 			out->lkey = s.lkey;
@@ -113,16 +126,12 @@ static const char *read_sges(lua_State *L, int idx, struct ibv_sge **list, int *
 	return NULL;
 }
 
-static const char *send_sges(lua_State *L, int idx, void *dst, const struct vfield *f)
+/* sg_list is read once the WR's other keys are, by wrs_read (read_wr_sges),
+ * which has the pool at hand: here the key only counts as present (W_SGES).
+ * Passing the pool through the registry cost more than reading an SGE. */
+static const char *sges_later(lua_State *L, int idx, void *dst, const struct vfield *f)
 {
-	struct ibv_send_wr *wr = dst;
-	return read_sges(L, idx, &wr->sg_list, &wr->num_sge);
-}
-
-static const char *recv_sges(lua_State *L, int idx, void *dst, const struct vfield *f)
-{
-	struct ibv_recv_wr *wr = dst;
-	return read_sges(L, idx, &wr->sg_list, &wr->num_sge);
+	return NULL;
 }
 
 /* imm_data is big-endian on the wire; Lua gives and gets host order. */
@@ -151,10 +160,10 @@ const struct vfield vf_wr_ud[] = {
 	VF(wr_ud_t, remote_qkey, VT_UINT), VF_END
 };
 
-enum { W_RDMA = WR_UNION_RDMA, W_ATOMIC = WR_UNION_ATOMIC, W_UD = WR_UNION_UD, W_OPCODE = 8 };
+enum { W_RDMA = WR_UNION_RDMA, W_ATOMIC = WR_UNION_ATOMIC, W_UD = WR_UNION_UD, W_OPCODE = 8, W_SGES = 16 };
 #define SW(m, t, ...) VF(struct ibv_send_wr, m, t, __VA_ARGS__)
 const struct vfield vf_send_wr[] = {
-	SW(wr_id, VT_UINT), SW(sg_list, VT_CUSTOM, .custom = send_sges),
+	SW(wr_id, VT_UINT), SW(sg_list, VT_CUSTOM, .custom = sges_later, .bit = W_SGES),
 	SW(opcode, VT_ENUM, .en = &ve_wr_opcode, .bit = W_OPCODE), SW(send_flags, VT_FLAGS, .en = &ve_send_flags),
 	SW(imm_data, VT_CUSTOM, .custom = read_imm),
 	VFN("rdma", struct ibv_send_wr, wr.rdma, VT_STRUCT, .sub = vf_wr_rdma, .bit = W_RDMA),
@@ -163,7 +172,8 @@ const struct vfield vf_send_wr[] = {
 	VF_END
 };
 const struct vfield vf_recv_wr[] = {
-	VF(struct ibv_recv_wr, wr_id, VT_UINT), VF(struct ibv_recv_wr, sg_list, VT_CUSTOM, .custom = recv_sges),
+	VF(struct ibv_recv_wr, wr_id, VT_UINT),
+	VF(struct ibv_recv_wr, sg_list, VT_CUSTOM, .custom = sges_later, .bit = W_SGES),
 	VF_END
 };
 
@@ -172,8 +182,7 @@ int sge_list_read(lua_State *L, int arg, int idx, struct ibv_sge *out, int cap)
 	struct sge_pool p = { .sge = out, .cap = cap, .arg = arg, .path = "" };
 	struct ibv_sge *list;
 	int num;
-	set_pool(L, &p);
-	const char *e = read_sges(L, idx, &list, &num);
+	const char *e = read_sges(L, &p, idx, &list, &num);
 	if (e)
 		vargerror(L, arg, e);
 	return num;
@@ -216,21 +225,41 @@ static int push_wr_table(lua_State *L, int arg, int idx, bool is_list, int i)
 	return lua_gettop(L);
 }
 
+/* The sg_list of the WR table at t into the WR w, named as the marshaller
+ * names a key's errors: "key '[2].sg_list': ...". */
+static void read_wr_sges(lua_State *L, int arg, int t, bool send, void *w, struct sge_pool *p, const char *key)
+{
+	char path[48];
+	struct ibv_send_wr *sw = w;
+	struct ibv_recv_wr *rw = w;
+	lua_pushliteral(L, "sg_list");
+	lua_rawget(L, t);
+	const char *e = read_sges(L, p, lua_gettop(L), send ? &sw->sg_list : &rw->sg_list,
+				  send ? &sw->num_sge : &rw->num_sge);
+	if (e)
+		vargerror(L, arg, lua_pushfstring(L, "key '%s': %s", marsh_path(path, sizeof path, key, "sg_list", 0), e));
+	lua_pop(L, 1);
+}
+
 void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send, void *wrs, struct sge_pool *p,
 	      uint8_t *unions)
 {
-	char path[32], key[32];
+	char path[32], key[32] = "";
 	size_t wsize = send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr);
-	set_pool(L, p);
+	if (p->deps)
+		set_pool(L, p);
 	for (int i = 0; i < count; i++) {
 		char *w = (char *)wrs + (size_t)i * wsize;
 		char *next = i + 1 < count ? w + wsize : NULL;
 		int t = push_wr_table(L, arg, idx, is_list, i);
 		const char *at = wr_path(path, sizeof path, is_list, i);
 		memset(w, 0, wsize);
-		marsh_path(key, sizeof key, "", NULL, is_list ? i + 1 : 0);   /* "[3]", or "" */
+		if (is_list)
+			marsh_path(key, sizeof key, "", NULL, i + 1);   /* "[3]"; "" for a single WR */
 		p->path = at;
 		uint64_t m = marsh_read_path(L, arg, t, send ? vf_send_wr : vf_recv_wr, w, key);
+		if (m & W_SGES)
+			read_wr_sges(L, arg, t, send, w, p, key);
 		lua_pop(L, 1);
 		if (!send) {
 			((struct ibv_recv_wr *)w)->next = (struct ibv_recv_wr *)next;

@@ -130,6 +130,10 @@ const struct vfield *marsh_field(const struct vfield *f, const char *name);
 uint64_t marsh_read(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst);
 /* The same, naming keys as prefix.key ("[2].sg_list"). */
 uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix);
+/* The same, naming keys as prefix.key[index].k (marsh_path): the path is
+ * put together only when there is an error to name it in. */
+uint64_t marsh_read_at(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix,
+		       const char *key, int index);
 /* Reads one value of field f at stack index idx into dst (the whole struct). */
 void marsh_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path);
 /* Pushes a table with every field of f read from src. */
