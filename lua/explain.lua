@@ -3,7 +3,7 @@
 --         object = <userdata or nil>, context = { ...verb-specific... } }
 -- which finds why the verb failed in this context and how to fix it, sets
 -- e.hint and gives e a metatable whose __tostring is the whole explanation.
--- WCs get wc_meta; explain(x) explains a WC, a status, or an error.
+-- WCs print with wc_tostring; explain(x) explains a WC, a status, or an error.
 local qp = require "verbs.explain_qp"
 local wc = require "verbs.explain_wc"
 local sys = require "verbs.explain_sys"
@@ -149,7 +149,7 @@ function M.verb_error(e)
   return setmetatable(e, error_meta)
 end
 
-M.wc_meta = wc.meta
+M.wc_tostring = wc.tostring
 
 -- Plain-string errors from the bindings about an unknown key: suggest the
 -- nearest known key (qp_acess_flags -> qp_access_flags).
@@ -206,6 +206,7 @@ function M.explain(x)
   if t == "table" and getmetatable(x) == error_meta then return error_meta.__tostring(x) end
   if t == "table" and x.verb and (x.errno or x.errname) then return (render(x, analyze(x))) end
   if t == "table" and x.status ~= nil then return wc.tostring(x) end
+  if t == "userdata" and getmetatable(x) and getmetatable(x).__name == "ibv_wc" then return wc.tostring(x) end
   if t == "userdata" and getmetatable(x) and getmetatable(x).__name == "verbs.cm_event" then
     return cm.describe(x)
   end

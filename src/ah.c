@@ -46,13 +46,18 @@ int ah_create(lua_State *L)
 	return 1;
 }
 
-/* The WC at arg and the 40-byte GRH (a string: mr:read(offset, 40)) at arg+1. */
+/* The WC at arg (as cq:poll gave it, or a table of its fields) and the 40-byte GRH (a string: mr:read(offset, 40)) at arg+1. */
 static const void *read_wc_grh(lua_State *L, int arg, struct ibv_wc *wc)
 {
 	size_t len;
-	vchecktable(L, arg);
-	memset(wc, 0, sizeof *wc);
-	marsh_read(L, arg, arg, vf_wc, wc);
+	const struct ibv_wc *got = wc_test(L, arg);
+	if (got)
+		*wc = *got;   /* as cq:poll gave it */
+	else {
+		vchecktable(L, arg);
+		memset(wc, 0, sizeof *wc);
+		marsh_read(L, arg, arg, vf_wc, wc);
+	}
 	const char *grh = lua_tolstring(L, arg + 1, &len);
 	if (lua_type(L, arg + 1) != LUA_TSTRING || len != sizeof(struct ibv_grh))
 		vargerror(L, arg + 1, lua_pushfstring(L, "the %d-byte GRH in front of the payload expected"

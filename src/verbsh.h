@@ -486,9 +486,11 @@ struct wc_array *wc_array_test(lua_State *L, struct vstate *st, int idx);
 void wc_array_filled(lua_State *L, int idx, struct wc_array *a, int got);
 void wc_open(lua_State *L);
 
-/* wc.c: pushes the WC table of one completion (fields as vf_wc describes;
- * metatable: the explanations' wc_meta). */
+/* wc.c: pushes one completion, a copy of the struct in an ibv_wc userdata
+ * (fields as vf_wc describes; tostring: explain_wc.lua's line). */
 void wc_push(lua_State *L, const struct ibv_wc *wc);
+/* The struct ibv_wc of the WC (as wc_push made it) at idx, or NULL. */
+const struct ibv_wc *wc_test(lua_State *L, int idx);
 /* qp.c: reads a receive WR (or list) at idx and calls post (ibv_post_recv or
  * ibv_post_srq_recv on the handle h); raises the verb error naming the bad WR. */
 int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h);

@@ -8,6 +8,7 @@
  * into C; the other fields are read from the C struct when asked for.
  * Reading an entry the last poll did not fill is an error: in C it would be
  * stale data. */
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include "verbsh.h"
@@ -57,119 +58,166 @@ const struct vfield vf_wc[] = {
 	VF_END
 };
 
-static const char WC_META[] = "verbs.wc_meta";
+/* ---- a completion: struct ibv_wc as a value ------------------------------
+ *
+ * cq:poll, cq:wait and the extended CQ give each completion as a userdata
+ * that holds a copy of C's struct ibv_wc, not as a table: a loop that polls
+ * builds one small object per completion instead of a table of 12 keys (a
+ * Lua table of that size cost about 5,000 instructions, callgrind; the
+ * copy costs a tenth of that), and fields are read only when asked for.
+ * It reads like a table: wc.status, pairs(wc) (the fields C defines for
+ * this status, in struct order), tostring(wc) (explain's one line). A
+ * field that C leaves undefined (opcode of a failed completion) is nil; a
+ * name that is not a field of struct ibv_wc is an error, as in C. Each
+ * metamethod has the metatable as its upvalue, and checks its argument
+ * against it. */
 
-/* The metatable of WC tables: require("verbs.explain").wc_meta, looked up
- * once per state (false when it cannot be loaded). */
-static void push_wc_meta(lua_State *L)
+static const char WC_CLASS = 0;   /* registry key (its address): this state's metatable */
+
+static struct ibv_wc *check_wc(lua_State *L, int idx)
 {
-	if (lua_getfield(L, LUA_REGISTRYINDEX, WC_META) != LUA_TNIL)
+	struct ibv_wc *wc = lua_touserdata(L, idx);
+	if (!wc || !lua_getmetatable(L, idx) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
+		vtypeerror(L, idx, "ibv_wc");
+	lua_pop(L, 1);
+	return wc;
+}
+
+__attribute__((noreturn))
+static void no_field(lua_State *L, const char *k)
+{
+	struct vsuggest s;
+	vsuggest_init(&s, k);
+	for (const struct vfield *f = vf_wc; f->name; f++)
+		vsuggest_offer(&s, f->name);
+	if (vsuggest_best(&s))
+		luaL_error(L, "struct ibv_wc has no field '%s' (did you mean '%s'?)", k, vsuggest_best(&s));
+	luaL_error(L, "struct ibv_wc has no field '%s' (its fields: wr_id, status, opcode, vendor_err, byte_len, "
+		   "imm_data, qp_num, src_qp, wc_flags, pkey_index, slid, sl, dlid_path_bits)", k);
+	abort();   /* not reached */
+}
+
+static int wc_index(lua_State *L)
+{
+	const struct ibv_wc *wc = check_wc(L, 1);
+	const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+	const struct vfield *f = k ? marsh_field(vf_wc, k) : NULL;
+	if (!f)
+		no_field(L, k ? k : luaL_tolstring(L, 2, NULL));
+	if (!marsh_push_field(L, f, wc))
+		lua_pushnil(L);
+	return 1;
+}
+
+/* C lets a program write into its own copy; here nothing would read it. */
+static int wc_newindex(lua_State *L)
+{
+	check_wc(L, 1);
+	const char *k = luaL_tolstring(L, 2, NULL);
+	if (!marsh_field(vf_wc, k))
+		no_field(L, k);
+	return luaL_error(L, "wc.%s: a WC holds what the CQ reported and is not assigned"
+			  " (copy the fields you want into a table of your own)", k);
+}
+
+/* The field after the one named at 2 (the first for nil) that this
+ * completion defines, and its value: what next() would give. */
+static int wc_next(lua_State *L)
+{
+	const struct ibv_wc *wc = check_wc(L, 1);
+	const struct vfield *f = vf_wc;
+	if (!lua_isnoneornil(L, 2)) {
+		f = lua_type(L, 2) == LUA_TSTRING ? marsh_field(vf_wc, lua_tostring(L, 2)) : NULL;
+		if (!f)
+			no_field(L, luaL_tolstring(L, 2, NULL));
+		f++;
+	}
+	for (; f->name; f++) {
+		lua_pushstring(L, f->name);
+		if (marsh_push_field(L, f, wc))
+			return 2;
+		lua_pop(L, 1);
+	}
+	lua_pushnil(L);
+	return 1;
+}
+
+static int wc_pairs(lua_State *L)
+{
+	check_wc(L, 1);
+	lua_pushvalue(L, lua_upvalueindex(2));   /* wc_next */
+	lua_pushvalue(L, 1);
+	lua_pushnil(L);
+	return 3;
+}
+
+/* Without lua/explain_wc.lua's line (verbs.so alone, without its modules). */
+static int wc_plain_tostring(lua_State *L)
+{
+	const struct ibv_wc *wc = check_wc(L, 1);
+	lua_pushfstring(L, "wc wr_id=%I %s qp_num=0x%06x", (lua_Integer)wc->wr_id,
+			venum_name(&ve_wc_status, wc->status) ? venum_name(&ve_wc_status, wc->status) : "?",
+			(unsigned)wc->qp_num);
+	return 1;
+}
+
+/* Pushes this state's metatable of WCs, made on first use. */
+static void push_wc_class(lua_State *L)
+{
+	static const luaL_Reg meta[] = {
+		{ "__index", wc_index }, { "__newindex", wc_newindex }, { "__pairs", wc_pairs },
+		{ "__tostring", wc_plain_tostring }, { NULL, NULL }
+	};
+	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &WC_CLASS) == LUA_TTABLE)
 		return;
 	lua_pop(L, 1);
+	lua_createtable(L, 0, 8);
+	for (const luaL_Reg *r = meta; r->name; r++) {   /* upvalues: the metatable, wc_next */
+		lua_pushvalue(L, -1);
+		lua_pushvalue(L, -1);
+		lua_pushcclosure(L, wc_next, 1);
+		lua_pushcclosure(L, r->func, 2);
+		lua_setfield(L, -2, r->name);
+	}
+	lua_pushliteral(L, "ibv_wc");
+	lua_setfield(L, -2, "__name");
+	lua_newtable(L);   /* no methods: help(wc) lists the fields */
+	lua_setfield(L, -2, "__methods");
+	lua_createtable(L, 13, 0);   /* for help(wc) and the shell's Tab completion */
+	for (int i = 0; vf_wc[i].name; i++) {
+		lua_pushstring(L, vf_wc[i].name);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "__fields");
+	/* explain's line, with the cause and fix of a failed status */
+	int top = lua_gettop(L);
 	lua_getglobal(L, "require");
 	lua_pushliteral(L, "verbs.explain");
-	if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1))
-		lua_getfield(L, -1, "wc_meta");
-	else
-		lua_pushboolean(L, 0);
-	if (!lua_istable(L, -1)) {
-		lua_pop(L, 1);
-		lua_pushboolean(L, 0);
-	}
-	lua_remove(L, -2);
+	if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1) && lua_getfield(L, -1, "wc_tostring") == LUA_TFUNCTION)
+		lua_setfield(L, top, "__tostring");
+	lua_settop(L, top);
 	lua_pushvalue(L, -1);
-	lua_setfield(L, LUA_REGISTRYINDEX, WC_META);
-}
-
-/* What a WC table is made of, kept per state in one registry table so that
- * wc_push (twice per iteration of a plain loop) looks nothing up by name:
- * at MAKE a Lua function that builds the table from the values of vf_wc's
- * fields in order, `function(a1, ..., aN) return { wr_id = a1, ... } end`
- * (the VM's constructor sets each key with no API call and no string
- * lookup: lua_setfield per field was half of wc_push, callgrind); the
- * metatable (or false) at META; the names of ve_wc_status and ve_wc_opcode
- * from STATUS_NAMES and OPCODE_NAMES, by their position in those tables, so
- * that no name is hashed again. */
-static const char WC_PARTS = 0;
-enum { WC_NFIELDS = sizeof vf_wc / sizeof vf_wc[0] - 1, MAKE = 1, META, STATUS_NAMES };
-#define OPCODE_NAMES (STATUS_NAMES + (int)ve_wc_status.n)
-
-static void push_wc_make(lua_State *L)
-{
-	luaL_Buffer b;
-	luaL_buffinit(L, &b);
-	luaL_addstring(&b, "return function(");
-	for (int i = 0; i < WC_NFIELDS; i++) {
-		lua_pushfstring(L, "%sa%d", i ? ", " : "", i + 1);
-		luaL_addvalue(&b);
-	}
-	luaL_addstring(&b, ") return { ");
-	for (int i = 0; i < WC_NFIELDS; i++) {
-		lua_pushfstring(L, "%s = a%d, ", vf_wc[i].name, i + 1);
-		luaL_addvalue(&b);
-	}
-	luaL_addstring(&b, "} end");
-	luaL_pushresult(&b);
-	if (luaL_loadbuffer(L, lua_tostring(L, -1), lua_rawlen(L, -1), "=wc_push") != LUA_OK)
-		lua_error(L);   /* not reached: the text is made from vf_wc's names */
-	lua_call(L, 0, 1);
-	lua_remove(L, -2);
-}
-
-static void push_wc_parts(lua_State *L)
-{
-	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &WC_PARTS) == LUA_TTABLE)
-		return;
-	lua_pop(L, 1);
-	lua_createtable(L, OPCODE_NAMES + (int)ve_wc_opcode.n, 0);
-	push_wc_make(L);
-	lua_rawseti(L, -2, MAKE);
-	push_wc_meta(L);
-	lua_rawseti(L, -2, META);
-	for (size_t i = 0; i < ve_wc_status.n; i++) {
-		lua_pushstring(L, ve_wc_status.e[i].name);
-		lua_rawseti(L, -2, STATUS_NAMES + (lua_Integer)i);
-	}
-	for (size_t i = 0; i < ve_wc_opcode.n; i++) {
-		lua_pushstring(L, ve_wc_opcode.e[i].name);
-		lua_rawseti(L, -2, OPCODE_NAMES + (lua_Integer)i);
-	}
-	lua_pushvalue(L, -1);
-	lua_rawsetp(L, LUA_REGISTRYINDEX, &WC_PARTS);
-}
-
-/* As venum_push, with the name taken from the parts table at `parts`. */
-static void push_enum(lua_State *L, int parts, int base, const struct venum *en, int64_t v)
-{
-	for (size_t i = 0; i < en->n; i++)
-		if (en->e[i].value == v) {
-			lua_rawgeti(L, parts, base + (lua_Integer)i);
-			return;
-		}
-	lua_pushinteger(L, v);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &WC_CLASS);
 }
 
 void wc_push(lua_State *L, const struct ibv_wc *wc)
 {
-	luaL_checkstack(L, WC_NFIELDS + 4, "wc_push");
-	push_wc_parts(L);
-	int parts = lua_gettop(L);
-	lua_rawgeti(L, parts, MAKE);
-	for (int i = 0; i < WC_NFIELDS; i++) {   /* nil for a field that has no value: the table leaves it out */
-		const struct vfield *f = &vf_wc[i];
-		if (f->en == &ve_wc_status)
-			push_enum(L, parts, STATUS_NAMES, f->en, wc->status);
-		else if (f->en == &ve_wc_opcode && f->present(wc))
-			push_enum(L, parts, OPCODE_NAMES, f->en, wc->opcode);
-		else if (!marsh_push_field(L, f, wc))
-			lua_pushnil(L);
-	}
-	lua_call(L, WC_NFIELDS, 1);
-	if (lua_rawgeti(L, parts, META) == LUA_TTABLE)
-		lua_setmetatable(L, -2);
-	else
-		lua_pop(L, 1);
-	lua_remove(L, parts);
+	struct ibv_wc *u = lua_newuserdatauv(L, sizeof *u, 0);
+	*u = *wc;
+	push_wc_class(L);
+	lua_setmetatable(L, -2);
+}
+
+const struct ibv_wc *wc_test(lua_State *L, int idx)
+{
+	const struct ibv_wc *wc = lua_touserdata(L, idx);
+	if (!wc || !lua_getmetatable(L, idx))
+		return NULL;
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &WC_CLASS);
+	if (!lua_rawequal(L, -1, -2))
+		wc = NULL;
+	lua_pop(L, 2);
+	return wc;
 }
 
 
