@@ -149,7 +149,8 @@ function M.verb_error(e)
   return setmetatable(e, error_meta)
 end
 
-M.wc_tostring = wc.tostring
+M.wc_meta = wc.meta          -- for tables of your own that hold WC fields
+M.wc_tostring = wc.tostring  -- the __tostring of the WCs cq:poll gives (src/wc.c)
 
 -- Plain-string errors from the bindings about an unknown key: suggest the
 -- nearest known key (qp_acess_flags -> qp_access_flags).

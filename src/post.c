@@ -20,8 +20,9 @@ struct sge_in {
 enum { S_MR = 1, S_OFFSET = 2, S_LENGTH = 4, S_ADDR = 8, S_LKEY = 16 };
 /* Where a prepared WR keeps the objects it names. keep_dep is called by
  * the marshaller, which passes no context: the pool is a light userdata in
- * the registry of the state reading, under POOL_KEY's address (set only for
- * a prepared read; the SGEs are read by wrs_read itself, pool in hand). */
+ * the registry of the state reading, under POOL_KEY's address (NULL but for
+ * a prepared read, set by each wrs_read; the SGEs are read by wrs_read
+ * itself, pool in hand). */
 static const char POOL_KEY = 0;
 
 static void set_pool(lua_State *L, struct sge_pool *p)
@@ -42,7 +43,7 @@ static struct sge_pool *get_pool(lua_State *L)
 static void keep_dep(lua_State *L, int idx, struct vnode *n)
 {
 	struct sge_pool *p = get_pool(L);
-	if (!p->deps)
+	if (!p)   /* a plain post: nothing is kept */
 		return;
 	if (p->ndeps >= p->maxdeps)   /* one MR per SGE and one AH per WR were counted */
 		luaL_error(L, "verbs.send_wr: the WR table changed while it was being read");
@@ -246,8 +247,7 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 {
 	char path[32], key[32] = "";
 	size_t wsize = send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr);
-	if (p->deps)
-		set_pool(L, p);
+	set_pool(L, p->deps ? p : NULL);   /* every time: an error may have left the last one behind */
 	for (int i = 0; i < count; i++) {
 		char *w = (char *)wrs + (size_t)i * wsize;
 		char *next = i + 1 < count ? w + wsize : NULL;
@@ -411,18 +411,17 @@ static void *wr_room(lua_State *L, int count, size_t wsize, void *stack, struct 
 	return mem;
 }
 
-/* qp:post_send(wr, a list of WRs, or a prepared verbs.send_wr) */
-int qp_post_send(lua_State *L)
+/* The table forms of qp:post_send and post_recv sit in functions of their
+ * own (never inlined): their stack arrays would make each prepared post,
+ * the loop's form, pay for a frame it does not use. */
+__attribute__((noinline))
+static int post_send_tables(lua_State *L, struct vnode *n)
 {
-	struct vnode *n = vobj_check(L, 1, &vc_qp);
-	qp_ex_idle(L, n, "post_send");
 	struct ibv_send_wr wr_stack[WR_STACK], *wrs, *bad = NULL;
 	struct ibv_sge sge_stack[SGE_STACK];
 	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = 2, .path = "" };
 
 	lua_settop(L, 2);
-	if (lua_type(L, 2) == LUA_TUSERDATA)
-		return prepared_post_send(L, n);
 	vchecktable(L, 2);
 	int count = wr_count(L, 2), is_list = count > 0;
 	if (!is_list)
@@ -444,16 +443,24 @@ int qp_post_send(lua_State *L)
 	return post_error(L, "ibv_post_send", ret, 1, badi, n->h);
 }
 
-int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
+/* qp:post_send(wr, a list of WRs, or a prepared verbs.send_wr) */
+int qp_post_send(lua_State *L)
 {
-	struct vnode *n = *(struct vnode **)lua_touserdata(L, self);
+	struct vnode *n = vobj_check(L, 1, &vc_qp);
+	qp_ex_idle(L, n, "post_send");
+	if (lua_type(L, 2) == LUA_TUSERDATA)
+		return prepared_post_send(L, n);
+	return post_send_tables(L, n);
+}
+
+__attribute__((noinline))
+static int post_recv_tables(lua_State *L, struct vnode *n, int self, int idx, const char *verb, void *h)
+{
 	struct ibv_recv_wr wr_stack[WR_STACK], *wrs, *bad = NULL;
 	struct ibv_sge sge_stack[SGE_STACK];
 	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = idx, .path = "" };
 	bool srq = n->cls == &vc_srq;
 
-	if (lua_type(L, idx) == LUA_TUSERDATA)
-		return prepared_post_recv(L, n, self, idx, verb, h);
 	vchecktable(L, idx);
 	int count = wr_count(L, idx), is_list = count > 0;
 	if (!is_list)
@@ -471,10 +478,20 @@ int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
 	return post_error(L, verb, ret, self, badi, srq ? NULL : h);
 }
 
+int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
+{
+	struct vnode *n = *(struct vnode **)lua_touserdata(L, self);
+	if (lua_type(L, idx) == LUA_TUSERDATA)
+		return prepared_post_recv(L, n, self, idx, verb, h);
+	return post_recv_tables(L, n, self, idx, verb, h);
+}
+
 /* qp:post_recv(wr, a list of WRs, or a prepared verbs.recv_wr) */
 int qp_post_recv(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_qp);
+	if (lua_type(L, 2) == LUA_TUSERDATA)
+		return prepared_post_recv(L, n, 1, 2, "ibv_post_recv", n->h);
 	lua_settop(L, 2);
-	return post_recv_list(L, 1, 2, "ibv_post_recv", n->h);
+	return post_recv_tables(L, n, 1, 2, "ibv_post_recv", n->h);
 }

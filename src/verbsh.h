@@ -480,10 +480,30 @@ struct wc_array {
 	enum ibv_wc_status *shown_status;   /* the status each of them shows */
 	struct ibv_wc wc[];
 };
-/* The wc_array at idx, or NULL; st: the state's (a CQ's n->st). */
-struct wc_array *wc_array_test(lua_State *L, struct vstate *st, int idx);
-/* Call after a poll put got entries into the wc_array at idx. */
-void wc_array_filled(lua_State *L, int idx, struct wc_array *a, int got);
+/* The wc_array at idx, or NULL; st: the state's (a CQ's n->st). The one
+ * the state met last is known by its address (a light userdata may hold
+ * any address: the type is tested first); others are looked up. */
+struct wc_array *wc_array_find(lua_State *L, struct vstate *st, int idx);
+static inline struct wc_array *wc_array_test(lua_State *L, struct vstate *st, int idx)
+{
+	if (lua_type(L, idx) == LUA_TTABLE && lua_topointer(L, idx) == st->wc_array_table)
+		return st->wc_array;
+	return wc_array_find(L, st, idx);
+}
+/* Call after a poll put got entries into the wc_array at idx. The views
+ * show each entry's status; in a loop of successes none changes, and
+ * nothing is called. */
+void wc_array_show(lua_State *L, int idx, struct wc_array *a, int got);
+static inline void wc_array_filled(lua_State *L, int idx, struct wc_array *a, int got)
+{
+	bool same = got == a->shown;
+	for (int i = 0; same && i < got; i++)
+		same = a->wc[i].status == a->shown_status[i];
+	if (same)
+		a->filled = got;
+	else
+		wc_array_show(L, idx, a, got);
+}
 void wc_open(lua_State *L);
 
 /* wc.c: pushes one completion, a copy of the struct in an ibv_wc userdata

@@ -265,11 +265,8 @@ static void remember(lua_State *L, struct vstate *st, int idx, struct wc_array *
 	st->wc_array = a;
 }
 
-struct wc_array *wc_array_test(lua_State *L, struct vstate *st, int idx)
+struct wc_array *wc_array_find(lua_State *L, struct vstate *st, int idx)
 {
-	const void *t = lua_topointer(L, idx);
-	if (t && t == st->wc_array_table && lua_istable(L, idx))   /* a light userdata holds any address */
-		return st->wc_array;
 	struct wc_array *a = array_views(L, idx, false);
 	if (a)
 		remember(L, st, idx, a);
@@ -282,14 +279,11 @@ struct wc_array *wc_array_test(lua_State *L, struct vstate *st, int idx)
  * only when it changes: in a loop of successes nothing changes, and the
  * poll makes no Lua call at all (setting two fields on every poll cost
  * more than the metamethod calls it saved). */
-void wc_array_filled(lua_State *L, int idx, struct wc_array *a, int got)
+void wc_array_show(lua_State *L, int idx, struct wc_array *a, int got)
 {
 	int shown = a->shown;
-	bool same = got == shown;
-	for (int i = 0; same && i < got; i++)
-		same = a->wc[i].status == a->shown_status[i];
 	a->filled = got;
-	if (same || !array_views(L, idx, true))
+	if (!array_views(L, idx, true))
 		return;
 	/* Raw sets: the view's __newindex refuses assignments from Lua. */
 	for (int i = 0; i < (got > shown ? got : shown); i++) {

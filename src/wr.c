@@ -250,13 +250,11 @@ static int l_tostring(lua_State *L)
 /* The prepared WR at idx, its objects checked live. A loop posting the same
  * WR to the same QP pays for the checks once: they hold until an object of
  * the state is destroyed or finalized (vobj_changes) or the WR changes. */
-static struct prepared *check_kind(lua_State *L, int idx, bool send, struct vnode *qp)
+__attribute__((noinline))
+static struct prepared *recheck(lua_State *L, int idx, bool send, struct vnode *qp, struct prepared *pw)
 {
-	struct prepared *pw = vtagged_test(L, idx, send ? SEND_WR : RECV_WR, sizeof *pw);
 	if (!pw)
 		vtypeerror(L, idx, send ? "table or verbs.send_wr" : "table or verbs.recv_wr");
-	if (pw->ok_at == qp->st->changes && pw->ok_qp == qp->h)   /* vobj_changes(qp), inline */
-		return pw;
 	/* Through the objects the WR keeps, not pw->deps: a __gc called by hand
 	 * (getmetatable(mr).__gc(mr)) frees the node while its userdata lives on. */
 	lua_getiuservalue(L, idx, 1);
@@ -278,6 +276,14 @@ static struct prepared *check_kind(lua_State *L, int idx, bool send, struct vnod
 	pw->ok_at = vobj_changes(qp);
 	pw->ok_qp = qp->h;
 	return pw;
+}
+
+static inline struct prepared *check_kind(lua_State *L, int idx, bool send, struct vnode *qp)
+{
+	struct prepared *pw = vtagged_test(L, idx, send ? SEND_WR : RECV_WR, sizeof *pw);
+	if (pw && pw->ok_at == qp->st->changes && pw->ok_qp == qp->h)   /* vobj_changes(qp), inline */
+		return pw;
+	return recheck(L, idx, send, qp, pw);
 }
 
 /* Raises the verb's error with the bad WR's table as context. */
