@@ -396,6 +396,12 @@ function M.help(what)
     io.write(text)
   else
     local mt = getmetatable(what)
+    local sname = type(mt) == "table" and rawget(mt, "__name")
+    if type(what) == "userdata" and type(sname) == "string" and sname:find("^ibv_") then
+      -- a copy of a C struct (a completion: ibv_wc): its fields
+      print(("%s -- a copy of struct %s, read like a table:"):format(tostring(what):match("^[^\n]*"), sname))
+      return M.help(sname)
+    end
     local methods = type(mt) == "table" and (rawget(mt, "__methods") or rawget(mt, "__index"))
     if type(methods) ~= "table" then
       print(("%s is not a verbs object; help() gives the overview"):format(tostring(what)))

@@ -181,9 +181,7 @@ static void push_wc_class(lua_State *L)
 	}
 	lua_pushliteral(L, "ibv_wc");
 	lua_setfield(L, -2, "__name");
-	lua_newtable(L);   /* no methods: help(wc) lists the fields */
-	lua_setfield(L, -2, "__methods");
-	lua_createtable(L, 13, 0);   /* for help(wc) and the shell's Tab completion */
+	lua_createtable(L, 13, 0);   /* for the shell's Tab completion (wc.<Tab>) */
 	for (int i = 0; vf_wc[i].name; i++) {
 		lua_pushstring(L, vf_wc[i].name);
 		lua_rawseti(L, -2, i + 1);

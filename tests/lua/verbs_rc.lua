@@ -70,6 +70,30 @@ eq(mr_b:read(0, 5), "hello", "received payload")
 check(getmetatable(r) and tostring(r):find("SUCCESS"), "WC tostring: %s", tostring(r))
 print("SEND: " .. tostring(s)); print("RECV: " .. tostring(r))
 
+-- A completion is a copy of struct ibv_wc: its fields in struct order, no others
+eq(type(r), "userdata", "a WC is a userdata"); eq(getmetatable(r).__name, "ibv_wc", "its __name")
+local keys = {}
+for k, v in pairs(r) do
+  keys[#keys + 1] = k .. "=" .. (type(v) == "table" and "{" .. table.concat(v, ",") .. "}" or tostring(v))
+end
+eq(table.concat(keys, " "), ("wr_id=100 status=SUCCESS vendor_err=0 qp_num=%d opcode=RECV byte_len=5 src_qp=%d"
+  .. " wc_flags={} pkey_index=0 slid=0 sl=0 dlid_path_bits=0"):format(b.qp_num, r.src_qp),
+  "pairs(wc): the fields C defines, in struct order (imm_data absent without WITH_IMM)")
+local ok, e = pcall(function() return r.stauts end)
+check(not ok and tostring(e):find("struct ibv_wc has no field 'stauts' (did you mean 'status'?)", 1, true),
+  "a misspelled field is an error: %s", tostring(e))
+ok, e = pcall(function() return r[1] end)
+check(not ok and tostring(e):find("struct ibv_wc has no field '1'", 1, true), "wc[1] is an error: %s", tostring(e))
+ok, e = pcall(function() r.status = "RETRY_EXC_ERR" end)
+check(not ok and tostring(e):find("wc.status: a WC holds what the CQ reported and is not assigned", 1, true),
+  "assigning a field is an error: %s", tostring(e))
+eq(r.status, "SUCCESS", "the failed assignment left the WC as it was")
+ok, e = pcall(function() r.note = 1 end)
+check(not ok and tostring(e):find("no field 'note'", 1, true), "a new key is an error: %s", tostring(e))
+ok, e = pcall(getmetatable(r).__index, {}, "status")
+check(not ok and tostring(e):find("ibv_wc expected, got table", 1, true), "__index on a table: %s", tostring(e))
+eq(verbs.explain(r), tostring(r), "explain(wc) is its line")
+
 -- SEND_WITH_IMM, and a list of two receives posted in one call
 b:post_recv{ { wr_id = 101, sg_list = { { mr = mr_b, offset = 64, length = 64 } } },
              { wr_id = 102, sg_list = { { mr = mr_b, offset = 128, length = 64 } } } }
