@@ -125,8 +125,8 @@ return {
         if type(seen) ~= "table" then return false, "no list `seen` yet" end
         local send, recv
         for _, w in ipairs(seen) do
-          if type(w) == "table" and w.wr_id == 1 then send = w end
-          if type(w) == "table" and w.wr_id == 100 then recv = w end
+          if (type(w) == "table" or K.is_wc(w)) and w.wr_id == 1 then send = w end
+          if (type(w) == "table" or K.is_wc(w)) and w.wr_id == 100 then recv = w end
         end
         if not (send and recv) then return false, "seen lacks wr_id 1 (the SEND) or 100 (the RECV)" end
         if recv.opcode ~= "RECV" or recv.byte_len ~= 5 then return false, "the RECV should read opcode RECV, byte_len 5" end

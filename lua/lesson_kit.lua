@@ -12,6 +12,11 @@ function K.kind(v)
   return type(mt) == "table" and rawget(mt, "__name") or nil
 end
 function K.is(v, kind) return K.kind(v) == "verbs." .. kind end
+-- A completion: what cq:poll gives (a copy of struct ibv_wc), or a table of its fields.
+function K.is_wc(v)
+  if type(v) == "userdata" then return K.kind(v) == "ibv_wc" end
+  return type(v) == "table" and v.status ~= nil
+end
 
 -- A short one-line rendering for transcripts (the REPL's pretty printer is
 -- used instead when it is there).
@@ -368,7 +373,7 @@ function K.step_wcs(S, cq, want, timeout_ms)
   local list = {}
   local function add(wc) if not S.stale[wc] then list[#list + 1] = wc end end
   for i = base + 1, #t do
-    if type(t[i]) == "table" and t[i].status then add(t[i]) end
+    if K.is_wc(t[i]) then add(t[i]) end
   end
   if K.is(cq, "cq") then
     local function take(got)

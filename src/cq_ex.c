@@ -7,7 +7,7 @@
  *     repeat print(cq.wr_id, cq.status, cq:read_byte_len()) until not cq:next_poll()
  *     cq:end_poll()
  *   end
- *   for wc in cq:iter() do ... end          -- the same tables as cq:poll()
+ *   for wc in cq:iter() do ... end          -- the same WCs as cq:poll()
  *
  * The CQ object is an ordinary verbs.cq too (ibv_cq_ex_to_cq), so QPs take
  * it and cq:poll, cq:wait and req_notify work on it. What verbsh enforces,
@@ -275,7 +275,7 @@ int cq_ex_field(lua_State *L, struct vnode *n, const char *key)
 
 /* ---- cq:iter(): for wc in cq:iter() do ... end --------------------------------- */
 
-/* The current completion as the table cq:poll gives, with only the fields
+/* The current completion as the WC cq:poll gives, with only the fields
  * the CQ's wc_flags asked for. */
 static void push_current(lua_State *L, struct vnode *n)
 {
@@ -300,7 +300,6 @@ static void push_current(lua_State *L, struct vnode *n)
 		if (f & IBV_WC_EX_WITH_DLID_PATH_BITS)
 			wc.dlid_path_bits = ibv_wc_read_dlid_path_bits(x);
 	}
-	wc_push(L, &wc);
 	/* What was not asked for is absent, not a made-up 0. */
 	static const struct { uint64_t flag; const char *key; } opt[] = {
 		{ IBV_WC_EX_WITH_QP_NUM, "qp_num" }, { IBV_WC_EX_WITH_BYTE_LEN, "byte_len" },
@@ -308,11 +307,11 @@ static void push_current(lua_State *L, struct vnode *n)
 		{ IBV_WC_EX_WITH_SLID, "slid" }, { IBV_WC_EX_WITH_SL, "sl" },
 		{ IBV_WC_EX_WITH_DLID_PATH_BITS, "dlid_path_bits" }, { ~(uint64_t)0, "pkey_index" },
 	};
+	unsigned absent = 0;
 	for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
-		if (!(f & opt[i].flag) || opt[i].flag == ~(uint64_t)0) {
-			lua_pushnil(L);
-			lua_setfield(L, -2, opt[i].key);
-		}
+		if (!(f & opt[i].flag) || opt[i].flag == ~(uint64_t)0)
+			absent |= wc_field_bit(opt[i].key);
+	wc_push_without(L, &wc, absent);
 }
 
 struct cq_iter {

@@ -509,6 +509,9 @@ void wc_open(lua_State *L);
 /* wc.c: pushes one completion, a copy of the struct in an ibv_wc userdata
  * (fields as vf_wc describes; tostring: explain_wc.lua's line). */
 void wc_push(lua_State *L, const struct ibv_wc *wc);
+/* The same with some fields absent (nil): absent ORs wc_field_bit(name)s. */
+void wc_push_without(lua_State *L, const struct ibv_wc *wc, unsigned absent);
+unsigned wc_field_bit(const char *name);
 /* The struct ibv_wc of the WC (as wc_push made it) at idx, or NULL. */
 const struct ibv_wc *wc_test(lua_State *L, int idx);
 /* qp.c: reads a receive WR (or list) at idx and calls post (ibv_post_recv or

@@ -74,13 +74,27 @@ const struct vfield vf_wc[] = {
 
 static const char WC_CLASS = 0;   /* registry key (its address): this state's metatable */
 
-static struct ibv_wc *check_wc(lua_State *L, int idx)
+/* absent: bit i set when vf_wc[i] is not there at all (a field that an
+ * extended CQ was not asked for: nil, not a made-up 0). */
+struct vwc {
+	struct ibv_wc wc;
+	unsigned absent;
+};
+
+static struct vwc *check_wc(lua_State *L, int idx)
 {
-	struct ibv_wc *wc = lua_touserdata(L, idx);
-	if (!wc || !lua_getmetatable(L, idx) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
+	struct vwc *w = lua_touserdata(L, idx);
+	if (!w || !lua_getmetatable(L, idx) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
 		vtypeerror(L, idx, "ibv_wc");
 	lua_pop(L, 1);
-	return wc;
+	return w;
+}
+
+/* Pushes the field f of w (nil when C leaves it undefined or it is absent). */
+static void push_field(lua_State *L, const struct vwc *w, const struct vfield *f)
+{
+	if ((w->absent & (1u << (f - vf_wc))) || !marsh_push_field(L, f, &w->wc))
+		lua_pushnil(L);
 }
 
 __attribute__((noreturn))
@@ -99,13 +113,12 @@ static void no_field(lua_State *L, const char *k)
 
 static int wc_index(lua_State *L)
 {
-	const struct ibv_wc *wc = check_wc(L, 1);
+	const struct vwc *w = check_wc(L, 1);
 	const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
 	const struct vfield *f = k ? marsh_field(vf_wc, k) : NULL;
 	if (!f)
 		no_field(L, k ? k : luaL_tolstring(L, 2, NULL));
-	if (!marsh_push_field(L, f, wc))
-		lua_pushnil(L);
+	push_field(L, w, f);
 	return 1;
 }
 
@@ -124,7 +137,7 @@ static int wc_newindex(lua_State *L)
  * completion defines, and its value: what next() would give. */
 static int wc_next(lua_State *L)
 {
-	const struct ibv_wc *wc = check_wc(L, 1);
+	const struct vwc *w = check_wc(L, 1);
 	const struct vfield *f = vf_wc;
 	if (!lua_isnoneornil(L, 2)) {
 		f = lua_type(L, 2) == LUA_TSTRING ? marsh_field(vf_wc, lua_tostring(L, 2)) : NULL;
@@ -134,9 +147,10 @@ static int wc_next(lua_State *L)
 	}
 	for (; f->name; f++) {
 		lua_pushstring(L, f->name);
-		if (marsh_push_field(L, f, wc))
+		push_field(L, w, f);
+		if (!lua_isnil(L, -1))
 			return 2;
-		lua_pop(L, 1);
+		lua_pop(L, 2);
 	}
 	lua_pushnil(L);
 	return 1;
@@ -154,7 +168,7 @@ static int wc_pairs(lua_State *L)
 /* Without lua/explain_wc.lua's line (verbs.so alone, without its modules). */
 static int wc_plain_tostring(lua_State *L)
 {
-	const struct ibv_wc *wc = check_wc(L, 1);
+	const struct ibv_wc *wc = &check_wc(L, 1)->wc;
 	lua_pushfstring(L, "wc wr_id=%I %s qp_num=0x%06x", (lua_Integer)wc->wr_id,
 			venum_name(&ve_wc_status, wc->status) ? venum_name(&ve_wc_status, wc->status) : "?",
 			(unsigned)wc->qp_num);
@@ -198,24 +212,36 @@ static void push_wc_class(lua_State *L)
 	lua_rawsetp(L, LUA_REGISTRYINDEX, &WC_CLASS);
 }
 
-void wc_push(lua_State *L, const struct ibv_wc *wc)
+void wc_push_without(lua_State *L, const struct ibv_wc *wc, unsigned absent)
 {
-	struct ibv_wc *u = lua_newuserdatauv(L, sizeof *u, 0);
-	*u = *wc;
+	struct vwc *w = lua_newuserdatauv(L, sizeof *w, 0);
+	w->wc = *wc;
+	w->absent = absent;
 	push_wc_class(L);
 	lua_setmetatable(L, -2);
 }
 
+void wc_push(lua_State *L, const struct ibv_wc *wc)
+{
+	wc_push_without(L, wc, 0);
+}
+
+unsigned wc_field_bit(const char *name)
+{
+	const struct vfield *f = marsh_field(vf_wc, name);
+	return f ? 1u << (f - vf_wc) : 0;
+}
+
 const struct ibv_wc *wc_test(lua_State *L, int idx)
 {
-	const struct ibv_wc *wc = lua_touserdata(L, idx);
-	if (!wc || !lua_getmetatable(L, idx))
+	const struct vwc *w = lua_touserdata(L, idx);
+	if (!w || !lua_getmetatable(L, idx))
 		return NULL;
 	lua_rawgetp(L, LUA_REGISTRYINDEX, &WC_CLASS);
 	if (!lua_rawequal(L, -1, -2))
-		wc = NULL;
+		w = NULL;
 	lua_pop(L, 2);
-	return wc;
+	return w ? &w->wc : NULL;
 }
 
 

@@ -77,7 +77,7 @@ for k, v in pairs(r) do
   keys[#keys + 1] = k .. "=" .. (type(v) == "table" and "{" .. table.concat(v, ",") .. "}" or tostring(v))
 end
 eq(table.concat(keys, " "), ("wr_id=100 status=SUCCESS vendor_err=0 qp_num=%d opcode=RECV byte_len=5 src_qp=%d"
-  .. " wc_flags={} pkey_index=0 slid=0 sl=0 dlid_path_bits=0"):format(b.qp_num, r.src_qp),
+  .. " wc_flags={%s} pkey_index=0 slid=0 sl=0 dlid_path_bits=0"):format(b.qp_num, r.src_qp, table.concat(r.wc_flags, ",")),
   "pairs(wc): the fields C defines, in struct order (imm_data absent without WITH_IMM)")
 local ok, e = pcall(function() return r.stauts end)
 check(not ok and tostring(e):find("struct ibv_wc has no field 'stauts' (did you mean 'status'?)", 1, true),
