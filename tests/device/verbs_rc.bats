@@ -11,7 +11,7 @@ setup() { require_device; }
     [ "$status" -eq 0 ]
     [[ $output == *"connected: qp RC 0x"*" RTS <-> qp RC 0x"*" RTS"* ]]
     [[ $output == *"RECV: wc wr_id=100 RECV SUCCESS byte_len=5"* ]]
-    [[ $output == *"verbs_rc: ok (70 checks)"* ]]
+    [[ $output == *"verbs_rc: ok (80 checks)"* ]]
 }
 
 @test "RC: a RoCE path without a GRH fails at RTR with EINVAL, explained, and the QP stays in INIT" {
