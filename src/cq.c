@@ -249,7 +249,7 @@ static int l_wait(lua_State *L)
 		 * so what the last poll filled stays valid until this one returns. */
 		/* In a loop the first poll mostly finds what the wait is for. An
 		 * error is met again by wait_wcs's own poll, which raises it. */
-		int got = ibv_poll_cq(n->h, want, a->wc);
+		int got = ibv_poll_cq(n->h, want < WC_BATCH ? want : WC_BATCH, a->wc);
 		if (got != want)
 			got = wait_wcs(L, n, want, timeout, a->wc, got > 0 ? got : 0, false);
 		wc_array_filled(L, 2, a, got);
