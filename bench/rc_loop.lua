@@ -1,6 +1,7 @@
 -- The benchmark's verbsh rows: the RC SEND/RECV loop of rc_loop.c.
 --   verbsh bench/rc_loop.lua [--prepared] [ITERS [SIZE]]
--- Plain: written the way the lessons teach it, a table per WR and per WC.
+-- Plain: written the way the lessons teach it, a table per WR, and the list
+-- of completions (WCs) that each cq:wait returns.
 -- --prepared: the C program's own pattern, WRs built once (verbs.send_wr,
 -- verbs.recv_wr) and completions polled into an array (verbs.wc_array).
 local prepared = arg[1] == "--prepared"
