@@ -377,9 +377,7 @@ static int l_gc(lua_State *L)
 static int wire_call(lua_State *L, const char *fn)
 {
 	int n = lua_gettop(L);
-	lua_getglobal(L, "require");
-	lua_pushliteral(L, "verbs.wire");
-	lua_call(L, 1, 1);
+	vrequire(L, "verbs.wire");
 	lua_getfield(L, -1, fn);
 	lua_replace(L, -2);
 	lua_insert(L, 1);

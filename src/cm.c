@@ -299,9 +299,7 @@ static int l_expect(lua_State *L)
 {
 	vobj_check(L, 1, &vc_cm_event);
 	int top = lua_gettop(L);
-	lua_getglobal(L, "require");
-	lua_pushliteral(L, "verbs.explain_cm");
-	lua_call(L, 1, 1);
+	vrequire(L, "verbs.explain_cm");
 	lua_getfield(L, -1, "expect");
 	for (int i = 1; i <= top; i++)
 		lua_pushvalue(L, i);

@@ -57,9 +57,7 @@ static int fallback_tostring(lua_State *L)
 
 static int explain(lua_State *L)
 {
-	lua_getglobal(L, "require");
-	lua_pushliteral(L, "verbs.explain");
-	lua_call(L, 1, 1);
+	vrequire(L, "verbs.explain");
 	lua_getfield(L, -1, "verb_error");
 	lua_pushvalue(L, 1);
 	lua_call(L, 1, 1);

@@ -3,6 +3,14 @@
 #include "verbsh.h"
 #include "embedded.h"
 
+/* Pushes require(module) (raising as require does). */
+void vrequire(lua_State *L, const char *module)
+{
+	lua_getglobal(L, "require");
+	lua_pushstring(L, module);
+	lua_call(L, 1, 1);
+}
+
 /* Lua modules that verbs.X loads on first use, so that verbs.oob does not
  * pull in LuaSocket for users who never touch it, nor verbs.wire its
  * decoder; and verbs.enums, the name lists of every enum, built when first
@@ -21,16 +29,12 @@ static int lazy_index(lua_State *L)
 		 * functions of the recorder's Lua modules. The recorder wraps
 		 * verbs.open of this very table (a state may hold two, after
 		 * package.loaded.verbs = nil). */
-		lua_getglobal(L, "require");
-		lua_pushliteral(L, "verbs.record");
-		lua_call(L, 1, 1);
+		vrequire(L, "verbs.record");
 		lua_getfield(L, -1, "adopt");
 		lua_pushvalue(L, 1);
 		lua_call(L, 1, 0);
 		lua_pop(L, 1);
-		lua_getglobal(L, "require");
-		lua_pushfstring(L, "verbs.%s", k);
-		lua_call(L, 1, 1);
+		vrequire(L, lua_pushfstring(L, "verbs.%s", k));
 		lua_getfield(L, -1, k);
 		lua_pushvalue(L, -1);
 		lua_setfield(L, 1, k);
@@ -38,15 +42,11 @@ static int lazy_index(lua_State *L)
 	}
 	if (strcmp(k, "oob") != 0 && strcmp(k, "explain") != 0 && strcmp(k, "wire") != 0)
 		return 0;
-	lua_getglobal(L, "require");
-	lua_pushfstring(L, "verbs.%s", k);
-	lua_call(L, 1, 1);
+	vrequire(L, lua_pushfstring(L, "verbs.%s", k));
 	if (strcmp(k, "explain") == 0) {
 		/* verbs.explain(x) is the module's explain, its result shown as
 		 * text at the prompt (verbs.pretty.text_results) */
-		lua_getglobal(L, "require");
-		lua_pushliteral(L, "verbs.pretty");
-		lua_call(L, 1, 1);
+		vrequire(L, "verbs.pretty");
 		lua_getfield(L, -1, "text_results");
 		lua_getfield(L, -3, "explain");
 		lua_call(L, 1, 1);

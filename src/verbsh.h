@@ -343,6 +343,8 @@ void vraise_push_memlock(lua_State *L);
  * and counting arguments as in a method call, however it was called. */
 int vargerror(lua_State *L, int arg, const char *msg);
 int vtypeerror(lua_State *L, int arg, const char *tname);
+/* lverbs.c: pushes require(module), raising as require does. */
+void vrequire(lua_State *L, const char *module);
 /* The name of the verbs binding running at stack level `level` (pushed:
  * "modify", "verbs.open"), or NULL (nothing pushed) for any other function. */
 const char *vbinding_at(lua_State *L, int level);

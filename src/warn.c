@@ -52,9 +52,7 @@ static int l_strict(lua_State *L)
 {
 	toggle(L, STRICT, false);
 	if (lua_toboolean(L, 1)) {
-		lua_getglobal(L, "require");
-		lua_pushliteral(L, "verbs.repl");
-		lua_call(L, 1, 1);
+		vrequire(L, "verbs.repl");
 		lua_getfield(L, -1, "guard_globals");
 		lua_call(L, 0, 0);
 		lua_pop(L, 1);
