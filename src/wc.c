@@ -106,8 +106,18 @@ static void no_field(lua_State *L, const char *k)
 		vsuggest_offer(&s, f->name);
 	if (vsuggest_best(&s))
 		luaL_error(L, "struct ibv_wc has no field '%s' (did you mean '%s'?)", k, vsuggest_best(&s));
-	luaL_error(L, "struct ibv_wc has no field '%s' (its fields: wr_id, status, opcode, vendor_err, byte_len, "
-		   "imm_data, qp_num, src_qp, wc_flags, pkey_index, slid, sl, dlid_path_bits)", k);
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	luaL_where(L, 1);   /* "file:line: ", as luaL_error puts it */
+	luaL_addvalue(&b);
+	lua_pushfstring(L, "struct ibv_wc has no field '%s' (its fields: ", k);
+	luaL_addvalue(&b);
+	for (const struct vfield *f = vf_wc; f->name; f++) {
+		luaL_addstring(&b, f->name);
+		luaL_addstring(&b, f[1].name ? ", " : ")");
+	}
+	luaL_pushresult(&b);
+	lua_error(L);
 	abort();   /* not reached */
 }
 
@@ -425,7 +435,7 @@ static struct ibv_wc *entry(lua_State *L)
 	return &a->wc[i];
 }
 
-/* wcs[i].field: ibv_wc's fields. As in cq:poll's tables, the fields other
+/* wcs[i].field: ibv_wc's fields. As in cq:poll's WCs, the fields other
  * than wr_id, status, vendor_err and qp_num are nil unless status is
  * SUCCESS (the C struct leaves them undefined). */
 static int view_index(lua_State *L)
@@ -433,8 +443,7 @@ static int view_index(lua_State *L)
 	const char *k = luaL_checkstring(L, 2);
 	const struct vfield *f = marsh_field(vf_wc, k);
 	if (!f)
-		return luaL_error(L, "wc has no field '%s' (struct ibv_wc's fields: wr_id, status, opcode, vendor_err, "
-				  "byte_len, imm_data, qp_num, src_qp, wc_flags, pkey_index, slid, sl, dlid_path_bits)", k);
+		no_field(L, k);
 	if (!marsh_push_field(L, f, entry(L)))
 		lua_pushnil(L);
 	return 1;
