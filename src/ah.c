@@ -54,7 +54,8 @@ static const void *read_wc_grh(lua_State *L, int arg, struct ibv_wc *wc)
 	if (got)
 		*wc = *got;   /* as cq:poll gave it */
 	else {
-		vchecktable(L, arg);
+		if (!lua_istable(L, arg))
+			vtypeerror(L, arg, "ibv_wc (a completion from cq:poll) or table");
 		memset(wc, 0, sizeof *wc);
 		marsh_read(L, arg, arg, vf_wc, wc);
 	}
