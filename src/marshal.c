@@ -109,9 +109,9 @@ void marsh_gid_push(lua_State *L, const union ibv_gid *gid)
 }
 
 
-/* Paths are still built for each WR and SGE of every post (their keys'
- * paths only on an error): plain copies, since snprintf per key cost a
- * quarter of the instructions of a post_send/post_recv loop (callgrind). */
+/* Paths are still built for each WR of a list (those of keys and SGEs only
+ * on an error): plain copies, since snprintf per key cost a quarter of the
+ * instructions of a post_send/post_recv loop (callgrind). */
 char *marsh_path(char *out, size_t len, const char *prefix, const char *key, int index)
 {
 	char num[24], *o = out, *end = out + len - 1;
@@ -219,24 +219,38 @@ void marsh_read_value(lua_State *L, int arg, int idx, const struct vfield *f, vo
 	read_value(L, arg, lua_absindex(L, idx), f, dst, &at, NULL);
 }
 
+const char *marsh_closest(const struct vfield *f, const char *key)
+{
+	struct vsuggest s;
+	vsuggest_init(&s, key);
+	for (; f->name; f++)
+		vsuggest_offer(&s, f->name);
+	return vsuggest_best(&s);
+}
+
+void marsh_add_names(luaL_Buffer *b, const struct vfield *f)
+{
+	for (; f->name; f++) {
+		luaL_addstring(b, f->name);
+		luaL_addstring(b, f[1].name ? ", " : ")");
+	}
+}
+
 /* "unknown key 'dest_qp' (did you mean 'dest_qp_num'?)": the closest key of
  * f, or a key of a nested struct ('rkey' at the top of a WR is rdma.rkey),
  * or C's union name (wr.rdma is rdma here), or else the keys there are. */
 static const char *unknown_key(lua_State *L, const struct vfield *f, const char *path, const char *key)
 {
-	struct vsuggest s;
 	const struct vfield *fd, *sub;
+	const char *near;
 	for (fd = f; fd->name; fd++)
 		if (fd->type == VT_STRUCT)
 			for (sub = fd->sub; sub->name; sub++)
 				if (strcmp(sub->name, key) == 0)
 					return lua_pushfstring(L, "unknown key '%s' (did you mean %s = { %s = ... }? in C: %s.%s)",
 							       path, fd->name, key, fd->cname ? fd->cname : fd->name, key);
-	vsuggest_init(&s, key);
-	for (fd = f; fd->name; fd++)
-		vsuggest_offer(&s, fd->name);
-	if (vsuggest_best(&s))
-		return lua_pushfstring(L, "unknown key '%s' (did you mean '%s'?)", path, vsuggest_best(&s));
+	if ((near = marsh_closest(f, key)))
+		return lua_pushfstring(L, "unknown key '%s' (did you mean '%s'?)", path, near);
 	if (strcmp(key, "wr") == 0)
 		for (fd = f; fd->name; fd++)
 			if (fd->cname && strncmp(fd->cname, "wr.", 3) == 0)
@@ -246,10 +260,7 @@ static const char *unknown_key(lua_State *L, const struct vfield *f, const char 
 	luaL_buffinit(L, &b);
 	lua_pushfstring(L, "unknown key '%s' (keys: ", path);
 	luaL_addvalue(&b);
-	for (fd = f; fd->name; fd++) {
-		luaL_addstring(&b, fd->name);
-		luaL_addstring(&b, fd[1].name ? ", " : ")");
-	}
+	marsh_add_names(&b, f);
 	luaL_pushresult(&b);
 	return lua_tostring(L, -1);
 }

@@ -123,6 +123,10 @@ struct vfield {
 bool marsh_push_field(lua_State *L, const struct vfield *f, const void *src);
 /* The field named name of the description f, or NULL. */
 const struct vfield *marsh_field(const struct vfield *f, const char *name);
+/* The name of f closest to key (a likely typo of it), or NULL. */
+const char *marsh_closest(const struct vfield *f, const char *key);
+/* Adds f's names to b as "a, b, c)", for a message that lists them. */
+void marsh_add_names(luaL_Buffer *b, const struct vfield *f);
 /* Fills dst (which the caller zeroed) from the table at tidx, described by f.
  * Unknown keys, wrong types and out-of-range values raise
  * "bad argument #arg to 'fn' (...)" naming the key. Returns the OR of the

@@ -100,22 +100,16 @@ static void push_field(lua_State *L, const struct vwc *w, const struct vfield *f
 __attribute__((noreturn))
 static void no_field(lua_State *L, const char *k)
 {
-	struct vsuggest s;
-	vsuggest_init(&s, k);
-	for (const struct vfield *f = vf_wc; f->name; f++)
-		vsuggest_offer(&s, f->name);
-	if (vsuggest_best(&s))
-		luaL_error(L, "struct ibv_wc has no field '%s' (did you mean '%s'?)", k, vsuggest_best(&s));
+	const char *near = marsh_closest(vf_wc, k);
+	if (near)
+		luaL_error(L, "struct ibv_wc has no field '%s' (did you mean '%s'?)", k, near);
 	luaL_Buffer b;
 	luaL_buffinit(L, &b);
 	luaL_where(L, 1);   /* "file:line: ", as luaL_error puts it */
 	luaL_addvalue(&b);
 	lua_pushfstring(L, "struct ibv_wc has no field '%s' (its fields: ", k);
 	luaL_addvalue(&b);
-	for (const struct vfield *f = vf_wc; f->name; f++) {
-		luaL_addstring(&b, f->name);
-		luaL_addstring(&b, f[1].name ? ", " : ")");
-	}
+	marsh_add_names(&b, vf_wc);
 	luaL_pushresult(&b);
 	lua_error(L);
 	abort();   /* not reached */
