@@ -461,6 +461,7 @@ static int post_recv_tables(lua_State *L, struct vnode *n, int self, int idx, co
 	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = idx, .path = "" };
 	bool srq = n->cls == &vc_srq;
 
+	lua_settop(L, idx);
 	vchecktable(L, idx);
 	int count = wr_count(L, idx), is_list = count > 0;
 	if (!is_list)
@@ -478,20 +479,15 @@ static int post_recv_tables(lua_State *L, struct vnode *n, int self, int idx, co
 	return post_error(L, verb, ret, self, badi, srq ? NULL : h);
 }
 
-int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h)
+int post_recv_list(lua_State *L, struct vnode *n, const char *verb)
 {
-	struct vnode *n = *(struct vnode **)lua_touserdata(L, self);
-	if (lua_type(L, idx) == LUA_TUSERDATA)
-		return prepared_post_recv(L, n, self, idx, verb, h);
-	return post_recv_tables(L, n, self, idx, verb, h);
+	if (lua_type(L, 2) == LUA_TUSERDATA)
+		return prepared_post_recv(L, n, 1, 2, verb, n->h);
+	return post_recv_tables(L, n, 1, 2, verb, n->h);
 }
 
 /* qp:post_recv(wr, a list of WRs, or a prepared verbs.recv_wr) */
 int qp_post_recv(lua_State *L)
 {
-	struct vnode *n = vobj_check(L, 1, &vc_qp);
-	if (lua_type(L, 2) == LUA_TUSERDATA)
-		return prepared_post_recv(L, n, 1, 2, "ibv_post_recv", n->h);
-	lua_settop(L, 2);
-	return post_recv_tables(L, n, 1, 2, "ibv_post_recv", n->h);
+	return post_recv_list(L, vobj_check(L, 1, &vc_qp), "ibv_post_recv");
 }

@@ -93,9 +93,7 @@ static int l_query(lua_State *L)
 /* srq:post_recv(wr or list of WRs) */
 static int l_post_recv(lua_State *L)
 {
-	struct vnode *n = vobj_check(L, 1, &vc_srq);
-	lua_settop(L, 2);
-	return post_recv_list(L, 1, 2, "ibv_post_srq_recv", n->h);
+	return post_recv_list(L, vobj_check(L, 1, &vc_srq), "ibv_post_srq_recv");
 }
 
 static const luaL_Reg srq_methods[] = {

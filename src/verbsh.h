@@ -520,7 +520,8 @@ void wc_push_without(lua_State *L, const struct ibv_wc *wc, unsigned absent);
 unsigned wc_field_bit(const char *name);
 /* The struct ibv_wc of the WC (as wc_push made it) at idx, or NULL. */
 const struct ibv_wc *wc_test(lua_State *L, int idx);
-/* qp.c: reads a receive WR (or list) at idx and calls post (ibv_post_recv or
- * ibv_post_srq_recv on the handle h); raises the verb error naming the bad WR. */
-int post_recv_list(lua_State *L, int self, int idx, const char *verb, void *h);
+/* post.c: qp:post_recv and srq:post_srq_recv, for the QP or SRQ n at 1: reads
+ * the receive WR, list or prepared verbs.recv_wr at 2 and calls verb
+ * (ibv_post_recv or ibv_post_srq_recv); raises its error naming the bad WR. */
+int post_recv_list(lua_State *L, struct vnode *n, const char *verb);
 #endif
