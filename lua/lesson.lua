@@ -502,24 +502,7 @@ local function retry_step(st, note)
     out("  (retry drill: not for this step: ", st.retry, ")")
     return run_check()
   end
-  -- A WC is a read-only copy of struct ibv_wc: each judged one is replaced,
-  -- wherever the learner or the check could meet it again (the global wcs,
-  -- and what the check polled and holds for the learner's own next poll), by
-  -- a table of its fields that reads LOC_LEN_ERR.
-  local failed = {}
-  for i, wc in ipairs(judged) do
-    local f = {}
-    for k, v in pairs(wc) do f[k] = v end
-    f.status = "LOC_LEN_ERR"
-    failed[wc] = setmetatable(f, require("verbs.explain").wc_meta)
-    judged[i] = failed[wc]
-  end
-  local function swap(list)
-    if type(list) ~= "table" then return end
-    for i, wc in ipairs(list) do list[i] = failed[wc] or wc end
-  end
-  swap(rawget(_G, "wcs"))
-  for _, list in pairs(debug.getregistry()["verbsh.cq_held"] or {}) do swap(list) end
+  K.fail_wcs(judged, "LOC_LEN_ERR")
   out("  (retry drill: the completions above now read LOC_LEN_ERR, as a failed try's would)")
   local passed, why = run_check(true)
   if passed then return false, "the check passed on failed completions: " .. tostring(why) end

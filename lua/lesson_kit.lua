@@ -365,6 +365,28 @@ local function check_poll(cq, n, timeout_ms)
   return got
 end
 
+-- The retry drill's failed try: each WC of list reads status from now on.
+-- A WC is a read-only copy of struct ibv_wc, so it is replaced, in list and
+-- wherever the learner or a check could meet it again (the global wcs, and
+-- what a check polled and holds for the learner's own next poll), by a
+-- table of its fields.
+function K.fail_wcs(list, status)
+  local failed = {}
+  for i, wc in ipairs(list) do
+    local f = {}
+    for k, v in pairs(wc) do f[k] = v end
+    f.status = status
+    failed[wc] = setmetatable(f, require("verbs.explain").wc_meta)
+    list[i] = failed[wc]
+  end
+  local function swap(l)
+    if type(l) ~= "table" then return end
+    for i, wc in ipairs(l) do l[i] = failed[wc] or wc end
+  end
+  swap(rawget(_G, "wcs"))
+  for _, l in pairs(held_table()) do swap(l) end
+end
+
 function K.step_wcs(S, cq, want, timeout_ms)
   local t = rawget(_G, "wcs")
   if type(t) ~= "table" or K.kind(t) then t = {}; rawset(_G, "wcs", t) end
