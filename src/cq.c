@@ -245,10 +245,10 @@ static int l_wait(lua_State *L)
 		if (want > a->cap)
 			return vargerror(L, 3, lua_pushfstring(L, "n = %d is more than the wc_array's %d entries", want,
 								   a->cap));
-		/* A wait that raises (Ctrl-C before anything came) wrote no entry,
+		/* In a loop the first poll mostly finds what the wait is for; an
+		 * error is met again by wait_wcs's own poll, which raises it. A
+		 * wait that raises (Ctrl-C before anything came) wrote no entry,
 		 * so what the last poll filled stays valid until this one returns. */
-		/* In a loop the first poll mostly finds what the wait is for. An
-		 * error is met again by wait_wcs's own poll, which raises it. */
 		int got = ibv_poll_cq(n->h, want < WC_BATCH ? want : WC_BATCH, a->wc);
 		if (got != want)
 			got = wait_wcs(L, n, want, timeout, a->wc, got > 0 ? got : 0, false);
