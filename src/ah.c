@@ -46,7 +46,8 @@ int ah_create(lua_State *L)
 	return 1;
 }
 
-/* The WC at arg (as cq:poll gave it, or a table of its fields) and the 40-byte GRH (a string: mr:read(offset, 40)) at arg+1. */
+/* The WC at arg (as cq:poll gave it, or a table of its fields) and the
+ * 40-byte GRH (a string: mr:read(offset, 40)) at arg+1. */
 static const void *read_wc_grh(lua_State *L, int arg, struct ibv_wc *wc)
 {
 	size_t len;
