@@ -229,14 +229,12 @@ static int wait_tables(lua_State *L, struct vnode *n, int want, double timeout, 
 /* cq:wait(n [, timeout_ms]) -> list of up to n WCs: polls until n arrived or
  * the timeout passed (none: forever).
  * cq:wait(wcs [, n = 1 [, timeout_ms]]) -> count: the same into a wc_array. */
-static int l_wait(lua_State *L)
+__attribute__((noinline))
+static int wait_other(lua_State *L, struct vnode *n, struct wc_array *a)
 {
-	struct vnode *n = vobj_check(L, 1, &vc_cq);
-	if (vcq(n)->poll_open)   /* tested here: a call per wait costs more than the test */
+	if (vcq(n)->poll_open)
 		cq_ex_idle(L, n, "wait");
-	struct wc_array *a = wc_array_test(L, n->st, 2);
 	int arg = a ? 3 : 2;
-	/* cq:wait(wcs), the loop's form, has neither n nor a timeout to read. */
 	bool none = lua_gettop(L) < arg;
 	int want = none || lua_isnil(L, arg) ? 1 : (int)marsh_check_uint(L, arg, arg, 1 << 20, "n");
 	double timeout = none || lua_isnoneornil(L, arg + 1) ? -1 :
@@ -245,13 +243,9 @@ static int l_wait(lua_State *L)
 		if (want > a->cap)
 			return vargerror(L, 3, lua_pushfstring(L, "n = %d is more than the wc_array's %d entries", want,
 								   a->cap));
-		/* In a loop the first poll mostly finds what the wait is for; an
-		 * error is met again by wait_wcs's own poll, which raises it. A
-		 * wait that raises (Ctrl-C before anything came) wrote no entry,
+		/* A wait that raises (Ctrl-C before anything came) wrote no entry,
 		 * so what the last poll filled stays valid until this one returns. */
-		int got = ibv_poll_cq(n->h, want < WC_BATCH ? want : WC_BATCH, a->wc);
-		if (got != want)
-			got = wait_wcs(L, n, want, timeout, a->wc, got > 0 ? got : 0, false);
+		int got = wait_wcs(L, n, want, timeout, a->wc, 0, false);
 		wc_array_filled(L, 2, a, got);
 		lua_pushinteger(L, a->filled);
 		return 1;
@@ -264,6 +258,29 @@ static int l_wait(lua_State *L)
 		return 2;
 	}
 	return 1;
+}
+
+/* cq:wait(wcs, 1) written out: the number 1, nothing after it. */
+static inline bool just_one(lua_State *L, int top)
+{
+	return top == 3 && lua_type(L, 3) == LUA_TNUMBER && lua_tointeger(L, 3) == 1;
+}
+
+/* The loop's form, cq:wait(wcs) or cq:wait(wcs, 1), is served here when its
+ * first poll finds the completion (in a loop it mostly does): nothing else
+ * is read. A poll that finds none, or an error, is met again by
+ * wait_other's, which waits or raises. */
+static int l_wait(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	struct wc_array *a = wc_array_test(L, n->st, 2);
+	int top = lua_gettop(L);
+	if (a && !vcq(n)->poll_open && (top == 2 || just_one(L, top)) && ibv_poll_cq(n->h, 1, a->wc) == 1) {
+		wc_array_filled(L, 2, a, 1);
+		lua_pushinteger(L, 1);
+		return 1;
+	}
+	return wait_other(L, n, a);
 }
 
 /* cq:req_notify([solicited_only]) */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include "verbsh.h"
+#include "prepared.h"
 
 /* An SGE as the user writes it: {mr=, offset=, length=} or {addr=, length=, lkey=}. */
 struct sge_in {
@@ -443,14 +443,31 @@ static int post_send_tables(lua_State *L, struct vnode *n)
 	return post_error(L, "ibv_post_send", ret, 1, badi, n->h);
 }
 
-/* qp:post_send(wr, a list of WRs, or a prepared verbs.send_wr) */
-int qp_post_send(lua_State *L)
+/* Everything but the loop's form: a WR table or list, a prepared WR to
+ * check (again) or to capture, or an error to raise. */
+__attribute__((noinline))
+static int post_send_other(lua_State *L, struct vnode *n)
 {
-	struct vnode *n = vobj_check(L, 1, &vc_qp);
 	qp_ex_idle(L, n, "post_send");
 	if (lua_type(L, 2) == LUA_TUSERDATA)
 		return prepared_post_send(L, n);
 	return post_send_tables(L, n);
+}
+
+/* qp:post_send(wr, a list of WRs, or a prepared verbs.send_wr). The loop's
+ * form, a prepared WR whose checks hold, is posted here and nothing else
+ * is tested: no wr_start session may hold the send queue (qp_ex_idle) and
+ * no capture may want the post noted. */
+int qp_post_send(lua_State *L)
+{
+	struct prepared *pw = prepared_ready(L, 1, 2, SEND_WR);
+	struct vnode *n = pw ? pw->ok_node : NULL;
+	if (pw && !vqp(n)->wr_open && !n->st->capturing) {
+		struct ibv_send_wr *bad = NULL;
+		int ret = ibv_post_send(n->h, pw->wrs, &bad);
+		return ret ? prepared_fail(L, "ibv_post_send", ret, 1, pw, bad, n->h) : 0;
+	}
+	return post_send_other(L, vobj_check(L, 1, &vc_qp));
 }
 
 __attribute__((noinline))
@@ -486,8 +503,15 @@ int post_recv_list(lua_State *L, struct vnode *n, const char *verb)
 	return post_recv_tables(L, n, 1, 2, verb, n->h);
 }
 
-/* qp:post_recv(wr, a list of WRs, or a prepared verbs.recv_wr) */
+/* qp:post_recv(wr, a list of WRs, or a prepared verbs.recv_wr); the loop's
+ * form, as in qp:post_send, is posted here. */
 int qp_post_recv(lua_State *L)
 {
+	struct prepared *pw = prepared_ready(L, 1, 2, RECV_WR);
+	if (pw && pw->ok_node->cls == &vc_qp) {
+		struct ibv_recv_wr *bad = NULL;
+		int ret = ibv_post_recv(pw->ok_node->h, pw->wrs, &bad);
+		return ret ? prepared_fail(L, "ibv_post_recv", ret, 1, pw, bad, pw->ok_node->h) : 0;
+	}
 	return post_recv_list(L, vobj_check(L, 1, &vc_qp), "ibv_post_recv");
 }

@@ -12,26 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include "verbsh.h"
+#include "prepared.h"
 
-static const char SEND_WR[] = "verbs.send_wr";
-static const char RECV_WR[] = "verbs.recv_wr";
-
-struct prepared {
-	const char *tag;        /* SEND_WR or RECV_WR: what vtagged_test checks */
-	bool send;
-	int count;              /* WRs in the chain */
-	int nsge;
-	int ndeps;
-	void *wrs;              /* count ibv_send_wr or ibv_recv_wr, chained */
-	struct ibv_sge *sge;
-	struct vnode **deps;    /* the MRs and AHs named */
-	uint8_t *unions;        /* per WR: the member of the union wr it was given (WR_UNION_*) */
-	/* The checks of a post passed for this QP while vobj_changes() was
-	 * ok_at (0: not checked since the WR was made or changed). */
-	unsigned long ok_at;
-	const void *ok_qp;
-};
+const char SEND_WR[] = "verbs.send_wr";
+const char RECV_WR[] = "verbs.recv_wr";
 
 static size_t wr_size(bool send) { return send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr); }
 static void *wr_at(struct prepared *pw, int i) { return (char *)pw->wrs + (size_t)i * wr_size(pw->send); }
@@ -251,7 +235,7 @@ static int l_tostring(lua_State *L)
  * WR to the same QP pays for the checks once: they hold until an object of
  * the state is destroyed or finalized (vobj_changes) or the WR changes. */
 __attribute__((noinline))
-static struct prepared *recheck(lua_State *L, int idx, bool send, struct vnode *qp, struct prepared *pw)
+static struct prepared *recheck(lua_State *L, int self, int idx, bool send, struct vnode *qp, struct prepared *pw)
 {
 	if (!pw)
 		vtypeerror(L, idx, send ? "table or verbs.send_wr" : "table or verbs.recv_wr");
@@ -274,20 +258,21 @@ static struct prepared *recheck(lua_State *L, int idx, bool send, struct vnode *
 	if (send)
 		send_wrs_check(L, idx, qp->h, pw->wrs, pw->unions, pw->count > 1);
 	pw->ok_at = vobj_changes(qp);
-	pw->ok_qp = qp->h;
+	pw->ok_ud = lua_touserdata(L, self);
+	pw->ok_node = qp;
+	pw->ok_st = qp->st;
 	return pw;
 }
 
-static inline struct prepared *check_kind(lua_State *L, int idx, bool send, struct vnode *qp)
+/* The prepared WR at idx, checked for the live object qp at self. */
+static struct prepared *checked(lua_State *L, int self, int idx, bool send, struct vnode *qp)
 {
-	struct prepared *pw = vtagged_test(L, idx, send ? SEND_WR : RECV_WR, sizeof *pw);
-	if (pw && pw->ok_at == qp->st->changes && pw->ok_qp == qp->h)   /* vobj_changes(qp), inline */
-		return pw;
-	return recheck(L, idx, send, qp, pw);
+	const char *tag = send ? SEND_WR : RECV_WR;
+	struct prepared *pw = prepared_ready(L, self, idx, tag);
+	return pw && pw->ok_node == qp ? pw : recheck(L, self, idx, send, qp, vtagged_test(L, idx, tag, sizeof *pw));
 }
 
-/* Raises the verb's error with the bad WR's table as context. */
-static int fail(lua_State *L, const char *verb, int err, int self, struct prepared *pw, void *bad, struct ibv_qp *qp)
+int prepared_fail(lua_State *L, const char *verb, int err, int self, struct prepared *pw, void *bad, struct ibv_qp *qp)
 {
 	int badi = wr_bad_index(pw->wrs, bad, pw->send);
 	push_table(L, pw, badi - 1);
@@ -296,21 +281,21 @@ static int fail(lua_State *L, const char *verb, int err, int self, struct prepar
 
 int prepared_post_send(lua_State *L, struct vnode *n)
 {
-	struct prepared *pw = check_kind(L, 2, true, n);
+	struct prepared *pw = checked(L, 1, 2, true, n);
 	struct ibv_send_wr *bad = NULL;
 	int ret = ibv_post_send(n->h, pw->wrs, &bad);
 	if (!ret && n->st->capturing)
 		capture_note_posts(L, n, pw->wrs);
-	return ret ? fail(L, "ibv_post_send", ret, 1, pw, bad, n->h) : 0;
+	return ret ? prepared_fail(L, "ibv_post_send", ret, 1, pw, bad, n->h) : 0;
 }
 
 int prepared_post_recv(lua_State *L, struct vnode *n, int self, int idx, const char *verb, void *h)
 {
-	struct prepared *pw = check_kind(L, idx, false, n);
+	struct prepared *pw = checked(L, self, idx, false, n);
 	struct ibv_recv_wr *bad = NULL;
 	bool srq = n->cls == &vc_srq;
 	int ret = srq ? ibv_post_srq_recv(h, pw->wrs, &bad) : ibv_post_recv(h, pw->wrs, &bad);
-	return ret ? fail(L, verb, ret, self, pw, bad, srq ? NULL : h) : 0;
+	return ret ? prepared_fail(L, verb, ret, self, pw, bad, srq ? NULL : h) : 0;
 }
 
 void wr_open(lua_State *L)

@@ -53,6 +53,48 @@ for i = 1, 100 do
   eq(mr_b:read(0, 8), ("%08d"):format(i), "data of send " .. i)
 end
 eq(wc[1].qp_num, b.qp_num, "wc[1].qp_num")
+
+-- The loop's own form, cq:wait(wcs) with no count: one completion. And one
+-- prepared pair posted in turn from a and from b: each post goes to the QP
+-- it is given, not to the one its checks were last kept for.
+local back = verbs.recv_wr{ wr_id = 3000, sg_list = { { mr = mr_a, offset = 512, length = 64 } } }
+local send_b = verbs.send_wr{ wr_id = 4000, opcode = "SEND", send_flags = "SIGNALED",
+                              sg_list = { { mr = mr_b, offset = 512, length = 8 } } }
+for i = 1, 3 do
+  b:post_recv(recv); a:post_recv(back)
+  send.wr_id, send_b.wr_id = 2000 + i, 4000 + i
+  a:post_send(send)
+  eq(cq_a:wait(wc), 1, "cq:wait(wcs) of a's send " .. i)
+  eq(wc[1].wr_id, 2000 + i, "a's send " .. i .. " completed on a's CQ")
+  eq(cq_b:wait(wc, 1), 1, "cq:wait(wcs, 1) of b's receive " .. i)
+  eq(wc[1].qp_num, b.qp_num, "b received send " .. i)
+  b:post_send(send_b)
+  eq(cq_b:wait(wc), 1, "cq:wait(wcs) of b's send " .. i)
+  eq(wc[1].wr_id, 4000 + i, "b's send " .. i .. " completed on b's CQ")
+  eq(cq_a:wait(wc), 1, "cq:wait(wcs) of a's receive " .. i)
+  eq(wc[1].qp_num, a.qp_num, "a received b's send " .. i)
+  eq(wc[1].wr_id, 3000, "a's prepared receive")
+end
+-- cq:wait(wcs, n) with n > 1 waits for n, even when its first poll finds one.
+b:post_recv(recv); b:post_recv(recv)
+a:post_send(send); a:post_send(send)
+eq(cq_a:wait(wc, 2), 2, "cq:wait(wcs, 2): both sends")
+eq(cq_b:wait(wc, 2), 2, "cq:wait(wcs, 2): both receives")
+eq(wc[2].byte_len, 8, "the second receive")
+-- The recv_wr checked for a posts to b when given b; an SRQ is not a QP,
+-- even with a recv_wr whose checks were last kept for it.
+local srq = pd:create_srq{ max_wr = 4, max_sge = 1 }
+srq:post_recv(back)
+e = raises("qp.post_recv given an SRQ", b.post_recv, srq, back)
+check(tostring(e):find("qp expected", 1, true), "an SRQ as qp:post_recv's self: %s", tostring(e))
+e = raises("qp.post_send given an SRQ", a.post_send, srq, send)
+check(tostring(e):find("qp expected", 1, true), "an SRQ as qp:post_send's self: %s", tostring(e))
+b:post_recv(back)
+a:post_send(send)
+eq(cq_a:wait(wc), 1, "a's send to the receive posted on b")
+eq(cq_b:wait(wc), 1, "b's receive, from the recv_wr last checked for the SRQ")
+eq(wc[1].wr_id, 3000, "the receive was b's")
+srq:destroy()
 check(tostring(wc[1]):find("RECV SUCCESS byte_len=8", 1, true), "tostring(wc[1]): %s", tostring(wc[1]))
 local e = raises("wc[2] after a poll of 1", function() return wc[2].status end)
 check(tostring(e):find("wc[2]: the last poll filled 1 entry", 1, true), "stale entry error: %s", tostring(e))
@@ -178,7 +220,18 @@ ud:destroy(); ah2:destroy()
 -- A status that changes under a view: after six SUCCESS entries, a QP in
 -- ERR flushes the chain, and the views show WR_FLUSH_ERR for 1..3 and
 -- nothing for 4..6.
+-- The same through cq:wait(wcs), the loop's form: a view that showed
+-- SUCCESS shows the flush of the next WR.
+local write1 = verbs.send_wr{ wr_id = 77, opcode = "RDMA_WRITE", send_flags = "SIGNALED",
+  sg_list = { { mr = mr_a, offset = 0, length = 8 } }, rdma = { remote_addr = mr_b.addr + 3072, rkey = mr_b.rkey } }
+a:post_send(write1)
+eq(cq_a:wait(wc), 1, "an RDMA WRITE completed")
+eq(wc[1].status, "SUCCESS", "its status")
 a:modify{ qp_state = "ERR" }
+a:post_send(write1)
+eq(cq_a:wait(wc), 1, "the same WR flushed")
+eq(wc[1].status, "WR_FLUSH_ERR", "the view shows the flush")
+eq(wc[1].wr_id, 77, "the flushed WR's wr_id")
 a:post_send(pchain)
 eq(cq_a:wait(wc8, 3, 5000), 3, "3 flushed completions")
 for i = 1, 3 do
