@@ -559,6 +559,23 @@ V["comp_channel.get_cq_event"] = function(w, ev)
     call_text(ev)))
 end
 
+-- An async event: C waits for the context's async fd (the recorded timeout,
+-- at least 5 s), checks the event's type and what it is about (the QP, CQ
+-- or SRQ, or the port), and acks it, as verbsh did.
+V["context.get_async_event"] = function(w, ev)
+  local e = ev.results and ev.results[1]
+  local call = fmt("ibv_get_async_event(%s, &async_event)", w:obj(ev.self))
+  if not e then
+    w:verb(call, "(none: timeout)",
+      fmt("/* %s: no async event within the timeout here: timing, not waited for */", call_text(ev)))
+    return
+  end
+  local etype = cenum("ibv_event_type", e.event_type)
+  local about = (e.qp or e.cq or e.srq) and w:obj(e.qp or e.cq or e.srq) or "NULL"
+  w:verb(call, fmt("0  /* %s */", etype), fmt('get_async_event(%s, %s, %s, %d, "%s");', w:obj(ev.self), etype,
+    about, math.tointeger(e.port_num) or 0, call_text(ev)))
+end
+
 -- ---------------------------------------------------------------- the extended CQ
 
 V["context.create_cq_ex"] = function(w, ev)
@@ -917,6 +934,50 @@ static void get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq *cq, co
 	}
 }
 ]] },
+  { name = "get_async_event", needs = { "wait_fd" }, text = [[
+/* An async event of ctx: of type want, about element (a QP, CQ or SRQ; NULL
+ * for a port's or the device's) or port. Acked, as verbsh acks it. */
+static void get_async_event(struct ibv_context *ctx, enum ibv_event_type want, void *element, int port,
+			    const char *what)
+{
+	struct ibv_async_event ev;
+	void *about = NULL;
+	int got_port = 0;
+	if (!wait_fd(ctx->async_fd, 5000) || ibv_get_async_event(ctx, &ev)) {
+		printf("first difference: %s: recorded %s, now no async event within 5 s\n", what,
+		       ibv_event_type_str(want));
+		exit(1);
+	}
+	switch (ev.event_type) {
+	case IBV_EVENT_CQ_ERR:
+		about = ev.element.cq;
+		break;
+	case IBV_EVENT_SRQ_ERR: case IBV_EVENT_SRQ_LIMIT_REACHED:
+		about = ev.element.srq;
+		break;
+	case IBV_EVENT_PORT_ACTIVE: case IBV_EVENT_PORT_ERR: case IBV_EVENT_LID_CHANGE:
+	case IBV_EVENT_PKEY_CHANGE: case IBV_EVENT_SM_CHANGE: case IBV_EVENT_CLIENT_REREGISTER:
+	case IBV_EVENT_GID_CHANGE:
+		got_port = ev.element.port_num;
+		break;
+	case IBV_EVENT_DEVICE_FATAL:
+		break;
+	default:
+		about = ev.element.qp;
+		break;
+	}
+	ibv_ack_async_event(&ev);
+	if (ev.event_type != want) {
+		printf("first difference: %s: recorded %s, now %s\n", what, ibv_event_type_str(want),
+		       ibv_event_type_str(ev.event_type));
+		exit(1);
+	}
+	if ((element && about != element) || got_port != port) {
+		printf("first difference: %s: %s is about another object or port\n", what, ibv_event_type_str(want));
+		exit(1);
+	}
+}
+]] },
   { name = "poll_ex", text = [[
 /* ibv_start_poll (attr) or ibv_next_poll (attr NULL) until a completion is
  * current: ENOENT is timing, retried for 5 s. */
@@ -1058,7 +1119,8 @@ function M.program(path)
   local base = (path or "repro.c"):match("[^/]*$")
   local body = table.concat(w.lines, "\n")
   local cm = body:find("rdma_", 1, true) and "#include <rdma/rdma_cma.h>\n#include <netdb.h>\n#include <poll.h>\n"
-    or body:find("get_cq_event", 1, true) and "#include <poll.h>\n" or ""
+    or (body:find("get_cq_event", 1, true) or body:find("get_async_event", 1, true)) and "#include <poll.h>\n"
+    or ""
   local used, out = {}, { fmt(HEAD, base, tostring(ver), base, cm) }
   local function use(name)
     for _, h in ipairs(HELPERS) do

@@ -45,7 +45,18 @@ export_run() {
 @test "export: REM_ACCESS_ERR reproduces" { export_run rem_access; }
 @test "export: RNR_RETRY_EXC_ERR then WR_FLUSH_ERR reproduce" { export_run rnr; }
 @test "export: UD with a GRH reproduces" { export_run ud_grh; }
-@test "export: an SRQ reproduces" { export_run srq; }
+@test "export: an SRQ and its SRQ_LIMIT_REACHED async event reproduce" {
+    export_run srq
+    local c=$BATS_TEST_TMPDIR/srq.c
+    grep -q 'get_async_event(ctx1, IBV_EVENT_SRQ_LIMIT_REACHED, srq1, 0, "ctx1:get_async_event");' "$c"
+    # another event type recorded: the program names both
+    sed 's/get_async_event(ctx1, IBV_EVENT_SRQ_LIMIT_REACHED/get_async_event(ctx1, IBV_EVENT_SRQ_ERR/' "$c" >"$c.other.c"
+    gcc -Wall -Wextra -Werror "$c.other.c" -libverbs -lrdmacm -o "$c.other"
+    run "$c.other"
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = "first difference: ctx1:get_async_event: recorded SRQ catastrophic error, now SRQ limit reached" ]
+}
 @test "export: a modify that fails with EINVAL reproduces" { export_run modify_einval; }
 @test "export: the extended post-send API (ibv_qp_ex) reproduces" { export_run post_send_ex; }
 @test "export: rdma_cm connect, SEND and disconnect between two ids of one process reproduce" { export_run cm; }
