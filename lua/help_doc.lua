@@ -268,8 +268,8 @@ M.methods = {
     .. " (matched by wr_id), bytes read back with mr:read. It prints 'reproduced' and exits 0, or the first difference"
     .. " and exits 1. Build: cc -Wall -Wextra -Werror path -libverbs -lrdmacm. Values that came from objects stay"
     .. " symbolic (qp2->qp_num, mr1->rkey, (uintptr_t)mr1->addr + 64, a queried GID). Returns the number of calls"
-    .. " exported and the list of those left out as comments (cq:iter, get_async_event, create_ah_from_wc,"
-    .. " init_ah_from_wc, init_qp_attr); rdma_cm events are waited for and checked in the recorded order",
+    .. " exported and the list of those left out as comments (cq:iter); rdma_cm events are waited for and checked"
+    .. " in the recorded order",
     ex = 'verbs.export_c("repro.c")' },
   getrusage = { "verbs", "verbs.getrusage()", "int getrusage(int who, struct rusage *usage)  /* RUSAGE_SELF */",
     "this process's CPU time (ru_utime, ru_stime in seconds), ru_maxrss, context switches",

@@ -44,7 +44,13 @@ export_run() {
 @test "export: FETCH_ADD and COMPARE_SWAP reproduce" { export_run atomics; }
 @test "export: REM_ACCESS_ERR reproduces" { export_run rem_access; }
 @test "export: RNR_RETRY_EXC_ERR then WR_FLUSH_ERR reproduce" { export_run rnr; }
-@test "export: UD with a GRH reproduces" { export_run ud_grh; }
+@test "export: UD with a GRH, and a reply through an AH made from the receive's WC and GRH, reproduce" {
+    export_run ud_grh
+    local c=$BATS_TEST_TMPDIR/ud_grh.c
+    grep -q '.qp_num = qp2->qp_num, .opcode = IBV_WC_RECV, .byte_len = 49, .src_qp = qp1->qp_num, .wc_flags = IBV_WC_GRH' "$c"
+    grep -q 'ibv_init_ah_from_wc(ctx1, 1, &wc1, (struct ibv_grh \*)((char \*)mr1->addr + 1024), &ah_attr2)' "$c"
+    grep -q 'struct ibv_ah \*ah2 = ibv_create_ah_from_wc(pd1, &wc2, (struct ibv_grh \*)((char \*)mr1->addr + 1024), 1);' "$c"
+}
 @test "export: an SRQ and its SRQ_LIMIT_REACHED async event reproduce" {
     export_run srq
     local c=$BATS_TEST_TMPDIR/srq.c
@@ -74,6 +80,9 @@ export_run() {
     grep -q 'struct ibv_context \*ctx1 = cm_id2->verbs;' "$c"
     grep -q 'struct ibv_qp \*qp2 = cm_id3->qp;' "$c"
     grep -q '.private_data = "hello from client", .private_data_len = 17' "$c"
+    # rdma_init_qp_attr, its mask checked
+    grep -q 'expect_int("rdma_init_qp_attr", 0, rdma_init_qp_attr(cm_id3, &attr[0-9]*, &mask1));' "$c"
+    grep -q 'expect_int("rdma_init_qp_attr mask", IBV_QP_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX | IBV_QP_PORT, mask1);' "$c"
     # ev:expect() is checked by get_cm_event: no line, not even a comment
     ! grep -q 'expect \*/' "$c"
     sed 's/RDMA_CM_EVENT_ESTABLISHED, 0);/RDMA_CM_EVENT_REJECTED, 0);/' "$c" >"$c.ev.c"

@@ -33,6 +33,9 @@ req:ack()
 client:get_cm_event(5000):expect("ESTABLISHED"):ack()
 server:get_cm_event(5000):expect("ESTABLISHED"):ack()
 print(cid:get_peer_addr(), cid:get_dst_port())
+-- What librdmacm would pass to ibv_modify_qp, for a QP made and moved by hand.
+local attr, mask = sid:init_qp_attr("INIT")
+print(attr.qp_state, attr.port_num, #mask)
 
 mr:write(0, "over rdma_cm")
 cqp:post_send{ wr_id = 10, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr, offset = 0, length = 12 } } }

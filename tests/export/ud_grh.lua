@@ -19,5 +19,17 @@ mr:write(0, "datagram!")
 qb:post_recv{ wr_id = 2, sg_list = { { mr = mr, offset = 1024, length = 40 + 64 } } }
 qa:post_send{ wr_id = 1, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr, offset = 0, length = 9 } },
   ud = { ah = ah, remote_qpn = qb.qp_num, remote_qkey = 0x11111111 } }
-cq:wait(2, 2000)
+local recv
+for _, wc in ipairs(cq:wait(2, 2000)) do if wc.opcode == "RECV" then recv = wc end end
 print(mr:read(1024 + 40, 9))
+-- The reply: an AH made from the receive's WC and GRH, back to its sender.
+local grh = mr:read(1024, 40)
+local attr = ctx:init_ah_from_wc(1, recv, grh)
+print(attr.is_global, attr.grh.sgid_index)
+local back = pd:create_ah_from_wc(recv, grh, 1)
+mr:write(0, "reply")
+qa:post_recv{ wr_id = 3, sg_list = { { mr = mr, offset = 2048, length = 40 + 64 } } }
+qb:post_send{ wr_id = 4, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr, offset = 0, length = 5 } },
+  ud = { ah = back, remote_qpn = recv.src_qp, remote_qkey = 0x11111111 } }
+cq:wait(2, 2000)
+print(mr:read(2048 + 40, 5))
