@@ -168,6 +168,8 @@ local function call_text(ev)
   local who = ev.self and R.name_of(ev.self)
   if ev.method == "__field" or ev.method == "__read" then return fmt("%s.%s", who, ev.args[1]) end
   if ev.method == "__newindex" then return fmt("%s.%s =", who, ev.args[1]) end
+  if ev.method == "__iter" then return fmt("%s:iter step %d", who, ev.step) end
+  if ev.method == "__iter_close" then return fmt("%s:iter, left with a completion current", who) end
   return who and fmt("%s:%s", who, ev.method) or "verbs." .. ev.method
 end
 
@@ -660,14 +662,60 @@ V["cq.next_poll"] = function(w, ev)
   end
   w:verb(fmt("ibv_next_poll(%s_ex)", cq), "0", fmt('poll_ex(%s_ex, NULL, "%s");', cq, call_text(ev)))
 end
+-- verbsh skips the provider's end_poll where this rxe (rdma-core < 55)
+-- already ended the poll at next_poll's ENOENT (src/cq_ex.c). C does not
+-- replay that ENOENT (timing), so its poll is still open: it ends it.
 V["cq.end_poll"] = function(w, ev)
-  if ev.results and ev.results[1] == false then   -- verbsh skipped it: see cq_ex.c, rxe before rdma-core 55
-    w:verb(fmt("ibv_end_poll(%s_ex)", w:obj(ev.self)), "(void)  /* not called: this rxe already ended the poll at"
-      .. " next_poll's ENOENT, and would skip a completion */", fmt("/* ibv_end_poll(%s_ex): not called, as"
-      .. " verbsh did not call it: this rxe (rdma-core < 55) already ended the poll at next_poll's ENOENT */",
-      w:obj(ev.self)))
+  if ev.results and ev.results[1] == false then
+    w:put("/* verbsh did not call it: this rxe (rdma-core < 55) had ended the poll at next_poll's ENOENT, which"
+      .. " is not replayed here */")
+  end
+  w:vput("ibv_end_poll(%s_ex);", w:obj(ev.self))
+end
+-- for wc in cq:iter(): the loop's steps, each an event (lua/record.lua).
+-- A completion is the start_poll or next_poll that found it (poll_ex waits
+-- for it), its fields checked through the ibv_wc_read_* accessors; the
+-- step that found none ends the loop. C does not replay that last
+-- next_poll (timing), so it ends the poll with ibv_end_poll, as after a
+-- break, even where this rxe's next_poll had already ended it for verbsh.
+V["cq.iter"] = function(w)
+  w:put("/* a loop: ibv_start_poll, ibv_next_poll until ENOENT, ibv_end_poll; its steps follow */")
+end
+V["cq.__iter"] = function(w, ev)
+  local cq = w:obj(ev.self)
+  local label = call_text(ev)
+  local wc = ev.results[1]
+  if wc == nil then
+    if ev.step == 1 then
+      w:verb(fmt("ibv_start_poll(%s_ex, &poll_attr)", cq), "ENOENT",
+        fmt("/* %s found the CQ empty here: timing, not polled */", label))
+    else
+      w:verb(fmt("ibv_next_poll(%s_ex)", cq), "ENOENT",
+        "/* no further completion here (next_poll's ENOENT): timing, not polled */")
+      w:vput("ibv_end_poll(%s_ex);", cq)
+    end
     return
   end
+  if ev.step == 1 then
+    local a = w:tmp("poll_attr")
+    w:put("struct ibv_poll_cq_attr %s = { 0 };", a)
+    w:verb(fmt("ibv_start_poll(%s_ex, &%s)", cq, a), "0", fmt('poll_ex(%s_ex, &%s, "%s");', cq, a, label))
+  else
+    w:verb(fmt("ibv_next_poll(%s_ex)", cq), "0", fmt('poll_ex(%s_ex, NULL, "%s");', cq, label))
+  end
+  local function check(what, want, expr)
+    w:verb(expr, want, fmt('expect_int("%s %s", %s, %s);', label, what, want, expr))
+  end
+  check("wr_id", tostring(math.tointeger(wc.wr_id) or wc.wr_id), cq .. "_ex->wr_id")
+  check("status", cenum("ibv_wc_status", wc.status), cq .. "_ex->status")
+  if wc.status ~= "SUCCESS" then return end
+  check("opcode", cenum("ibv_wc_opcode", wc.opcode), fmt("ibv_wc_read_opcode(%s_ex)", cq))
+  if wc.byte_len ~= nil then check("byte_len", tostring(wc.byte_len), fmt("ibv_wc_read_byte_len(%s_ex)", cq)) end
+  if wc.imm_data ~= nil then check("imm_data", tostring(wc.imm_data), fmt("ntohl(ibv_wc_read_imm_data(%s_ex))", cq)) end
+  if wc.qp_num ~= nil then check("qp_num", w:qpn(wc.qp_num), fmt("ibv_wc_read_qp_num(%s_ex)", cq)) end
+end
+V["cq.__iter_close"] = function(w, ev)
+  w:put("/* the loop was left with a completion current: its closing value ends the poll */")
   w:vput("ibv_end_poll(%s_ex);", w:obj(ev.self))
 end
 for _, r in ipairs { "read_opcode", "read_vendor_err", "read_byte_len", "read_imm_data", "read_qp_num",

@@ -268,7 +268,7 @@ M.methods = {
     .. " (matched by wr_id), bytes read back with mr:read. It prints 'reproduced' and exits 0, or the first difference"
     .. " and exits 1. Build: cc -Wall -Wextra -Werror path -libverbs -lrdmacm. Values that came from objects stay"
     .. " symbolic (qp2->qp_num, mr1->rkey, (uintptr_t)mr1->addr + 64, a queried GID). Returns the number of calls"
-    .. " exported and the list of those left out as comments (cq:iter); rdma_cm events are waited for and checked"
+    .. " exported and the list of those left out as comments (ctx:gids, cq:read_completion_ts); rdma_cm events are waited for and checked"
     .. " in the recorded order",
     ex = 'verbs.export_c("repro.c")' },
   getrusage = { "verbs", "verbs.getrusage()", "int getrusage(int who, struct rusage *usage)  /* RUSAGE_SELF */",

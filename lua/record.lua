@@ -142,6 +142,34 @@ local function snapshot_wcs(a, n)
   return list
 end
 
+-- for wc in cq:iter(): each step of the loop is an event of its own (the
+-- completion it gave, or nil at its end), and so is leaving the loop while
+-- a completion is current (a break: the closing value ends the poll), so
+-- that C can run the start_poll / next_poll / end_poll loop it stands for.
+-- Returns what cq:iter returned, with the step function and the closing
+-- value wrapped.
+local function iter_events(ev, next_fn, state, closing)
+  local step, current = 0, false
+  local function step_fn(s, ctl)
+    local wc = next_fn(s, ctl)
+    step = step + 1
+    current = wc ~= nil
+    if depth == 0 and active() then
+      note { method = "__iter", self = ev.self, class = ev.class, step = step, results = { copy(wc), n = 1 } }
+    end
+    return wc
+  end
+  local closer = setmetatable({}, { __close = function(_, err)
+    local close = getmetatable(closing).__close
+    close(closing, err)
+    if current and depth == 0 and active() then
+      current = false
+      note { method = "__iter_close", self = ev.self, class = ev.class }
+    end
+  end })
+  return step_fn, state, nil, closer
+end
+
 local function wrapper(method, fn)
   return function(self, ...)
     if depth > 0 or not active() then return fn(self, ...) end
@@ -170,6 +198,10 @@ local function wrapper(method, fn)
     end
     for i = 2, res.n do
       if kind(res[i]) then name_of(res[i]); wrap_object(res[i]) end
+    end
+    if method == "iter" and type(res[2]) == "function" and res[5] ~= nil then
+      note(ev)
+      return iter_events(ev, res[2], res[3], res[5])
     end
     ev.results = copy(table.pack(table.unpack(res, 2, res.n)))
     local wcs = select(1, ...)

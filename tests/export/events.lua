@@ -41,3 +41,16 @@ assert(rcq:start_poll())
 print(rcq.wr_id, rcq.status, rcq:read_opcode(), rcq:read_byte_len(), rcq:read_imm_data(), rcq:read_qp_num())
 rcq:end_poll()
 print(mr:read(2048, 5))
+
+-- Two more receives, read with cq:iter(): start_poll, next_poll until
+-- ENOENT, end_poll. Then two more, and a loop left after the first.
+local function two()
+  qb:post_recv(precv); qb:post_recv(precv)
+  qa:post_send(psend); qa:post_send(psend)
+  scq:wait(wcs, 2, 2000)
+end
+two()
+for wc in rcq:iter() do print(wc.wr_id, wc.status, wc.opcode, wc.byte_len, wc.imm_data) end
+two()
+for wc in rcq:iter() do print("first", wc.wr_id); break end
+for wc in rcq:iter() do print("then", wc.wr_id, wc.qp_num == qb.qp_num) end
