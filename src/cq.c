@@ -226,7 +226,8 @@ static int wait_tables(lua_State *L, struct vnode *n, int want, double timeout, 
 	return wait_wcs(L, n, want, timeout, batch, got, true);
 }
 
-/* cq:wait(n [, timeout_ms]) -> list of up to n WCs: polls until n arrived or
+/* cq:wait in all its forms but the loop's (l_wait, below):
+ * cq:wait(n [, timeout_ms]) -> list of up to n WCs: polls until n arrived or
  * the timeout passed (none: forever).
  * cq:wait(wcs [, n = 1 [, timeout_ms]]) -> count: the same into a wc_array. */
 __attribute__((noinline))
