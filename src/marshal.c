@@ -49,6 +49,7 @@ static int64_t get_int(const void *p, int size)
 struct at {
 	const char *prefix, *key;
 	int index;
+	void *ctx;   /* the reader's, for the seen callbacks (marsh_read_ctx) */
 };
 
 static char *at_path(char *out, size_t len, const struct at *at)
@@ -193,7 +194,7 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 			bad_key(L, arg, at, key, lua_pushfstring(L, "table expected, got %s", luaL_typename(L, idx)));
 		{
 			char path[PATH_MAX_LEN];
-			struct at sub = { key_path(path, sizeof path, at, key), "", 0 };
+			struct at sub = { key_path(path, sizeof path, at, key), "", 0, at->ctx };
 			read_table(L, arg, idx, f->sub, p, &sub);
 		}
 		return;
@@ -203,7 +204,7 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 			bad_key(L, arg, at, key, err);
 		*(void **)p = n->h;
 		if (f->seen)
-			f->seen(L, idx, n);
+			f->seen(L, idx, n, at->ctx);
 		return;
 	}
 	case VT_CUSTOM:
@@ -215,7 +216,7 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 
 void marsh_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path)
 {
-	struct at at = { path, "", 0 };
+	struct at at = { path, "", 0, NULL };
 	read_value(L, arg, lua_absindex(L, idx), f, dst, &at, NULL);
 }
 
@@ -306,14 +307,21 @@ static uint64_t read_table(lua_State *L, int arg, int tidx, const struct vfield 
 
 uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix)
 {
-	struct at at = { prefix, "", 0 };
+	struct at at = { prefix, "", 0, NULL };
 	return read_table(L, arg, tidx, f, dst, &at);
 }
 
 uint64_t marsh_read_at(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix,
 		       const char *key, int index)
 {
-	struct at at = { prefix, key, index };
+	struct at at = { prefix, key, index, NULL };
+	return read_table(L, arg, tidx, f, dst, &at);
+}
+
+uint64_t marsh_read_ctx(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix,
+			const char *key, int index, void *ctx)
+{
+	struct at at = { prefix, key, index, ctx };
 	return read_table(L, arg, tidx, f, dst, &at);
 }
 

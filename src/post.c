@@ -18,32 +18,15 @@ struct sge_in {
 	uint32_t length, lkey;
 };
 enum { S_MR = 1, S_OFFSET = 2, S_LENGTH = 4, S_ADDR = 8, S_LKEY = 16 };
-/* Where a prepared WR keeps the objects it names. keep_dep is called by
- * the marshaller, which passes no context: the pool is a light userdata in
- * the registry of the state reading, under POOL_KEY's address (NULL but for
- * a prepared read, set by each wrs_read; the SGEs are read by wrs_read
- * itself, pool in hand). */
-static const char POOL_KEY = 0;
-
-static void set_pool(lua_State *L, struct sge_pool *p)
+/* A prepared WR keeps the very objects that were read into it: one read.
+ * The marshaller hands over the pool of the read (marsh_read_ctx), NULL
+ * for a plain post, which keeps nothing. It is the read's own, not the
+ * state's: a finalizer run by an allocation of the read may post or
+ * prepare another WR meanwhile. */
+static void keep_dep(lua_State *L, int idx, struct vnode *n, void *ctx)
 {
-	lua_pushlightuserdata(L, p);
-	lua_rawsetp(L, LUA_REGISTRYINDEX, &POOL_KEY);
-}
-
-static struct sge_pool *get_pool(lua_State *L)
-{
-	lua_rawgetp(L, LUA_REGISTRYINDEX, &POOL_KEY);
-	struct sge_pool *p = lua_touserdata(L, -1);
-	lua_pop(L, 1);
-	return p;
-}
-
-/* A prepared WR keeps the very objects that were read into it: one read. */
-static void keep_dep(lua_State *L, int idx, struct vnode *n)
-{
-	struct sge_pool *p = get_pool(L);
-	if (!p)   /* a plain post: nothing is kept */
+	struct sge_pool *p = ctx;
+	if (!p)
 		return;
 	if (p->ndeps >= p->maxdeps)   /* one MR per SGE and one AH per WR were counted */
 		luaL_error(L, "verbs.send_wr: the WR table changed while it was being read");
@@ -86,8 +69,8 @@ static const char *read_sges(lua_State *L, struct sge_pool *p, int idx, struct i
 		if (!lua_istable(L, -1))
 			return lua_pushfstring(L, "%s: SGE table expected, got %s", sge_path(path, sizeof path, p, i),
 					       luaL_typename(L, -1));
-		uint64_t m = marsh_read_at(L, p->arg, lua_gettop(L), p->deps ? vf_sge_kept : vf_sge, &s, p->path,
-					   "sg_list", i);
+		uint64_t m = marsh_read_ctx(L, p->arg, lua_gettop(L), p->deps ? vf_sge_kept : vf_sge, &s, p->path,
+					    "sg_list", i, p->deps ? p : NULL);
 		lua_pop(L, 1);
 		if (m & S_MR) {
 			if (m & (S_ADDR | S_LKEY))
@@ -247,7 +230,6 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 {
 	char path[32], key[32] = "";
 	size_t wsize = send ? sizeof(struct ibv_send_wr) : sizeof(struct ibv_recv_wr);
-	set_pool(L, p->deps ? p : NULL);   /* every time: an error may have left the last one behind */
 	for (int i = 0; i < count; i++) {
 		char *w = (char *)wrs + (size_t)i * wsize;
 		char *next = i + 1 < count ? w + wsize : NULL;
@@ -257,7 +239,8 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 		if (is_list)
 			marsh_path(key, sizeof key, "", NULL, i + 1);   /* "[3]"; "" for a single WR */
 		p->path = at;
-		uint64_t m = marsh_read_path(L, arg, t, send ? vf_send_wr : vf_recv_wr, w, key);
+		uint64_t m = marsh_read_ctx(L, arg, t, send ? vf_send_wr : vf_recv_wr, w, key, "", 0,
+					    p->deps ? p : NULL);
 		if (m & W_SGES)
 			read_wr_sges(L, arg, t, send, w, p, key);
 		lua_pop(L, 1);

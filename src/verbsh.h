@@ -98,8 +98,9 @@ struct vfield {
 	const struct vfield *sub;
 	const struct vclass *cls;
 	vcustom_fn custom;
-	/* VT_OBJ, optional: called with each object read (at idx), once it is checked. */
-	void (*seen)(lua_State *L, int idx, struct vnode *n);
+	/* VT_OBJ, optional: called with each object read (at idx), once it is
+	 * checked, and the ctx given to marsh_read_ctx (else NULL). */
+	void (*seen)(lua_State *L, int idx, struct vnode *n, void *ctx);
 	int64_t max;               /* when nonzero: the largest value accepted (1: booleans too) */
 	bool no_output;            /* input only (not converted back to a table) */
 	/* Output, optional: whether src holds a value for this field (a WC's
@@ -138,6 +139,11 @@ uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f
  * put together only when there is an error to name it in. */
 uint64_t marsh_read_at(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix,
 		       const char *key, int index);
+/* The same, handing ctx to the fields' seen callbacks: a context of the
+ * read itself, never of the state, since a finalizer run by the read's
+ * allocations may read another table meanwhile. */
+uint64_t marsh_read_ctx(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix,
+			const char *key, int index, void *ctx);
 /* Reads one value of field f at stack index idx into dst (the whole struct). */
 void marsh_read_value(lua_State *L, int arg, int idx, const struct vfield *f, void *dst, const char *path);
 /* Pushes a table with every field of f read from src. */
