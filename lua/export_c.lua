@@ -1282,6 +1282,14 @@ end
 -- program once the run is over, however it ended (os.exit included).
 local target
 function M.start(path)
+  -- Refused now, not after the session it would have held: open it as the
+  -- end will (leaving an existing file as it is until then).
+  local existed = io.open(path, "r")
+  if existed then existed:close() end
+  local f, err = io.open(path, "a")
+  if not f then error("--export-c: cannot write " .. err, 0) end
+  f:close()
+  if not existed then os.remove(path) end
   target = path
   R.record(true)
   local exit = os.exit

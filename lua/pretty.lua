@@ -91,8 +91,10 @@ function M.format(v)
   return format(v, 1, {}, "")
 end
 
--- pretty.print(...): what the shell does with an expression's values.
+-- pretty.print(...): what the shell does with an expression's values
+-- (none, as print("x") returns: nothing at all).
 function M.print(...)
+  if select("#", ...) == 0 then return end
   local out = {}
   for i = 1, select("#", ...) do out[i] = M.format((select(i, ...))) end
   io.write(table.concat(out, "\t"), "\n")

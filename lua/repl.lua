@@ -78,10 +78,13 @@ end
 -- verbsh --record FILE: each chunk the prompt compiled is appended to FILE
 -- as a script that `verbsh FILE` replays. A chunk that raised in the session
 -- is replayed under pcall, so that the replay shows the same error and goes
--- on, as the session did. Each chunk is its own block, as at the prompt
--- (where a `local` does not outlive its chunk).
+-- on, as the session did; it is loaded as "=stdin", as at the prompt, so
+-- the prompt's guard against undefined globals (installed by the file's
+-- third line) judges it as it did there. Each chunk is its own block, as at
+-- the prompt (where a `local` does not outlive its chunk). The file is
+-- appended to: a second session goes after the first, under its own header.
 function M.record_open(path)
-  local f, err = io.open(path, "w")
+  local f, err = io.open(path, "a")
   if not f then error("--record: cannot write " .. err, 0) end
   local dev = os.getenv("VERBSH_DEVICE")
   if not dev then
@@ -90,22 +93,41 @@ function M.record_open(path)
   end
   f:write("-- ", require "verbs.version", " session on device ", dev, ", recorded ",
           os.date("!%Y-%m-%d %H:%M:%S UTC"), "\n",
-          "-- replay: verbsh ", dev == "none" and "" or "-d " .. dev .. " ", path, "\n")
+          "-- replay: verbsh ", dev == "none" and "" or "-d " .. dev .. " ", path, "\n",
+          "require 'verbs.repl'.guard_globals()   -- undefined globals are errors, as at the prompt\n")
   f:flush()
   M.record_file = f
 end
 
+-- [[...]] around s, with enough '=' that nothing in s closes it; s's last
+-- line is ended, so that a final ']' of s does not either.
 local function long_string(s)
   local eq = ""
   while s:find("]" .. eq .. "]", 1, true) do eq = eq .. "=" end
-  return "[" .. eq .. "[\n" .. s .. "]" .. eq .. "]"
+  return "[" .. eq .. "[\n" .. s .. "\n]" .. eq .. "]"
+end
+
+-- Whether the statements in text may `return`: at the prompt that prints the
+-- values and ends the chunk; written bare into the replay it would end the
+-- whole script.
+local function may_return(text)
+  return text:find("%f[%w_]return%f[^%w_]") ~= nil
 end
 
 -- text: the chunk as typed; expr: the prompt ran it as `return text`.
 function M.record_chunk(text, expr, ok)
   local f = M.record_file
   if not f then return end
-  local body = expr and ("require 'verbs.pretty'.print(" .. text .. "\n)") or text
+  -- A comment on the last line would swallow the closing parenthesis.
+  local close = text:find("--", 1, true) and "\n)" or ")"
+  local body
+  if expr then
+    body = "require 'verbs.pretty'.print(" .. text .. close
+  elseif may_return(text) then
+    body = "require 'verbs.pretty'.print((function(...) " .. text .. "\nend)())"
+  else
+    body = text
+  end
   if ok then
     f:write("do\n", body, "\nend\n")
   else

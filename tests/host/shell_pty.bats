@@ -204,6 +204,38 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     [ "$(printf '%s\n' "$output" | grep -v '^$')" = "$(printf '42\nline1\nline2\nstdin:1: boom20\nafter\t20')" ]
 }
 
+@test "repl --record: the replay does what the session did: a final ], return, a local gone, appended sessions" {
+    rec=$BATS_TEST_TMPDIR/session.lua
+    printf '%s\n' '
+        prompt; type "print(\"first\")"; see "first"
+        prompt; type "t = {5}"
+        prompt; type "y = t\[1\] + nil_table_zz\[1\]"; see "stdin:1: nil_table_zz is not defined (no global of that name has been set)"
+        prompt; type "return 7, 8"; see "8"
+        prompt; type "local x = 5"
+        prompt; type "print(x)"; see "stdin:1: x is not defined: did you mean t?"
+        prompt; type "if t\[1\] == 5 then return \"five\" end"; see "five"
+        prompt; type "print(\"after\") -- a comment"; see "after"
+        prompt; type "os.exit(0)"; expect eof' >"$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=dumb run expect "$ROOT/tests/pty/repl.exp" "$VERBSH --record $rec" "$BATS_TEST_TMPDIR/frag.exp"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    printf '%s\n' '
+        prompt; type "print(\"second session\")"; see "second session"
+        prompt; send "\004"; expect eof' >"$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=dumb run expect "$ROOT/tests/pty/repl.exp" "$VERBSH --record $rec" "$BATS_TEST_TMPDIR/frag.exp"
+    [ "$status" -eq 0 ]
+    cat "$rec"
+    [ "$(grep -c '^-- verbsh .* session on device' "$rec")" = 2 ]   # appended, not overwritten
+    run "$VERBSH" "$rec"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(printf '%s\n' first \
+        'stdin:1: nil_table_zz is not defined (no global of that name has been set)' \
+        "7	8" \
+        'stdin:1: x is not defined: did you mean t?' \
+        '"five"' after 'second session')" ]
+}
+
 @test "--record without a file name, or to a directory that does not exist, is an error" {
     run "$VERBSH" --record
     [ "$status" -ne 0 ]
@@ -211,4 +243,17 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     run "$VERBSH" --record /nonexistent/dir/x.lua -e 'print(1)'
     [ "$status" -ne 0 ]
     [[ "$output" == *"--record: cannot write /nonexistent/dir/x.lua"* ]]
+}
+
+@test "--export-c to a directory that does not exist is refused before the run, without an internal location" {
+    run "$VERBSH" --export-c
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"'--export-c' needs a file name"* ]]
+    run "$VERBSH" --export-c /nonexistent/dir/x.c -e 'print("ran")'
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [ "$output" = "--export-c: cannot write /nonexistent/dir/x.c: No such file or directory" ]
+    run "$VERBSH" --export-c "$BATS_TEST_TMPDIR/x.c" -e 'print("ran")'
+    [ "$status" -eq 0 ]
+    [ ! -e "$BATS_TEST_TMPDIR/x.c" ]   # the probe leaves no file behind
 }
