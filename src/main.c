@@ -2,7 +2,9 @@
  * Lua's own lua.c, so a Lua user feels at home: -e, -i, -, a script with
  * `arg`, errors with a traceback and exit 1. On top of that: the verbs
  * module as the global `verbs`, -d DEV, and --lesson. */
+#include <ctype.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,32 @@ static void usage(FILE *f)
  * and gave nothing: run without --tty, scripts/rxe-vm gives its command
  * /dev/null, and the shell or lesson would end at once, in silence. Says
  * how to get a terminal; returns the exit status (1). */
+/* Writes arg as one shell word, quoted only when it needs it ('a b' ->
+ * 'a b', it's -> 'it'\''s'), so that the command printed can be pasted.
+ * in_dq: the word goes inside "..." (make's ARGS="..."), where ", $, `
+ * and \ are escaped as well. */
+static void put_word(const char *arg, bool in_dq)
+{
+	bool plain = *arg != '\0';
+	for (const char *c = arg; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_./:=@%+,-", *c))
+			plain = false;
+	if (plain) {
+		fputs(arg, stderr);
+		return;
+	}
+	fputc('\'', stderr);
+	for (const char *c = arg; *c; c++) {
+		if (*c == '\'')
+			fputs("'\\''", stderr);
+		else if (in_dq && strchr("\"$`\\", *c))
+			fprintf(stderr, "\\%c", *c);
+		else
+			fputc(*c, stderr);
+	}
+	fputc('\'', stderr);
+}
+
 static int no_terminal(int argc, char **argv, const char *what)
 {
 	fprintf(stderr, "%s: %s needs you at a terminal, but standard input is not one and had nothing"
@@ -63,11 +91,15 @@ static int no_terminal(int argc, char **argv, const char *what)
 		/* inside the micro-VM: rxe-vm runs commands without a terminal unless told */
 		fprintf(stderr, "  scripts/rxe-vm runs a command without a terminal unless given --tty:\n"
 			"    scripts/rxe-vm --tty --");
-		for (int i = 0; i < argc; i++)
-			fprintf(stderr, " %s", argv[i]);
+		for (int i = 0; i < argc; i++) {
+			fputc(' ', stderr);
+			put_word(argv[i], false);
+		}
 		fprintf(stderr, "\n  or simply: make run%s", argc > 1 ? " ARGS=\"" : "");
-		for (int i = 1; i < argc; i++)
-			fprintf(stderr, "%s%s", argv[i], i + 1 < argc ? " " : "\"");
+		for (int i = 1; i < argc; i++) {
+			put_word(argv[i], true);
+			fputs(i + 1 < argc ? " " : "\"", stderr);
+		}
 		fputc('\n', stderr);
 	} else {
 		fprintf(stderr, "  Run it from a terminal (make run opens one on a device, in the rxe micro-VM if"

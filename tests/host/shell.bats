@@ -74,6 +74,17 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [[ $output == *"scripts/rxe-vm runs a command without a terminal unless given --tty:"* ]]
     [[ $output == *"    scripts/rxe-vm --tty -- $VERBSH -d rxe0"* ]]
     [[ $output == *"or simply: make run ARGS=\"-d rxe0\""* ]]
+    # words with spaces and quotes come back quoted, so that both commands can be pasted
+    code='print("a b", "it'"'"'s")'
+    RXE_VM=1 run "$VERBSH" -e "$code" -i </dev/null
+    echo "$output"
+    tty_line=$(grep -m1 -- '--tty --' <<<"$output")
+    eval "set -- ${tty_line#*--tty -- }"
+    [ "$#" -eq 4 ] && [ "$2" = -e ] && [ "$3" = "$code" ] && [ "$4" = -i ]
+    make_line=$(grep -m1 'make run ARGS=' <<<"$output")
+    eval "${make_line#*make run }"   # sets ARGS, as the shell would for make
+    eval "set -- $ARGS"              # what scripts/run-shell does with it
+    [ "$#" -eq 3 ] && [ "$1" = -e ] && [ "$2" = "$code" ] && [ "$3" = -i ]
     run "$VERBSH" -i </dev/null
     [ "$status" -eq 1 ]
     [[ $output == *"the interactive shell (-i) needs you at a terminal"* ]]
