@@ -49,8 +49,9 @@ M.HINTS = {
     "destroy the CQs created with this channel first" },
   ["ibv_destroy_srq EBUSY"] = { "QPs are still attached to this SRQ", "destroy the QPs that use it first" },
   ["ibv_dereg_mr EBUSY"] = { "memory windows are still bound to this MR", "unbind or free them first" },
-  ["ibv_reg_mr EINVAL"] = { "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE too (the verbs spec), or the"
-    .. " length is 0 or above max_mr_size", 'access = { "LOCAL_WRITE", "REMOTE_WRITE" }' },
+  ["ibv_reg_mr EINVAL"] = { "the length is 0 or above max_mr_size, or REMOTE_WRITE or REMOTE_ATOMIC is asked"
+    .. " without LOCAL_WRITE", "compare the length with ctx:query_device().max_mr_size, and the access flags with"
+    .. " help \"ibv_access_flags\"" },
   ["ibv_create_qp EINVAL"] = { "the cap asks for more than the device allows (max_send_wr / max_recv_wr above"
     .. " max_qp_wr, max_*_sge above max_sge, max_inline_data too big), or send_cq/recv_cq is missing",
     "compare cap with ctx:query_device() (max_qp_wr, max_sge)" },
@@ -74,6 +75,23 @@ M.ANALYZE = {
   ibv_open_device = function(e) return nil, { sys.diagnose_open(e.context) } end,
   ibv_get_device_list = function(e) return nil, { sys.diagnose_open(e.context) } end,
 }
+-- ibv_reg_mr's EINVAL has two usual causes; the call's own length and access
+-- (its context) say which one it was.
+M.ANALYZE.ibv_reg_mr = function(e)
+  local c = e.context or {}
+  if e.errname ~= "EINVAL" then return nil, {} end
+  if c.length == 0 then
+    return nil, { { why = "the length is 0: ibv_reg_mr registers at least one byte",
+      fix = "give a length of 1 or more: pd:reg_mr(4096, access)" } }
+  end
+  local v = require("verbs").enum("ibv_access_flags").values
+  local a = math.tointeger(c.access)
+  if a and a & (v.REMOTE_WRITE | v.REMOTE_ATOMIC) ~= 0 and a & v.LOCAL_WRITE == 0 then
+    return nil, { { why = "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE too (the verbs spec: a remote write"
+      .. " is a local write by the device)", fix = 'add LOCAL_WRITE: access = { "LOCAL_WRITE", "REMOTE_WRITE" }' } }
+  end
+  return nil, {}
+end
 for k, h in pairs(cm.HINTS) do M.HINTS[k] = h end
 for verb, f in pairs(cm.ANALYZE) do M.ANALYZE[verb] = f end
 for verb, f in pairs(ex.ANALYZE) do M.ANALYZE[verb] = f end

@@ -112,6 +112,8 @@ static int l_reg_mr(lua_State *L)
 		lua_setfield(L, -2, "memlock");
 		lua_pushinteger(L, (lua_Integer)len);
 		lua_setfield(L, -2, "length");
+		lua_pushinteger(L, (lua_Integer)access);
+		lua_setfield(L, -2, "access");
 		return vraise(L, "ibv_reg_mr", err, 1, -1);
 	}
 	vobj_set(n, mr);

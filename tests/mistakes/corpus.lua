@@ -99,7 +99,10 @@ return {
   { "create_qp without send_cq", [[pd:create_qp{qp_type = "RC", recv_cq = cq, cap = {max_send_wr = 1}}]], { "send_cq" } },
   { "create_qp without qp_type", [[pd:create_qp{send_cq = cq, recv_cq = cq, cap = {max_send_wr = 1}}]], { "qp_type" } },
   { "a UD send without ud", [[init(ud); ud:post_send{opcode = "SEND"}]], { "ud.ah" } },
-  { "REMOTE_WRITE without LOCAL_WRITE", [[pd:reg_mr(64, "REMOTE_WRITE")]], { "EINVAL", "LOCAL_WRITE" } },
+  { "REMOTE_WRITE without LOCAL_WRITE", [[pd:reg_mr(64, "REMOTE_WRITE")]],
+    { "EINVAL", "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE too", 'add LOCAL_WRITE: access = { "LOCAL_WRITE", "REMOTE_WRITE" }' } },
+  { "an MR of 0 bytes", [[pd:reg_mr(0, "LOCAL_WRITE")]],
+    { "EINVAL", "the length is 0: ibv_reg_mr registers at least one byte", "give a length of 1 or more" } },
 
   { "a receive shorter than the SEND (issue 13: explained as a length, checked on rxe)", [[
       init(rc); init(rc2); rtr(rc, rc2); rtr(rc2, rc); rts(rc); rts(rc2)
