@@ -70,6 +70,16 @@ setup() { require_device; }
     [[ $output == *"verbs_prepared: ok ("*" checks)"* ]]
 }
 
+@test "a finalizer that posts or prepares a WR inside verbs.send_wr's read leaves the chain's MRs kept and checked" {
+    for mode in post prepare; do
+        MODE=$mode ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_stack_use_after_return=1 \
+            run "$VERBSH" "$ROOT/tests/lua/verbs_prepared_gc.lua"
+        echo "$output"
+        [ "$status" -eq 0 ]
+        [[ $output == "verbs_prepared_gc $mode: ok ("*" finalizers ran inside the read)" ]]
+    done
+}
+
 @test "more completions than one poll: cq:wait, cq:poll(max), wc_array and cq:iter keep all 40, in order" {
     run "$VERBSH" "$ROOT/tests/lua/verbs_multipoll.lua"
     echo "$output"
