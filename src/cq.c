@@ -284,11 +284,14 @@ static int l_wait(lua_State *L)
 	return wait_other(L, n, a);
 }
 
-/* cq:req_notify([solicited_only]) */
+/* cq:req_notify([solicited_only]): a boolean, or C's int 0 or 1 (0 is
+ * every completion, though Lua would take it as true). */
 static int l_req_notify(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
-	int sol = lua_toboolean(L, 2);
+	int sol = lua_isnoneornil(L, 2) ? 0
+		: lua_type(L, 2) == LUA_TBOOLEAN ? lua_toboolean(L, 2)
+		: (int)marsh_check_uint(L, 2, 2, 1, "solicited_only (boolean, or C's 0 or 1)");
 	int ret = ibv_req_notify_cq(n->h, sol);
 	if (ret)
 		return vraise(L, "ibv_req_notify_cq", ret, 1, 0);

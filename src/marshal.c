@@ -80,6 +80,8 @@ uint64_t marsh_check_uint(lua_State *L, int arg, int idx, uint64_t max, const ch
 		vargerror(L, arg, lua_pushfstring(L, "%s: integer expected, got %s", what,
 						      lua_type(L, idx) == LUA_TNUMBER ? "a fraction"
 										  : luaL_typename(L, idx)));
+	if (v < 0 && !max)
+		vargerror(L, arg, lua_pushfstring(L, "%s: %I is negative", what, v));
 	if (v < 0 || (max && (uint64_t)v > max))
 		vargerror(L, arg, lua_pushfstring(L, "%s: %I is out of range (0..%I)", what, v,
 						      (lua_Integer)max));

@@ -42,10 +42,11 @@ setup() { require_device; }
       cq:ack_events(1)
       print(pcall(cq.ack_events, cq, 1))
       -- an event left unacked: destroying the CQ acks it (else ibv_destroy_cq would hang)
-      cq:req_notify()
+      cq:req_notify(0)   -- as in C, 0: every completion, not only solicited ones (though 0 is true in Lua)
       qp:post_send{ wr_id = 2, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr, length = 4 } },
         ud = { ah = ah, remote_qpn = qp.qp_num, remote_qkey = 7 } }
       print(ch:get_cq_event(2000) == cq)
+      print(pcall(cq.req_notify, cq, "x"))
       ah:destroy(); qp:destroy(); mr:dereg(); cq:destroy(); ch:destroy(); pd:dealloc(); ctx:close()
       print("done")'
     echo "$output"
@@ -54,5 +55,6 @@ setup() { require_device; }
     [ "${lines[1]}" = "true	true	1" ]
     [[ ${lines[2]} == "false	bad argument #1 to 'ack_events' (1 events to ack, but only 0 were received and not acked)" ]]
     [ "${lines[3]}" = "true" ]
-    [ "${lines[4]}" = "done" ]
+    [ "${lines[4]}" = "false	bad argument #1 to 'req_notify' (solicited_only (boolean, or C's 0 or 1): integer expected, got string)" ]
+    [ "${lines[5]}" = "done" ]
 }
