@@ -18,18 +18,24 @@ local counts = {}
 local wrapped = setmetatable({}, { __mode = "k" })  -- methods tables already wrapped
 local recording = false                             -- events are kept for verbs.export_c
 local listener                                      -- verbs.trace's: called with each event as it happens
-local depth = 0                                     -- a verb called from inside a recorded one is not an event
+-- A verb called from inside a recorded one (or by the trace's function) is
+-- not an event. Counted per coroutine: a trace function that yields, in a
+-- coroutine then dropped, must not leave every other call counted inside.
+local depths = setmetatable({}, { __mode = "k" })
+local function inside() return (depths[coroutine.running()] or 0) > 0 end
+local function enter() local co = coroutine.running(); depths[co] = (depths[co] or 0) + 1 end
+local function leave() local co = coroutine.running(); depths[co] = depths[co] - 1 end
 
 local function active() return recording or listener ~= nil end
 
 -- An event happened: kept while recording, and shown by the trace. What the
--- trace's function calls is not recorded (depth).
+-- trace's function calls is not recorded (inside).
 local function note(ev)
   if recording then events[#events + 1] = ev end
   if listener then
-    depth = depth + 1
+    enter()
     local ok, e = pcall(listener, ev)
-    depth = depth - 1
+    leave()
     if not ok then error(e, 0) end
   end
 end
@@ -54,13 +60,13 @@ local PREFIX = { context = "ctx", comp_channel = "channel", cq_ex = "cq" }
 -- What a C program reads from an object later, noted while it is live.
 local function note_facts(obj, k)
   local f = {}
-  depth = depth + 1   -- reading them is not an event
+  enter()   -- reading them is not an event
   local function get(field) local ok, v = pcall(function() return obj[field] end) if ok then return v end end
   if k == "qp" then f.qp_num = get("qp_num")
   elseif k == "mr" then f.lkey, f.rkey, f.addr, f.length = get("lkey"), get("rkey"), get("addr"), get("length")
   elseif k == "context" then f.name = get("name")
   elseif k == "cm_event" then f.event, f.status = get("event"), get("status") end
-  depth = depth - 1
+  leave()
   facts[obj] = f
 end
 
@@ -154,7 +160,7 @@ local function iter_events(ev, next_fn, state, closing)
     local wc = next_fn(s, ctl)
     step = step + 1
     current = wc ~= nil
-    if depth == 0 and active() then
+    if not inside() and active() then
       note { method = "__iter", self = ev.self, class = ev.class, step = step, results = { copy(wc), n = 1 } }
     end
     return wc
@@ -162,7 +168,7 @@ local function iter_events(ev, next_fn, state, closing)
   local closer = setmetatable({}, { __close = function(_, err)
     local close = getmetatable(closing).__close
     close(closing, err)
-    if current and depth == 0 and active() then
+    if current and not inside() and active() then
       current = false
       note { method = "__iter_close", self = ev.self, class = ev.class }
     end
@@ -172,11 +178,11 @@ end
 
 local function wrapper(method, fn)
   return function(self, ...)
-    if depth > 0 or not active() then return fn(self, ...) end
+    if inside() or not active() then return fn(self, ...) end
     local ev = { method = method, self = kind(self) and handle(self), class = kind(self), args = copy(table.pack(...)) }
-    depth = depth + 1
+    enter()
     local res = table.pack(pcall(fn, self, ...))
-    depth = depth - 1
+    leave()
     if not res[1] then
       local e = res[2]
       -- a verb that failed (an error object with its errno) is an event;
@@ -228,7 +234,7 @@ local function wrap_fields(idx)
   wrapped[fmt] = true
   rawset(fmt, "__index", function(t, k)
     local v = get(t, k)
-    if depth > 0 or not active() then return v end
+    if inside() or not active() then return v end
     local self = rawget(t, 0)
     if READS[kind(self)] and READS[kind(self)][k] then
       note { method = "__read", self = handle(self), class = kind(self), args = { k, n = 1 }, results = { v, n = 1 } }
@@ -255,7 +261,7 @@ function wrap_object(obj)
     wrapped[mt] = true
     rawset(mt, "__newindex", function(o, k, v)
       set(o, k, v)   -- raises on a bad field or value: then it is no event
-      if depth == 0 and active() then
+      if not inside() and active() then
         note { method = "__newindex", self = handle(o), class = kind(o), args = { k, copy(v), n = 2 } }
       end
     end)

@@ -152,4 +152,19 @@ end
 R.check(inside and inside:find("not from a __gc metamethod that the garbage collector runs inside '", 1, true),
   "no finalizer ran inside a binding: %s", tostring(inside))
 print("observed: destroy from a __gc run inside a binding: " .. inside)
+-- A trace function that yields (the traced verb ran in a coroutine) and
+-- whose coroutine is dropped does not leave the trace deaf to every later call.
+do
+  local seen = 0
+  verbs.trace(function() seen = seen + 1; if coroutine.isyieldable() then coroutine.yield() end end)
+  local co = coroutine.create(function() return pd:reg_mr(64) end)
+  R.check(coroutine.resume(co) and coroutine.status(co) == "suspended", "the trace function yielded")
+  co = nil
+  collectgarbage()
+  local before = seen
+  pd:reg_mr(64):dereg()
+  verbs.trace(false)
+  R.check(seen - before == 2, "calls traced after an abandoned yield: %d (want 2: reg_mr, dereg)", seen - before)
+  print("observed: a trace function that yielded, its coroutine dropped: the trace goes on")
+end
 print("robust_trace: ok")
