@@ -223,7 +223,10 @@ end
 function M.explain(x)
   local t = type(x)
   if t == "table" and getmetatable(x) == error_meta then return error_meta.__tostring(x) end
-  if t == "table" and x.verb and (x.errno or x.errname) then return (render(x, analyze(x))) end
+  -- raw: a wc_array entry (a view) refuses names that are not WC fields
+  if t == "table" and rawget(x, "verb") and (rawget(x, "errno") or rawget(x, "errname")) then
+    return (render(x, analyze(x)))
+  end
   if t == "table" and x.status ~= nil then return wc.tostring(x) end
   if t == "userdata" and getmetatable(x) and getmetatable(x).__name == "ibv_wc" then return wc.tostring(x) end
   if t == "userdata" and getmetatable(x) and getmetatable(x).__name == "verbs.cm_event" then

@@ -53,6 +53,7 @@ for i = 1, 100 do
   eq(mr_b:read(0, 8), ("%08d"):format(i), "data of send " .. i)
 end
 eq(wc[1].qp_num, b.qp_num, "wc[1].qp_num")
+eq(verbs.explain(wc[1]), tostring(wc[1]), "verbs.explain of a wc_array entry")
 
 -- The loop's own form, cq:wait(wcs) with no count: one completion. And one
 -- prepared pair posted in turn from a and from b: each post goes to the QP
