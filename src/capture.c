@@ -124,6 +124,9 @@ static struct capture *check_cap(lua_State *L, int live)
 	struct capture *c = luaL_testudata(L, 1, CAP_MT);
 	if (!c)   /* named even when called through pcall(cap.stop, x), where Lua knows no name */
 		vtypeerror(L, 1, CAP_MT);
+	if (!c->ref)   /* its __gc ran (called by hand: the collector never leaves it reachable) */
+		luaL_error(L, "capture on %s was finalized: its frames are gone; start a new one with"
+			      " verbs.capture{...}", c->netdev);
 	if (live && c->stopped)
 		luaL_error(L, "capture on %s is stopped: start a new one with verbs.capture{...}", c->netdev);
 	return c;
@@ -298,14 +301,23 @@ static int l_save(lua_State *L)
 		return lua_error(L);
 	}
 	lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
+	/* Raw reads, and no conversion that could raise: dead and d must reach
+	 * their close below (a frame table is the user's to change). */
 	for (int i = 1; i <= c->count; i++) {
 		lua_rawgeti(L, -1, i);
-		lua_getfield(L, -1, "time");
+		if (!lua_istable(L, -1)) {
+			lua_pop(L, 1);
+			continue;
+		}
+		lua_pushliteral(L, "time");
+		lua_rawget(L, -2);
 		double t = lua_tonumber(L, -1);
-		lua_getfield(L, -2, "bytes");
-		size_t n;
-		const char *b = lua_tolstring(L, -1, &n);
-		lua_getfield(L, -3, "length");
+		lua_pushliteral(L, "bytes");
+		lua_rawget(L, -3);
+		size_t n = 0;
+		const char *b = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &n) : "";
+		lua_pushliteral(L, "length");
+		lua_rawget(L, -4);
 		struct pcap_pkthdr h = { .caplen = n, .len = lua_tointeger(L, -1) };
 		h.ts.tv_sec = (time_t)t;
 		h.ts.tv_usec = (suseconds_t)((t - (double)h.ts.tv_sec) * 1e6 + 0.5);
@@ -412,6 +424,11 @@ static int l_ladder(lua_State *L)
 /* print(cap): what it captured, as a ladder with each frame's WR. */
 static int l_tostring(lua_State *L)
 {
+	struct capture *c = luaL_testudata(L, 1, CAP_MT);
+	if (c && !c->ref) {
+		lua_pushfstring(L, "capture on %s (finalized)", c->netdev);
+		return 1;
+	}
 	check_cap(L, 0);
 	lua_settop(L, 1);
 	return wire_call(L, "show");

@@ -80,6 +80,23 @@ load ../helpers
     [ "${lines[6]}" = "false	calling 'stop' on bad self (verbs.capture expected, got number)" ]
 }
 
+@test "wire: a capture whose __gc ran is refused by name in every method, and prints as finalized" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    run "$VERBSH" -e '
+      local c = verbs.capture{netdev = "lo"}
+      getmetatable(c).__gc(c)
+      print(c)
+      for _, m in ipairs{ "packets", "info", "posts", "stop", "ladder" } do print(m, pcall(c[m], c)) end
+      print("save", pcall(c.save, c, os.tmpname()))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "capture on lo (finalized)" ]
+    [ "${#lines[@]}" -eq 7 ]
+    for i in 1 2 3 4 5 6; do
+        [[ ${lines[$i]} == *$'\tfalse\tcapture on lo was finalized: its frames are gone; start a new one with verbs.capture{...}' ]]
+    done
+}
+
 @test "wire: attribute ties the frames of a real capture (tests/wire/scenarios.pcap) to the WRs posted" {
     run "$VERBSH" -e '
       local w = verbs.wire
