@@ -263,7 +263,7 @@ const char *venum_read(lua_State *L, int idx, const struct venum *t, int64_t *ou
 		if (!t->flags && !venum_name(t, v))
 			return bad_value(L, t, v);
 		if (t->flags && v < 0)
-			return lua_pushfstring(L, "%s: %d is negative", t->ctype, (int)v);
+			return lua_pushfstring(L, "%s: %I is negative", t->ctype, v);
 		*out = v;
 		return NULL;
 	}

@@ -42,7 +42,18 @@ static int entry_fd(lua_State *L, int arg, int idx, int i)
 			return ((struct rdma_event_channel *)n->h)->fd;
 		return ((struct ibv_context *)n->h)->async_fd;
 	}
-	if (luaL_getmetafield(L, idx, "__index") != LUA_TNIL) {   /* a LuaSocket object: sock:getfd() */
+	/* Another verbs object has no fd to wait on; asking it for getfd would
+	 * only raise its own "no field" error. */
+	bool ours = false;
+	const char *what = luaL_typename(L, idx);
+	if (luaL_getmetafield(L, idx, "__name") != LUA_TNIL) {
+		ours = lua_type(L, -1) == LUA_TSTRING && strncmp(lua_tostring(L, -1), "verbs.", 6) == 0;
+		if (ours)
+			what = lua_tostring(L, -1);   /* left on the stack: the error below ends the call */
+		else
+			lua_pop(L, 1);
+	}
+	if (!ours && luaL_getmetafield(L, idx, "__index") != LUA_TNIL) {   /* a LuaSocket object: sock:getfd() */
 		lua_pop(L, 1);
 		if (lua_getfield(L, idx, "getfd") == LUA_TFUNCTION) {
 			lua_pushvalue(L, idx);
@@ -58,7 +69,7 @@ static int entry_fd(lua_State *L, int arg, int idx, int i)
 		lua_pop(L, 1);
 	}
 	vargerror(L, arg, lua_pushfstring(L, "[%d]: a comp_channel, cm_channel, context, socket (getfd) or "
-					     "integer fd expected, got %s", i, luaL_typename(L, idx)));
+					     "integer fd expected, got %s", i, what));
 	return -1;
 }
 

@@ -161,7 +161,11 @@ static int l_index(lua_State *L)
 {
 	struct prepared *pw = check(L, 1);
 	if (lua_type(L, 2) == LUA_TNUMBER) {
-		lua_Integer i = lua_tointeger(L, 2);
+		int isint;
+		lua_Integer i = lua_tointegerx(L, 2, &isint);
+		if (!isint)
+			return luaL_error(L, "%s: WR %s of a chain: an index is an integer (1..%d)",
+					  pw->send ? "send_wr" : "recv_wr", lua_tostring(L, 2), pw->count);
 		if (i < 1 || i > pw->count)
 			return luaL_error(L, "%s: WR %I of a chain of %d", pw->send ? "send_wr" : "recv_wr", i, pw->count);
 		push_table(L, pw, (int)i - 1);
@@ -172,6 +176,12 @@ static int l_index(lua_State *L)
 		lua_pushinteger(L, (lua_Integer)(pw->send ? ((struct ibv_send_wr *)pw->wrs)->wr_id
 							  : ((struct ibv_recv_wr *)pw->wrs)->wr_id));
 		return 1;
+	}
+	const struct vfield *f = pw->send ? vf_send_wr : vf_recv_wr;
+	if (!marsh_field(f, k)) {   /* a typo, not a field left unset (nil) */
+		const char *near = marsh_closest(f, k);
+		return luaL_error(L, "struct %s has no field '%s'%s%s%s", pw->send ? "ibv_send_wr" : "ibv_recv_wr", k,
+				  near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 	}
 	push_table(L, pw, 0);
 	lua_getfield(L, -1, k);

@@ -135,4 +135,11 @@ return {
   { "dealloc a PD in use", [[local p = ctx:alloc_pd(); local m = p:reg_mr(64, "LOCAL_WRITE"); p:dealloc()]], { "is still used by 1 object: mr", "dereg it first" } },
   { "wait with a timeout that ends it short", [[local l, why = cq:wait(1, 20); error(why)]],
     { "timed out after 20 ms: 0 of 1 completions" } },
+  { "a negative timeout", [[cq:wait(1, -5)]], { "bad argument #2 to 'wait' (timeout_ms: -5 is negative)" } },
+  { "a prepared WR's field misspelt", [[local w = verbs.send_wr{opcode = "SEND"}; return w.opcdoe]],
+    { "struct ibv_send_wr has no field 'opcdoe' (did you mean 'opcode'?)" } },
+  { "a verbs object with no fd given to wait_fds", [[verbs.wait_fds({mr}, 10)]],
+    { "[1]: a comp_channel, cm_channel, context, socket (getfd) or integer fd expected, got verbs.mr" } },
+  { "a negative access flags value", [[pd:reg_mr(16, math.mininteger)]],
+    { "ibv_access_flags: -9223372036854775808 is negative" } },
 }
