@@ -122,6 +122,13 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [ "$output" = "rxe7" ]
 }
 
+@test "verbs.open refuses a name that is not a string, or that C would cut at a NUL byte" {
+    run "$VERBSH" -e 'print(pcall(verbs.open, "rxe0\0junk")); print(pcall(verbs.open, 5))'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	bad argument #1 to 'verbs.open' (device name with a NUL byte in it)" ]
+    [[ ${lines[1]} == "false	bad argument #1 to 'verbs.open' (device name (string) expected, got number)" ]]
+}
+
 @test "verbs is a preloaded global, and require 'verbs' gives the same table" {
     run "$VERBSH" -e 'print(type(verbs), require("verbs") == verbs, type(verbs.open), type(verbs.explain))
       local x = "RNR_RETRY_EXC_ERR"
