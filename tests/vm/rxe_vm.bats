@@ -58,6 +58,27 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
     grep -q "the caller (pid $caller) is gone: stopping the guest" "$log"
 }
 
+@test "rxe-vm stopped by a signal to its process group (timeout(1), Ctrl-C) stops its guest too" {
+    # rxe-vm leads a group of its own, as under timeout(1) or at a terminal
+    # (and is stopped once its guest is quiet, so that no write to a closed
+    # pipe ends qemu by chance)
+    out=$BATS_TEST_TMPDIR/out
+    setsid "$ROOT/scripts/rxe-vm" --timeout 293 -- sh -c 'echo ready; sleep 290' >"$out" 2>&1 &
+    leader=$!
+    for _ in $(seq 600); do grep -q ready "$out" && break; sleep 0.1; done
+    grep -q ready "$out"
+    sleep 1
+    pgrep -f -- "-k 5 293 qemu-system" >/dev/null   # the guest is up
+    kill -TERM -- "-$leader"
+    wait "$leader" || true
+    gone=0
+    for i in $(seq 30); do
+        pgrep -f -- "-k 5 293 qemu-system" >/dev/null || { gone=1; break; }
+        sleep 0.5
+    done
+    [ "$gone" = 1 ]
+}
+
 @test "rxe-vm reports a guest kernel panic with the console tail and exit 125" {
     run vm -- sh -c 'echo c >/proc/sysrq-trigger; sleep 60'
     [ "$status" -eq 125 ]
