@@ -16,6 +16,15 @@ local names = setmetatable({}, { __mode = "k" })    -- object -> "qp1"
 local facts = setmetatable({}, { __mode = "k" })    -- object -> what C reads of it (qp_num, lkey ...)
 local counts = {}
 local wrapped = setmetatable({}, { __mode = "k" })  -- methods tables already wrapped
+
+-- Every wrapping below is a patch of one key of a table, undone when neither
+-- recording nor tracing is on: the bindings then run (and raise, naming the
+-- caller's line) as if the recorder had never been there.
+local patches = {}
+local function patch(t, k, v)
+  patches[#patches + 1] = { t, k, rawget(t, k) }
+  rawset(t, k, v)
+end
 local recording = false                             -- events are kept for verbs.export_c
 local listener                                      -- verbs.trace's: called with each event as it happens
 -- A verb called from inside a recorded one (or by the trace's function) is
@@ -148,6 +157,24 @@ local function snapshot_wcs(a, n)
   return list
 end
 
+-- luaL_error and luaL_argerror name the line that called the binding: a
+-- wrapper's, below. The user's line is the one that called the wrapper:
+-- level (as seen from relocate's caller) names it.
+local function relocate(e, level)
+  if type(e) ~= "string" then return e end
+  local own = e:match("^%[verbsh%]/lua/record%.lua:%d+: ")
+  if not own then return e end
+  local at = debug.getinfo(level + 1, "Sl")
+  return (at and at.currentline > 0 and ("%s:%d: "):format(at.short_src, at.currentline) or "") .. e:sub(#own + 1)
+end
+
+-- The results of a call that is not an event, its error relocated (a tail
+-- call: the wrapper's frame is gone, so its caller is level 2 here).
+local function pass(ok, ...)
+  if ok then return ... end
+  error(relocate((...), 2), 0)
+end
+
 -- for wc in cq:iter(): each step of the loop is an event of its own (the
 -- completion it gave, or nil at its end), and so is leaving the loop while
 -- a completion is current (a break: the closing value ends the poll), so
@@ -157,7 +184,8 @@ end
 local function iter_events(ev, next_fn, state, closing)
   local step, current = 0, false
   local function step_fn(s, ctl)
-    local wc = next_fn(s, ctl)
+    local ok, wc = pcall(next_fn, s, ctl)
+    if not ok then error(relocate(wc, 2), 0) end
     step = step + 1
     current = wc ~= nil
     if not inside() and active() then
@@ -178,7 +206,7 @@ end
 
 local function wrapper(method, fn)
   return function(self, ...)
-    if inside() or not active() then return fn(self, ...) end
+    if inside() or not active() then return pass(pcall(fn, self, ...)) end
     local ev = { method = method, self = kind(self) and handle(self), class = kind(self), args = copy(table.pack(...)) }
     enter()
     local res = table.pack(pcall(fn, self, ...))
@@ -191,16 +219,7 @@ local function wrapper(method, fn)
         ev.err = { errno = e.errno, errname = e.errname, verb = e.verb }
         note(ev)
       end
-      -- luaL_error named the line that called the binding: this wrapper's;
-      -- the user's line is the one that called the wrapper
-      if type(e) == "string" then
-        local own = e:match("^%[verbsh%]/lua/record%.lua:%d+: ")
-        if own then
-          local at = debug.getinfo(2, "Sl")
-          e = (at and at.currentline > 0 and ("%s:%d: "):format(at.short_src, at.currentline) or "") .. e:sub(#own + 1)
-        end
-      end
-      error(e, 0)
+      error(relocate(e, 2), 0)
     end
     for i = 2, res.n do
       if kind(res[i]) then name_of(res[i]); wrap_object(res[i]) end
@@ -232,7 +251,7 @@ local function wrap_fields(idx)
   local get = type(fmt) == "table" and rawget(fmt, "__index")
   if type(get) ~= "function" or wrapped[fmt] then return end
   wrapped[fmt] = true
-  rawset(fmt, "__index", function(t, k)
+  patch(fmt, "__index", function(t, k)
     local v = get(t, k)
     if inside() or not active() then return v end
     local self = rawget(t, 0)
@@ -259,7 +278,7 @@ function wrap_object(obj)
   local set = rawget(mt, "__newindex")
   if type(set) == "function" and not wrapped[mt] then
     wrapped[mt] = true
-    rawset(mt, "__newindex", function(o, k, v)
+    patch(mt, "__newindex", function(o, k, v)
       set(o, k, v)   -- raises on a bad field or value: then it is no event
       if not inside() and active() then
         note { method = "__newindex", self = handle(o), class = kind(o), args = { k, copy(v), n = 2 } }
@@ -274,12 +293,12 @@ function wrap_object(obj)
     if rawequal(t, idx) then
       local originals = {}
       for m, fn in next, idx do originals[m] = fn end
-      listed[#listed + 1] = originals
+      patch(listed, #listed + 1, originals)
       break
     end
   end
   for m, fn in next, idx do
-    if type(m) == "string" and type(fn) == "function" then rawset(idx, m, wrapper(m, fn)) end
+    if type(m) == "string" and type(fn) == "function" then patch(idx, m, wrapper(m, fn)) end
   end
 end
 
@@ -295,7 +314,7 @@ local function wrap_module(verbs)
     local fn = rawget(verbs, name)
     if type(fn) == "function" then
       local w = wrapper(name, function(_, ...) return fn(...) end)
-      rawset(verbs, name, function(...) return w(nil, ...) end)
+      patch(verbs, name, function(...) return w(nil, ...) end)
     end
   end
 end
@@ -317,6 +336,18 @@ local function start()
   end
 end
 
+-- Undoes every patch, newest first; the next start wraps again.
+local function stop()
+  for i = #patches, 1, -1 do
+    local p = patches[i]
+    rawset(p[1], p[2], p[3])
+  end
+  patches = {}
+  for t in next, wrapped do wrapped[t] = nil end
+  for m in next, modules do modules[m] = false end
+  started = false
+end
+
 -- verbs.record(true | false): start or stop noting verb calls; with no
 -- argument, whether it is on.
 function M.record(on)
@@ -326,6 +357,7 @@ function M.record(on)
   end
   if on then start() end
   recording = on
+  if not active() then stop() end
   return recording
 end
 
@@ -333,6 +365,7 @@ end
 function M.listen(fn)
   if fn then start() end
   listener = fn
+  if not active() then stop() end
 end
 
 function M.events() return events end

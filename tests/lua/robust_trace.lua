@@ -167,4 +167,15 @@ do
   R.check(seen - before == 2, "calls traced after an abandoned yield: %d (want 2: reg_mr, dereg)", seen - before)
   print("observed: a trace function that yielded, its coroutine dropped: the trace goes on")
 end
+-- Once a trace has been on, the methods stay wrapped: their errors must still
+-- name the caller's line, not the wrapper's.
+do
+  verbs.trace(true); verbs.trace(false)
+  local here = debug.getinfo(1, "S").short_src
+  local line = debug.getinfo(1, "l").currentline + 1
+  local ok, e = pcall(function() return pd:reg_mr(-1) end)
+  R.check(not ok and tostring(e):sub(1, #here + 1) == here .. ":" and tostring(e):find(":" .. line .. ": bad argument #1 to 'reg_mr'", 1, true),
+    "an error after the trace names the caller's line %d: %s", line, tostring(e))
+  print("observed: after the trace, errors name the caller's line")
+end
 print("robust_trace: ok")
