@@ -133,9 +133,12 @@ local c_index
 local function c_name_index()
   if c_index then return c_index end
   c_index = {}
-  for k, d in pairs(D.methods) do
-    for c in d[3]:gmatch("([%a_][%w_]*)%(") do
-      if c:find("^ibv_") or c:find("^rdma_") then c_index[c] = c_index[c] or k end
+  local keys = {}
+  for k in pairs(D.methods) do keys[#keys + 1] = k end
+  table.sort(keys)   -- a C function in several entries: the same one each run
+  for _, k in ipairs(keys) do
+    for c in D.methods[k][3]:gmatch("([%a_][%w_]*)%(") do
+      if c:find("^ibv_") or c:find("^rdma_") or c:find("^pcap_") then c_index[c] = c_index[c] or k end
     end
   end
   for c, k in pairs(D.c_inside) do c_index[c] = c_index[c] or k end
@@ -252,9 +255,15 @@ end
 local aliases = { wc = { "ibv_wc" }, wr = { "ibv_send_wr", "ibv_recv_wr" }, sge = { "ibv_sge" },
                   attr = { "ibv_qp_attr" } }
 
--- Methods named what: "post_send", "qp:post_send", "oob.listen", and the lesson commands.
+-- The names the examples give objects, for their class: id:accept, cap:stop.
+local var_class = { id = "cm_id", cap = "capture" }
+
+-- Methods named what: "post_send", "qp:post_send", "oob.listen", "cap:stop",
+-- and the lesson commands.
 local function method_parts(what, add)
-  local qualified = what:match("^[%w_]+:[%w_]+$") and what:gsub("^id:", "cm_id:")
+  local prefix = what:match("^([%w_]+)[:.][%w_]+$")
+  prefix = var_class[prefix] or prefix
+  local qualified = what:match("^[%w_]+:[%w_]+$") and prefix .. what:match(":[%w_]+$")
   if qualified and D.methods[qualified] then return add(method_text(D.methods[qualified])) end
   if D.methods[what] and what:find("[:.]") then return add(method_text(D.methods[what])) end
   if not what:find("^lesson%.") and not what:find("^kit%.") then
@@ -365,7 +374,8 @@ local function name_of(v)
   for k, x in pairs(verbs()) do if x == v and type(k) == "string" then return k end end
   for key, mt in pairs(debug.getregistry()) do
     local kind = type(key) == "string" and key:match("^verbs%.(.+)$")
-    local methods = kind and type(mt) == "table" and rawget(mt, "__methods")
+    -- a class without fields (verbs.capture) has its methods as __index
+    local methods = kind and type(mt) == "table" and (rawget(mt, "__methods") or rawget(mt, "__index"))
     if type(methods) == "table" then
       for k, x in pairs(methods) do if x == v then return kind .. ":" .. k end end
     end
@@ -415,6 +425,9 @@ function M.help(what)
     for _, n in ipairs(names) do
       local d = kind and D.methods[kind .. ":" .. n] or D.methods[n]
       io.write("  ", d and ("%s\n      %s\n"):format((d[2]:gsub("^obj:", (kind or "obj") .. ":")), d[4]) or (n .. "\n"))
+    end
+    for k, d in pairs(D.methods) do   -- print(cap): what the object prints as
+      if k:find("^print%(") and d[1] == kind then io.write(("  %s\n      %s\n"):format(d[2], d[4])) end
     end
     local fields = type(mt) == "table" and rawget(mt, "__fields")
     if type(fields) == "table" and #fields > 0 then

@@ -278,16 +278,56 @@ M.methods = {
     "a table of what doctor() reads and Lua cannot: kernel, machine, memlock and memlock_max (bytes), euid,"
     .. " exe, lua, libibverbs (the loaded file), uverbs_abi_min/max and provider_abi", ex = "verbs.sysinfo().memlock" },
   capture = { "verbs", 'verbs.capture{device = "rxe1"} or verbs.capture{netdev = "veth1"}',
-    "pcap_create(), pcap_activate(), pcap_setfilter(\"udp port 4791\")  /* libpcap */",
-    "starts capturing RoCEv2 frames on the netdev under an rxe device (from /sys/class/infiniband/DEV/ports/1/gid_attrs/ndevs)."
-    .. " cap:stop() returns the frame count (0 and why: same-device traffic is looped back inside rxe, use two devices,"
-    .. " scripts/rxe-vm --two); cap:packets() lists {time, bytes, length}; cap:save(file) writes a pcap for Wireshark;"
-    .. " cap:info() gives netdev, device, count, stopped. print(cap) draws the ladder (requester left, peer right,"
-    .. " one arrow per frame) with the WR of this process that caused each frame, and a line per WR: its frames and"
-    .. " the ACK that completed it; cap:posts() lists those send WRs {qp, qp_num, qp_type, dest_qp, wr_id, opcode, length};"
-    .. " cap:filter{qp = DestQP, opcode = \"SEND_MIDDLE\"} keeps some frames (it prints as their ladder); cap:ladder()."
-    .. " Decode frames with verbs.wire.decode(pkt.bytes)."
-    .. " Needs root (CAP_NET_RAW)", ex = 'cap = verbs.capture{device = "rxe0"}' },
+    "pcap_create(netdev, err); pcap_set_snaplen(p, 9216); pcap_activate(p); pcap_setfilter(p, \"udp port 4791\");"
+    .. " pcap_setnonblock(p, 1, err)  /* libpcap */",
+    "a capture object (cap) collecting the RoCEv2 frames (UDP port 4791) that cross a netdev: device = an rxe"
+    .. " device (its netdev is read from /sys/class/infiniband/DEV/ports/1/gid_attrs/ndevs) or netdev = the netdev"
+    .. " itself, not both. Frames are read when a method asks: cap:stop(), cap:packets(), cap:save(file),"
+    .. " cap:info(), cap:posts(), cap:filter{...}, cap:ladder(), print(cap) (help(cap) lists them). Traffic between"
+    .. " two QPs of one rxe device is looped back inside rxe and crosses no netdev: use two devices"
+    .. " (scripts/rxe-vm --two). Needs root (CAP_NET_RAW)", ex = 'cap = verbs.capture{device = "rxe0"}' },
+  ["capture:stop"] = { "capture", "cap:stop()",
+    "pcap_dispatch(p, -1, cb, user) until 20 ms quiet; pcap_stats(p, &ps); pcap_close(p)  /* libpcap */",
+    "reads the frames still on their way and ends the capture; returns the frame count, and a second value"
+    .. " when something is off: why no frame crossed the netdev (count 0: both QPs on one rxe device), or how many"
+    .. " frames the kernel dropped (its 32 MiB buffer was full). The frames stay readable (packets, save, print);"
+    .. " stopping again is an error", ex = "n, why = cap:stop()" },
+  ["capture:packets"] = { "capture", "cap:packets()",
+    "pcap_dispatch(p, -1, cb, user)  /* cb gets each frame's struct pcap_pkthdr and bytes */",
+    "the frames so far, oldest first: { {time=, bytes=, length=}, ... }, time in seconds since the epoch"
+    .. " (pcap_pkthdr.ts), bytes the frame from its Ethernet header (at most 9216 captured), length its length on"
+    .. " the wire; a new list each call, yours to change. Also after cap:stop()",
+    ex = "p = verbs.wire.decode(cap:packets()[1].bytes)" },
+  ["capture:info"] = { "capture", "cap:info()", "(none: the capture's own state)",
+    "{ netdev=, device= (only when opened with device =), count= (frames so far), stopped= (true after cap:stop()) }",
+    ex = "cap:info().count" },
+  ["capture:posts"] = { "capture", "cap:posts()", "(none: the struct ibv_send_wr lists qp:post_send gave ibv_post_send)",
+    "the send WRs this process posted with qp:post_send (a table, a list or a verbs.send_wr) while the capture ran,"
+    .. " in post order: { {qp=, qp_num=, qp_type=, dest_qp=, wr_id=, opcode=, length=}, ... }; qp is its name"
+    .. " (qp1), dest_qp the QP's dest_qp_num (a UD WR's remote_qpn), length the sum of its SGEs. What print(cap)"
+    .. " ties frames to (verbs.wire.attribute); WRs of wr_start/wr_complete are not in it",
+    ex = "for _, w in ipairs(cap:posts()) do print(w.wr_id, w.opcode, w.dest_qp) end" },
+  ["capture:save"] = { "capture", "cap:save(file)",
+    "dead = pcap_open_dead(DLT_EN10MB, 65535); d = pcap_dump_open(dead, file); pcap_dump(d, &hdr, bytes) per frame;"
+    .. " pcap_dump_close(d)  /* libpcap */",
+    "writes the frames so far to a pcap file (classic format, Ethernet) for Wireshark, tshark or"
+    .. " verbs.wire.read_pcap; returns the number of frames written. Also after cap:stop()",
+    ex = 'cap:save("x.pcap")' },
+  ["capture:filter"] = { "capture", "cap:filter{qp=, opcode=}", "(none: verbs.wire.filter(cap, {qp=, opcode=}))",
+    "the frames whose BTH matches: qp = the DestQP number, opcode = a name (\"SEND_MIDDLE\" or \"RC_SEND_MIDDLE\") or"
+    .. " the BTH opcode number; either key or both. A list as cap:packets() gives, that prints as its ladder",
+    ex = 'print(cap:filter{qp = 17, opcode = "SEND_MIDDLE"})' },
+  ["capture:ladder"] = { "capture", "cap:ladder([notes])", "(none: verbs.wire.ladder(cap, notes))",
+    "the frames as a ladder diagram (a string), without the WRs print(cap) adds: the sender of the first frame"
+    .. " on the left, its peer on the right, one arrow per frame with its opcode, PSN, payload length and AETH"
+    .. " (BAD ICRC when the ICRC fails); more than four MIDDLE frames in a row fold, and so do more than three rounds"
+    .. " of the same request and answer. notes[i] is text shown after frame i; \"(no RoCEv2 frames)\" when none",
+    ex = "print(cap:ladder())" },
+  ["print(cap)"] = { "capture", "print(cap) or tostring(cap)", "(none: verbs.wire.show(cap))",
+    "\"capture on NETDEV (N frames, stopped)\", then the ladder (cap:ladder) with, after each arrow, the WR of this"
+    .. " process that caused the frame (\"wr_id 7's SEND\", \"RNR NAK on ...\", \"completes wr_id 7\"), then a line per"
+    .. " WR: its frames, answers and the frame that completed it (verbs.wire.attribute of cap:packets() and"
+    .. " cap:posts())", ex = "print(cap)" },
   -- librdmacm
   create_event_channel = { "verbs", "verbs.create_event_channel()",
     "struct rdma_event_channel *rdma_create_event_channel(void)", "where rdma_cm events arrive (ch.fd)",

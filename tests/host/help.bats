@@ -236,3 +236,71 @@ help_check() {
     [ "$status" -eq 0 ]
     [ "$output" = "true	" ]
 }
+
+# help_first NAME: the first line help "NAME" prints.
+help_first() { "$VERBSH" -e "help '$1'" | head -n 1; }
+
+@test "help: verbs.capture and each capture method by name, cap:NAME, C name and function, print(cap)" {
+    sig='verbs.capture{device = "rxe1"} or verbs.capture{netdev = "veth1"}'
+    [ "$(help_first capture)" = "$sig" ]
+    [ "$(help_first verbs.capture)" = "$sig" ]
+    [ "$(help_first pcap_create)" = "$sig" ]
+    [ "$("$VERBSH" -e 'help(verbs.capture)' | head -n 1)" = "$sig" ]
+    for m in 'stop:cap:stop()' 'packets:cap:packets()' 'info:cap:info()' 'posts:cap:posts()' \
+             'save:cap:save(file)' 'filter:cap:filter{qp=, opcode=}' 'ladder:cap:ladder([notes])'; do
+        name=${m%%:*} sig=${m#*:}
+        for what in "$name" "cap:$name" "capture:$name" "cap.$name" "verbs.capture:$name"; do
+            echo "help \"$what\": $(help_first "$what")"
+            [ "$(help_first "$what")" = "$sig" ]
+        done
+        # by function, without a capture (that needs root): the class's method table
+        run "$VERBSH" -e "help(debug.getregistry()['verbs.capture'].__index.$name)"
+        [ "${lines[0]}" = "$sig" ]
+        [[ ${lines[1]} == "    C: "* ]]
+        [[ $output == *$'\n  example:\n    '* ]]
+    done
+    [ "$(help_first 'print(cap)')" = "print(cap) or tostring(cap)" ]
+    [ "$(help_first pcap_dump)" = "cap:save(file)" ]
+    [ "$(help_first pcap_dispatch)" = "cap:packets()" ]
+    run "$VERBSH" -e 'help "stop"'
+    [ "${lines[1]}" = "    C: pcap_dispatch(p, -1, cb, user) until 20 ms quiet; pcap_stats(p, &ps); pcap_close(p)  /* libpcap */" ]
+    run "$VERBSH" -e 'help "save"'
+    [[ ${lines[1]} == "    C: dead = pcap_open_dead(DLT_EN10MB, 65535); d = pcap_dump_open(dead, file); pcap_dump(d, &hdr, bytes)"* ]]
+    # every method of the class, as the registry holds them, has its own entry
+    run help_check '
+      local n = 0
+      for name in pairs(debug.getregistry()["verbs.capture"].__index) do
+        n = n + 1
+        has("capture:" .. name, "cap:" .. name, "\n    C: ", "\n  example:\n")
+        if not (H.text("capture:" .. name) or ""):find("^cap:" .. name) then missing("capture:" .. name .. " (not first)") end
+      end
+      print(n)'
+    echo "$output"
+    [ "${lines[0]}" -ge 7 ]
+    [ "${lines[1]}" = "none missing" ]
+}
+
+@test "help(cap) lists every method with its signature, and help \"NAME\" and help(cap.NAME) show that entry" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    run "$VERBSH" -e 'cap = verbs.capture{netdev = "lo"}; help(cap); local n = 0
+      for _ in pairs(getmetatable(cap).__index) do n = n + 1 end; print("methods: " .. n)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "capture on lo (0 frames) -- methods:" ]
+    [[ $output == *$'\n  print(cap) or tostring(cap)\n'* ]]
+    [[ $output == *$'\n  help "NAME" shows a method with its C prototype, its keys and an example\n'* ]]
+    # the listed methods: lines indented by two spaces (their meaning, by six);
+    # a method without an entry is listed by its bare name and fails here
+    mapfile -t listed < <(printf '%s\n' "${lines[@]:1}" | grep -E '^  [^ ]' | grep -vE '^  (help "NAME"|print\(cap\))')
+    [ "${lines[-1]}" = "methods: ${#listed[@]}" ]
+    [ "${#listed[@]}" -ge 7 ]
+    for sig in "${listed[@]}"; do
+        sig=${sig#  }
+        name=$(echo "$sig" | sed -nE 's/^cap:([a-z_]+)[({].*/\1/p')
+        echo "listed: $sig -> ${name:-(no entry)}"
+        [ -n "$name" ]
+        [ "$(help_first "$name")" = "$sig" ]
+        [ "$(help_first "cap:$name")" = "$sig" ]
+        [ "$("$VERBSH" -e "cap = verbs.capture{netdev = 'lo'}; help(cap.$name)" | head -n 1)" = "$sig" ]
+    done
+}
