@@ -116,15 +116,21 @@ local function method_text(d)
 end
 
 -- Every entry for a method name: "modify" gives qp:modify and srq:modify.
-local function methods_named(name)
+-- With a prefix that some entries have ("oob", "capture", "wire"), only
+-- theirs and the plain name's: "oob.decode" is not verbs.wire.decode.
+local function methods_named(name, prefix)
   local found = {}
   if D.methods[name] then found[#found + 1] = D.methods[name] end
-  local keys = {}
+  local keys, known = {}, false
   for k in pairs(D.methods) do
-    if k:match("[:.]([%w_]+)$") == name and k ~= name then keys[#keys + 1] = k end
+    local p, n = k:match("^([%w_]+)[:.]([%w_]+)$")
+    if p and p == prefix then known = true end
+    if n == name and k ~= name then keys[#keys + 1] = k end
   end
   table.sort(keys)
-  for _, k in ipairs(keys) do found[#found + 1] = D.methods[k] end
+  for _, k in ipairs(keys) do
+    if not known or k:match("^[%w_]+") == prefix then found[#found + 1] = D.methods[k] end
+  end
   return found
 end
 
@@ -259,7 +265,7 @@ local aliases = { wc = { "ibv_wc" }, wr = { "ibv_send_wr", "ibv_recv_wr" }, sge 
 local var_class = { id = "cm_id", cap = "capture" }
 
 -- Methods named what: "post_send", "qp:post_send", "oob.listen", "cap:stop",
--- and the lesson commands.
+-- "wire.decode", and the lesson commands.
 local function method_parts(what, add)
   local prefix = what:match("^([%w_]+)[:.][%w_]+$")
   prefix = var_class[prefix] or prefix
@@ -267,7 +273,7 @@ local function method_parts(what, add)
   if qualified and D.methods[qualified] then return add(method_text(D.methods[qualified])) end
   if D.methods[what] and what:find("[:.]") then return add(method_text(D.methods[what])) end
   if not what:find("^lesson%.") and not what:find("^kit%.") then
-    for _, d in ipairs(methods_named(what:match("[:.]([%w_]+)$") or what)) do add(method_text(d)) end
+    for _, d in ipairs(methods_named(what:match("[:.]([%w_]+)$") or what, prefix)) do add(method_text(d)) end
   end
   add(lesson_text(what))
 end
@@ -378,6 +384,11 @@ local function name_of(v)
     local methods = kind and type(mt) == "table" and (rawget(mt, "__methods") or rawget(mt, "__index"))
     if type(methods) == "table" then
       for k, x in pairs(methods) do if x == v then return kind .. ":" .. k end end
+    end
+  end
+  for _, mod in ipairs { "wire", "oob" } do   -- verbs.wire.decode: help "wire.decode"
+    for k, x in pairs(type(package.loaded["verbs." .. mod]) == "table" and package.loaded["verbs." .. mod] or {}) do
+      if x == v and type(k) == "string" then return mod .. "." .. k end
     end
   end
   local kit = type(rawget(_G, "lesson")) == "table" and rawget(rawget(_G, "lesson"), "kit")

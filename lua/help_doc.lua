@@ -328,6 +328,52 @@ M.methods = {
     .. " process that caused the frame (\"wr_id 7's SEND\", \"RNR NAK on ...\", \"completes wr_id 7\"), then a line per"
     .. " WR: its frames, answers and the frame that completed it (verbs.wire.attribute of cap:packets() and"
     .. " cap:posts())", ex = "print(cap)" },
+  -- verbs.wire: decoding RoCEv2 frames (lua/wire.lua)
+  wire = { "verbs", "verbs.wire", "(none: Lua, lua/wire.lua; the IBA spec's header layouts)",
+    "RoCEv2 frames as tables and diagrams, for a capture or any list of frames: verbs.wire.decode(bytes),"
+    .. " read_pcap(file), ladder(list [, notes]), filter(list, {qp=, opcode=}), attribute(list, posts),"
+    .. " show(cap), crc32(s), opcodes (help \"decode\" and so on)",
+    ex = 'p = verbs.wire.decode(verbs.wire.read_pcap("x.pcap")[1].bytes)' },
+  ["wire.decode"] = { "verbs.wire", "verbs.wire.decode(bytes)", "(none: Lua; the ICRC as IBA annex A17 computes it)",
+    "one frame (a string from its Ethernet header, as pkt.bytes) as a table: eth {dst, src, type}; ip (IPv4"
+    .. " {version, hdr_len, dsfield, len, id, ttl, proto, checksum, src, dst} or IPv6 {version, tclass, flow,"
+    .. " plen, nxt, hlim, src, dst}); udp {srcport, dstport, length, checksum}; bth {opcode, se, m, padcnt,"
+    .. " tver, p_key, f, b, destqp, a, psn, transport, opname}; opcode (the name without its transport: SEND_FIRST); the extended"
+    .. " headers its opcode has: reth {va, r_key, dma_length}, aeth {syndrome, msn, kind = \"ACK\", \"RNR NAK\""
+    .. " or \"NAK\", value, timer, nak}, deth {q_key, src_qp}, atomiceth {va, r_key, swap_or_add, compare},"
+    .. " atomicacketh {orig_rem_dt}, immdt, ieth; payload_length, icrc, icrc_ok (recomputed over the masked"
+    .. " pseudo-packet) and icrc_expected. nil and why for a frame that is not RoCEv2",
+    ex = "p = verbs.wire.decode(cap:packets()[1].bytes); print(p.bth.opname, p.bth.psn, p.aeth and p.aeth.kind, p.icrc_ok)" },
+  ["wire.read_pcap"] = { "verbs.wire", "verbs.wire.read_pcap(file)",
+    "(none: Lua reads the classic pcap format: a 24-byte file header, then a struct pcap_pkthdr and the bytes per frame)",
+    "the frames of a pcap file as cap:packets() gives them: { {time=, bytes=, length=}, ... }. The file is"
+    .. " classic pcap, little-endian, microseconds (cap:save's, tcpdump -w's; tshark -F pcap), not pcapng:"
+    .. " that is an error", ex = 'list = verbs.wire.read_pcap("x.pcap")' },
+  ["wire.ladder"] = { "verbs.wire", "verbs.wire.ladder(list_or_cap [, notes])", "(none: Lua)",
+    "a list of frames (cap:packets(), read_pcap) or a capture as a ladder diagram (a string): the sender of the"
+    .. " first frame on the left, its peer on the right, one arrow per frame with its opcode, PSN, payload length"
+    .. " and AETH (BAD ICRC when the ICRC fails); more than four MIDDLE frames in a row fold, and so do more than"
+    .. " three rounds of the same request and answer. notes[i] is text shown after frame i (verbs.wire.attribute"
+    .. " makes them); \"(no RoCEv2 frames)\" when none", ex = 'print(verbs.wire.ladder(verbs.wire.read_pcap("x.pcap")))' },
+  ["wire.filter"] = { "verbs.wire", "verbs.wire.filter(list_or_cap, {qp=, opcode=})", "(none: Lua)",
+    "the frames whose BTH matches: qp = the DestQP number, opcode = a name (\"SEND_MIDDLE\" or \"RC_SEND_MIDDLE\")"
+    .. " or the BTH opcode number; either key or both. A list of the same frame tables, that prints as its ladder",
+    ex = 'acks = verbs.wire.filter(list, { opcode = "ACKNOWLEDGE" })' },
+  ["wire.attribute"] = { "verbs.wire", "verbs.wire.attribute(list, posts)", "(none: Lua)",
+    "ties each frame of list (cap:packets(), read_pcap) to the WR of posts (cap:posts() form: {qp=, qp_num=,"
+    .. " qp_type=, dest_qp=, wr_id=, opcode=, length=}) that caused it: a request's DestQP names the responder,"
+    .. " and the WRs posted toward it take its messages in post order; an answer names the requester and the PSN it"
+    .. " answers. Returns notes (notes[i]: \"wr_id 7's SEND\", \"completes wr_id 7\", ... for frame i) and summary"
+    .. " (a list of lines, one per WR): what print(cap) shows",
+    ex = "notes, summary = verbs.wire.attribute(cap:packets(), cap:posts()); print(verbs.wire.ladder(cap:packets(), notes))" },
+  ["wire.show"] = { "verbs.wire", "verbs.wire.show(cap)", "(none: Lua)",
+    "the text of print(cap): a head line, the ladder with each frame's WR, and a line per WR", ex = "s = verbs.wire.show(cap)" },
+  ["wire.crc32"] = { "verbs.wire", "verbs.wire.crc32(s)", "(none: Lua; the same CRC-32 as zlib's crc32(0, buf, len))",
+    "the CRC-32 of a string, the ICRC's polynomial (reflected, 0xEDB88320)", ex = 'verbs.wire.crc32("123456789") == 0xCBF43926' },
+  ["wire.opcodes"] = { "verbs.wire", "verbs.wire.opcodes[n]", "(none: the IBA spec's BTH opcode table)",
+    "the name of a BTH operation, by the opcode's low 5 bits (0 SEND_FIRST ... 17 ACKNOWLEDGE ... 23"
+    .. " SEND_ONLY_WITH_INVALIDATE); the high 3 bits are the transport (RC, UC, RD, UD)",
+    ex = "verbs.wire.opcodes[p.bth.opcode & 0x1F]" },
   -- librdmacm
   create_event_channel = { "verbs", "verbs.create_event_channel()",
     "struct rdma_event_channel *rdma_create_event_channel(void)", "where rdma_cm events arrive (ch.fd)",

@@ -304,3 +304,46 @@ help_first() { "$VERBSH" -e "help '$1'" | head -n 1; }
         [ "$("$VERBSH" -e "cap = verbs.capture{netdev = 'lo'}; help(cap.$name)" | head -n 1)" = "$sig" ]
     done
 }
+
+@test "help: verbs.wire and each of its functions by name, verbs.wire.NAME and function; oob.NAME is not wire's" {
+    [ "$(help_first verbs.wire)" = "verbs.wire" ]
+    [ "$(help_first wire)" = "verbs.wire" ]
+    [ "$("$VERBSH" -e 'help(verbs.wire)' | head -n 1)" = "verbs.wire" ]
+    for m in 'decode:verbs.wire.decode(bytes)' 'read_pcap:verbs.wire.read_pcap(file)' \
+             'attribute:verbs.wire.attribute(list, posts)' 'crc32:verbs.wire.crc32(s)' \
+             'opcodes:verbs.wire.opcodes[n]' 'ladder:verbs.wire.ladder(list_or_cap [, notes])' \
+             'filter:verbs.wire.filter(list_or_cap, {qp=, opcode=})' 'show:verbs.wire.show(cap)'; do
+        name=${m%%:*} sig=${m#*:}
+        for what in "verbs.wire.$name" "wire.$name"; do
+            echo "help \"$what\": $(help_first "$what")"
+            [ "$(help_first "$what")" = "$sig" ]
+        done
+        [ "$("$VERBSH" -e "help(verbs.wire.$name)" | head -n 1)" = "$sig" ]
+        "$VERBSH" -e "help '$name'" | grep -qxF "$sig"
+    done
+    [ "$(help_first decode)" = "verbs.wire.decode(bytes)" ]
+    [ "$(help_first read_pcap)" = "verbs.wire.read_pcap(file)" ]
+    [ "$(help_first attribute)" = "verbs.wire.attribute(list, posts)" ]
+    # a name the capture shares with verbs.wire gives both, the method first
+    run "$VERBSH" -e 'help "filter"'
+    [ "${lines[0]}" = "cap:filter{qp=, opcode=}" ]
+    [[ $output == *$'\nverbs.wire.filter(list_or_cap, {qp=, opcode=})\n'* ]]
+    run "$VERBSH" -e 'help "ladder"'
+    [ "${lines[0]}" = "cap:ladder([notes])" ]
+    [[ $output == *$'\nverbs.wire.ladder(list_or_cap [, notes])\n'* ]]
+    # every function (and table) verbs.wire exports has an entry
+    run help_check '
+      local n = 0
+      for name in pairs(verbs.wire) do
+        n = n + 1
+        has("wire." .. name, "\n    C: ", "\n  example:\n")
+        if not (H.text("wire." .. name) or ""):find("^verbs%.wire%." .. name) then missing("wire." .. name .. " (not first)") end
+      end
+      print(n)'
+    echo "$output"
+    [ "${lines[0]}" -ge 8 ]
+    [ "${lines[1]}" = "none missing" ]
+    # a name under another module is not taken for verbs.wire's
+    [ "$(help_first oob.decode)" = 'no help for "oob.decode"' ]
+    [ "$("$VERBSH" -e 'help(verbs.oob.listen)' | head -n 1)" = "verbs.oob.listen(port [, addr])" ]
+}
