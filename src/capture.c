@@ -291,7 +291,9 @@ static int l_packets(lua_State *L)
 static int l_save(lua_State *L)
 {
 	struct capture *c = check_cap(L, 0);
-	const char *file = luaL_checkstring(L, 2);
+	if (lua_type(L, 2) != LUA_TSTRING)
+		return vtypeerror(L, 2, "file name (string)");
+	const char *file = lua_tostring(L, 2);
 	drain(L, c);
 	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
 	pcap_dumper_t *d = pcap_dump_open(dead, file);

@@ -67,7 +67,8 @@ load ../helpers
       print(c:filter{opcode = "SEND_FIRST"})
       print(pcall(c.filter, c, {qpn = 1}))
       print(pcall(c.filter, c, "SEND"))
-      print(pcall(c.stop, 5))'
+      print(pcall(c.stop, 5))
+      print(pcall(c.save, c))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "capture on lo (0 frames)" ]
@@ -78,6 +79,7 @@ load ../helpers
     [ "${lines[4]}" = "false	bad argument #1 to 'filter' (unknown key 'qpn': qp or opcode)" ]
     [ "${lines[5]}" = "false	bad argument #1 to 'filter' (table {qp=, opcode=} expected, got string)" ]
     [ "${lines[6]}" = "false	calling 'stop' on bad self (verbs.capture expected, got number)" ]
+    [ "${lines[7]}" = "false	bad argument #1 to 'save' (file name (string) expected, got no value)" ]
 }
 
 @test "wire: a capture whose __gc ran is refused by name in every method, and prints as finalized" {
