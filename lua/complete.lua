@@ -10,6 +10,16 @@ local M = {}
 
 local function doc() return require("verbs.help").doc end
 local function V() return rawget(_G, "verbs") or require "verbs" end
+-- verbs.enum and verbs.fields of a C type, or nil (both raise for a name
+-- they do not describe; completing never raises).
+local function enum_of(ctype)
+  local ok, e = pcall(V().enum, ctype)
+  return ok and e or nil
+end
+local function fields_of(ctype)
+  local ok, f = pcall(V().fields, ctype)
+  return ok and f or nil
+end
 
 -- The brackets still open at the end of text, outermost first:
 -- { ch = "{" or "(", pos = index }; and the index of the quote of an
@@ -55,7 +65,7 @@ local function method_doc(expr, method)
 end
 
 local function field(ctype, key)
-  for _, f in ipairs(V().fields(ctype) or {}) do
+  for _, f in ipairs(fields_of(ctype) or {}) do
     if f.name == key then return f end
   end
 end
@@ -152,7 +162,7 @@ function M.candidates(before, word)
     local enums = string_enums(before, stack, qpos)
     if not enums then return nil end
     for _, ctype in ipairs(enums) do
-      local e = V().enum(ctype)
+      local e = enum_of(ctype) or { names = {}, prefix = "" }
       for _, n in ipairs(e.names) do
         add(n)
         if word:sub(1, #e.prefix) == e.prefix and #e.prefix > 0 then add(e.prefix .. n) end
@@ -164,7 +174,7 @@ function M.candidates(before, word)
   if not (top and top.ch == "{" and before:match("[{,;]%s*$")) then return nil end
   local t = table_type(before, stack, #stack)
   if not (t and t.struct) then return nil end
-  for _, f in ipairs(V().fields(t.struct)) do add(f.name) end
+  for _, f in ipairs(fields_of(t.struct) or {}) do add(f.name) end
   return out
 end
 

@@ -15,6 +15,16 @@ local K = require "verbs.help_keys"
 local M = {}
 
 local function verbs() return rawget(_G, "verbs") or require "verbs" end
+-- verbs.enum and verbs.fields of a C type, or nil: both raise for a name
+-- they do not describe, which help asks about to find out.
+local function enum_of(ctype)
+  local ok, e = pcall(verbs().enum, ctype)
+  return ok and e or nil
+end
+local function fields_of(ctype)
+  local ok, f = pcall(verbs().fields, ctype)
+  return ok and f or nil
+end
 
 ---------------------------------------------------------------------------
 -- Types of keys, from verbs.fields.
@@ -25,14 +35,14 @@ local function hex_or_dec(n)
 end
 
 local function enum_list(ctype)
-  local e = verbs().enum(ctype)
+  local e = enum_of(ctype)
   return e and table.concat(e.names, ", ") or "?"
 end
 
 -- "(or full names such as IBV_MTU_256, or the C value: 1 for 256)": the value,
 -- not what the name says (path_mtu = 1024 is not IBV_MTU_1024).
 local function enum_also(ctype)
-  local e = verbs().enum(ctype)
+  local e = enum_of(ctype)
   if not e then return "" end
   local n = e.names[1]
   local value = ("the C value: %d for %s"):format(e.values[n], n)
@@ -60,7 +70,7 @@ local function type_text(f)
     return 'a GID: IPv6 text ("::ffff:192.0.2.1") or 16 raw bytes'
   elseif f.type == "struct" then
     local names = {}
-    for _, g in ipairs(verbs().fields(f.struct)) do names[#names + 1] = g.name end
+    for _, g in ipairs(fields_of(f.struct)) do names[#names + 1] = g.name end
     return ("a table (C: %s): { %s }"):format(f.c, table.concat(names, ", "))
   elseif f.type == "object" then
     return ("a verbs %s object"):format(f.class)
@@ -77,7 +87,7 @@ end
 local custom_sub = { sg_list = "ibv_sge" }
 local function keys_text(out, ctype, indent, seen)
   seen = seen or {}
-  for _, f in ipairs(verbs().fields(ctype) or {}) do
+  for _, f in ipairs(fields_of(ctype) or {}) do
     out[#out + 1] = ("%s%s = %s"):format(indent, f.name, type_text(f))
     local m = key_meaning(ctype, f.name)
     if m then out[#out + 1] = indent .. "    " .. m end
@@ -168,7 +178,7 @@ local function struct_place(ctype)
   local users = users_of_struct(ctype)
   if #users == 0 then
     for _, s in ipairs(verbs().fields()) do
-      for _, f in ipairs(verbs().fields(s)) do
+      for _, f in ipairs(fields_of(s)) do
         if f.struct == ctype or custom_sub[f.name] == ctype then
           return ("%s.%s"):format(s, f.name)
         end
@@ -182,7 +192,7 @@ end
 local function enum_uses(ctype)
   local l = {}
   for _, s in ipairs(verbs().fields()) do
-    for _, f in ipairs(verbs().fields(s)) do
+    for _, f in ipairs(fields_of(s)) do
       if f.enum == ctype then l[#l + 1] = ("key %s of %s"):format(f.name, struct_place(s)) end
     end
   end
@@ -225,7 +235,7 @@ end
 local function key_text(name)
   local out = {}
   for _, s in ipairs(verbs().fields()) do
-    for _, f in ipairs(verbs().fields(s)) do
+    for _, f in ipairs(fields_of(s)) do
       if f.name == name then
         out[#out + 1] = ("%s: key of %s: %s"):format(name, struct_place(s), type_text(f))
         local m = key_meaning(s, name)
@@ -305,7 +315,7 @@ end
 -- An enum value, short ("RTS") or full ("IBV_QPS_RTS"), in every enum that has it.
 local function enum_parts(what, add)
   for _, ctype in ipairs(sorted_enums()) do
-    local e = verbs().enum(ctype)
+    local e = enum_of(ctype)
     local n = what
     if #e.prefix > 0 and what:sub(1, #e.prefix) == e.prefix then n = what:sub(#e.prefix + 1) end
     if e.values[n] then add(enum_value_text(e, n)) end
@@ -321,8 +331,8 @@ function M.text(what)
   if #parts == 0 then add(c_part(what)) end
   enum_parts(what, add)
   local bare = what:gsub("^struct ", ""):gsub("^enum ", "")
-  if verbs().enum(bare) then add(enum_type_text(verbs().enum(bare))) end
-  if verbs().fields(bare) then add(struct_text(bare)) end
+  if enum_of(bare) then add(enum_type_text(enum_of(bare))) end
+  if fields_of(bare) then add(struct_text(bare)) end
   for _, s in ipairs(aliases[what] or {}) do add(struct_text(s)) end
   local kind, fname = what:match("^([%w_]+)%.([%w_]+)$")
   if #parts == 0 and K.obj_fields[what] then add(obj_field_text(kind, fname) .. "\n") end   -- "qp.qp_num"
@@ -346,7 +356,7 @@ local function all_names()
   end
   for _, s in ipairs(verbs().fields()) do
     add(s)
-    for _, f in ipairs(verbs().fields(s)) do add(f.name) end
+    for _, f in ipairs(fields_of(s)) do add(f.name) end
   end
   return l
 end
@@ -446,6 +456,20 @@ function M.help(what)
     end
     print('  help "NAME" shows a method with its C prototype, its keys and an example')
   end
+end
+
+-- For verbs.NAME that does not exist (src/lverbs.c): when NAME is a C
+-- function ("ibv_open_device", or without its prefix: "open_device"), its
+-- C name, the verbsh form that calls it ("verbs.open([name])"), and the
+-- field of verbs that is that form (nil for a method: "qp:post_send(...)").
+function M.c_function(name)
+  local idx = c_name_index()
+  local cname = idx[name] and name or idx["ibv_" .. name] and "ibv_" .. name
+    or idx["rdma_" .. name] and "rdma_" .. name
+  if not cname then return nil end
+  local d = D.methods[idx[cname]]
+  local field = d[1] == "verbs" and d[2]:match("^verbs%.([%w_]+)")
+  return cname, d[2], field or nil
 end
 
 M.doc = D.methods

@@ -347,6 +347,29 @@ const struct venum *venum_find(const char *ctype)
 	return NULL;
 }
 
+const struct venum *venum_at(size_t i)
+{
+	return i < sizeof all / sizeof all[0] ? all[i] : NULL;
+}
+
+/* verbs.enums[ctype] of an unknown C type, a typo most likely, is never a
+ * silent nil: an error with the closest C enum's name. A key that is not
+ * a string (enums[1]) is nil, as in any table. */
+static int enums_index(lua_State *L)
+{
+	struct vsuggest g;
+	if (lua_type(L, 2) != LUA_TSTRING)
+		return 0;
+	const char *k = lua_tostring(L, 2);
+	vsuggest_init(&g, k);
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		vsuggest_offer(&g, all[i]->ctype);
+	if (vsuggest_best(&g))
+		return luaL_error(L, "verbs.enums has no enum '%s'; did you mean '%s'?", k, vsuggest_best(&g));
+	return luaL_error(L, "verbs.enums has no enum '%s' (its keys are C type names: ibv_qp_state, "
+			  "ibv_access_flags, ...; pairs(verbs.enums) lists them)", k);
+}
+
 void venum_open(lua_State *L)
 {
 	lua_createtable(L, 0, sizeof all / sizeof all[0]);
@@ -358,4 +381,8 @@ void venum_open(lua_State *L)
 		}
 		lua_setfield(L, -2, all[i]->ctype);
 	}
+	lua_createtable(L, 0, 1);
+	lua_pushcfunction(L, enums_index);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -2);
 }

@@ -80,9 +80,40 @@ static void push_range(lua_State *L, const struct vfield *f)
 	}
 }
 
+/* An unknown C type given to verbs.fields(ctype) or verbs.enum(ctype), a
+ * typo most likely, is never a silent nil: raises naming the argument, with
+ * the closest C type of the kind asked for, or says which function
+ * describes the other kind. */
+static int unknown_ctype(lua_State *L, const char *ctype, bool want_enum)
+{
+	struct vsuggest s;
+	vsuggest_init(&s, ctype);
+	if (want_enum) {
+		if (venum_find(ctype) == NULL)
+			for (size_t i = 0; i < NSTRUCTS; i++)
+				if (strcmp(structs[i].ctype, ctype) == 0)
+					return vargerror(L, 1, lua_pushfstring(L, "%s is a struct, not an enum: "
+						"verbs.fields(\"%s\") gives its keys", ctype, ctype));
+		for (size_t i = 0; venum_at(i); i++)
+			vsuggest_offer(&s, venum_at(i)->ctype);
+	} else {
+		if (venum_find(ctype))
+			return vargerror(L, 1, lua_pushfstring(L, "%s is an enum, not a struct: verbs.enum(\"%s\") "
+				"gives its names and values", ctype, ctype));
+		for (size_t i = 0; i < NSTRUCTS; i++)
+			vsuggest_offer(&s, structs[i].ctype);
+	}
+	const char *kind = want_enum ? "enum" : "struct";
+	const char *list = want_enum ? "pairs(verbs.enums)" : "verbs.fields()";
+	if (vsuggest_best(&s))
+		return vargerror(L, 1, lua_pushfstring(L, "unknown C %s '%s'; did you mean '%s'? (%s lists them)", kind, ctype, vsuggest_best(&s), list));
+	return vargerror(L, 1, lua_pushfstring(L, "unknown C %s '%s' (%s lists them)", kind, ctype,
+					       list));
+}
+
 /* verbs.fields() -> the C type names described; verbs.fields(ctype) -> a
  * list of { name=, type=, c=, enum=, struct=, class=, min=, max=, boolean=,
- * input_only= }, in the C struct's order; nil for an unknown ctype. */
+ * input_only= }, in the C struct's order; an error for an unknown ctype. */
 static int l_fields(lua_State *L)
 {
 	if (lua_isnoneornil(L, 1)) {
@@ -100,10 +131,8 @@ static int l_fields(lua_State *L)
 	for (size_t i = 0; i < NSTRUCTS && !f; i++)
 		if (strcmp(structs[i].ctype, ctype) == 0)
 			f = structs[i].f;
-	if (!f) {
-		lua_pushnil(L);
-		return 1;
-	}
+	if (!f)
+		return unknown_ctype(L, ctype, false);
 	lua_newtable(L);
 	for (int i = 1; f->name; f++, i++) {
 		lua_createtable(L, 0, 6);
@@ -127,15 +156,16 @@ static int l_fields(lua_State *L)
 	return 1;
 }
 
-/* verbs.enum(ctype) -> { ctype=, prefix=, flags=, names = {...}, values = { NAME = n } },
- * or nil. */
+/* verbs.enum(ctype) -> { ctype=, prefix=, flags=, names = {...}, values = { NAME = n } };
+ * an error for an unknown ctype. */
 static int l_enum(lua_State *L)
 {
-	const struct venum *t = venum_find(luaL_checkstring(L, 1));
-	if (!t) {
-		lua_pushnil(L);
-		return 1;
-	}
+	const char *ctype = luaL_checkstring(L, 1);
+	if (strncmp(ctype, "enum ", 5) == 0)
+		ctype += 5;
+	const struct venum *t = venum_find(ctype);
+	if (!t)
+		return unknown_ctype(L, ctype, true);
 	lua_createtable(L, 0, 5);
 	set_str(L, "ctype", t->ctype);
 	set_str(L, "prefix", t->prefix);

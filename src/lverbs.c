@@ -11,13 +11,64 @@ void vrequire(lua_State *L, const char *module)
 	lua_call(L, 1, 1);
 }
 
+/* What lazy_index answers besides the module's own fields. */
+static const char *const lazy[] = { "enums", "oob", "explain", "wire", "record", "export_c", "trace" };
+#define NLAZY ((int)(sizeof lazy / sizeof lazy[0]))
+
+/* help's c_function(k) (lua/help.lua), under lua_pcall: the C function k
+ * names, its verbsh form, and the field of verbs that is that form. */
+static int c_function(lua_State *L)
+{
+	vrequire(L, "verbs.help");
+	lua_getfield(L, -1, "c_function");
+	lua_pushvalue(L, 1);
+	lua_call(L, 1, 3);
+	return 3;
+}
+
+/* verbs.opne is a typo, never a silent nil (README "When you get it
+ * wrong"), at the prompt, in scripts and under verbs.strict alike: the
+ * closest name of the module, and for the name of a C function
+ * (ibv_open_device) the verbsh form that calls it, as help knows it. The
+ * shell's Tab completion reads verbs raw and never gets here. */
+static int no_such_name(lua_State *L, const char *k)
+{
+	struct vsuggest s;
+	lua_pushcfunction(L, c_function);
+	lua_pushstring(L, k);
+	if (lua_pcall(L, 1, 3, 0) == LUA_OK && lua_type(L, -3) == LUA_TSTRING) {
+		const char *cname = lua_tostring(L, -3), *form = lua_tostring(L, -2);
+		if (lua_type(L, -1) == LUA_TSTRING)
+			return luaL_error(L, "verbs has no field '%s'; did you mean '%s'? (C's %s is %s in verbsh)", k,
+					  lua_tostring(L, -1), cname, form);
+		return luaL_error(L, "verbs has no field '%s'; C's %s is a method in verbsh: %s (help \"%s\")", k,
+				  cname, form, cname);
+	}
+	lua_settop(L, 2);
+	vsuggest_init(&s, k);
+	for (int i = 0; i < NLAZY; i++)
+		vsuggest_offer(&s, lazy[i]);
+	lua_pushnil(L);
+	while (lua_next(L, 1)) {   /* the table keeps each key alive, so `best` may point into it */
+		lua_pop(L, 1);
+		if (lua_type(L, -1) == LUA_TSTRING)
+			vsuggest_offer(&s, lua_tostring(L, -1));
+	}
+	if (vsuggest_best(&s))
+		return luaL_error(L, "verbs has no field '%s'; did you mean '%s'?", k, vsuggest_best(&s));
+	return luaL_error(L, "verbs has no field '%s' (help() gives the overview; help \"%s\" looks the name "
+			  "up)", k, k);
+}
+
 /* Lua modules that verbs.X loads on first use, so that verbs.oob does not
  * pull in LuaSocket for users who never touch it, nor verbs.wire its
  * decoder; and verbs.enums, the name lists of every enum, built when first
  * read (a tenth of start-up else). */
 static int lazy_index(lua_State *L)
 {
-	const char *k = luaL_checkstring(L, 2);
+	if (lua_type(L, 2) != LUA_TSTRING)
+		return 0;   /* verbs[1]: not a name */
+	const char *k = lua_tostring(L, 2);
 	if (strcmp(k, "enums") == 0) {
 		venum_open(L);
 		lua_pushvalue(L, -1);
@@ -41,7 +92,7 @@ static int lazy_index(lua_State *L)
 		return 1;
 	}
 	if (strcmp(k, "oob") != 0 && strcmp(k, "explain") != 0 && strcmp(k, "wire") != 0)
-		return 0;
+		return no_such_name(L, k);
 	vrequire(L, lua_pushfstring(L, "verbs.%s", k));
 	if (strcmp(k, "explain") == 0) {
 		/* verbs.explain(x) is the module's explain, its result shown as
@@ -83,10 +134,8 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	lua_pushcfunction(L, lazy_index);
 	lua_setfield(L, -2, "__index");
 	/* what lazy_index answers, for the shell's Tab completion (as an object's __fields) */
-	static const char *const lazy[] = { "enums", "oob", "explain", "wire", "record", "export_c", "trace" };
-	int nlazy = (int)(sizeof lazy / sizeof lazy[0]);
-	lua_createtable(L, nlazy, 0);
-	for (int i = 0; i < nlazy; i++) {
+	lua_createtable(L, NLAZY, 0);
+	for (int i = 0; i < NLAZY; i++) {
 		lua_pushstring(L, lazy[i]);
 		lua_rawseti(L, -2, i + 1);
 	}

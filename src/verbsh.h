@@ -49,6 +49,8 @@ void venum_c(luaL_Buffer *b, const struct venum *t, int64_t v);
 void venum_open(lua_State *L);   /* pushes verbs.enums */
 /* The table of the C enum named ctype ("ibv_wr_opcode"), or NULL. */
 const struct venum *venum_find(const char *ctype);
+/* The i-th of every enum table, from 0; NULL past the last. */
+const struct venum *venum_at(size_t i);
 
 /* ---- suggest.c: "did you mean" for mistyped keys, names and fields ----- */
 

@@ -177,7 +177,7 @@ help_check() {
     [[ ${lines[0]} == "port_cap_flags: key of ibv_port_attr (ctx:query_port): flags of ibv_port_cap_flags:"*"CM_SUP"* ]]
 }
 
-@test "verbs.fields and verbs.enum describe the descriptors; unknown names give nil" {
+@test "verbs.fields and verbs.enum describe the descriptors; unknown names are errors with did-you-mean" {
     run "$VERBSH" -e '
       local f = verbs.fields("ibv_qp_attr")
       print(f[1].name, f[1].type, f[1].enum, #f)
@@ -189,7 +189,11 @@ help_check() {
       end
       local e = verbs.enum("ibv_mtu")
       print(e.prefix, e.flags, e.values["1024"], table.concat(e.names, ","))
-      print(verbs.fields("nope"), verbs.enum("nope"), #verbs.fields() > 15)'
+      print(select(2, pcall(verbs.fields, "ibv_qp_atr")))
+      print(select(2, pcall(verbs.enum, "ibv_qp_stat")))
+      print(select(2, pcall(function() return verbs.enums.ibv_qp_stat end)))
+      print(select(2, pcall(verbs.enum, "ibv_qp_attr")))
+      print(#verbs.fields() > 15)'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "qp_state	enum	ibv_qp_state	26" ]
@@ -197,7 +201,11 @@ help_check() {
     [ "${lines[2]}" = "sl	0	15	nil" ]
     [ "${lines[3]}" = "is_global	0	1	true" ]
     [ "${lines[4]}" = "IBV_MTU_	false	3	256,512,1024,2048,4096" ]
-    [ "${lines[5]}" = "nil	nil	true" ]
+    [ "${lines[5]}" = "bad argument #1 to 'verbs.fields' (unknown C struct 'ibv_qp_atr'; did you mean 'ibv_qp_attr'? (verbs.fields() lists them))" ]
+    [ "${lines[6]}" = "bad argument #1 to 'verbs.enum' (unknown C enum 'ibv_qp_stat'; did you mean 'ibv_qp_state'? (pairs(verbs.enums) lists them))" ]
+    [ "${lines[7]}" = "(command line):14: verbs.enums has no enum 'ibv_qp_stat'; did you mean 'ibv_qp_state'?" ]
+    [ "${lines[8]}" = "bad argument #1 to 'verbs.enum' (ibv_qp_attr is a struct, not an enum: verbs.fields(\"ibv_qp_attr\") gives its keys)" ]
+    [ "${lines[9]}" = "true" ]
 }
 
 @test "help: every field of every verbs object (qp.qp_num, mr.rkey ...) says what it is" {

@@ -13,6 +13,34 @@ load ../helpers
     [ "${lines[1]}" = "false	verbs.error	ibv_get_device_list	no_device	0" ]
 }
 
+@test "verbs: a misspelt name or a C function's name is an error with what was meant, never a silent nil" {
+    run "$VERBSH" -e '
+      local function err(f) local ok, e = pcall(f); print(ok, e) end
+      err(function() return verbs.opne end)
+      verbs.strict(true)
+      err(function() return verbs.ibv_open_device end)
+      err(function() return verbs.ibv_post_send end)
+      err(function() return verbs.rdma_create_event_channel end)
+      err(function() return verbs.zzzzqq end)
+      err(function() return verbs.enums.ibv_qp_stat end)
+      print(verbs[1], rawget(verbs, "opne"), type(verbs.open), type(verbs.oob), #verbs.enums.ibv_qp_state)
+      local n = 0 for k in pairs(verbs) do n = n + 1 end print(n > 10)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	(command line):3: verbs has no field 'opne'; did you mean 'open'?" ]
+    [ "${lines[1]}" = "false	(command line):5: verbs has no field 'ibv_open_device'; did you mean 'open'? (C's ibv_open_device is verbs.open([name]) in verbsh)" ]
+    [ "${lines[2]}" = "false	(command line):6: verbs has no field 'ibv_post_send'; C's ibv_post_send is a method in verbsh: qp:post_send(wr_or_list or verbs.send_wr) (help \"ibv_post_send\")" ]
+    [ "${lines[3]}" = "false	(command line):7: verbs has no field 'rdma_create_event_channel'; did you mean 'create_event_channel'? (C's rdma_create_event_channel is verbs.create_event_channel() in verbsh)" ]
+    [ "${lines[4]}" = "false	(command line):8: verbs has no field 'zzzzqq' (help() gives the overview; help \"zzzzqq\" looks the name up)" ]
+    [ "${lines[5]}" = "false	(command line):9: verbs.enums has no enum 'ibv_qp_stat'; did you mean 'ibv_qp_state'?" ]
+    [ "${lines[6]}" = "nil	nil	function	table	8" ]
+    [ "${lines[7]}" = "true" ]
+    # the repro of the report: an error, not five nils
+    run "$VERBSH" -e 'verbs.strict(true); print(verbs.opne, verbs.ibv_open_device, verbs.fields("ibv_qp_atr"), verbs.enum("ibv_qp_stat"), verbs.enums.ibv_qp_stat)'
+    [ "$status" -ne 0 ]
+    [[ $output == *"verbs has no field 'opne'; did you mean 'open'?"* ]]
+}
+
 @test "verbs.enums: every C enum and flag set by C type name, short names in value order" {
     run "$VERBSH" -e '
       local e = verbs.enums
