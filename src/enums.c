@@ -248,6 +248,41 @@ static const char *bad_value(lua_State *L, const struct venum *t, int64_t v)
 	return lua_tostring(L, -1);
 }
 
+/* Every bit a flag of t defines. */
+static uint64_t defined_bits(const struct venum *t)
+{
+	uint64_t all = 0;
+	for (size_t i = 0; i < t->n; i++)
+		all |= (uint64_t)t->e[i].value;
+	return all;
+}
+
+/* qp_access_flags = 0xffffffff: bits that no flag names are a mistake (an
+ * enum's integer out of range is refused alike), never passed on unseen.
+ * "0xffefff00 has bits no IBV_ACCESS_* flag defines (0xffffffff given;
+ * the flags: LOCAL_WRITE = 0x1, ...)". */
+static const char *undefined_bits(lua_State *L, const struct venum *t, uint64_t v)
+{
+	char num[64];
+	luaL_Buffer b;
+	luaL_buffinit(L, &b);
+	snprintf(num, sizeof num, "0x%llx", (unsigned long long)(v & ~defined_bits(t)));
+	lua_pushfstring(L, "%s has bits no %s* flag defines (", num, t->prefix);
+	luaL_addvalue(&b);
+	snprintf(num, sizeof num, "0x%llx given; the flags: ", (unsigned long long)v);
+	luaL_addstring(&b, num);
+	for (size_t i = 0; i < t->n; i++) {
+		if (i)
+			luaL_addstring(&b, ", ");
+		luaL_addstring(&b, t->e[i].name);
+		snprintf(num, sizeof num, " = 0x%llx", (unsigned long long)t->e[i].value);
+		luaL_addstring(&b, num);
+	}
+	luaL_addstring(&b, ")");
+	luaL_pushresult(&b);
+	return lua_tostring(L, -1);
+}
+
 const char *venum_read(lua_State *L, int idx, const struct venum *t, int64_t *out)
 {
 	switch (lua_type(L, idx)) {
@@ -264,6 +299,8 @@ const char *venum_read(lua_State *L, int idx, const struct venum *t, int64_t *ou
 			return bad_value(L, t, v);
 		if (t->flags && v < 0)
 			return lua_pushfstring(L, "%s: %I is negative", t->ctype, v);
+		if (t->flags && ((uint64_t)v & ~defined_bits(t)))
+			return undefined_bits(L, t, (uint64_t)v);
 		*out = v;
 		return NULL;
 	}

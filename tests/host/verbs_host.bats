@@ -233,10 +233,20 @@ load ../helpers
     [ "${lines[7]}" = "number	true	true	true	integer" ]
 }
 
-@test "an enum or flags value wider than its C field is refused, not truncated" {
+@test "an enum or flags value wider than its C field, or with bits no flag defines, is refused, not truncated" {
     run "$VERBSH" -e '
-      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = 1 << 40 })))'
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = 1 << 40 })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = 0xFFFFFFFF })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = { "SIGNALED", 0x100 } })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = 0x1f })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = { "SIGNALED", 8 } })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = 0 })))'
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[0]}" = "bad argument #1 to 'verbs.send_wr' (key 'send_flags': 1099511627776 does not fit in 4 bytes)" ]
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.send_wr' (key 'send_flags': 0x10000000000 has bits no IBV_SEND_* flag defines (0x10000000000 given; the flags: FENCE = 0x1, SIGNALED = 0x2, SOLICITED = 0x4, INLINE = 0x8, IP_CSUM = 0x10))" ]
+    [ "${lines[1]}" = "bad argument #1 to 'verbs.send_wr' (key 'send_flags': 0xffffffe0 has bits no IBV_SEND_* flag defines (0xffffffff given; the flags: FENCE = 0x1, SIGNALED = 0x2, SOLICITED = 0x4, INLINE = 0x8, IP_CSUM = 0x10))" ]
+    [[ ${lines[2]} == "bad argument #1 to 'verbs.send_wr' (key 'send_flags': 0x100 has bits no IBV_SEND_* flag defines (0x100 given; "* ]]
+    [ "${lines[3]}" = "send_wr SEND wr_id=0 (1 WR, 0 SGEs)" ]
+    [ "${lines[4]}" = "send_wr SEND wr_id=0 (1 WR, 0 SGEs)" ]
+    [ "${lines[5]}" = "send_wr SEND wr_id=0 (1 WR, 0 SGEs)" ]
 }
