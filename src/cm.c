@@ -12,11 +12,28 @@
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <arpa/inet.h>
 #include <rdma/rdma_cma.h>
 #include "verbsh.h"
 
 /* ---- addresses: "192.0.2.1:7471", "[fe80::1]:7471", "192.0.2.1", "*:7471" -- */
+
+/* The port after "host:": a decimal number 0..65535 (getaddrinfo takes
+ * a larger one modulo 65536, and "http" through /etc/services), else an
+ * error naming the argument. */
+static void check_port(lua_State *L, int arg, const char *what, const char *s, const char *port)
+{
+	size_t len = strlen(port);
+	bool digits = len > 0;
+	for (size_t i = 0; i < len; i++)
+		digits &= port[i] >= '0' && port[i] <= '9';
+	if (!digits)
+		vargerror(L, arg, lua_pushfstring(L, "%s '%s': the port '%s' is not a number (0..65535)", what, s,
+						  port));
+	if (len > 5 || strtol(port, NULL, 10) > 65535)
+		vargerror(L, arg, lua_pushfstring(L, "%s '%s': port %s is out of range (0..65535)", what, s, port));
+}
 
 static void read_addr(lua_State *L, int arg, struct sockaddr_storage *ss, const char *what)
 {
@@ -29,12 +46,15 @@ static void read_addr(lua_State *L, int arg, struct sockaddr_storage *ss, const 
 	const char *s = lua_tostring(L, arg);
 	if (s[0] == '[' && (close = strchr(s, ']'))) {   /* [v6]:port */
 		snprintf(host, sizeof host, "%.*s", (int)(close - s - 1), s + 1);
-		if (close[1] == ':')
+		if (close[1] == ':') {
+			check_port(L, arg, what, s, close + 2);
 			snprintf(port, sizeof port, "%s", close + 2);
+		}
 		else if (close[1])
 			vargerror(L, arg, lua_pushfstring(L, "%s '%s': text after ']'", what, s));
 	} else if ((colon = strchr(s, ':')) && !strchr(colon + 1, ':')) {   /* host:port */
 		snprintf(host, sizeof host, "%.*s", (int)(colon - s), s);
+		check_port(L, arg, what, s, colon + 1);
 		snprintf(port, sizeof port, "%s", colon + 1);
 	} else {   /* host alone, or a bare IPv6 address */
 		snprintf(host, sizeof host, "%s", s);

@@ -34,7 +34,7 @@ cm_pair() {
     run "$VERBSH" "$ROOT/tests/lua/cm_rc.lua"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ $output == *"cm_rc: ok (113 checks)"* ]]
+    [[ $output == *"cm_rc: ok (130 checks)"* ]]
 }
 
 @test "rdma_cm: two verbsh processes, RC over RDMA_PS_TCP, 100 iterations" {

@@ -162,6 +162,24 @@ eq(e.errname, "ENETUNREACH", "unroutable errno")
 check(tostring(e):find("ip route get ADDR", 1, true), "ENETUNREACH explained: %s", tostring(e))
 u:destroy()
 
+-- A port outside 0..65535, or not a number, is refused naming the argument
+-- (getaddrinfo would take 70000 modulo 65536, and bind port 4464).
+local pid = cch:create_id("TCP")
+for _, bad in ipairs{ "65536", "70000", "99999", "123456789012345678901", "http", "" } do
+  e = raises("port '" .. bad .. "'", pid.bind_addr, pid, ADDR .. ":" .. bad)
+  check(tostring(e):find(("bad argument #1 to 'bind_addr' (addr '%s:%s': "):format(ADDR, bad), 1, true)
+    and tostring(e):find(#bad > 0 and bad:find("^%d+$") and "is out of range (0..65535)" or "is not a number", 1, true),
+    "port '%s' refused: %s", bad, tostring(e))
+end
+e = raises("dst port 65536", pid.resolve_addr, pid, nil, ADDR .. ":65536")
+check(tostring(e):find(("bad argument #2 to 'resolve_addr' (dst_addr '%s:65536': port 65536 is out of range (0..65535))")
+  :format(ADDR), 1, true), "dst port: %s", tostring(e))
+e = raises("[v6]:port", pid.bind_addr, pid, "[::1]:65536")
+check(tostring(e):find("port 65536 is out of range (0..65535)", 1, true), "[v6] port: %s", tostring(e))
+pid:bind_addr(ADDR .. ":65535")   -- the largest port is taken as it is
+eq(pid:get_local_addr(), ADDR .. ":65535", "port 65535 bound")
+pid:destroy()
+
 -- UD (RDMA_PS_UDP): rdma_create_qp leaves the QP in RTS at once; a lookup
 -- with nobody listening is UNREACHABLE with the SIDR status 1.
 local d = cch:create_id("UDP")
