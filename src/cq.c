@@ -54,11 +54,21 @@ const struct vfield vf_cq_opts[] = {
 int cq_create(lua_State *L)
 {
 	struct vnode *c = vobj_check(L, 1, &vc_context);
+	if (lua_istable(L, 2))   /* create_cq{cqe = 4, channel = ch} */
+		vargerror(L, 2, "cqe: integer expected, got table: in verbsh it is ctx:create_cq(cqe [, { channel = ch, "
+			  "comp_vector = 0 }]), e.g. ctx:create_cq(16, { channel = ch })");
 	int cqe = (int)marsh_check_uint(L, 2, 2, 0x7fffffff, "cqe");
 	struct cq_opts o = { 0 };
 	int deps[2] = { 1, 0 };
 	struct vnode *used[2] = { c };
 
+	/* C's ibv_create_cq(ctx, cqe, cq_context, channel, comp_vector), with
+	 * its arguments in a row: create_cq(16, ch) or create_cq(16, nil, ch, 0) */
+	int top = lua_gettop(L);
+	if (vobj_test(L, 3, &vc_channel) || top > 3)
+		vargerror(L, top > 3 ? 4 : 3, lua_pushfstring(L, "%s: the channel and comp_vector are keys of a table "
+			"in verbsh: ctx:create_cq(cqe [, { channel = ch, comp_vector = 0 }]), e.g. ctx:create_cq(16, "
+			"{ channel = ch })", top > 3 ? "more than 2 arguments" : "table expected, got verbs.comp_channel"));
 	lua_settop(L, 3);
 	if (!lua_isnil(L, 3)) {
 		vchecktable(L, 3);
