@@ -115,7 +115,8 @@ M.methods = {
     "resize the SRQ (max_wr) or arm its limit event (srq_limit); the mask comes from the keys",
     keys = "ibv_srq_attr", args = { nil, "ibv_srq_attr_mask" }, ex = "srq:modify{ srq_limit = 4 }" },
   query = { "qp", "qp:query()", "int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,"
-    .. " struct ibv_qp_init_attr *init_attr)", "the QP's attributes (qp.state alone: qp.state)",
+    .. " struct ibv_qp_init_attr *init_attr)", "the QP's attributes, all of them: it takes no arguments (C's"
+    .. " attr_mask is every IBV_QP_* bit), and the init_attr as a second table (qp.state alone: qp.state)",
     gives = "ibv_qp_attr", ex = "attr, init = qp:query(); print(attr.qp_state, attr.dest_qp_num)" },
   ["srq:query"] = { "srq", "srq:query()", "int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr)",
     "the SRQ's max_wr, max_sge and srq_limit", gives = "ibv_srq_attr", ex = "srq:query().srq_limit" },

@@ -529,6 +529,7 @@ static int l_create_qp(lua_State *L)
 static int l_destroy_qp(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	vnoextra(L, 1, "id:destroy_qp()", NULL);
 	struct rdma_cm_id *id = n->h;
 	char x[32];
 	if (!id->qp || !vobj_push(L, vobj_find(L, id->qp)))
@@ -680,24 +681,28 @@ static int l_init_qp_attr(lua_State *L)
 
 static int l_get_local_addr(lua_State *L)
 {
+	vnoextra(L, 1, "id:get_local_addr()", NULL);
 	push_addr(L, rdma_get_local_addr(vobj_check(L, 1, &vc_cm_id)->h));
 	return 1;
 }
 
 static int l_get_peer_addr(lua_State *L)
 {
+	vnoextra(L, 1, "id:get_peer_addr()", NULL);
 	push_addr(L, rdma_get_peer_addr(vobj_check(L, 1, &vc_cm_id)->h));
 	return 1;
 }
 
 static int l_get_src_port(lua_State *L)
 {
+	vnoextra(L, 1, "id:get_src_port()", NULL);
 	lua_pushinteger(L, ntohs(rdma_get_src_port(vobj_check(L, 1, &vc_cm_id)->h)));
 	return 1;
 }
 
 static int l_get_dst_port(lua_State *L)
 {
+	vnoextra(L, 1, "id:get_dst_port()", NULL);
 	lua_pushinteger(L, ntohs(rdma_get_dst_port(vobj_check(L, 1, &vc_cm_id)->h)));
 	return 1;
 }

@@ -192,6 +192,7 @@ const struct vfield vf_port_attr[] = {
 static int l_query_device(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
+	vnoextra(L, 1, "ctx:query_device()", NULL);
 	struct ibv_device_attr a;
 	int ret = ibv_query_device(n->h, &a);
 	if (ret)
@@ -216,6 +217,7 @@ static uint8_t check_port(lua_State *L, int idx)
 static int l_query_port(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
+	vnoextra(L, 2, "ctx:query_port([port])", NULL);
 	uint8_t port = check_port(L, 2);
 	struct ibv_port_attr a;
 	int ret = ibv_query_port(n->h, port, &a);
@@ -231,6 +233,7 @@ static int l_query_port(lua_State *L)
 static int l_query_gid(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
+	vnoextra(L, 3, "ctx:query_gid(port, index)", NULL);
 	uint8_t port = (uint8_t)marsh_check_uint(L, 2, 2, 255, "port_num");
 	int index = (int)marsh_check_uint(L, 3, 3, 0xffff, "index");
 	union ibv_gid gid;
@@ -255,6 +258,7 @@ static const char *gid_type_text(int t)
 static int l_gids(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
+	vnoextra(L, 2, "ctx:gids([port])", NULL);
 	uint8_t port = check_port(L, 2);
 	struct ibv_port_attr pa;
 	struct ibv_gid_entry *e;
@@ -337,6 +341,7 @@ bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms)
 static int l_get_async_event(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_context);
+	vnoextra(L, 2, "ctx:get_async_event([timeout_ms])", NULL);
 	lua_Integer timeout = lua_isnoneornil(L, 2) ? -1 : (lua_Integer)marsh_check_uint(L, 2, 2, 0, "timeout_ms");
 	struct ibv_context *c = n->h;
 	struct ibv_async_event ev;

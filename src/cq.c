@@ -142,6 +142,7 @@ static int take_held(lua_State *L, int cq_idx, int max)
 static int l_poll(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	vnoextra(L, 2, "cq:poll([max]) or cq:poll(wcs)", NULL);
 	cq_ex_idle(L, n, "poll");
 	struct wc_array *a = wc_array_test(L, n->st, 2);
 	if (a)
@@ -299,6 +300,7 @@ static int l_wait(lua_State *L)
 static int l_req_notify(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	vnoextra(L, 2, "cq:req_notify([solicited_only])", NULL);
 	int sol = lua_isnoneornil(L, 2) ? 0
 		: lua_type(L, 2) == LUA_TBOOLEAN ? lua_toboolean(L, 2)
 		: (int)marsh_check_uint(L, 2, 2, 1, "solicited_only (boolean, or C's 0 or 1)");
@@ -312,6 +314,7 @@ static int l_req_notify(lua_State *L)
 static int l_ack_events(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
+	vnoextra(L, 2, "cq:ack_events(n)", NULL);
 	unsigned k = (unsigned)marsh_check_uint(L, 2, 2, 0xffffffff, "n");
 	if (k > vcq(n)->events)
 		return vargerror(L, 2, lua_pushfstring(L, "%d events to ack, but only %d were received and not acked",
@@ -342,6 +345,7 @@ static int channel_field(lua_State *L, struct vnode *n, const char *key)
 int channel_create(lua_State *L)
 {
 	struct vnode *c = vobj_check(L, 1, &vc_context);
+	vnoextra(L, 1, "ctx:create_comp_channel()", NULL);
 	int deps[] = { 1 };
 	struct vnode *n = vobj_new(L, &vc_channel, 1, deps);
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(c->h);

@@ -166,6 +166,7 @@ static int poll_result(lua_State *L, struct vnode *n, const char *verb, int ret)
 static int l_start_poll(lua_State *L)
 {
 	struct vnode *n = ex_self(L, "start_poll");
+	vnoextra(L, 1, "cq:start_poll()", NULL);
 	if (vcq(n)->poll_open)
 		return luaL_error(L, "start_poll: a poll is already open on this CQ: call cq:end_poll() first "
 				     "(ibv_start_poll would wait for the lock it holds)");
@@ -179,6 +180,7 @@ static int l_start_poll(lua_State *L)
 static int l_next_poll(lua_State *L)
 {
 	struct vnode *n = ex_self(L, "next_poll");
+	vnoextra(L, 1, "cq:next_poll()", NULL);
 	if (!vcq(n)->poll_open)
 		return luaL_error(L, "next_poll: no poll is open: call cq:start_poll() first, and next_poll only "
 				     "after it returned true");
@@ -189,6 +191,7 @@ static int l_next_poll(lua_State *L)
 static int l_end_poll(lua_State *L)
 {
 	struct vnode *n = ex_self(L, "end_poll");
+	vnoextra(L, 1, "cq:end_poll()", NULL);
 	if (!vcq(n)->poll_open)
 		return luaL_error(L, "end_poll: no poll is open. Call ibv_end_poll only after a start_poll that "
 				     "returned true (0): when start_poll returns false (ENOENT, the CQ was empty) it "
@@ -370,6 +373,7 @@ static int iter_close(lua_State *L)
 static int l_iter(lua_State *L)
 {
 	struct vnode *n = ex_self(L, "iter");
+	vnoextra(L, 1, "cq:iter()", NULL);
 	cq_ex_idle(L, n, "iter");
 	lua_pushcfunction(L, iter_next);
 	struct cq_iter *it = lua_newuserdatauv(L, sizeof *it, 1);

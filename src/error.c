@@ -193,6 +193,25 @@ int vtypeerror(lua_State *L, int arg, const char *tname)
 	return vargerror(L, arg, lua_pushfstring(L, "%s expected, got %s", tname, got));
 }
 
+void vnoextra_fail(lua_State *L, int last, const char *form, const char *hint)
+{
+	int top = lua_gettop(L);
+	while (top > last && lua_isnil(L, top))   /* qp:query(nil) passes nothing */
+		top--;
+	if (top <= last)
+		return;
+	bool method = strchr(form, ':') != NULL;
+	int params = method ? last - 1 : last, extra = top - last;
+	const char *got = luaL_typename(L, last + 1);
+	if (params == 0)
+		lua_pushfstring(L, "%s takes no arguments, got %d (the first: a %s)%s%s", form, extra + params, got,
+				hint ? "; " : "", hint ? hint : "");
+	else
+		lua_pushfstring(L, "%s takes at most %d argument%s, got %d (the first extra one: a %s)%s%s", form, params,
+				params == 1 ? "" : "s", top - (method ? 1 : 0), got, hint ? "; " : "", hint ? hint : "");
+	vargerror(L, last + 1, lua_tostring(L, -1));
+}
+
 void vchecktable(lua_State *L, int arg)
 {
 	if (!lua_istable(L, arg))

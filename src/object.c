@@ -391,6 +391,11 @@ static int obj_destroy(lua_State *L)
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
 	struct vnode *n = vobj_check(L, 1, cls);
 	int err;
+	if (lua_gettop(L) > 1) {   /* qp:destroy(true): every destroy takes no arguments */
+		char form[64];
+		snprintf(form, sizeof form, "%s:%s()", cls->var, cls->destroy_method);
+		vnoextra(L, 1, form, NULL);
+	}
 
 	const char *inside = finalizer_inside_binding(L);
 	if (inside)

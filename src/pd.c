@@ -20,6 +20,7 @@ static void pd_describe(lua_State *L, struct vnode *n)
 int pd_alloc(lua_State *L)
 {
 	struct vnode *c = vobj_check(L, 1, &vc_context);
+	vnoextra(L, 1, "ctx:alloc_pd()", NULL);
 	int deps[] = { 1 };
 	struct vnode *n = vobj_new(L, &vc_pd, 1, deps);
 	struct ibv_pd *pd = ibv_alloc_pd(c->h);
@@ -138,6 +139,7 @@ static void mr_range(lua_State *L, struct vnode *n, int oarg, size_t *off, size_
 static int l_mr_read(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_mr);
+	vnoextra(L, 3, "mr:read([off [, len]])", NULL);
 	size_t off, len;
 	mr_range(L, n, 2, &off, &len, true);
 	lua_pushlstring(L, (const char *)vmr(n)->buf + off, len);
@@ -148,6 +150,7 @@ static int l_mr_read(lua_State *L)
 static int l_mr_write(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_mr);
+	vnoextra(L, 3, "mr:write(off, str)", NULL);
 	size_t off = (size_t)marsh_check_uint(L, 2, 2, vmr(n)->len, "offset"), len;
 	if (lua_type(L, 3) != LUA_TSTRING)
 		return vtypeerror(L, 3, "string");
@@ -163,6 +166,7 @@ static int l_mr_write(lua_State *L)
 static int l_mr_fill(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_mr);
+	vnoextra(L, 4, "mr:fill(byte [, off, len])", NULL);
 	int byte = (int)marsh_check_uint(L, 2, 2, 255, "byte");
 	size_t off, len;
 	mr_range(L, n, 3, &off, &len, true);

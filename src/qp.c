@@ -237,6 +237,7 @@ static int l_modify(lua_State *L)
 static int l_query(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_qp);
+	vnoextra(L, 1, "qp:query()", "it queries every attribute (C's attr_mask is all of them): read the one you want from the table it gives, qp:query().qp_state, or the live field qp.state");
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
 	int all = IBV_QP_STATE | IBV_QP_CUR_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY | IBV_QP_ACCESS_FLAGS |

@@ -186,6 +186,7 @@ static void op_end(lua_State *L, struct vnode *n, const char *verb, uint64_t fla
 static int l_wr_start(lua_State *L)
 {
 	struct vnode *n = self(L);
+	vnoextra(L, 1, "qp:wr_start()", NULL);
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_start");
 	if (vqp(n)->wr_open)
 		return luaL_error(L, "wr_start: a session is already open (%d WR%s built): finish it with "
@@ -203,6 +204,7 @@ static int l_wr_start(lua_State *L)
 static int l_wr_complete(lua_State *L)
 {
 	struct vnode *n = self(L);
+	vnoextra(L, 1, "qp:wr_complete()", NULL);
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_complete");
 	if (!vqp(n)->wr_open)
 		return luaL_error(L, "wr_complete: no WR session is open: call qp:wr_start() first (ibv_wr_complete "
@@ -235,6 +237,7 @@ static int l_wr_complete(lua_State *L)
 static int l_wr_abort(lua_State *L)
 {
 	struct vnode *n = self(L);
+	vnoextra(L, 1, "qp:wr_abort()", NULL);
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_abort");
 	if (!vqp(n)->wr_open)
 		return luaL_error(L, "wr_abort: no WR session is open: nothing to abort (ibv_wr_abort without "
@@ -264,6 +267,7 @@ static uint64_t arg_u64(lua_State *L, int i, const char *what)
 static int l_wr_send(lua_State *L)
 {
 	struct vnode *n = self(L);
+	vnoextra(L, 1, "qp:wr_send()", NULL);
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_send", IBV_QP_EX_WITH_SEND);
 	ibv_wr_send(x);
 	op_end(L, n, "ibv_wr_send", IBV_QP_EX_WITH_SEND, "");

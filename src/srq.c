@@ -82,6 +82,7 @@ static int l_modify(lua_State *L)
 static int l_query(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_srq);
+	vnoextra(L, 1, "srq:query()", NULL);
 	struct ibv_srq_attr a;
 	int ret = ibv_query_srq(n->h, &a);
 	if (ret)

@@ -361,6 +361,16 @@ void vrequire(lua_State *L, const char *module);
  * "modify", "verbs.open"), or NULL (nothing pushed) for any other function. */
 const char *vbinding_at(lua_State *L, int level);
 void vchecktable(lua_State *L, int arg);
+/* A method or function that takes at most `last` arguments (self counted)
+ * given more that are not nil: qp:query("qp_state") is an error naming the
+ * first extra argument, never an argument silently ignored. form: the call
+ * as help shows it ("qp:query()"); hint: NULL or what to do instead. */
+void vnoextra_fail(lua_State *L, int last, const char *form, const char *hint);
+static inline void vnoextra(lua_State *L, int last, const char *form, const char *hint)
+{
+	if (lua_gettop(L) > last)
+		vnoextra_fail(L, last, form, hint);
+}
 /* errno -> "EINVAL" */
 const char *verrname(int err);
 

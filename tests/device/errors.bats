@@ -101,3 +101,12 @@ scenario() {
     [ "$status" -eq 0 ]
     [ "$output" = "false	EINVAL	65536	4096" ]
 }
+
+@test "arguments a method does not take, create_cq's C-style channel and undefined flag bits are refused, naming them" {
+    scenario args
+    [ "$status" -eq 0 ]
+    [[ $output == *"observed: qp:query(\"qp_statee\"): bad argument #1 to 'query' (qp:query() takes no arguments"* ]]
+    [[ $output == *"observed: ctx:create_cq(4, ch): bad argument #2 to 'create_cq' (table expected, got verbs.comp_channel: "*"ctx:create_cq(16, { channel = ch })"* ]]
+    [[ $output == *"observed: qp_access_flags = 0xFFFFFFFF: "*"key 'qp_access_flags': 0xffefff00 has bits no IBV_ACCESS_* flag defines"* ]]
+    [[ $output == *"errors_args: ok (14 refused)"* ]]
+}
