@@ -6,11 +6,11 @@ bats_require_minimum_version 1.5.0
 
 setup() { require_device; }
 
-@test "mistakes corpus: each of the 76 mistakes shows its guidance" {
+@test "mistakes corpus: each of the 83 mistakes shows its guidance" {
     run "$VERBSH" "$ROOT/tests/mistakes/run.lua"
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[-1]}" = "mistakes: 76 of 76 show their guidance" ]
+    [ "${lines[-1]}" = "mistakes: 83 of 83 show their guidance" ]
 }
 
 @test "a warning: RDMA_WRITE without rdma is posted as C would, said on stderr; strict makes it an error; warnings(false) silences it" {

@@ -160,7 +160,7 @@ local BLOCKING = { get_async_event = true, get_cq_event = true, wait = true, get
 local base = {
   function() if #P.ctx < (on.crossctx and 2 or 1) then log("verbs.open"); add("ctx", try(verbs.open, DEV)) end end,
   function() log("alloc_pd"); add("pd", call(pick("ctx"), "alloc_pd")) end,
-  function() log("create_cq"); add("cq", call(pick("ctx"), "create_cq", R(1, 16), chance(0.3) and pick("ch") or nil)) end,
+  function() log("create_cq"); add("cq", call(pick("ctx"), "create_cq", R(1, 16), chance(0.3) and { channel = pick("ch") } or nil)) end,
   function() log("create_cq_ex"); add("cq", call(pick("ctx"), "create_cq_ex", { cqe = R(1, 8), wc_flags = { "BYTE_LEN" } })) end,
   function() log("create_comp_channel"); add("ch", call(pick("ctx"), "create_comp_channel")) end,
   function() log("reg_mr"); add("mr", call(pick("pd"), "reg_mr", R(1, 8192), oneof(ACCESS))) end,
@@ -271,7 +271,7 @@ fam.crossctx = {
       cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 }, send_ops_flags = { "SEND" } }))
   end,
   function() log("create_qp with objects of any context"); local pd = pick("pd"); add("qp", call(pd, "create_qp", qp_init(pd))) end,
-  function() log("create_cq with another context's channel"); add("cq", call(pick("ctx"), "create_cq", 2, pick("ch"))) end,
+  function() log("create_cq with another context's channel"); add("cq", call(pick("ctx"), "create_cq", 2, { channel = pick("ch") })) end,
 }
 fam.gc = {
   function() log("collectgarbage()"); collectgarbage() end,

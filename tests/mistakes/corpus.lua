@@ -123,6 +123,21 @@ return {
   { "an atomic without atomic", [[rc:post_send{opcode = "ATOMIC_FETCH_AND_ADD"}]],
     { "ATOMIC_FETCH_AND_ADD without atomic: remote_addr 0, rkey 0" }, warn = true },
 
+  -- The verbs table, extra arguments, C's argument order -----------------
+  { "a verbs function misspelt", [[return verbs.opne()]], { "verbs has no field 'opne'; did you mean 'open'?" } },
+  { "C's function name on verbs", [[return verbs.ibv_open_device()]],
+    { "verbs has no field 'ibv_open_device'; did you mean 'open'? (C's ibv_open_device is verbs.open([name]) in verbsh)" } },
+  { "a C struct misspelt in verbs.fields", [[return verbs.fields("ibv_qp_atr")]],
+    { "bad argument #1 to 'verbs.fields' (unknown C struct 'ibv_qp_atr'; did you mean 'ibv_qp_attr'?" } },
+  { "an attr_mask given to qp:query", [[return rc:query("qp_state")]],
+    { "bad argument #1 to 'query' (qp:query() takes no arguments", "it queries every attribute" } },
+  { "C's positional channel to create_cq", [[return ctx:create_cq(4, ctx:create_comp_channel())]],
+    { "bad argument #2 to 'create_cq'", "e.g. ctx:create_cq(16, { channel = ch })" } },
+  { "flag bits no flag defines", [[rc:modify{qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0xFFFFFFFF}]],
+    { "key 'qp_access_flags': 0xffefff00 has bits no IBV_ACCESS_* flag defines" } },
+  { "an rdma_cm port above 65535", [[verbs.create_event_channel():create_id("TCP"):bind_addr("*:70000")]],
+    { "bad argument #1 to 'bind_addr' (addr '*:70000': port 70000 is out of range (0..65535))" } },
+
   -- Objects: typos in fields and methods, use after destroy -------------
   { "a field misspelt", [[return rc.qpnum]], { "qp has no field 'qpnum'; did you mean 'qp_num'?" } },
   { "a method misspelt", [[rc:modfy{}]], { "qp has no field 'modfy'; did you mean 'modify'?" } },
