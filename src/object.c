@@ -309,22 +309,53 @@ struct vnode *vobj_context(struct vnode *n)
 	return n;
 }
 
+/* Pushes "key 'k': mr2 belongs to ctx2, but qp1 belongs to ctx1" (", not
+ * to ctx1" when owner is the context; no key part when key is NULL). */
+static void push_other_context(lua_State *L, const char *key, struct vnode *obj, struct vnode *owner)
+{
+	struct vnode *a = vobj_context(obj), *b = vobj_context(owner);
+	char x[32], y[32], cx[32] = "another context", cy[32] = "another context";
+	vobj_cname(obj, x, sizeof x);
+	if (a)
+		vobj_cname(a, cx, sizeof cx);
+	if (b)
+		vobj_cname(b, cy, sizeof cy);
+	if (owner == b)
+		lua_pushfstring(L, "%s%s%s%s belongs to %s, not to %s", key ? "key '" : "", key ? key : "",
+				key ? "': " : "", x, cx, cy);
+	else
+		lua_pushfstring(L, "%s%s%s%s belongs to %s, but %s belongs to %s", key ? "key '" : "", key ? key : "",
+				key ? "': " : "", x, cx, vobj_cname(owner, y, sizeof y), cy);
+}
+
 void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner)
 {
 	struct vnode *a = vobj_context(obj), *b = vobj_context(owner);
-	char x[32], y[32], cx[32], cy[32];
+	char cy[32];
 	if (!obj || !a || !b || a->h == b->h)
 		return;
-	vobj_cname(obj, x, sizeof x);
-	vobj_cname(a, cx, sizeof cx);
-	vobj_cname(b, cy, sizeof cy);
-	if (owner == b)
-		lua_pushfstring(L, "key '%s': %s belongs to %s, not to %s", key, x, cx, cy);
-	else
-		lua_pushfstring(L, "key '%s': %s belongs to %s, but %s belongs to %s", key, x, cx,
-				vobj_cname(owner, y, sizeof y), cy);
+	push_other_context(L, key, obj, owner);
 	vargerror(L, arg, lua_pushfstring(L, "%s: the kernel looks handles up in the context of the call, so it "
-		"would use another object of %s; use a %s of %s", lua_tostring(L, -1), cy, obj->cls->kind, cy));
+		"would use another object of %s; use a %s of %s", lua_tostring(L, -1), vobj_cname(b, cy, sizeof cy),
+		obj->cls->kind, cy));
+}
+
+void vobj_wr_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner)
+{
+	struct vnode *b = vobj_context(owner);
+	char cy[32] = "its context";
+	if (b)
+		vobj_cname(b, cy, sizeof cy);
+	push_other_context(L, key, obj, owner);
+	vargerror(L, arg, lua_pushfstring(L, "%s: the device looks a posted WR's lkeys and AH up in the context of "
+		"the %s it is posted to, where they name nothing or another object: the WR would complete in error, "
+		"its QP going to ERR; use a %s of %s", lua_tostring(L, -1), owner->cls->kind, obj->cls->kind, cy));
+}
+
+bool vobj_other_context(struct vnode *obj, struct vnode *owner)
+{
+	struct vnode *a = vobj_context(obj), *b = vobj_context(owner);
+	return a && b && a->h != b->h;
 }
 
 /* "qp RC 0x000011 RTS" */

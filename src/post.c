@@ -46,6 +46,20 @@ const struct vfield vf_sge[] = SGE_FIELDS(.seen = NULL);
  * cost of reading an SGE (callgrind). */
 static const struct vfield vf_sge_kept[] = SGE_FIELDS(.seen = keep_dep);
 
+/* Raises: SGE i names mr, an MR of another context than the QP or SRQ
+ * posted to ("key 'sg_list[1].mr': mr2 belongs to ctx2, but qp1 ..."). */
+__attribute__((noinline, cold))
+static void sge_other_context(lua_State *L, const struct sge_pool *p, int i, struct ibv_mr *mr)
+{
+	char path[96];
+	struct vnode *n = vobj_find(L, mr);
+	marsh_path(path, sizeof path - 3, p->path, "sg_list", i);
+	strcat(path, ".mr");
+	if (!n)
+		vargerror(L, p->arg, lua_pushfstring(L, "key '%s': an MR of another context", path));
+	vobj_wr_context(L, p->arg, path, n, p->owner);
+}
+
 /* "sg_list[2]" of the WR being read, for an error message. */
 static const char *sge_path(char *buf, size_t len, const struct sge_pool *p, int i)
 {
@@ -76,6 +90,8 @@ static const char *read_sges(lua_State *L, struct sge_pool *p, int idx, struct i
 			if (m & (S_ADDR | S_LKEY))
 				return lua_pushfstring(L, "%s: give mr (with offset) or addr and lkey, not both",
 						       sge_path(path, sizeof path, p, i));
+			if (p->ctx && s.mr->context != p->ctx)
+				sge_other_context(L, p, i, s.mr);
 			if (s.offset > s.mr->length)
 				return lua_pushfstring(L, "%s: offset %I is beyond the MR's %I bytes",
 						       sge_path(path, sizeof path, p, i), (lua_Integer)s.offset,
@@ -161,9 +177,10 @@ const struct vfield vf_recv_wr[] = {
 	VF_END
 };
 
-int sge_list_read(lua_State *L, int arg, int idx, struct ibv_sge *out, int cap)
+int sge_list_read(lua_State *L, int arg, int idx, struct ibv_sge *out, int cap, struct vnode *owner)
 {
-	struct sge_pool p = { .sge = out, .cap = cap, .arg = arg, .path = "" };
+	struct vnode *c = vobj_context(owner);
+	struct sge_pool p = { .sge = out, .cap = cap, .arg = arg, .path = "", .owner = owner, .ctx = c ? c->h : NULL };
 	struct ibv_sge *list;
 	int num;
 	const char *e = read_sges(L, &p, idx, &list, &num);
@@ -266,6 +283,18 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 	}
 }
 
+/* Raises: the WR at `at` names ah, an AH of another context than qp's. */
+__attribute__((noinline, cold))
+static void ah_other_context(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_ah *ah, const char *at)
+{
+	char key[48];
+	struct vnode *a = vobj_find(L, ah), *q = vobj_find(L, qp);
+	snprintf(key, sizeof key, "%sud.ah", at);
+	if (!a || !q)
+		vargerror(L, arg, lua_pushfstring(L, "key '%s': an AH of another context than the QP's", key));
+	vobj_wr_context(L, arg, key, a, q);
+}
+
 static bool is_rdma_op(enum ibv_wr_opcode op)
 {
 	return op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_RDMA_READ;
@@ -332,6 +361,8 @@ void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr
 			vargerror(L, arg, lua_pushfstring(L, "%skey 'ud.ah' is required on a UD QP (ud = { ah =, "
 				"remote_qpn =, remote_qkey = }; rdma and atomic share its union in C and are not for UD):"
 				" the provider would dereference %s", at, w->wr.ud.ah ? "a wild AH pointer" : "a NULL AH"));
+		if (qp->qp_type == IBV_QPT_UD && w->wr.ud.ah->context != qp->context)
+			ah_other_context(L, arg, qp, w->wr.ud.ah, at);
 		if (w->send_flags & IBV_SEND_INLINE)
 			for (int s = 0; s < w->num_sge; s++)
 				if (!vobj_mr_covers(L, w->sg_list[s].addr, w->sg_list[s].length))
@@ -402,7 +433,8 @@ static int post_send_tables(lua_State *L, struct vnode *n)
 {
 	struct ibv_send_wr wr_stack[WR_STACK], *wrs, *bad = NULL;
 	struct ibv_sge sge_stack[SGE_STACK];
-	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = 2, .path = "" };
+	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = 2, .path = "", .owner = n,
+			      .ctx = ((struct ibv_qp *)n->h)->context };
 
 	lua_settop(L, 2);
 	vchecktable(L, 2);
@@ -458,8 +490,9 @@ static int post_recv_tables(lua_State *L, struct vnode *n, int self, int idx, co
 {
 	struct ibv_recv_wr wr_stack[WR_STACK], *wrs, *bad = NULL;
 	struct ibv_sge sge_stack[SGE_STACK];
-	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = idx, .path = "" };
 	bool srq = n->cls == &vc_srq;
+	struct sge_pool p = { .sge = sge_stack, .cap = SGE_STACK, .arg = idx, .path = "", .owner = n,
+			      .ctx = srq ? ((struct ibv_srq *)h)->context : ((struct ibv_qp *)h)->context };
 
 	lua_settop(L, idx);
 	vchecktable(L, idx);

@@ -435,7 +435,7 @@ static int l_wr_set_sge_list(lua_State *L)
 	struct vnode *n = self(L);
 	struct ibv_sge sge[SGE_MAX];
 	vchecktable(L, 2);
-	int k = sge_list_read(L, 2, 2, sge, SGE_MAX);
+	int k = sge_list_read(L, 2, 2, sge, SGE_MAX, n);
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_sge_list");
 	if ((vqp(n)->wr_lacks & NEED_SGE8) && (k != 1 || sge[0].length != 8))
 		return vargerror(L, 2, "an atomic takes one SGE of 8 bytes");

@@ -288,6 +288,11 @@ struct vnode *vobj_context(struct vnode *n);
 /* Raises, naming key and both contexts, unless obj (NULL: nothing to check)
  * belongs to owner's context: the kernel resolves handle numbers per context. */
 void vobj_same_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner);
+/* Whether obj and owner belong to two contexts (false when either has none). */
+bool vobj_other_context(struct vnode *obj, struct vnode *owner);
+/* Raises, naming key (NULL: none) and both contexts: obj, named by a WR or
+ * a wr_set_* call, is of another context than owner, the QP or SRQ. */
+void vobj_wr_context(lua_State *L, int arg, const char *key, struct vnode *obj, struct vnode *owner);
 /* A number that changes whenever an object of n's Lua state is destroyed or
  * finalized: what was checked at one value holds while it stays. */
 unsigned long vobj_changes(const struct vnode *n);
@@ -464,14 +469,21 @@ struct sge_pool {
 	 * each also put in the table at keep so that it stays alive. */
 	struct vnode **deps;
 	int ndeps, maxdeps, keep;
+	/* Plain posts: the QP or SRQ posted to and its context, whose MRs alone
+	 * the SGEs may name (NULL: not checked here; a prepared WR is checked
+	 * at its post). */
+	struct vnode *owner;
+	struct ibv_context *ctx;
 };
+
 extern const struct vfield vf_qp_cap[], vf_send_wr[], vf_recv_wr[], vf_sge[], vf_wr_rdma[], vf_wr_atomic[],
 	vf_wr_ud[];
 /* The number of WRs when the table at idx is a list of WRs (has [1]), else 0. */
 int wr_count(lua_State *L, int idx);
 /* Reads the list of SGE tables at idx ({mr=, offset=, length=} or {addr=,
- * length=, lkey=}) into out (cap entries); raises naming the entry. */
-int sge_list_read(lua_State *L, int arg, int idx, struct ibv_sge *out, int cap);
+ * length=, lkey=}) into out (cap entries); raises naming the entry, or an
+ * MR of another context than owner's (the QP the SGEs are for). */
+int sge_list_read(lua_State *L, int arg, int idx, struct ibv_sge *out, int cap, struct vnode *owner);
 /* Reads count WRs (struct ibv_send_wr when send, else ibv_recv_wr) from the
  * table at idx (a list, or one WR) into wrs, chained, with their SGEs in p.
  * Raises naming the key. */

@@ -59,13 +59,22 @@ scenario() {
     [[ $output == *"robust_trace: ok"* ]]
 }
 
-@test "objects of another context are refused, naming both contexts; GC never closes a context under a live QP" {
+@test "objects of another context are refused, in calls and in posted WRs, naming both contexts; GC never closes a context under a live QP" {
     scenario context
     [ "$status" -eq 0 ]
     [[ $output == *"(key 'pd': pd1 belongs to ctx1, not to ctx2: the kernel looks handles up in the context of the call"* ]]
     [[ $output == *"(key 'recv_cq': cq1 belongs to ctx1, but pd2 belongs to ctx2:"* ]]
     [[ $output == *"(key 'srq': srq1 belongs to ctx1, but pd2 belongs to ctx2:"* ]]
     [[ $output == *"bad argument #2 to 'create_cq' (key 'channel': channel1 belongs to ctx1, not to ctx2:"* ]]
+    # in posted WRs: SGE MRs and ud.ah, plain, in lists, prepared (ud.ah), and wr_set_sge_list
+    [[ $output == *"bad argument #1 to 'post_recv' (key 'sg_list[1].mr': mr2 belongs to ctx2, but qp1 belongs to ctx1: the device looks a posted WR's lkeys and AH up in the context of the qp"* ]]
+    [[ $output == *"(key '[2].sg_list[2].mr': mr2 belongs to ctx2, but qp1 belongs to ctx1:"* ]]
+    [[ $output == *"(key 'sg_list[1].mr': mr2 belongs to ctx2, but srq1 belongs to ctx1:"* ]]
+    [[ $output == *"observed: receives rc1 held: wr_id 6"* ]]
+    [[ $output == *"bad argument #1 to 'post_send' (key 'ud.ah': ah2 belongs to ctx2, but qp2 belongs to ctx1:"* ]]
+    [[ $output == *"observed: ud1:post_send(verbs.send_wr{..., {ud = {ah = ah2}}}): "*"(key '[2].ud.ah': ah2 belongs to ctx2"* ]]
+    [[ $output == *"observed: ud1 after the refusals: wc wr_id=15 SEND SUCCESS"* ]]
+    [[ $output == *"bad argument #1 to 'wr_set_sge_list' (key 'sg_list[1].mr': mr2 belongs to ctx2, but qp3 belongs to ctx1:"* ]]
     [[ $output == *"observed: qp2 after its context, PD and CQ were collected: qp RC 0x"*" INIT"* ]]
     [[ $output == *"observed: kernel CQs of this process after GC: "*", as before c2"* ]]
     [[ $output == *"robust_context: ok"* ]]

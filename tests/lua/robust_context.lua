@@ -35,6 +35,85 @@ R.refused("c2:create_cq(4, {channel = ch1})", function() return c2:create_cq(4, 
 R.refused("c2:create_cq_ex{channel = ch1}", function() return c2:create_cq_ex{ cqe = 4, channel = ch1 } end,
   "key 'channel': channel1 belongs to ctx1, not to ctx2:")
 
+-- The objects named inside a posted WR belong to the context of the QP or
+-- SRQ too: an MR of c2 in an SGE used to be posted, and an AH of c2 in
+-- ud.ah went out and completed LOC_QP_OP_ERR with the QP in ERR. The whole
+-- post is refused before anything is posted, naming the key.
+local gidx = tonumber(os.getenv("RXE_GID_INDEX"))
+local mr1, mr2 = pd1:reg_mr(64, "LOCAL_WRITE"), pd2:reg_mr(64, "LOCAL_WRITE")
+local rc1 = pd1:create_qp{ qp_type = "RC", send_cq = cq1, recv_cq = cq1, cap = caps }
+rc1:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0 }
+R.refused("rc1:post_recv{sg_list = {{mr = mr2}}}", function()
+  return rc1:post_recv{ wr_id = 1, sg_list = { { mr = mr2, length = 8 } } } end,
+  "bad argument #1 to 'post_recv' (key 'sg_list[1].mr': mr", " belongs to ctx2, but qp", " belongs to ctx1: ",
+  "use a mr of ctx1)")
+R.refused("rc1:post_recv of a list, mr2 in [2].sg_list[2]", function()
+  return rc1:post_recv{ { wr_id = 2, sg_list = { { mr = mr1, length = 8 } } },
+                        { wr_id = 3, sg_list = { { mr = mr1, length = 8 }, { mr = mr2, length = 8 } } } } end,
+  "(key '[2].sg_list[2].mr': mr", " belongs to ctx2, but qp")
+R.refused("rc1:post_send{sg_list = {{mr = mr2}}}", function()
+  return rc1:post_send{ wr_id = 4, opcode = "SEND", sg_list = { { mr = mr2, length = 8 } } } end,
+  "bad argument #1 to 'post_send' (key 'sg_list[1].mr': mr", " belongs to ctx2, but qp")
+R.refused("srq1:post_recv{sg_list = {{mr = mr2}}}", function()
+  return srq1:post_recv{ wr_id = 5, sg_list = { { mr = mr2 } } } end,
+  "bad argument #1 to 'post_recv' (key 'sg_list[1].mr': mr", " belongs to ctx2, but srq1 belongs to ctx1:")
+R.ok("rc1:post_recv{sg_list = {{mr = mr1}}}", function()
+  return rc1:post_recv{ wr_id = 6, sg_list = { { mr = mr1, length = 8 } } } end)
+rc1:modify{ qp_state = "ERR" }
+local flushed = {}
+for _, wc in ipairs(cq1:wait(1, 5000)) do flushed[#flushed + 1] = wc.wr_id end
+os.execute("sleep 0.2")   -- any other receive is flushed by now
+for _, wc in ipairs(cq1:poll(8)) do flushed[#flushed + 1] = wc.wr_id end
+R.check(#flushed == 1 and flushed[1] == 6, "rc1 held receives %s, not only wr_id 6", table.concat(flushed, ","))
+print("observed: receives rc1 held: wr_id " .. table.concat(flushed, ","))
+rc1:destroy()
+
+local ud1 = pd1:create_qp{ qp_type = "UD", send_cq = cq1, recv_cq = cq1, cap = caps }
+ud1:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qkey = 0x11 }
+ud1:modify{ qp_state = "RTR" }
+ud1:modify{ qp_state = "RTS", sq_psn = 0 }
+local attr = { is_global = 1, port_num = 1, grh = { dgid = c1:query_gid(1, gidx), sgid_index = gidx, hop_limit = 1 } }
+local ah1, ah2 = pd1:create_ah(attr), pd2:create_ah(attr)
+local function ud(ah) return { ah = ah, remote_qpn = ud1.qp_num, remote_qkey = 0x11 } end
+local function send(id, ah) return { wr_id = id, opcode = "SEND", sg_list = { { mr = mr1, length = 8 } }, ud = ud(ah) } end
+R.refused("ud1:post_send{ud = {ah = ah2}}", function() return ud1:post_send(send(7, ah2)) end,
+  "bad argument #1 to 'post_send' (key 'ud.ah': ah", " belongs to ctx2, but qp", "use a ah of ctx1)")
+R.refused("ud1:post_send of a list, ah2 in [2].ud.ah", function() return ud1:post_send{ send(8, ah1), send(9, ah2) } end,
+  "(key '[2].ud.ah': ah", " belongs to ctx2, but qp")
+R.refused("ud1:post_send(verbs.send_wr{ud = {ah = ah2}})", function()
+  return ud1:post_send(verbs.send_wr(send(10, ah2))) end,
+  "bad argument #1 to 'post_send' (key 'ud.ah': ah", " belongs to ctx2, but qp")
+R.refused("ud1:post_send(verbs.send_wr{..., {ud = {ah = ah2}}})", function()
+  return ud1:post_send(verbs.send_wr{ send(11, ah1), send(12, ah2) }) end,
+  "(key '[2].ud.ah': ah", " belongs to ctx2, but qp")
+local uwr = R.ok("ud1:post_send(send_wr with ah1, SIGNALED)", function()
+  local w = verbs.send_wr(send(15, ah1))
+  w.send_flags = "SIGNALED"
+  ud1:post_send(w)
+  return w
+end)
+local wcs = cq1:wait(1, 5000)
+R.check(#wcs == 1 and wcs[1].status == "SUCCESS" and wcs[1].wr_id == 15, "ud1's send with ah1: %s", tostring(wcs[1]))
+print("observed: ud1 after the refusals: " .. tostring(wcs[1]))
+
+-- The extended QP API: wr_set_sge_list's MRs.
+local ux = c1:create_qp_ex{ pd = pd1, qp_type = "UD", send_cq = cq1, recv_cq = cq1, send_ops_flags = { "SEND" },
+  cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 } }
+ux:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qkey = 0x11 }
+ux:modify{ qp_state = "RTR" }
+ux:modify{ qp_state = "RTS", sq_psn = 0 }
+ux:wr_start()
+ux:wr_send()
+R.refused("ux:wr_set_sge_list{{mr = mr2}}", function() return ux:wr_set_sge_list{ { mr = mr2, length = 8 } } end,
+  "bad argument #1 to 'wr_set_sge_list' (key 'sg_list[1].mr': mr", " belongs to ctx2, but qp")
+ux:wr_set_ud_addr(ah1, ud1.qp_num, 0x11)
+ux:wr_set_sge(mr1, 0, 8)
+ux:wr_abort()
+ux:destroy(); ud1:destroy(); ah1:destroy(); ah2:destroy()
+uwr = nil
+collectgarbage()
+mr1:dereg(); mr2:dereg()
+
 -- The same objects, each with its own context, work.
 local qp2 = R.ok("c2:create_qp_ex, all from c2", function()
   return c2:create_qp_ex{ pd = pd2, qp_type = "RC", send_cq = cq2, recv_cq = cq2, cap = caps } end)
