@@ -402,6 +402,8 @@ static int l_wr_set_sge(lua_State *L)
 	char args[96];
 	if (m) {
 		struct ibv_mr *mr = vobj_check(L, 2, &vc_mr)->h;
+		if (vobj_other_context(m, n))
+			return vobj_wr_context(L, 2, NULL, m, n), 0;
 		uint64_t off = marsh_check_uint(L, 3, 3, mr->length, "offset");
 		uint64_t len = lua_isnoneornil(L, 4) ? mr->length - off : marsh_check_uint(L, 4, 4, 0xffffffffu, "length");
 		if (len > mr->length - off)
@@ -486,6 +488,8 @@ static int l_wr_set_ud_addr(lua_State *L)
 {
 	struct vnode *n = self(L);
 	struct vnode *ah = vobj_check(L, 2, &vc_ah);
+	if (vobj_other_context(ah, n))
+		return vobj_wr_context(L, 2, NULL, ah, n), 0;
 	uint32_t qpn = (uint32_t)marsh_check_uint(L, 3, 3, 0xffffff, "remote_qpn");
 	uint32_t qkey = arg_u32(L, 4, "remote_qkey");
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_ud_addr");

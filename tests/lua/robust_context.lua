@@ -96,7 +96,7 @@ local wcs = cq1:wait(1, 5000)
 R.check(#wcs == 1 and wcs[1].status == "SUCCESS" and wcs[1].wr_id == 15, "ud1's send with ah1: %s", tostring(wcs[1]))
 print("observed: ud1 after the refusals: " .. tostring(wcs[1]))
 
--- The extended QP API: wr_set_sge_list's MRs.
+-- The extended QP API: wr_set_ud_addr's AH and wr_set_sge's MR.
 local ux = c1:create_qp_ex{ pd = pd1, qp_type = "UD", send_cq = cq1, recv_cq = cq1, send_ops_flags = { "SEND" },
   cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 } }
 ux:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qkey = 0x11 }
@@ -104,6 +104,10 @@ ux:modify{ qp_state = "RTR" }
 ux:modify{ qp_state = "RTS", sq_psn = 0 }
 ux:wr_start()
 ux:wr_send()
+R.refused("ux:wr_set_ud_addr(ah2, ...)", function() return ux:wr_set_ud_addr(ah2, ud1.qp_num, 0x11) end,
+  "bad argument #1 to 'wr_set_ud_addr' (ah", " belongs to ctx2, but qp", " belongs to ctx1: ")
+R.refused("ux:wr_set_sge(mr2, 0, 8)", function() return ux:wr_set_sge(mr2, 0, 8) end,
+  "bad argument #1 to 'wr_set_sge' (mr", " belongs to ctx2, but qp")
 R.refused("ux:wr_set_sge_list{{mr = mr2}}", function() return ux:wr_set_sge_list{ { mr = mr2, length = 8 } } end,
   "bad argument #1 to 'wr_set_sge_list' (key 'sg_list[1].mr': mr", " belongs to ctx2, but qp")
 ux:wr_set_ud_addr(ah1, ud1.qp_num, 0x11)
