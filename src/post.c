@@ -30,6 +30,7 @@ static void keep_dep(lua_State *L, int idx, struct vnode *n, void *ctx)
 		return;
 	if (p->ndeps >= p->maxdeps)   /* one MR per SGE and one AH per WR were counted */
 		luaL_error(L, "verbs.send_wr: the WR table changed while it was being read");
+	p->dep_at[p->ndeps] = (struct wr_dep_at){ p->cur_wr, p->cur_sge };
 	p->deps[p->ndeps++] = n;
 	lua_pushvalue(L, idx);
 	lua_rawseti(L, p->keep, p->ndeps);
@@ -79,6 +80,7 @@ static const char *read_sges(lua_State *L, struct sge_pool *p, int idx, struct i
 	for (int i = 1; i <= n; i++) {
 		struct sge_in s = { 0 };
 		struct ibv_sge *out = &p->sge[p->used++];
+		p->cur_sge = i;
 		lua_rawgeti(L, idx, i);
 		if (!lua_istable(L, -1))
 			return lua_pushfstring(L, "%s: SGE table expected, got %s", sge_path(path, sizeof path, p, i),
@@ -256,6 +258,8 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 		if (is_list)
 			marsh_path(key, sizeof key, "", NULL, i + 1);   /* "[3]"; "" for a single WR */
 		p->path = at;
+		p->cur_wr = i;
+		p->cur_sge = 0;
 		uint64_t m = marsh_read_ctx(L, arg, t, send ? vf_send_wr : vf_recv_wr, w, key, "", 0,
 					    p->deps ? p : NULL);
 		if (m & W_SGES)
@@ -281,6 +285,19 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 				      " remote_addr =, rkey =, compare_add =, swap = })", at, venum_name(&ve_wr_opcode, op));
 		((struct ibv_send_wr *)w)->next = (struct ibv_send_wr *)next;
 	}
+}
+
+const char *wr_dep_path(char *buf, size_t len, bool is_list, const struct wr_dep_at *at)
+{
+	char prefix[32];
+	const char *pre = wr_path(prefix, sizeof prefix, is_list, at->wr);
+	if (!at->sge)
+		snprintf(buf, len, "%sud.ah", pre);
+	else {
+		marsh_path(buf, len - 3, pre, "sg_list", at->sge);
+		strcat(buf, ".mr");
+	}
+	return buf;
 }
 
 /* Raises: the WR at `at` names ah, an AH of another context than qp's. */

@@ -19,6 +19,7 @@ struct prepared {
 	void *wrs;              /* count ibv_send_wr or ibv_recv_wr, chained */
 	struct ibv_sge *sge;
 	struct vnode **deps;    /* the MRs and AHs named */
+	struct wr_dep_at *dep_at;   /* where each was named, for an error (struct sge_pool) */
 	uint8_t *unions;        /* per WR: the member of the union wr it was given (WR_UNION_*) */
 	/* The checks of a post passed for the object (QP or SRQ) ok_node,
 	 * whose userdata is at ok_ud, while its state's changes counter

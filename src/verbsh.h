@@ -469,13 +469,20 @@ struct sge_pool {
 	 * each also put in the table at keep so that it stays alive. */
 	struct vnode **deps;
 	int ndeps, maxdeps, keep;
+	/* Where each of deps was named: WR dep_at[d].wr (0-based), its SGE
+	 * dep_at[d].sge (1-based; 0 for ud.ah); cur_wr and cur_sge: the WR
+	 * and SGE being read. */
+	struct wr_dep_at *dep_at;
+	int cur_wr, cur_sge;
 	/* Plain posts: the QP or SRQ posted to and its context, whose MRs alone
 	 * the SGEs may name (NULL: not checked here; a prepared WR is checked
 	 * at its post). */
 	struct vnode *owner;
 	struct ibv_context *ctx;
 };
-
+struct wr_dep_at { int wr, sge; };
+/* "[2].sg_list[1].mr", "ud.ah": the key of a prepared WR's dep named at at. */
+const char *wr_dep_path(char *buf, size_t len, bool is_list, const struct wr_dep_at *at);
 extern const struct vfield vf_qp_cap[], vf_send_wr[], vf_recv_wr[], vf_sge[], vf_wr_rdma[], vf_wr_atomic[],
 	vf_wr_ud[];
 /* The number of WRs when the table at idx is a list of WRs (has [1]), else 0. */

@@ -59,7 +59,7 @@ static int prepare(lua_State *L, bool send)
 	int nsge = count_sges(L, 1, count, is_list);
 	int maxdeps = nsge + count;
 	size_t size = sizeof(struct prepared) + (size_t)count * wr_size(send) + (size_t)nsge * sizeof(struct ibv_sge) +
-		      (size_t)maxdeps * sizeof(struct vnode *) + (size_t)count;
+		      (size_t)maxdeps * (sizeof(struct vnode *) + sizeof(struct wr_dep_at)) + (size_t)count;
 	struct prepared *pw = lua_newuserdatauv(L, size, 1);   /* index 2 */
 	memset(pw, 0, size);
 	pw->tag = send ? SEND_WR : RECV_WR;
@@ -69,10 +69,11 @@ static int prepare(lua_State *L, bool send)
 	pw->wrs = pw + 1;
 	pw->sge = (struct ibv_sge *)((char *)pw->wrs + (size_t)count * wr_size(send));
 	pw->deps = (struct vnode **)(pw->sge + nsge);
-	pw->unions = (uint8_t *)(pw->deps + maxdeps);
+	pw->dep_at = (struct wr_dep_at *)(pw->deps + maxdeps);
+	pw->unions = (uint8_t *)(pw->dep_at + maxdeps);
 	lua_newtable(L);   /* 3: the objects named, kept alive with the WR */
 	struct sge_pool p = { .sge = pw->sge, .cap = nsge, .arg = 1, .path = "", .deps = pw->deps,
-			      .maxdeps = maxdeps, .keep = 3 };
+			      .maxdeps = maxdeps, .keep = 3, .dep_at = pw->dep_at };
 	wrs_read(L, 1, 1, count, is_list, send, pw->wrs, &p, send ? pw->unions : NULL);
 	pw->ndeps = p.ndeps;
 	lua_setiuservalue(L, 2, 1);
@@ -262,6 +263,10 @@ static struct prepared *recheck(lua_State *L, int self, int idx, bool send, stru
 		if (!n->h)
 			vargerror(L, idx, lua_pushfstring(L, "this prepared WR names %s, which is destroyed since; "
 				"prepare the WR again", vobj_cname(n, name, sizeof name)));
+		if (vobj_other_context(n, qp)) {   /* the WR was prepared with no QP to compare with */
+			char key[96];
+			vobj_wr_context(L, idx, wr_dep_path(key, sizeof key, pw->count > 1, &pw->dep_at[d - 1]), n, qp);
+		}
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);

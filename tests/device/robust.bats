@@ -66,13 +66,14 @@ scenario() {
     [[ $output == *"(key 'recv_cq': cq1 belongs to ctx1, but pd2 belongs to ctx2:"* ]]
     [[ $output == *"(key 'srq': srq1 belongs to ctx1, but pd2 belongs to ctx2:"* ]]
     [[ $output == *"bad argument #2 to 'create_cq' (key 'channel': channel1 belongs to ctx1, not to ctx2:"* ]]
-    # in posted WRs: SGE MRs and ud.ah, plain, in lists, prepared (ud.ah), and the wr_set_* setters
+    # in posted WRs: SGE MRs and ud.ah, plain, in lists, prepared, and the wr_set_* setters
     [[ $output == *"bad argument #1 to 'post_recv' (key 'sg_list[1].mr': mr2 belongs to ctx2, but qp1 belongs to ctx1: the device looks a posted WR's lkeys and AH up in the context of the qp"* ]]
     [[ $output == *"(key '[2].sg_list[2].mr': mr2 belongs to ctx2, but qp1 belongs to ctx1:"* ]]
     [[ $output == *"(key 'sg_list[1].mr': mr2 belongs to ctx2, but srq1 belongs to ctx1:"* ]]
     [[ $output == *"observed: receives rc1 held: wr_id 6"* ]]
     [[ $output == *"bad argument #1 to 'post_send' (key 'ud.ah': ah2 belongs to ctx2, but qp2 belongs to ctx1:"* ]]
     [[ $output == *"observed: ud1:post_send(verbs.send_wr{..., {ud = {ah = ah2}}}): "*"(key '[2].ud.ah': ah2 belongs to ctx2"* ]]
+    [[ $output == *"observed: ud1:post_send(verbs.send_wr{..., {sg_list = {.., {mr = mr2}}}}): "*"(key '[2].sg_list[2].mr': mr2 belongs to ctx2"* ]]
     [[ $output == *"observed: ud1 after the refusals: wc wr_id=15 SEND SUCCESS"* ]]
     [[ $output == *"bad argument #1 to 'wr_set_sge_list' (key 'sg_list[1].mr': mr2 belongs to ctx2, but qp3 belongs to ctx1:"* ]]
     [[ $output == *"bad argument #1 to 'wr_set_ud_addr' (ah2 belongs to ctx2, but qp3 belongs to ctx1:"* ]]

@@ -86,6 +86,11 @@ R.refused("ud1:post_send(verbs.send_wr{ud = {ah = ah2}})", function()
 R.refused("ud1:post_send(verbs.send_wr{..., {ud = {ah = ah2}}})", function()
   return ud1:post_send(verbs.send_wr{ send(11, ah1), send(12, ah2) }) end,
   "(key '[2].ud.ah': ah", " belongs to ctx2, but qp")
+R.refused("ud1:post_send(verbs.send_wr{..., {sg_list = {.., {mr = mr2}}}})", function()
+  local w = send(14, ah1)
+  w.sg_list[2] = { mr = mr2, length = 8 }
+  return ud1:post_send(verbs.send_wr{ send(13, ah1), w }) end,
+  "(key '[2].sg_list[2].mr': mr", " belongs to ctx2, but qp")
 local uwr = R.ok("ud1:post_send(send_wr with ah1, SIGNALED)", function()
   local w = verbs.send_wr(send(15, ah1))
   w.send_flags = "SIGNALED"

@@ -264,6 +264,37 @@ eq(cq_b:poll(wc3), 0, "nothing left")
 e = raises("wc3[1] after a poll of 0", function() return wc3[1].status end)
 check(tostring(e):find("wc[1]: the last poll filled 0 entries", 1, true), "stale wc3[1]: %s", tostring(e))
 
+-- A prepared WR has no QP when it is made: its first post to a QP checks
+-- that its MRs belong to that QP's context, and a post to another QP
+-- checks again (they used to be posted, whatever their context).
+local ctx2 = verbs.open(os.getenv("RXE_DEV"))
+local pd2, cq2 = ctx2:alloc_pd(), ctx2:create_cq(8)
+local mr2 = pd2:reg_mr(4096, ALL)
+local q2 = pd2:create_qp{ qp_type = "RC", send_cq = cq2, recv_cq = cq2,
+  cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 2, max_recv_sge = 2 } }
+q2:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0 }
+local r2 = verbs.recv_wr{ wr_id = 77, sg_list = { { mr = mr2, length = 64 } } }
+q2:post_recv(r2)   -- its own context: posted
+e = raises("a recv_wr of ctx2's MR posted to a QP of ctx1", b.post_recv, b, r2)
+check(tostring(e):find("bad argument #1 to 'post_recv' (key 'sg_list[1].mr': mr", 1, true)
+  and tostring(e):find(" belongs to ctx2, but qp%d+ belongs to ctx1: "), "recv_wr of ctx2 to b: %s", tostring(e))
+q2:post_recv(r2)   -- and again to q2: the checks follow the QP
+local s2 = verbs.send_wr{ { wr_id = 78, opcode = "SEND", sg_list = { { mr = mr_a, length = 8 } } },
+                          { wr_id = 79, opcode = "SEND", sg_list = { { mr = mr_a, length = 8 }, { mr = mr2, length = 8 } } } }
+e = raises("a send_wr chain naming ctx2's MR in [2].sg_list[2] posted to a QP of ctx1", a.post_send, a, s2)
+check(tostring(e):find("(key '[2].sg_list[2].mr': mr", 1, true) and tostring(e):find("belongs to ctx2", 1, true),
+  "send_wr chain of ctx2's MR: %s", tostring(e))
+e = raises("the same chain, posted again", a.post_send, a, s2)
+check(tostring(e):find("(key '[2].sg_list[2].mr': mr", 1, true), "send_wr chain again: %s", tostring(e))
+q2:modify{ qp_state = "ERR" }
+local got = {}
+for _, w in ipairs(cq2:wait(1, 5000)) do got[#got + 1] = w.wr_id end
+os.execute("sleep 0.2")
+for _, w in ipairs(cq2:poll(8)) do got[#got + 1] = w.wr_id end
+eq(#got, 2, "q2 held the two receives posted to it")
+q2:destroy()
+r2, s2, q2, mr2, pd2, cq2, ctx2 = nil, nil, nil, nil, nil, nil, nil
+
 -- GC: the prepared WRs keep their MRs; dropping everything is safe.
 send, recv, pchain, precv, wc, wc8, wc3, chain = nil, nil, nil, nil, nil, nil, nil, nil
 collectgarbage(); collectgarbage()
