@@ -258,7 +258,9 @@ local list_mt = { __tostring = function(l) return M.ladder(l) end }
 
 -- The frames of a capture or list whose BTH matches: qp (DestQP) and/or
 -- opcode (a name such as "SEND_FIRST" or "RC_SEND_FIRST", or a number).
-function M.filter(packets, want)
+-- as_method: called as cap:filter{...} (src/capture.c), where the table is
+-- argument #1.
+function M.filter(packets, want, as_method)
   local list = list_of(packets)
   if not list then
     error(("bad argument #1 to 'filter' (capture or packet list expected, got %s)"):format(type(packets)), 2)
@@ -269,6 +271,28 @@ function M.filter(packets, want)
   for k in pairs(want) do
     if k ~= "qp" and k ~= "opcode" then
       error(("bad argument #2 to 'filter' (unknown key '%s': qp or opcode)"):format(tostring(k)), 2)
+    end
+  end
+  -- A value no frame can have would select nothing, in silence.
+  local qp, op = want.qp, want.opcode
+  local argn = as_method and "#1" or "#2"
+  if qp ~= nil and not (math.type(qp) == "integer" and qp >= 0 and qp <= 0xffffff) then
+    error(("bad argument %s to 'filter' (key 'qp': a QP number (0..0xffffff, as qp.qp_num) expected, got %s)")
+      :format(argn, math.type(qp) == "integer" and ("%d"):format(qp) or type(qp)), 2)
+  end
+  if op ~= nil then
+    local known = math.type(op) == "integer" and op >= 0 and op <= 255
+    if type(op) == "string" then
+      local base = op:gsub("^[A-Z][A-Z]_", "", 1)
+      for _, name in pairs(OPS) do if name == op or name == base then known = true end end
+    end
+    if not known then
+      local names = {}
+      for i = 0, 23 do if OPS[i] then names[#names + 1] = OPS[i] end end
+      local near = type(op) == "string" and require("verbs").suggest(op:upper(), names)
+      error(("bad argument %s to 'filter' (key 'opcode': %s is not a BTH opcode%s; the names: %s)"):format(
+        argn, type(op) == "string" and ("'" .. op .. "'") or tostring(op), near and (" (did you mean '" .. near .. "'?)") or "",
+        table.concat(names, ", ")), 2)
     end
   end
   local out = setmetatable({}, list_mt)

@@ -414,6 +414,8 @@ static int l_filter(lua_State *L)
 			return vargerror(L, 2, lua_pushfstring(L, "unknown key '%s': qp or opcode",
 							    luaL_tolstring(L, -1, NULL)));
 	}
+	lua_settop(L, 2);
+	lua_pushboolean(L, 1);   /* as a method: the table is argument #1 */
 	return wire_call(L, "filter");
 }
 

@@ -42,6 +42,22 @@ load ../helpers
     [[ $output == *$'nil\tshorter than an Ethernet header'* ]]
 }
 
+@test "wire: filter refuses an opcode or qp no frame can have, instead of selecting nothing" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local l = w.read_pcap("tests/wire/send5000.pcap")
+      print(#w.filter(l, {opcode = "SEND_MIDDLE"}), #w.filter(l, {opcode = "RC_SEND_MIDDLE"}), #w.filter(l, {opcode = 1}))
+      print(pcall(w.filter, l, {opcode = "send_midle"}))
+      print(pcall(w.filter, l, {opcode = 300}))
+      print(pcall(w.filter, l, {qp = "x"}))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "3	3	3" ]
+    [[ ${lines[1]} == "false	bad argument #2 to 'filter' (key 'opcode': 'send_midle' is not a BTH opcode (did you mean 'SEND_MIDDLE'?); the names: SEND_FIRST, "* ]]
+    [[ ${lines[2]} == "false	bad argument #2 to 'filter' (key 'opcode': 300 is not a BTH opcode; the names: "* ]]
+    [ "${lines[3]}" = "false	bad argument #2 to 'filter' (key 'qp': a QP number (0..0xffffff, as qp.qp_num) expected, got string)" ]
+}
+
 @test "wire: verbs.capture names bad arguments" {
     run "$VERBSH" -e '
       print(pcall(verbs.capture, {devcie = "rxe0"}))
