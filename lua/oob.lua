@@ -108,6 +108,13 @@ function Conn:recv(timeout)
   end
 end
 
+-- The socket's descriptor, for verbs.wait_fds: ready when bytes arrive (a
+-- message recv has already buffered is read at once, without waiting).
+function Conn:getfd()
+  if not self.sock then error("oob: connection is closed", 2) end
+  return self.sock:getfd()
+end
+
 function Conn:close()
   if self.sock then self.sock:close(); self.sock = nil end
 end
@@ -148,6 +155,12 @@ function Listener:accept(timeout)
       timeout or M.timeout, err), 2)
   end
   return wrap(c)
+end
+
+-- For verbs.wait_fds: ready when a partner is waiting to be accepted.
+function Listener:getfd()
+  if not self.sock then error("oob: listener is closed", 2) end
+  return self.sock:getfd()
 end
 
 function Listener:close()

@@ -46,7 +46,7 @@ static int entry_fd(lua_State *L, int arg, int idx, int i)
 	 * only raise its own "no field" error. */
 	bool ours = false;
 	const char *what = luaL_typename(L, idx);
-	if (luaL_getmetafield(L, idx, "__name") != LUA_TNIL) {
+	if (lua_type(L, idx) == LUA_TUSERDATA && luaL_getmetafield(L, idx, "__name") != LUA_TNIL) {
 		ours = lua_type(L, -1) == LUA_TSTRING && strncmp(lua_tostring(L, -1), "verbs.", 6) == 0;
 		if (ours)
 			what = lua_tostring(L, -1);   /* left on the stack: the error below ends the call */

@@ -107,3 +107,25 @@ port() { echo $((20000 + (RANDOM % 20000))); }
     [ "$status" -eq 0 ]
     [[ $output == "127.0.0.1	true	oob listener on 127.0.0.1:"* ]]
 }
+
+@test "oob: verbs.wait_fds waits on a listener (a partner to accept) and a connection (a message)" {
+    run "$VERBSH" -e '
+      local oob = verbs.oob
+      local l = oob.listen(0)
+      print(#verbs.wait_fds({ l }, 50))                 -- nobody yet
+      local c = oob.connect("127.0.0.1", l.port)
+      print(verbs.wait_fds({ l }, 2000)[1] == l)        -- a partner waits
+      local s = l:accept()
+      print(#verbs.wait_fds({ s }, 50))                 -- no message yet
+      c:send{ qp_num = 7 }
+      print(verbs.wait_fds({ s }, 2000)[1] == s, s:recv().qp_num)
+      s:close()
+      print(pcall(verbs.wait_fds, { s }, 10))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "0" ]
+    [ "${lines[1]}" = "true" ]
+    [ "${lines[2]}" = "0" ]
+    [ "${lines[3]}" = "true	7" ]
+    [[ ${lines[4]} == "false	"*"oob: connection is closed"* ]]
+}
