@@ -203,7 +203,9 @@ M.methods = {
     "copy the bytes into the WR now (at most cap.max_inline_data)", ex = 'qp:wr_set_inline_data("hi")' },
   wr_set_inline_data_list = { "qp", "qp:wr_set_inline_data_list{ str, ... }",
     "void ibv_wr_set_inline_data_list(struct ibv_qp_ex *qp, size_t num_buf, const struct ibv_data_buf *buf_list)",
-    "several inline pieces for the current WR", ex = 'qp:wr_set_inline_data_list{ "hel", "lo" }' },
+    "several inline pieces for the current WR. On rxe (rdma-core 44) the WR completes SUCCESS having sent none of"
+    .. " them, in C as here: verbsh warns; use wr_set_inline_data with one buffer there",
+    ex = 'qp:wr_set_inline_data_list{ "hel", "lo" }' },
   wr_set_ud_addr = { "qp", "qp:wr_set_ud_addr(ah, remote_qpn, remote_qkey)",
     "void ibv_wr_set_ud_addr(struct ibv_qp_ex *qp, struct ibv_ah *ah, uint32_t remote_qpn, uint32_t remote_qkey)",
     "where the current UD WR goes (every UD WR needs it)", ex = "qp:wr_set_ud_addr(ah, qp_b.qp_num, 0x11111111)" },

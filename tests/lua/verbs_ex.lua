@@ -197,6 +197,9 @@ err("misaligned atomic", "not 8-byte aligned", a.wr_atomic_cmp_swp, a, mr_b.rkey
 err("UD address on RC", "wr_set_ud_addr: this is a RC QP", a.wr_set_ud_addr, a, ah, 1, 1)
 err("SGE beyond the MR", "is beyond the MR's 4096 bytes", a.wr_set_sge, a, mr_a, 4000, 200)
 err("bad rkey type", "rkey: integer expected, got string", a.wr_rdma_write, a, "x", 0)
+local was = verbs.strict(true)   -- the warning, as an error
+err("inline list on rxe", "rxe's provider sends none of an inline data list", a.wr_set_inline_data_list, a, { "ab", "cd" })
+verbs.strict(was)
 a:wr_abort()
 eq(#cq_a:poll(), 0, "an aborted session posts nothing")
 local ro = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq_a, recv_cq = cq_a, send_ops_flags = "SEND",
