@@ -48,3 +48,15 @@ load ../helpers
         [ "$output" = "unlimited" ]
     fi
 }
+
+@test "rxe-host: setup without IFACE gives its usage; env without an ACTIVE port says so on stderr" {
+    run "$ROOT/scripts/rxe-host" setup
+    [ "$status" -eq 2 ]
+    [ "$output" = "usage: scripts/rxe-host setup IFACE   (IFACE: an up interface with an IPv4 address, as in ip -4 addr)" ]
+    run "$ROOT/scripts/rxe-host" env
+    if [ "$status" -ne 0 ]; then
+        [ "$output" = "rxe-host: no ACTIVE port with a RoCE v2 IPv4 GID (scripts/rxe-host status says why)" ]
+    else
+        [[ $output == *RXE_DEV=* ]]   # this host has a device
+    fi
+}
