@@ -491,7 +491,9 @@ M.lesson = {
     "moves an RC qp through RESET, INIT, RTR, RTS, connected to peer (a QP, or a qp_num) on this device,"
     .. " as lesson 4 does by hand; opts overrides any attribute (path_mtu, timeout, retry_cnt, rnr_retry,"
     .. " min_rnr_timer, max_dest_rd_atomic, qp_access_flags, sq_psn, rq_psn, dest_qp_num, sgid_index ...)."
-    .. " Set by lessons 5 and later", ex = "rc_connect(qp_a, qp_b); rc_connect(qp_b, qp_a, { rnr_retry = 0 })" },
+    .. " A global that lessons 5 and later set; outside a lesson it is nil: rc_connect ="
+    .. " require(\"verbs.lesson_kit\").rc_connect gives it to a script",
+    ex = "rc_connect(qp_a, qp_b); rc_connect(qp_b, qp_a, { rnr_retry = 0 })" },
   ["lesson.stop"] = { "lesson.stop()", "leaves the lesson, as lesson(false)", ex = "lesson.stop()" },
   ["lesson.list"] = { "lesson.list()", "lists the lessons", ex = "lesson.list()" },
   ["lesson.kit"] = { "lesson.kit.NAME", "the helpers the lessons are written with (lua/lesson_kit.lua):"
