@@ -377,9 +377,11 @@ static int l_wc_array(lua_State *L)
 	static const luaL_Reg view_meta[] = {
 		{ "__index", view_index }, { "__newindex", view_newindex }, { "__tostring", view_tostring }, { NULL, NULL }
 	};
-	int n = (int)marsh_check_uint(L, 1, 1, 4096, "n");
-	if (n < 1)
-		return vargerror(L, 1, "n must be at least 1");
+	int isint;
+	lua_Integer want = lua_tointegerx(L, 1, &isint);
+	if (isint && lua_type(L, 1) == LUA_TNUMBER && (want < 1 || want > 4096))   /* 0 entries is no array */
+		return vargerror(L, 1, lua_pushfstring(L, "n: %I is out of range (1..4096)", want));
+	int n = (int)marsh_check_uint(L, 1, 1, 4096, "n");   /* what is not an integer */
 	lua_settop(L, 1);
 	lua_newtable(L);                 /* 2: the wc_array */
 	lua_createtable(L, 0, 6);        /* 3: its metatable */

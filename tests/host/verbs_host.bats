@@ -148,7 +148,9 @@ load ../helpers
       print(select(2, pcall(function() return w[4] end)))
       print(select(2, pcall(function() w[1] = false end)))
       print(select(2, pcall(verbs.wc_array, 0)))
-      print(select(2, pcall(verbs.wc_array, "x")))'
+      print(select(2, pcall(verbs.wc_array, "x")))
+      print(select(2, pcall(verbs.wc_array, -1)))
+      print(select(2, pcall(verbs.wc_array, 4097)))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "send_wr SEND_WITH_IMM wr_id=7 (1 WR, 2 SGEs)	7	4660	SIGNALED,SOLICITED	8192	1" ]
@@ -163,8 +165,10 @@ load ../helpers
     [[ ${lines[9]} == *"wc[1]: the last poll filled 0 entries (in C, wc[0] would hold stale data)" ]]
     [[ ${lines[10]} == *"wc_array: index 4 is outside 1..3" ]]
     [[ ${lines[11]} == *"wc_array is filled by cq:poll and cq:wait, not assigned" ]]
-    [ "${lines[12]}" = "bad argument #1 to 'verbs.wc_array' (n must be at least 1)" ]
+    [ "${lines[12]}" = "bad argument #1 to 'verbs.wc_array' (n: 0 is out of range (1..4096))" ]
     [ "${lines[13]}" = "bad argument #1 to 'verbs.wc_array' (n: integer expected, got string)" ]
+    [ "${lines[14]}" = "bad argument #1 to 'verbs.wc_array' (n: -1 is out of range (1..4096))" ]
+    [ "${lines[15]}" = "bad argument #1 to 'verbs.wc_array' (n: 4097 is out of range (1..4096))" ]
 }
 
 @test "help has a C prototype for every method of every class, rdma_cm's included" {
