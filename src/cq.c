@@ -237,10 +237,22 @@ static int wait_tables(lua_State *L, struct vnode *n, int want, double timeout, 
 	return wait_wcs(L, n, want, timeout, batch, got, true);
 }
 
+/* Say it when the timeout cut a wait short: an empty or short list, or a
+ * count below n, alone looks like success. Pushes the second value; returns
+ * 1 when it did. */
+static int timed_out(lua_State *L, int got, int want, double timeout)
+{
+	if (got >= want || timeout < 0)
+		return 0;
+	lua_pushfstring(L, "timed out after %d ms: %d of %d completions", (int)timeout, got, want);
+	return 1;
+}
+
 /* cq:wait in all its forms but the loop's (l_wait, below):
  * cq:wait(n [, timeout_ms]) -> list of up to n WCs: polls until n arrived or
  * the timeout passed (none: forever).
- * cq:wait(wcs [, n = 1 [, timeout_ms]]) -> count: the same into a wc_array. */
+ * cq:wait(wcs [, n = 1 [, timeout_ms]]) -> count: the same into a wc_array.
+ * Either form cut short by its timeout also returns "timed out after ...". */
 __attribute__((noinline))
 static int wait_other(lua_State *L, struct vnode *n, struct wc_array *a)
 {
@@ -260,16 +272,11 @@ static int wait_other(lua_State *L, struct vnode *n, struct wc_array *a)
 		int got = wait_wcs(L, n, want, timeout, a->wc, 0, false);
 		wc_array_filled(L, 2, a, got);
 		lua_pushinteger(L, a->filled);
-		return 1;
+		return 1 + timed_out(L, got, want, timeout);
 	}
 	lua_createtable(L, want < 8 ? want : 8, 0);
 	int got = wait_tables(L, n, want, timeout, take_held(L, 1, want));
-	if (got < want && timeout >= 0) {
-		/* Say it: an empty or short list alone looks like success. */
-		lua_pushfstring(L, "timed out after %d ms: %d of %d completions", (int)timeout, got, want);
-		return 2;
-	}
-	return 1;
+	return 1 + timed_out(L, got, want, timeout);
 }
 
 /* cq:wait(wcs, 1) written out: the number 1, nothing after it. */

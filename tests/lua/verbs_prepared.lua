@@ -82,6 +82,14 @@ a:post_send(send); a:post_send(send)
 eq(cq_a:wait(wc, 2), 2, "cq:wait(wcs, 2): both sends")
 eq(cq_b:wait(wc, 2), 2, "cq:wait(wcs, 2): both receives")
 eq(wc[2].byte_len, 8, "the second receive")
+-- A wait into a wc_array that its timeout cuts short says so, as the list form does.
+b:post_recv(recv)
+a:post_send(send)
+local got, late = cq_a:wait(wc, 2, 300)
+eq(got, 1, "cq:wait(wcs, 2, 300) with one completion")
+eq(late, "timed out after 300 ms: 1 of 2 completions", "cq:wait(wcs, 2, 300)'s second value")
+got, late = cq_b:wait(wc, 1, 2000)
+eq(got, 1, "cq:wait(wcs, 1, 2000) of the receive"); eq(late, nil, "no second value when nothing was cut short")
 -- The recv_wr checked for a posts to b when given b; an SRQ is not a QP,
 -- even with a recv_wr whose checks were last kept for it.
 local srq = pd:create_srq{ max_wr = 4, max_sge = 1 }
