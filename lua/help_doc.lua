@@ -244,7 +244,8 @@ M.methods = {
   read_completion_ts = { "cq", "cq:read_completion_ts()", "uint64_t ibv_wc_read_completion_ts(struct ibv_cq_ex *cq)",
     "the device's timestamp (wc_flags COMPLETION_TIMESTAMP; rxe has none)", ex = "cq:read_completion_ts()" },
   iter = { "cq", "for wc in cq:iter() do ... end", "ibv_start_poll / ibv_next_poll / ibv_end_poll in a loop",
-    "the completions now in the CQ, as the WCs cq:poll gives; a break still ends the poll", gives = "ibv_wc",
+    "the completions now in the CQ, as the WCs cq:poll gives; a break still ends the poll (the loop owns"
+    .. " its poll: cq:end_poll or cq:destroy inside it is an error at the next step)", gives = "ibv_wc",
     each = "one completion at a time, a copy",
     ex = "for wc in cq:iter() do print(wc.wr_id, wc.status) end" },
   wait_fds = { "verbs", "verbs.wait_fds({channel, cm_channel, ctx, socket, fd...} [, timeout_ms])",

@@ -84,6 +84,7 @@ static bool end_poll(struct vnode *n)
 		ibv_end_poll(cqx(n));
 	vcq(n)->poll_open = false;
 	vcq(n)->has_current = false;
+	vcq(n)->iter_poll = false;
 	return !skip;
 }
 
@@ -131,6 +132,10 @@ int cq_create_ex(lua_State *L)
 
 void cq_ex_idle(lua_State *L, struct vnode *n, const char *fn)
 {
+	if (vcq(n)->poll_open && vcq(n)->iter_poll)
+		luaL_error(L, "%s: a for wc in cq:iter() loop is polling this CQ: ibv_start_poll holds the CQ until the "
+			      "loop ends its poll, and %s would wait for it forever; call it after the loop (break "
+			      "out of the loop to end it early)", fn, fn);
 	if (vcq(n)->poll_open)
 		luaL_error(L, "%s: a start_poll() is open on this CQ: ibv_start_poll holds the CQ until ibv_end_poll, "
 			      "and %s would wait for it forever; call cq:end_poll() first", fn, fn);
@@ -167,12 +172,17 @@ static int l_start_poll(lua_State *L)
 {
 	struct vnode *n = ex_self(L, "start_poll");
 	vnoextra(L, 1, "cq:start_poll()", NULL);
+	if (vcq(n)->poll_open && vcq(n)->iter_poll)
+		return luaL_error(L, "start_poll: a for wc in cq:iter() loop has a poll open on this CQ "
+				     "(ibv_start_poll would wait for the lock it holds): the loop gives each completion, "
+				     "and ends its poll when it ends; break out of it to poll again");
 	if (vcq(n)->poll_open)
 		return luaL_error(L, "start_poll: a poll is already open on this CQ: call cq:end_poll() first "
 				     "(ibv_start_poll would wait for the lock it holds)");
 	struct ibv_poll_cq_attr attr = { 0 };
 	int ret = ibv_start_poll(cqx(n), &attr);
 	vcq(n)->poll_open = ret == 0;
+	vcq(n)->polls += ret == 0;
 	return poll_result(L, n, "ibv_start_poll", ret);
 }
 
@@ -320,7 +330,27 @@ static void push_current(lua_State *L, struct vnode *n)
 struct cq_iter {
 	struct vnode *n;
 	bool started, done;
+	unsigned poll;   /* the CQ's count of polls when this loop opened its own */
 };
+
+/* The poll this loop opened is gone: the loop's body ended it (cq:end_poll,
+ * maybe then a cq:start_poll of its own) or destroyed the CQ. ibv_next_poll
+ * on it would read a poll nobody holds: stale entries, or a completion
+ * another poll already took. */
+__attribute__((noreturn))
+static void iter_lost(lua_State *L, struct cq_iter *it, struct vnode *n)
+{
+	it->done = true;   /* nothing of the loop's is left to end: a poll open now is not its own */
+	if (!n)
+		luaL_error(L, "cq:iter(): the CQ was destroyed inside the for wc in cq:iter() loop; break out of the "
+			      "loop first (the loop ends its poll itself), then call cq:destroy()");
+	luaL_error(L, "cq:iter(): cq:end_poll() was called inside the for wc in cq:iter() loop, which ended the poll "
+		      "the loop was reading%s; to stop early, break out of the loop instead (the loop ends its "
+		      "poll itself)",
+		   vcq(n)->poll_open ? " (the poll open now is another one, from cq:start_poll(): end it with "
+				       "cq:end_poll())" : "");
+	abort();   /* not reached */
+}
 
 /* iter(state): the next completion's table, or nil (and the poll ended). */
 static int iter_next(lua_State *L)
@@ -331,6 +361,11 @@ static int iter_next(lua_State *L)
 	lua_getiuservalue(L, 1, 1);   /* the cq: checked live at every step */
 	lua_replace(L, 1);
 	lua_settop(L, 1);
+	if (it->started) {
+		struct vnode *gone = vobj_test(L, 1, &vc_cq);
+		if (!gone || !gone->h)
+			iter_lost(L, it, NULL);
+	}
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
 	int ret;
 	if (!it->started) {
@@ -338,6 +373,16 @@ static int iter_next(lua_State *L)
 		cq_ex_idle(L, n, "iter");
 		ret = ibv_start_poll(cqx(n), &(struct ibv_poll_cq_attr){ 0 });
 		vcq(n)->poll_open = ret == 0;
+		vcq(n)->iter_poll = ret == 0;
+		it->poll = vcq(n)->polls += ret == 0;
+	} else if (!vcq(n)->poll_open || vcq(n)->polls != it->poll) {
+		iter_lost(L, it, n);
+	} else if (!vcq(n)->has_current) {
+		/* a cq:next_poll() in the loop's body returned false: the poll
+		 * has nothing more, and another next_poll would read past it */
+		it->done = true;
+		cq_ex_end(n);
+		return 0;
 	} else {
 		ret = ibv_next_poll(cqx(n));
 	}

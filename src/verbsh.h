@@ -230,6 +230,8 @@ struct vcq {
 	uint64_t wc_flags;
 	bool poll_open;                  /* between start_poll and end_poll */
 	bool has_current;                /* a completion is current (start_poll or next_poll gave one) */
+	bool iter_poll;                  /* the open poll is a for wc in cq:iter() loop's */
+	unsigned polls;                  /* polls opened: a loop knows whether the open one is its own */
 	unsigned quirks;                 /* the provider's (cq_ex.c) */
 };
 #define VCLASS_DATA(type, fn) static inline struct type *fn(struct vnode *n) { return (struct type *)n; }

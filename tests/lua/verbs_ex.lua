@@ -225,6 +225,55 @@ err("end_poll after ENOENT", "end_poll: no poll is open", cq_a.end_poll, cq_a)
 err("next_poll without start", "next_poll: no poll is open", cq_a.next_poll, cq_a)
 err("accessor without a completion", "read_byte_len: no current completion", cq_a.read_byte_len, cq_a)
 err("cq.status without a completion", "cq.status: no current completion", function() return cq_a.status end)
+-- cq:iter(): the loop owns its poll: ending it inside the loop (cq:end_poll) is an
+-- error at the loop's next step, not an ibv_next_poll on a poll nobody
+-- holds (which gave stale completions); so is a second poll in the loop.
+local function writes(n, id)   -- n signaled writes, all in cq_a
+  a:wr_start(); a.wr_flags = "SIGNALED"
+  for i = 1, n do a.wr_id = id + i; a:wr_rdma_write(mr_b.rkey, mr_b.addr); a:wr_set_sge(mr_a, 0, 1) end
+  a:wr_complete()
+  local t1 = verbs.now()
+  while verbs.now() - t1 < 0.3 do end   -- rxe completes them in microseconds (a peek would consume one)
+end
+local function empty(what)
+  cq_a:poll(16)
+  eq(cq_a:start_poll(), false, what .. ": the CQ is empty and not locked")
+end
+local steps = 0
+writes(1, 20)
+e = raises("end_poll inside cq:iter()", function()
+  for _ in cq_a:iter() do steps = steps + 1; cq_a:end_poll() end
+end)
+eq(steps, 1, "no step after cq:end_poll() inside the loop")
+check(tostring(e):find("cq:end_poll() was called inside the for wc in cq:iter() loop", 1, true)
+  and tostring(e):find("break out of the loop instead (the loop ends its poll itself)", 1, true),
+  "end_poll inside the loop: %s", tostring(e))
+empty("after end_poll inside the loop")
+steps = 0
+writes(2, 30)
+e = raises("end_poll and start_poll inside cq:iter()", function()
+  for _ in cq_a:iter() do steps = steps + 1; cq_a:end_poll(); eq(cq_a:start_poll(), true, "a poll of its own") end
+end)
+eq(steps, 1, "no step after end_poll and start_poll inside the loop")
+check(tostring(e):find("cq:end_poll() was called inside the for wc in cq:iter() loop", 1, true)
+  and tostring(e):find("the poll open now is another one, from cq:start_poll()", 1, true),
+  "end_poll and start_poll inside the loop: %s", tostring(e))
+eq(cq_a.wr_id, 32, "the poll the body opened is left to it")
+cq_a:end_poll()
+empty("after end_poll and start_poll inside the loop")
+writes(1, 40)
+err("start_poll inside cq:iter()", "start_poll: a for wc in cq:iter() loop has a poll open on this CQ",
+  function() for _ in cq_a:iter() do cq_a:start_poll() end end)
+empty("after start_poll inside the loop")
+writes(1, 45)
+err("cq:poll inside cq:iter()", "poll: a for wc in cq:iter() loop is polling this CQ",
+  function() for _ in cq_a:iter() do cq_a:poll() end end)
+empty("after poll inside the loop")
+writes(1, 50)
+steps = 0
+for _ in cq_a:iter() do steps = steps + 1; eq(cq_a:next_poll(), false, "next_poll in the loop: nothing more") end
+eq(steps, 1, "a next_poll that returned false in the loop's body ends the loop")
+empty("after next_poll inside the loop")
 -- A CQ that asked for no optional field: a UD QP's send completions land there.
 local cq_n = ctx:create_cq_ex{ cqe = 4, wc_flags = {} }
 local un = ctx:create_qp_ex{ pd = pd, qp_type = "UD", send_cq = cq_n, recv_cq = cq_n, send_ops_flags = "SEND",
@@ -261,6 +310,17 @@ err("opcode of a failed completion", "only wr_id, status, vendor_err and qp_num 
 check(type(cq_n:read_vendor_err()) == "number", "vendor_err is valid on a failure")
 -- destroying a QP and a CQ with a poll open: the poll is ended first (no hang)
 un:destroy(); cq_n:destroy()
+-- destroying the CQ inside a for wc in cq:iter() loop: an error at the next step
+local cq_d = ctx:create_cq_ex{ cqe = 4, wc_flags = {} }
+local ud_d = ud_qp(cq_d)
+ud_d:post_send{ wr_id = 90, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr_a, length = 1 } },
+  ud = { ah = ah, remote_qpn = ub.qp_num, remote_qkey = QKEY } }
+t0 = verbs.now()
+while verbs.now() - t0 < 0.3 do end
+local steps_d = 0
+err("cq:destroy inside cq:iter()", "cq:iter(): the CQ was destroyed inside the for wc in cq:iter() loop; break out of the loop first",
+  function() for _ in cq_d:iter() do steps_d = steps_d + 1; ud_d:destroy(); cq_d:destroy() end end)
+eq(steps_d, 1, "no step after cq:destroy() inside the loop")
 local plain_cq = ctx:create_cq(2)
 err("poll API on a plain CQ", "this CQ was made by ibv_create_cq", plain_cq.start_poll, plain_cq)
 e = raises("timestamp on rxe", ctx.create_cq_ex, ctx, { cqe = 4, wc_flags = { "BYTE_LEN", "COMPLETION_TIMESTAMP" } })
