@@ -141,7 +141,8 @@ M.methods = {
     "a prepared receive WR (or chain) for qp:post_recv / srq:post_recv", keys = "ibv_recv_wr",
     ex = "rwr = verbs.recv_wr{ wr_id = 1, sg_list = { { mr = mr, length = 64 } } }" },
   wc_array = { "verbs", "verbs.wc_array(n)", "struct ibv_wc wc[n];",
-    "n = cq:poll(wcs) / cq:wait(wcs, n, timeout_ms) fill it in place; wcs[i].status reads entry i",
+    "n = cq:poll(wcs) / cq:wait(wcs, n, timeout_ms) fill it in place; wcs[i].status reads entry i;"
+      .. " #wcs is n, and ipairs(wcs) walks the entries the last poll filled",
     gives = "ibv_wc", each = "entries that read as tables", ex = "wcs = verbs.wc_array(16); n = cq:poll(wcs); print(n, n > 0 and wcs[1].status)" },
   destroy = { "qp, cq, ah, srq, comp_channel, cm_channel", "obj:destroy()",
     "int ibv_destroy_qp(struct ibv_qp *qp) (ibv_destroy_cq, ibv_destroy_ah, ibv_destroy_srq,"

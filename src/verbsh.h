@@ -194,6 +194,7 @@ struct vstate {
 	 * the same one each time finds it without looking. */
 	const void *wc_array_table;
 	struct wc_array *wc_array;
+	lua_CFunction ipairs_step;       /* ipairs' step function: views_index tells it apart */
 };
 /* This state's (made on first use). */
 struct vstate *vstate(lua_State *L);

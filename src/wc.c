@@ -7,7 +7,7 @@
  * so that `wcs[i].status ~= "SUCCESS"` is a plain table read, not a call
  * into C; the other fields are read from the C struct when asked for.
  * Reading an entry the last poll did not fill is an error: in C it would be
- * stale data. */
+ * stale data. #wcs is n; ipairs(wcs) walks the entries the last poll filled. */
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -252,9 +252,12 @@ const struct ibv_wc *wc_test(lua_State *L, int idx)
 /* A wc_array is an empty table whose own metatable's __index is the table
  * of views, so that wcs[i] is a plain table read (no metamethod call) and
  * wcs[i] = x is still caught by __newindex. The metatable holds the C array
- * at [1] (an integer key: cq:wait finds it without hashing a string), and
- * hides itself (__metatable). Each view has a metatable of
- * its own whose functions know the entry (upvalues: the C array, i). */
+ * at [1] (an integer key: cq:wait finds it without hashing a string), every
+ * view at [2], and hides itself (__metatable). The table of views holds
+ * those of the entries the last poll filled, so that ipairs(wcs) stops after
+ * them; its __index (views_index) gives the others' when asked by name.
+ * Each view has a metatable of its own whose functions know the entry
+ * (upvalues: the C array, i). */
 
 /* The metatable of the wc_array at idx, its C array, and (pushed) its views. */
 static struct wc_array *array_views(lua_State *L, int idx, bool push_views)
@@ -303,21 +306,33 @@ struct wc_array *wc_array_find(lua_State *L, struct vstate *st, int idx)
 
 /* After a poll of the wc_array at idx filled got entries. The views of
  * entries 1..got must show their status and those of the others none (so
- * that reading one is the stale-entry error). Each view's raw status is set
- * only when it changes: in a loop of successes nothing changes, and the
- * poll makes no Lua call at all (setting two fields on every poll cost
- * more than the metamethod calls it saved). */
+ * that reading one is the stale-entry error), and the table of views holds
+ * the first got (what ipairs walks). Each view's raw status is set only
+ * when it changes: in a loop of successes nothing changes, and the poll
+ * makes no Lua call at all (setting two fields on every poll cost more than
+ * the metamethod calls it saved). */
 void wc_array_show(lua_State *L, int idx, struct wc_array *a, int got)
 {
 	int shown = a->shown;
 	a->filled = got;
-	if (!array_views(L, idx, true))
+	if (!array_views(L, idx, true))   /* the views of the filled entries */
 		return;
+	lua_getmetatable(L, idx);
+	lua_rawgeti(L, -1, 2);            /* every view */
+	lua_remove(L, -2);
 	/* Raw sets: the view's __newindex refuses assignments from Lua. */
 	for (int i = 0; i < (got > shown ? got : shown); i++) {
 		if (i < got && i < shown && a->wc[i].status == a->shown_status[i])
 			continue;
 		lua_rawgeti(L, -1, i + 1);
+		if (i >= shown || i >= got) {     /* filled now, or no longer */
+			lua_pushvalue(L, -1);
+			if (i >= got) {
+				lua_pop(L, 1);
+				lua_pushnil(L);
+			}
+			lua_rawseti(L, -4, i + 1);
+		}
 		lua_pushliteral(L, "status");
 		if (i < got) {
 			venum_push(L, &ve_wc_status, a->wc[i].status);
@@ -328,7 +343,7 @@ void wc_array_show(lua_State *L, int idx, struct wc_array *a, int got)
 		lua_pop(L, 1);
 	}
 	a->shown = got;
-	lua_pop(L, 1);
+	lua_pop(L, 2);
 }
 
 static struct wc_array *check_array(lua_State *L, int idx)
@@ -339,11 +354,35 @@ static struct wc_array *check_array(lua_State *L, int idx)
 	return a;
 }
 
-/* views[i] for an i the views table lacks. */
+/* Whether the caller is ipairs' step function (lbaselib's ipairsaux, found
+ * at wc_open). */
+static bool called_by_ipairs(lua_State *L)
+{
+	lua_CFunction step = vstate(L)->ipairs_step;
+	lua_Debug ar;
+	if (!step || !lua_getstack(L, 1, &ar) || !lua_getinfo(L, "f", &ar))
+		return false;
+	bool yes = lua_tocfunction(L, -1) == step;
+	lua_pop(L, 1);
+	return yes;
+}
+
+/* views[i] for an i the views table lacks: an entry the last poll did not
+ * fill (its view: wcs[i] is the same table before and after a poll, and
+ * reading its fields is the stale-entry error), or none. For ipairs the
+ * entries end where the last poll's did. Upvalues: every view, the C array. */
 static int views_index(lua_State *L)
 {
-	lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
-	return luaL_error(L, "wc_array: index %s is outside 1..%I", luaL_tolstring(L, 2, NULL), n);
+	const struct wc_array *a = lua_touserdata(L, lua_upvalueindex(2));
+	int isint;
+	lua_Integer i = lua_tointegerx(L, 2, &isint);
+	if (called_by_ipairs(L))
+		return 0;
+	if (isint && i >= 1 && i <= a->cap) {
+		lua_rawgeti(L, lua_upvalueindex(1), i);
+		return 1;
+	}
+	return luaL_error(L, "wc_array: index %s is outside 1..%d", luaL_tolstring(L, 2, NULL), a->cap);
 }
 
 static int array_newindex(lua_State *L)
@@ -398,7 +437,7 @@ static int l_wc_array(lua_State *L)
 	a->shown_status = (enum ibv_wc_status *)(a->wc + n);
 	luaL_setmetatable(L, WC_ARRAY);
 	lua_rawseti(L, 3, 1);
-	lua_createtable(L, n, 0);        /* 4: the views */
+	lua_createtable(L, n, 0);        /* 4: every view */
 	for (int i = 0; i < n; i++) {
 		lua_createtable(L, 0, 1);                /* the view: status, once filled */
 		lua_createtable(L, 0, 5);                /* its metatable */
@@ -412,11 +451,15 @@ static int l_wc_array(lua_State *L)
 		lua_setmetatable(L, -2);
 		lua_rawseti(L, 4, i + 1);
 	}
+	lua_createtable(L, n, 0);        /* 5: the views of the filled entries (none yet) */
 	lua_createtable(L, 0, 1);
-	lua_pushcfunction(L, views_index);
+	lua_pushvalue(L, 4);
+	lua_rawgeti(L, 3, 1);
+	lua_pushcclosure(L, views_index, 2);
 	lua_setfield(L, -2, "__index");
-	lua_setmetatable(L, 4);
+	lua_setmetatable(L, 5);
 	lua_setfield(L, 3, "__index");
+	lua_rawseti(L, 3, 2);
 	lua_setmetatable(L, 2);
 	return 1;
 }
@@ -470,6 +513,12 @@ static int view_newindex(lua_State *L)
 
 void wc_open(lua_State *L)
 {
+	int top = lua_gettop(L);
+	lua_getglobal(L, "ipairs");   /* ipairs({}) returns its step function */
+	lua_newtable(L);
+	if (lua_isfunction(L, -2) && lua_pcall(L, 1, 1, 0) == LUA_OK)
+		vstate(L)->ipairs_step = lua_tocfunction(L, -1);
+	lua_settop(L, top);
 	luaL_newmetatable(L, WC_ARRAY);   /* the C array itself: reachable only through its wc_array */
 	lua_pop(L, 1);
 	lua_pushcfunction(L, l_wc_array);

@@ -145,6 +145,28 @@ for i = 1, 6 do
   eq(wc8[i].wr_id, (i - 1) % 3 + 1, "chain wc wr_id " .. i)
 end
 for i = 1, 3 do eq(mr_b:read(1024 + 16 * i, 16), "0123456789abcdef", "written block " .. i) end
+-- ipairs(wcs) walks the entries the last poll filled, and stops there (#wcs
+-- is the array's size, as in C, and wcs[i] of the others their views).
+local walked = {}
+for i, entry in ipairs(wc8) do walked[i] = entry.wr_id; check(entry == wc8[i], "ipairs gives the views") end
+eq(table.concat(walked, ","), "1,2,3,1,2,3", "ipairs(wcs) walks the 6 entries the poll filled")
+eq(#wc8, 8, "#wcs is the array's size")
+check(wc8[7] ~= nil and tostring(wc8[7]) == "wc[7] (not filled by the last poll)", "wcs[7], not filled, is its view")
+eq(cq_a:poll(wc8), 0, "an empty poll into wc8")
+walked = {}
+for i in ipairs(wc8) do walked[i] = i end
+eq(#walked, 0, "ipairs(wcs) after a poll that filled nothing")
+a:post_send(pchain)
+local wc2 = verbs.wc_array(2)
+eq(cq_a:wait(wc2, 2, 5000), 2, "2 completions into a wc_array of 2")
+walked = {}
+local ok_all, err_all = pcall(function() for i, entry in ipairs(wc2) do walked[i] = entry.wr_id end end)
+check(ok_all, "ipairs over a full wc_array stops at its end: %s", tostring(err_all))
+eq(table.concat(walked, ","), "1,2", "ipairs over a full wc_array")
+eq(cq_a:wait(wc2, 1, 5000), 1, "the chain's third")
+walked = {}
+for i, entry in ipairs(wc2) do walked[i] = entry.wr_id end
+eq(table.concat(walked, ","), "3", "ipairs after a poll that filled fewer than the one before")
 
 -- Settable fields, and fixed ones.
 pchain.rdma = { remote_addr = mr_b.addr + 2048, rkey = mr_b.rkey }
