@@ -94,6 +94,7 @@ int cq_create(lua_State *L)
 /* cq:poll(wcs): fills the verbs.wc_array wcs, returns the count. */
 static int poll_array(lua_State *L, struct vnode *n, struct wc_array *a)
 {
+	wc_array_verify(L, 2, a);
 	int r = ibv_poll_cq(n->h, a->cap, a->wc);
 	if (r < 0)
 		return vraise(L, "ibv_poll_cq", -r > 0 ? -r : EIO, 1, 0);
@@ -269,6 +270,7 @@ static int wait_other(lua_State *L, struct vnode *n, struct wc_array *a)
 								   a->cap));
 		/* A wait that raises (Ctrl-C before anything came) wrote no entry,
 		 * so what the last poll filled stays valid until this one returns. */
+		wc_array_verify(L, 2, a);
 		int got = wait_wcs(L, n, want, timeout, a->wc, 0, false);
 		wc_array_filled(L, 2, a, got);
 		lua_pushinteger(L, a->filled);

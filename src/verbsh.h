@@ -536,6 +536,12 @@ static inline struct wc_array *wc_array_test(lua_State *L, struct vstate *st, in
 		return st->wc_array;
 	return wc_array_find(L, st, idx);
 }
+/* Call before a poll into the wc_array at idx: raises when a view's status
+ * is not what the last poll stored (a script assigned it; the views are
+ * plain tables, so that reading it costs no call). The loop's form,
+ * cq:wait(wcs) served by its first poll, does not look: that would cost it
+ * a fifth of its instructions. */
+void wc_array_verify(lua_State *L, int idx, struct wc_array *a);
 /* Call after a poll put got entries into the wc_array at idx. The views
  * show each entry's status; in a loop of successes none changes, and
  * nothing is called. */

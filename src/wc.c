@@ -346,6 +346,38 @@ void wc_array_show(lua_State *L, int idx, struct wc_array *a, int got)
 	lua_pop(L, 2);
 }
 
+/* A view's status is a plain field, so that a loop reads it without a call
+ * into C; Lua cannot refuse an assignment to a field that is there. The
+ * assignment is found here, before the next poll into the array (none is
+ * lost), and the view shows the poll's status again. */
+void wc_array_verify(lua_State *L, int idx, struct wc_array *a)
+{
+	if (!a->shown)
+		return;
+	int top = lua_gettop(L);
+	idx = lua_absindex(L, idx);
+	lua_getmetatable(L, idx);
+	lua_rawgeti(L, -1, 2);   /* top + 2: every view */
+	for (int i = 0; i < a->shown; i++) {
+		lua_rawgeti(L, top + 2, i + 1);
+		lua_pushliteral(L, "status");
+		lua_rawget(L, -2);
+		venum_push(L, &ve_wc_status, a->shown_status[i]);
+		if (!lua_rawequal(L, -1, -2)) {
+			const char *was = luaL_tolstring(L, -2, NULL);
+			const char *is = lua_tostring(L, -2);
+			lua_pushliteral(L, "status");
+			lua_pushvalue(L, -3);
+			lua_rawset(L, top + 3);   /* the view shows the poll's status again */
+			luaL_error(L, "wcs[%d].status was assigned (%s) after the poll that filled it gave %s: a "
+				      "completion's fields are read-only (keep a status of your own in a variable)",
+				   i + 1, was, is);
+		}
+		lua_settop(L, top + 2);
+	}
+	lua_settop(L, top);
+}
+
 static struct wc_array *check_array(lua_State *L, int idx)
 {
 	struct wc_array *a = array_views(L, idx, false);

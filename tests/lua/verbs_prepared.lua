@@ -117,6 +117,19 @@ check(tostring(e):find("wc has no field 'bogus'", 1, true), "unknown field: %s",
 e = raises("wc[1].byte_len =", function() wc[1].byte_len = 7 end)
 check(tostring(e):find("wc[1].byte_len: the entries of a wc_array are filled by cq:poll", 1, true),
   "field assignment error: %s", tostring(e))
+-- wcs[i].status is a plain field, for speed: Lua takes the assignment, and
+-- the next poll or wait into the array refuses to go on (before it polls:
+-- no completion is lost) and shows the poll's status again.
+wc[1].status = "WR_FLUSH_ERR"
+e = raises("cq:poll(wcs) after wcs[1].status was assigned", cq_a.poll, cq_a, wc)
+check(tostring(e):find("wcs[1].status was assigned (WR_FLUSH_ERR) after the poll that filled it gave SUCCESS: "
+  .. "a completion's fields are read-only", 1, true), "status assignment found by cq:poll: %s", tostring(e))
+eq(wc[1].status, "SUCCESS", "the view shows the poll's status again")
+eq(wc[1].wr_id, 3000, "and the entry is the one the last poll filled")
+wc[1].status = nil
+e = raises("cq:wait(wcs, 1, 10) after wcs[1].status = nil", cq_a.wait, cq_a, wc, 1, 10)
+check(tostring(e):find("wcs[1].status was assigned (nil)", 1, true), "status assignment found by cq:wait: %s", tostring(e))
+eq(wc[1].status, "SUCCESS", "the view shows the poll's status again after nil")
 eq(cq_a:poll(wc), 0, "poll of an empty CQ returns 0")
 -- The status the view showed (SUCCESS) is gone with the poll that filled nothing.
 e = raises("wc[1].status after a poll of 0", function() return wc[1].status end)
