@@ -303,9 +303,12 @@ function M.show()
   if not cur.auto then out("      (hint()  show()  skip()  check()  restart()  progress())") end
 end
 
-local function enter_step(hold)
+local function enter_step(hold, drop_held)
   local st = step()
   cur.S = {}
+  -- What checks hold for the learner is an earlier step's or try's: never
+  -- judged here, and after restart() not handed back either.
+  K.scope_held(cur.S, drop_held)
   -- The WCs of this step: whatever the learner keeps in `wcs` from now on.
   local w = rawget(_G, "wcs")
   cur.S.wcs_tbl, cur.S.wcs_base = w, type(w) == "table" and #w or 0
@@ -338,7 +341,10 @@ local function run_check(told)
   local st = step()
   local ok, passed, why = pcall(st.check, cur.S)
   if not ok then return false, "check could not run: " .. tostring(passed) end
-  if not passed and told then K.forget_judged(cur.S) end
+  if not passed and told and K.forget_judged(cur.S) > 0 then
+    why = (why or "the check did not pass") ..
+      "\n  (the check set those completions aside as a failed try's: redo the task and it judges only the new ones)"
+  end
   return passed and true or false, why
 end
 
@@ -409,7 +415,7 @@ function commands.restart(what)
   if what == "lesson" or cur.finished then M.start(cur.name) return end
   if what ~= nil then out('restart() starts this step over; restart("lesson") the whole lesson') return end
   out(("Step %d starts over (its check forgets what it saw; restart(\"lesson\") rebuilds the objects)."):format(cur.i))
-  enter_step()
+  enter_step(nil, true)
 end
 function commands.progress()
   local done, names = M.finished(), {}
@@ -483,7 +489,7 @@ function M.start(what)
   install_commands()
   repl.remove(M.after_eval)
   repl.add(M.after_eval)
-  enter_step()
+  enter_step(nil, true)
 end
 
 -- VERBSH_LESSON_RETRY=1 with --auto: every step whose check judged
@@ -502,7 +508,7 @@ local function retry_step(st, note)
     out("  (retry drill: not for this step: ", st.retry, ")")
     return run_check()
   end
-  K.fail_wcs(judged, "LOC_LEN_ERR")
+  K.fail_wcs(judged, "LOC_LEN_ERR", cur.S)
   out("  (retry drill: the completions above now read LOC_LEN_ERR, as a failed try's would)")
   local passed, why = run_check(true)
   if passed then return false, "the check passed on failed completions: " .. tostring(why) end

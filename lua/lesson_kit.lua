@@ -338,9 +338,10 @@ end
 -- What the check polls is appended to `wcs`, printed, and handed back: the
 -- learner's next cq:poll or cq:wait returns it first (src/cq.c), so a task's
 -- `wcs = cq:wait(2)` never blocks on completions the check took.
--- Failed completions that check() reported (S.stale) are left out, and
--- find_wc takes the newest match: after a failed try, the step judges the
--- retry, never the old failure.
+-- Every WC the step met counts, held, handed back or in `wcs`. What a
+-- failed check() judged, what an earlier step left held, and everything
+-- before restart() is left out (S.stale), and find_wc takes the newest
+-- match: after a failed try, the step judges the retry, never the old try.
 local HELD = "verbsh.cq_held"
 local function held_table()
   local reg = debug.getregistry()
@@ -370,7 +371,7 @@ end
 -- wherever the learner or a check could meet it again (the global wcs, and
 -- what a check polled and holds for the learner's own next poll), by a
 -- table of its fields.
-function K.fail_wcs(list, status)
+function K.fail_wcs(list, status, S)
   local failed = {}
   for i, wc in ipairs(list) do
     local f = {}
@@ -385,6 +386,24 @@ function K.fail_wcs(list, status)
   end
   swap(rawget(_G, "wcs"))
   for _, l in pairs(held_table()) do swap(l) end
+  if S and S.all then
+    swap(S.all)
+    for old, new in pairs(failed) do if S.seen[old] then S.seen[new] = true end end
+  end
+end
+
+-- A new step or a restart: what checks polled and still hold for the
+-- learner is an earlier try's. restart() (drop = true) throws it away, so
+-- the learner's next cq:wait returns the new try's completions; a new step
+-- hands it back (the learner may still be typing the last step's
+-- `wcs = cq:wait(n)`), but its check never judges it.
+function K.scope_held(S, drop)
+  S.stale = S.stale or setmetatable({}, { __mode = "k" })
+  local held = held_table()
+  for cq, l in pairs(held) do
+    for _, wc in ipairs(l) do S.stale[wc] = true end
+    if drop then held[cq] = nil end
+  end
 end
 
 function K.step_wcs(S, cq, want, timeout_ms)
@@ -392,35 +411,55 @@ function K.step_wcs(S, cq, want, timeout_ms)
   if type(t) ~= "table" or K.kind(t) then t = {}; rawset(_G, "wcs", t) end
   local base = (t == S.wcs_tbl) and S.wcs_base or 0
   S.stale = S.stale or setmetatable({}, { __mode = "k" })
-  local list = {}
-  local function add(wc) if not S.stale[wc] then list[#list + 1] = wc end end
+  -- Every WC this step has met, in the order first met: the learner's `wcs`,
+  -- and whatever a check polled, even when the learner's cq:wait took back
+  -- only part of it (held) or a new `wcs` table dropped it.
+  S.seen = S.seen or setmetatable({}, { __mode = "k" })
+  S.all = S.all or {}
+  local function meet(wc)
+    if not S.seen[wc] then S.seen[wc] = true; S.all[#S.all + 1] = wc end
+  end
   for i = base + 1, #t do
-    if K.is_wc(t[i]) then add(t[i]) end
+    if K.is_wc(t[i]) then meet(t[i]) end
+  end
+  local function live()
+    local n = 0
+    for _, wc in ipairs(S.all) do if not S.stale[wc] then n = n + 1 end end
+    return n
   end
   if K.is(cq, "cq") then
     local function take(got)
       for _, wc in ipairs(got) do
         t[#t + 1] = wc
-        add(wc)
+        meet(wc)
         out("  (the check polled cq) wcs[", #t, "] = ", tostring(wc))
       end
     end
     take(check_poll(cq, 64))   -- what is there now, without waiting
-    if #list < want then take(check_poll(cq, want - #list, timeout_ms or 300)) end
+    local n = live()
+    if n < want then take(check_poll(cq, want - n, timeout_ms or 300)) end
   end
+  local list = {}
+  for _, wc in ipairs(S.all) do if not S.stale[wc] then list[#list + 1] = wc end end
   S.judged, S.judged_want = list, want
   return list
 end
 
--- After a failed check whose reason the learner was shown: the failed
--- completions it judged, when all it waited for were there, are an old
--- try's; the next check ignores them.
+-- After a failed check whose reason the learner was shown, the completions
+-- it judged are an old try's: the next check judges only the redo's. When
+-- fewer than it waited for were there (the learner may be early), only the
+-- failed ones are. What a check holds is still handed back (the learner may
+-- want to look at the failure); restart() drops it. Returns how many it set
+-- aside.
 function K.forget_judged(S)
   local list = S and S.judged
-  if not list or #list < (S.judged_want or 0) then return end
+  if not list then return 0 end
+  local all = #list >= (S.judged_want or 0)
+  local n = 0
   for _, wc in ipairs(list) do
-    if wc.status ~= "SUCCESS" then S.stale[wc] = true end
+    if all or wc.status ~= "SUCCESS" then S.stale[wc] = true; n = n + 1 end
   end
+  return n
 end
 
 -- The newest WC in list matching every field of pattern (a retry's

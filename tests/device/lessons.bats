@@ -119,6 +119,56 @@ auto() {
     has_line "I	2	2"     # SEND and RECV seen; both kept in wcs
 }
 
+@test "a check judges every completion of the try, however the learner polled; after a failed try it judges only the redo" {
+    run "$VERBSH" -e '
+      local L, repl = require "verbs.lesson", require "verbs.repl"
+      local function step() return L.current().i end
+      local function eval(code) load(code)(); repl.after_eval(true) end
+      L.start("rc-send")
+      skip() skip()
+      print("A", step())
+      -- a SIGNALED send where the task forbids it: cq:wait(1) takes back
+      -- only the RECV, the check still sees the SEND it polled
+      eval([[qp_b:post_recv{wr_id = 102, sg_list = {{mr = mr_b, offset = 0, length = 64}}}]])
+      eval([[qp_a:post_send{wr_id = 3, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 5}}}]])
+      eval([[wcs = cq:wait(1)]])
+      print("B", step())
+      check()
+      -- the redo, unsignaled: judged on its own completions
+      eval([[qp_b:post_recv{wr_id = 102, sg_list = {{mr = mr_b, offset = 0, length = 64}}}]])
+      eval([[qp_a:post_send{wr_id = 3, opcode = "SEND", sg_list = {{mr = mr_a, offset = 0, length = 5}}}]])
+      eval([[wcs = cq:wait(1)]])
+      print("C", step())
+      L.start("rdma-write")
+      -- the next step`s WRITE_WITH_IMM first: qp_b gets a completion
+      eval([[mr_a:write(0, "one-sided")]])
+      eval([[qp_b:post_recv{wr_id = 200, sg_list = {}}]])
+      eval([[qp_a:post_send{wr_id = 1, opcode = "RDMA_WRITE_WITH_IMM", imm_data = 1, send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 9}}, rdma = {remote_addr = mr_b.addr, rkey = mr_b.rkey}}]])
+      check()
+      eval([[qp_a:post_send{wr_id = 1, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 9}}, rdma = {remote_addr = mr_b.addr, rkey = mr_b.rkey}}]])
+      eval([[wcs = cq:wait(1)]])
+      print("D", step())
+      -- restart() drops what the check held: the learner`s wait gets the redo`s
+      L.start("rdma-write")
+      eval([[mr_a:write(0, "one-sided")]])
+      eval([[qp_b:post_recv{wr_id = 200, sg_list = {}}]])
+      eval([[qp_a:post_send{wr_id = 1, opcode = "RDMA_WRITE_WITH_IMM", imm_data = 1, send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 9}}, rdma = {remote_addr = mr_b.addr, rkey = mr_b.rkey}}]])
+      restart()
+      eval([[qp_a:post_send{wr_id = 1, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 9}}, rdma = {remote_addr = mr_b.addr, rkey = mr_b.rkey}}]])
+      eval([[wcs = cq:wait(1)]])
+      print("E", step(), wcs[1].opcode, #cq:poll())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "A	3"
+    has_line "B	3"     # the SIGNALED send does not pass
+    [[ $output == *"Not done yet: wr_id 3 completed: was it SIGNALED?"* ]]
+    [[ $output == *"(the check set those completions aside as a failed try"*"redo the task"* ]]
+    has_line "C	4"     # the redo passes
+    [[ $output == *"Not done yet: qp_b got a completion"* ]]
+    has_line "D	2"     # the redo passes on its own WRITE
+    has_line "E	2	RDMA_WRITE	0"   # nothing of the first try is handed back
+}
+
 # A learner at a terminal: the REPL's prompt shows progress and each task
 # typed at it is recognised.
 @test "a lesson taken at the prompt through a pty" {
