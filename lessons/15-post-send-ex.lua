@@ -83,6 +83,15 @@ return {
         local t0 = verbs.now()
         while mr_b:read(0, 5) ~= "hello" and verbs.now() - t0 < 0.5 do end
         if mr_b:read(0, 5) ~= "hello" then return false, "mr_b does not hold \"hello\" yet: was the WR completed (wr_complete)?" end
+        -- The two completions must stay in cq for the next step's start_poll
+        -- (reading them consumes them), so the check looks at what the SEND
+        -- was built with: qpx->wr_id and qpx->wr_flags keep their last values.
+        if qp_a.wr_id ~= 1 then
+          return false, ("qp_a.wr_id is %s, not 1: the next step looks for the SEND's completion wr_id 1; send again with qp_a.wr_id = 1"):format(tostring(qp_a.wr_id))
+        end
+        if not K.has_flag(qp_a.wr_flags, "SIGNALED") then
+          return false, "the SEND was not SIGNALED (qp_a.wr_flags = \"SIGNALED\" before wr_send): it completes silently, and the next step needs two completions in cq (wr_id 1 and 100). Post another receive and send again, SIGNALED"
+        end
         return true, "mr_b = \"hello\"; two completions wait in cq (wr_id 1 and 100): the next step reads them"
       end,
     },
