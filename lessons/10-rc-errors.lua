@@ -82,10 +82,17 @@ return {
       check = function(S)
         local l = K.step_wcs(S, cq, 2)
         local s, r = K.find_wc(l, { wr_id = 3 }), K.find_wc(l, { wr_id = 100 })
-        if not (s and r) then return false, "no completions for wr_id 3 and 100 yet" end
-        if s.status ~= "SUCCESS" or r.status ~= "SUCCESS" then
-          return false, ("send %s, receive %s"):format(s.status, r.status)
+        local why = {
+          RNR_RETRY_EXC_ERR = "no receive was posted on qp_b when the SEND arrived: reconnect both, post the receive first, then send",
+          WR_FLUSH_ERR = "a QP was still in ERR, which flushes every WR: rc_connect both QPs before posting",
+        }
+        for _, w in ipairs({ s or false, r or false }) do
+          if w and w.status ~= "SUCCESS" then
+            return false, ("wr_id %d ended %s: %s"):format(w.wr_id, w.status,
+              why[w.status] or "reconnect both QPs and do the task again")
+          end
         end
+        if not (s and r) then return false, "no completions for wr_id 3 and 100 yet" end
         return true, ("SEND %s, RECV %s; qp_a %s, qp_b %s"):format(s.status, r.status, qp_a.state, qp_b.state)
       end,
     },
