@@ -74,7 +74,7 @@ return {
         if (d or 0) < 1 or (r or 0) < 1 then
           return false, ("max_dest_rd_atomic=%s on qp_b, max_rd_atomic=%s on qp_a"):format(tostring(d), tostring(r))
         end
-        return true, ("asked 3, queried max_dest_rd_atomic=%d (qp_b), max_rd_atomic=%d (qp_a)"):format(d, r)
+        return true, ("queried max_dest_rd_atomic=%d (qp_b), max_rd_atomic=%d (qp_a); the task asks for 3, which rxe rounds up"):format(d, r)
       end,
     },
     {
