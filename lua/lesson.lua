@@ -334,13 +334,33 @@ local function finish()
   if nxt and not cur.auto then out(("  Next: lesson %q  -- %s"):format(nxt.short, load_lesson(nxt).title)) end
 end
 
+-- Why a check could not run, in the learner's terms: which of the objects
+-- the lesson set up are destroyed or no longer in their global.
+local function broken_objects()
+  local gone, names = {}, {}
+  for k in pairs(cur.objs or {}) do names[#names + 1] = k end
+  table.sort(names)
+  for _, k in ipairs(names) do
+    local v, now = cur.objs[k], rawget(_G, k)
+    local dead = tostring(v):match("^[%w_]+ %((.-)%)$")
+    if now ~= v then
+      gone[#gone + 1] = ("%s was replaced (it is %s now)"):format(k, now == nil and "nil" or tostring(now))
+    elseif dead then
+      gone[#gone + 1] = ("%s is %s"):format(k, dead)
+    end
+  end
+  if #gone == 0 then return "" end
+  return "\n  (" .. table.concat(gone, "; ") ..
+    ": the lesson's objects are needed as it set them up; restart(\"lesson\") rebuilds them)"
+end
+
 -- Runs the current step's check. Returns passed, text. `told`: the learner
 -- sees a failure's reason, so the failed completions it judged are an old
 -- try's from now on (the silent check after each chunk marks nothing).
 local function run_check(told)
   local st = step()
   local ok, passed, why = pcall(st.check, cur.S)
-  if not ok then return false, "check could not run: " .. tostring(passed) end
+  if not ok then return false, "check could not run: " .. tostring(passed) .. broken_objects() end
   if not passed and told and K.forget_judged(cur.S) > 0 then
     why = (why or "the check did not pass") ..
       "\n  (the check set those completions aside as a failed try's: redo the task and it judges only the new ones)"
@@ -472,6 +492,12 @@ local function begin(what, auto)
       return nil, "no RDMA device"
     end
     if made then out("\nThe lesson set up for you: ", made) end
+  end
+  -- The verbs objects the setup left in globals, so that a check that
+  -- cannot run can say which of them the learner destroyed or replaced.
+  cur.objs = {}
+  for k, v in pairs(_G) do
+    if type(k) == "string" and K.kind(v) then cur.objs[k] = v end
   end
   if l.requires then
     local reason = l.requires(K)

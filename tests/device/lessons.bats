@@ -169,6 +169,45 @@ auto() {
     has_line "E	2	RDMA_WRITE	0"   # nothing of the first try is handed back
 }
 
+@test "mistakes a student made get a verdict that names them" {
+    run "$VERBSH" -e '
+      local L, repl = require "verbs.lesson", require "verbs.repl"
+      local function step() return L.current().i end
+      local function eval(code) load(code)(); repl.after_eval(true) end
+      -- lesson 15 step 1 without wr_flags = "SIGNALED"
+      L.start("post-send-ex")
+      eval([[mr_a:write(0, "hello")]])
+      eval([[qp_b:post_recv{wr_id = 100, sg_list = {{mr = mr_b, offset = 0, length = 64}}}]])
+      eval([[qp_a:wr_start(); qp_a.wr_id = 1; qp_a:wr_send(); qp_a:wr_set_sge(mr_a, 0, 5); qp_a:wr_complete()]])
+      print("A", step())
+      check()
+      -- lesson 10 step 3 with the receive forgotten: RNR, named as such
+      L.start("rc-errors")
+      skip() skip()
+      eval([[rc_connect(qp_a, qp_b, {rnr_retry = 0}); rc_connect(qp_b, qp_a)]])
+      eval([[qp_a:post_send{wr_id = 3, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 5}}}]])
+      print("B", step())
+      check()
+      -- lesson 7 step 2 reports what was queried, not a fixed "asked 3"
+      L.start("rdma-read")
+      skip()
+      eval([[rc_connect(qp_b, qp_a, {max_dest_rd_atomic = 1}); rc_connect(qp_a, qp_b, {max_rd_atomic = 1})]])
+      print("C", step())
+      -- a lesson object destroyed or replaced: the check says which
+      L.start("rc-send")
+      eval([[qp_a:destroy(); mr_b = nil]])
+      check()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "A	1"
+    [[ $output == *"Not done yet: the SEND was not SIGNALED"* ]]
+    has_line "B	3"
+    [[ $output == *"Not done yet: wr_id 3 ended RNR_RETRY_EXC_ERR: no receive was posted on qp_b"* ]]
+    has_line "C	3"
+    [[ $output == *"step 2 done: queried max_dest_rd_atomic=1 (qp_b), max_rd_atomic=1 (qp_a); the task asks for 3"* ]]
+    [[ $output == *"mr_b was replaced (it is nil now); qp_a is destroyed: "*'restart("lesson") rebuilds them'* ]]
+}
+
 # A learner at a terminal: the REPL's prompt shows progress and each task
 # typed at it is recognised.
 @test "a lesson taken at the prompt through a pty" {
