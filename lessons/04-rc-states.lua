@@ -102,13 +102,23 @@ return {
                       rq_psn = 0, max_dest_rd_atomic = 1, min_rnr_timer = 12}
         (In a script you would catch it: ok, err = pcall(qp_a.modify, qp_a, {...}).
         qp_a stays in INIT.)]],
-      hint = [[The failure is the point: the modify must fail with ibv_modify_qp's EINVAL.]],
+      hint = [[
+        The failure is the point: the modify must fail with ibv_modify_qp's EINVAL.
+        If qp_a already went further (the full RTR is the next step), take it back:
+          qp_a:modify{qp_state = "RESET"}
+          qp_a:modify{qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = {"REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"}}
+        then try the RTR without ah_attr.]],
       solution = [[
         ok, err = pcall(qp_a.modify, qp_a, {qp_state = "RTR", path_mtu = "1024", dest_qp_num = qp_b.qp_num, rq_psn = 0, max_dest_rd_atomic = 1, min_rnr_timer = 12})
         print(err)
         qp_a.state]],
       -- Either form counts: the error raised at the prompt, or one kept in err.
       check = function()
+        if qp_a.state ~= "INIT" and qp_a.state ~= "RESET" then
+          return false, ("qp_a is in %s, past INIT (the full RTR is the next step): take it back with " ..
+            "qp_a:modify{qp_state = \"RESET\"}, then INIT as in step 2 (hint() shows both), " ..
+            "and try the RTR without ah_attr"):format(qp_a.state)
+        end
         local e = require("verbs.repl").last_error
         if not K.is_verb_error(e, "ibv_modify_qp", "EINVAL") then e = rawget(_G, "err") end
         if not K.is_verb_error(e, "ibv_modify_qp", "EINVAL") then
