@@ -74,15 +74,22 @@ return {
         Send again with the right Q_Key: the receive posted in the last step
         completes now, so the bad datagram never touched it.]],
       c = [[swr.wr.ud.remote_qkey = 0x11111111;]],
-      task = [[Send with remote_qkey = 0x11111111 (wr_id 3); wcs = cq:wait(2).]],
+      task = [[Send with remote_qkey = 0x11111111 (wr_id 3); wcs = cq:wait(2, 500).]],
       hint = [[ud = {ah = ah, remote_qpn = qp_b.qp_num, remote_qkey = 0x11111111}]],
       solution = [[
         qp_a:post_send{wr_id = 3, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 9}}, ud = {ah = ah, remote_qpn = qp_b.qp_num, remote_qkey = 0x11111111}}
-        wcs = cq:wait(2)]],
+        wcs = cq:wait(2, 500)]],
       check = function(S)
-        local l = K.step_wcs(S, cq, 2)
+        local l = K.step_wcs(S, cq, 2, 500)
         local r = K.find_wc(l, { wr_id = 100 })
-        if not (r and r.status == "SUCCESS") then return false, "the receive wr_id 100 has not completed" end
+        if r and r.status ~= "SUCCESS" then return false, "the receive wr_id 100 ended " .. r.status end
+        if not r then
+          if K.find_wc(l, { wr_id = 3 }) then
+            return false, "wr_id 3 was sent but the receive wr_id 100 has not completed: was it posted in step 2? " ..
+              "A UD datagram with no receive posted is dropped; post_recv wr_id 100 on qp_b (40 + 64 bytes) and send again"
+          end
+          return false, "the receive wr_id 100 has not completed"
+        end
         return true, "receive 100 " .. K.wc_note(r)
       end,
     },

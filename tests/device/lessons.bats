@@ -208,6 +208,36 @@ auto() {
     [[ $output == *"mr_b was replaced (it is nil now); qp_a is destroyed: "*'restart("lesson") rebuilds them'* ]]
 }
 
+@test "a step gone too far or a receive never posted: the check says how to go on" {
+    run "$VERBSH" -e '
+      local L, repl = require "verbs.lesson", require "verbs.repl"
+      local function step() return L.current().i end
+      local function eval(code) load(code)(); repl.after_eval(true) end
+      -- lesson 4 step 3 done with the full RTR (the next step`s task)
+      L.start("rc-states")
+      skip() skip()
+      eval([[qp_a:modify{qp_state = "RTR", path_mtu = "1024", dest_qp_num = qp_b.qp_num, rq_psn = 0, max_dest_rd_atomic = 1, min_rnr_timer = 12, ah_attr = {is_global = 1, port_num = 1, grh = {dgid = ctx:query_gid(1, gid_index), sgid_index = gid_index, hop_limit = 1}}}]])
+      print("A", step())
+      check()
+      hint()
+      -- lesson 12 step 2 without the receive: step 3 does not hang and says why
+      L.start("ud-drops")
+      skip()
+      eval([[qp_a:post_send{wr_id = 2, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 9}}, ud = {ah = ah, remote_qpn = qp_b.qp_num, remote_qkey = 0x22222222}}]])
+      eval([[wcs = cq:wait(2, 500)]])
+      print("B", step())
+      eval([[qp_a:post_send{wr_id = 3, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 9}}, ud = {ah = ah, remote_qpn = qp_b.qp_num, remote_qkey = 0x11111111}}]])
+      check()
+      print("C", step())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "A	3"
+    [[ $output == *"Not done yet: qp_a is in RTR, past INIT"*'"RESET"'*"try the RTR without ah_attr"* ]]
+    [[ $output == *'qp_a:modify{qp_state = "RESET"}'* ]]
+    [[ $output == *"wr_id 3 was sent but the receive wr_id 100 has not completed: was it posted in step 2?"* ]]
+    has_line "C	3"
+}
+
 # A learner at a terminal: the REPL's prompt shows progress and each task
 # typed at it is recognised.
 @test "a lesson taken at the prompt through a pty" {
