@@ -10,16 +10,9 @@ local M = {}
 
 local function doc() return require("verbs.help").doc end
 local function V() return rawget(_G, "verbs") or require "verbs" end
--- verbs.enum and verbs.fields of a C type, or nil (both raise for a name
--- they do not describe; completing never raises).
-local function enum_of(ctype)
-  local ok, e = pcall(V().enum, ctype)
-  return ok and e or nil
-end
-local function fields_of(ctype)
-  local ok, f = pcall(V().fields, ctype)
-  return ok and f or nil
-end
+-- verbs.enum and verbs.fields of a C type, or nil (help's: completing never raises).
+local function enum_of(ctype) return require("verbs.help").enum_of(ctype) end
+local function fields_of(ctype) return require("verbs.help").fields_of(ctype) end
 
 -- The brackets still open at the end of text, outermost first:
 -- { ch = "{" or "(", pos = index }; and the index of the quote of an

@@ -16,7 +16,8 @@ local M = {}
 
 local function verbs() return rawget(_G, "verbs") or require "verbs" end
 -- verbs.enum and verbs.fields of a C type, or nil: both raise for a name
--- they do not describe, which help asks about to find out.
+-- they do not describe, which help (and Tab completion, which never
+-- raises) asks about to find out.
 local function enum_of(ctype)
   local ok, e = pcall(verbs().enum, ctype)
   return ok and e or nil
@@ -25,6 +26,7 @@ local function fields_of(ctype)
   local ok, f = pcall(verbs().fields, ctype)
   return ok and f or nil
 end
+M.enum_of, M.fields_of = enum_of, fields_of
 
 ---------------------------------------------------------------------------
 -- Types of keys, from verbs.fields.
