@@ -390,12 +390,7 @@ static int l_gc(lua_State *L)
  * the filter and the attribution are policy, in lua/wire.lua. */
 static int wire_call(lua_State *L, const char *fn)
 {
-	int n = lua_gettop(L);
-	vrequire(L, "verbs.wire");
-	lua_getfield(L, -1, fn);
-	lua_replace(L, -2);
-	lua_insert(L, 1);
-	lua_call(L, n, LUA_MULTRET);
+	vcall(L, "verbs.wire", fn, lua_gettop(L), LUA_MULTRET);
 	return lua_gettop(L);
 }
 

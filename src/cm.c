@@ -318,12 +318,7 @@ static int event_field(lua_State *L, struct vnode *n, const char *key)
 static int l_expect(lua_State *L)
 {
 	vobj_check(L, 1, &vc_cm_event);
-	int top = lua_gettop(L);
-	vrequire(L, "verbs.explain_cm");
-	lua_getfield(L, -1, "expect");
-	for (int i = 1; i <= top; i++)
-		lua_pushvalue(L, i);
-	lua_call(L, top, 1);
+	vcall(L, "verbs.explain_cm", "expect", lua_gettop(L), 1);
 	return 1;
 }
 

@@ -57,10 +57,8 @@ static int fallback_tostring(lua_State *L)
 
 static int explain(lua_State *L)
 {
-	vrequire(L, "verbs.explain");
-	lua_getfield(L, -1, "verb_error");
-	lua_pushvalue(L, 1);
-	lua_call(L, 1, 1);
+	lua_settop(L, 1);
+	vcall(L, "verbs.explain", "verb_error", 1, 1);
 	return 1;
 }
 

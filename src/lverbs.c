@@ -11,6 +11,18 @@ void vrequire(lua_State *L, const char *module)
 	lua_call(L, 1, 1);
 }
 
+/* Calls require(module)[fn] with the top nargs values as its arguments,
+ * leaving nresults in their place (raising as the call does): C hands
+ * policy to Lua this way. */
+void vcall(lua_State *L, const char *module, const char *fn, int nargs, int nresults)
+{
+	vrequire(L, module);
+	lua_getfield(L, -1, fn);
+	lua_replace(L, -2);
+	lua_insert(L, -(nargs + 1));
+	lua_call(L, nargs, nresults);
+}
+
 /* What lazy_index answers besides the module's own fields. */
 static const char *const lazy[] = { "enums", "oob", "explain", "wire", "record", "export_c", "trace" };
 #define NLAZY ((int)(sizeof lazy / sizeof lazy[0]))
@@ -19,10 +31,8 @@ static const char *const lazy[] = { "enums", "oob", "explain", "wire", "record",
  * names, its verbsh form, and the field of verbs that is that form. */
 static int c_function(lua_State *L)
 {
-	vrequire(L, "verbs.help");
-	lua_getfield(L, -1, "c_function");
-	lua_pushvalue(L, 1);
-	lua_call(L, 1, 3);
+	lua_settop(L, 1);
+	vcall(L, "verbs.help", "c_function", 1, 3);
 	return 3;
 }
 

@@ -365,6 +365,8 @@ int vargerror(lua_State *L, int arg, const char *msg);
 int vtypeerror(lua_State *L, int arg, const char *tname);
 /* lverbs.c: pushes require(module), raising as require does. */
 void vrequire(lua_State *L, const char *module);
+/* lverbs.c: calls require(module)[fn] on the top nargs values, leaving nresults. */
+void vcall(lua_State *L, const char *module, const char *fn, int nargs, int nresults);
 /* The name of the verbs binding running at stack level `level` (pushed:
  * "modify", "verbs.open"), or NULL (nothing pushed) for any other function. */
 const char *vbinding_at(lua_State *L, int level);
