@@ -588,7 +588,8 @@ V["comp_channel.destroy"] = function(w, ev)
   w:expect_ret(ev, fmt("ibv_destroy_comp_channel(%s)", w:obj(ev.self)))
 end
 V["cq.req_notify"] = function(w, ev)
-  w:expect_ret(ev, fmt("ibv_req_notify_cq(%s, %d)", w:obj(ev.self), ev.args[1] and 1 or 0))
+  local sol = ev.args[1]   -- a boolean, or C's 0 or 1 (0 is true in Lua)
+  w:expect_ret(ev, fmt("ibv_req_notify_cq(%s, %d)", w:obj(ev.self), (sol == true or sol == 1) and 1 or 0))
 end
 V["cq.ack_events"] = function(w, ev) w:vput("ibv_ack_cq_events(%s, %d);", w:obj(ev.self), ev.args[1]) end
 -- A completion event: C waits for the channel's fd (the recorded timeout, at

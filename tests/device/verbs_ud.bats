@@ -20,6 +20,17 @@ setup() { require_device; }
     [[ $output == *"verbs_srq: ok (24 checks)"* ]]
 }
 
+@test "the trace writes req_notify's solicited_only as C's 0 or 1, whichever form it was given in" {
+    run "$VERBSH" -e '
+      local ctx = verbs.open(); local cq = ctx:create_cq(4)
+      verbs.trace(true)
+      cq:req_notify(0); cq:req_notify(false); cq:req_notify(); cq:req_notify(1); cq:req_notify(true)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c 'ibv_req_notify_cq(cq1, 0) = 0' <<<"$output")" -eq 3 ]
+    [ "$(grep -c 'ibv_req_notify_cq(cq1, 1) = 0' <<<"$output")" -eq 2 ]
+}
+
 @test "completion channel: req_notify, get_cq_event returns the cq, ack_events, timeout gives nil" {
     run "$VERBSH" -e '
       local ctx = verbs.open(); local pd = ctx:alloc_pd()
