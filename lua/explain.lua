@@ -227,7 +227,13 @@ function M.explain(x)
   if t == "table" and rawget(x, "verb") and (rawget(x, "errno") or rawget(x, "errname")) then
     return (render(x, analyze(x)))
   end
-  if t == "table" and x.status ~= nil then return wc.tostring(x) end
+  if t == "table" then
+    -- an entry of a verbs.wc_array the last poll did not fill: what reading
+    -- it says is its explanation
+    local ok, status = pcall(function() return x.status end)
+    if not ok then return (tostring(status):gsub("^[^\n]-:%d+: ", "", 1)) end
+    if status ~= nil then return wc.tostring(x) end
+  end
   if t == "userdata" and getmetatable(x) and getmetatable(x).__name == "ibv_wc" then return wc.tostring(x) end
   if t == "userdata" and getmetatable(x) and getmetatable(x).__name == "verbs.cm_event" then
     return cm.describe(x)

@@ -268,13 +268,13 @@ function M.filter(packets, want, as_method)
   if type(want) ~= "table" then
     error(("bad argument #2 to 'filter' (table {qp=, opcode=} expected, got %s)"):format(type(want)), 2)
   end
-  for k in pairs(want) do
+  for k in next, want do   -- raw, as every table given to verbs is read
     if k ~= "qp" and k ~= "opcode" then
       error(("bad argument #2 to 'filter' (unknown key '%s': qp or opcode)"):format(tostring(k)), 2)
     end
   end
   -- A value no frame can have would select nothing, in silence.
-  local qp, op = want.qp, want.opcode
+  local qp, op = rawget(want, "qp"), rawget(want, "opcode")
   local argn = as_method and "#1" or "#2"
   if qp ~= nil and not (math.type(qp) == "integer" and qp >= 0 and qp <= 0xffffff) then
     error(("bad argument %s to 'filter' (key 'qp': a QP number (0..0xffffff, as qp.qp_num) expected, got %s)")
@@ -298,9 +298,8 @@ function M.filter(packets, want, as_method)
   local out = setmetatable({}, list_mt)
   for _, pkt in ipairs(list) do
     local p = M.decode(pkt.bytes)
-    if p and (want.qp == nil or p.bth.destqp == want.qp)
-        and (want.opcode == nil or want.opcode == p.opcode or want.opcode == p.bth.opname
-             or want.opcode == p.bth.opcode) then
+    if p and (qp == nil or p.bth.destqp == qp)
+        and (op == nil or op == p.opcode or op == p.bth.opname or op == p.bth.opcode) then
       out[#out + 1] = pkt
     end
   end

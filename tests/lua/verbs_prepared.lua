@@ -54,6 +54,8 @@ for i = 1, 100 do
 end
 eq(wc[1].qp_num, b.qp_num, "wc[1].qp_num")
 eq(verbs.explain(wc[1]), tostring(wc[1]), "verbs.explain of a wc_array entry")
+eq(verbs.explain(verbs.wc_array(1)[1]), "wc[1]: the last poll filled 0 entries (in C, wc[0] would hold stale data)",
+  "verbs.explain of an entry no poll filled")
 
 -- The loop's own form, cq:wait(wcs) with no count: one completion. And one
 -- prepared pair posted in turn from a and from b: each post goes to the QP
