@@ -169,6 +169,9 @@ static int l_capture(lua_State *L)
 			return luaL_error(L, "bad argument #1 to 'capture' (unknown key '%s': give device = \"rxe1\" or netdev = \"veth1\")", k);
 		if (lua_type(L, -1) != LUA_TSTRING)
 			return luaL_error(L, "bad argument #1 to 'capture' (%s: string expected, got %s)", k, luaL_typename(L, -1));
+		if (!marsh_cstring(L, -1))
+			return luaL_error(L, "bad argument #1 to 'capture' (%s: the name has a NUL byte after '%s')", k,
+					  lua_tostring(L, -1));
 		snprintf(strcmp(k, "device") ? netdev : device, 64, "%s", lua_tostring(L, -1));
 		lua_pop(L, 1);
 	}
@@ -293,7 +296,7 @@ static int l_save(lua_State *L)
 	struct capture *c = check_cap(L, 0);
 	if (lua_type(L, 2) != LUA_TSTRING)
 		return vtypeerror(L, 2, "file name (string)");
-	const char *file = lua_tostring(L, 2);
+	const char *file = marsh_check_cstring(L, 2, 2, "file name");
 	drain(L, c);
 	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
 	pcap_dumper_t *d = pcap_dump_open(dead, file);

@@ -43,7 +43,7 @@ static void read_addr(lua_State *L, int arg, struct sockaddr_storage *ss, const 
 	if (lua_type(L, arg) != LUA_TSTRING)
 		vargerror(L, arg, lua_pushfstring(L, "%s expected as \"host:port\" (e.g. \"192.0.2.1:7471\"), got %s",
 						  what, luaL_typename(L, arg)));
-	const char *s = lua_tostring(L, arg);
+	const char *s = marsh_check_cstring(L, arg, arg, what);
 	if (s[0] == '[' && (close = strchr(s, ']'))) {   /* [v6]:port */
 		snprintf(host, sizeof host, "%.*s", (int)(close - s - 1), s + 1);
 		if (close[1] == ':') {

@@ -120,10 +120,7 @@ static int l_open(lua_State *L)
 {
 	if (!lua_isnoneornil(L, 1) && lua_type(L, 1) != LUA_TSTRING)
 		return vtypeerror(L, 1, "device name (string)");
-	size_t reqlen = 0;
-	const char *req = lua_tolstring(L, 1, &reqlen);
-	if (req && strlen(req) != reqlen)   /* C would stop at the NUL: "rxe0\0x" is not rxe0 */
-		return vargerror(L, 1, "device name with a NUL byte in it");
+	const char *req = marsh_check_cstring(L, 1, 1, "device name");   /* "rxe0\0x" is not rxe0 */
 	struct ibv_device **list, *dev = NULL;
 	struct ibv_context *c;
 	struct vnode *node;

@@ -88,6 +88,28 @@ static bool end_poll(struct vnode *n)
 	return !skip;
 }
 
+/* The wc_flags whose reader the provider filled in. A field asked for but
+ * left without one is treated as not asked (read_* then says so), so that
+ * no ibv_wc_read_* ever calls through NULL, whatever the provider did. */
+static uint64_t readers_of(const struct ibv_cq_ex *x)
+{
+	const struct { uint64_t flag; bool set; } r[] = {
+		{ IBV_WC_EX_WITH_BYTE_LEN, x->read_byte_len }, { IBV_WC_EX_WITH_IMM, x->read_imm_data },
+		{ IBV_WC_EX_WITH_QP_NUM, x->read_qp_num }, { IBV_WC_EX_WITH_SRC_QP, x->read_src_qp },
+		{ IBV_WC_EX_WITH_SLID, x->read_slid }, { IBV_WC_EX_WITH_SL, x->read_sl },
+		{ IBV_WC_EX_WITH_DLID_PATH_BITS, x->read_dlid_path_bits },
+		{ IBV_WC_EX_WITH_COMPLETION_TIMESTAMP, x->read_completion_ts },
+		{ IBV_WC_EX_WITH_CVLAN, x->read_cvlan }, { IBV_WC_EX_WITH_FLOW_TAG, x->read_flow_tag },
+		{ IBV_WC_EX_WITH_TM_INFO, x->read_tm_info },
+		{ IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, x->read_completion_wallclock_ns },
+	};
+	uint64_t ok = ~(uint64_t)0;
+	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+		if (!r[i].set)
+			ok &= ~r[i].flag;
+	return ok;
+}
+
 /* ctx:create_cq_ex{ cqe=, wc_flags=, channel=, comp_vector=, flags=, comp_mask= } */
 int cq_create_ex(lua_State *L)
 {
@@ -100,6 +122,8 @@ int cq_create_ex(lua_State *L)
 	lua_pushliteral(L, "comp_mask");   /* raw reads, as marsh_read's */
 	if (lua_rawget(L, 2) == LUA_TNIL)
 		a.comp_mask = (uint32_t)mask;
+	else
+		marsh_warn_unmasked(L, 2, vf_cq_init_attr_ex, mask, a.comp_mask, &ve_cq_init_attr_mask);
 	lua_pop(L, 1);
 	lua_pushliteral(L, "cqe");
 	if (lua_rawget(L, 2) == LUA_TNIL)
@@ -124,8 +148,9 @@ int cq_create_ex(lua_State *L)
 		return vraise(L, "ibv_create_cq_ex", err, 1, -1);
 	}
 	vobj_set(n, ibv_cq_ex_to_cq(x));
-	vcq(n)->ex = true;
-	vcq(n)->wc_flags = asked.wc_flags;
+	vcq(n)->ex = x->start_poll && x->next_poll && x->end_poll && x->read_opcode && x->read_vendor_err &&
+		     x->read_wc_flags;
+	vcq(n)->wc_flags = asked.wc_flags & readers_of(x);
 	vcq(n)->quirks = provider_quirks(c->h);
 	return 1;
 }
@@ -151,8 +176,9 @@ static struct vnode *ex_self(lua_State *L, const char *fn)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
 	if (!vcq(n)->ex)
-		luaL_error(L, "%s: this CQ was made by ibv_create_cq: the start_poll/next_poll/read_* API needs "
-			      "ctx:create_cq_ex{ cqe =, wc_flags = { ... } } (cq:poll works on both)", fn);
+		luaL_error(L, "%s: this CQ has no start_poll/next_poll/read_* API (a CQ made by ibv_create_cq, or a "
+			      "provider that set up no poll functions): it needs ctx:create_cq_ex{ cqe =, "
+			      "wc_flags = { ... } } (cq:poll works on both)", fn);
 	return n;
 }
 

@@ -287,6 +287,10 @@ const char *venum_read(lua_State *L, int idx, const struct venum *t, int64_t *ou
 {
 	switch (lua_type(L, idx)) {
 	case LUA_TSTRING:
+		if (!marsh_cstring(L, idx))   /* "INIT\0RTS" is not INIT */
+			return lua_pushfstring(L, "%s: '%s' is followed by a NUL byte and more text (C would read '%s' "
+						  "alone)%s", t->ctype, lua_tostring(L, idx), lua_tostring(L, idx),
+					       t->flags ? "; several flags are a list: { \"A\", \"B\" }" : "");
 		if (lookup(t, lua_tostring(L, idx), out))
 			return NULL;
 		return bad_name(L, t, lua_tostring(L, idx));

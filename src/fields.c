@@ -124,7 +124,8 @@ static int l_fields(lua_State *L)
 		}
 		return 1;
 	}
-	const char *ctype = luaL_checkstring(L, 1);
+	luaL_checkstring(L, 1);
+	const char *ctype = marsh_check_cstring(L, 1, 1, "C type");
 	if (strncmp(ctype, "struct ", 7) == 0)
 		ctype += 7;
 	const struct vfield *f = NULL;
@@ -160,7 +161,8 @@ static int l_fields(lua_State *L)
  * an error for an unknown ctype. */
 static int l_enum(lua_State *L)
 {
-	const char *ctype = luaL_checkstring(L, 1);
+	luaL_checkstring(L, 1);
+	const char *ctype = marsh_check_cstring(L, 1, 1, "C type");
 	if (strncmp(ctype, "enum ", 5) == 0)
 		ctype += 5;
 	const struct venum *t = venum_find(ctype);

@@ -88,6 +88,39 @@ uint64_t marsh_check_uint(lua_State *L, int arg, int idx, uint64_t max, const ch
 	return (uint64_t)v;
 }
 
+/* The text of the string at idx when C can read all of it, else NULL: C
+ * reads a string up to its first NUL, so "INIT\0RTS" would reach it as INIT
+ * and "rxe0\0x" as rxe0. Every string verbsh hands to C as text passes here. */
+const char *marsh_cstring(lua_State *L, int idx)
+{
+	size_t len;
+	const char *s = lua_tolstring(L, idx, &len);
+	return s && strlen(s) == len ? s : NULL;
+}
+
+/* The same, raising when the string holds a NUL byte, naming what it is. */
+const char *marsh_check_cstring(lua_State *L, int arg, int idx, const char *what)
+{
+	const char *s = marsh_cstring(L, idx);
+	if (!s && lua_type(L, idx) == LUA_TSTRING)
+		vargerror(L, arg, lua_pushfstring(L, "%s: the string has a NUL byte after '%s' (C would stop "
+						      "reading there and ignore the rest)", what, lua_tostring(L, idx)));
+	return s;
+}
+
+/* Keys given in a table whose comp_mask bit the given comp_mask lacks: C
+ * ignores those members, which is almost always a mistake, so say so. */
+void marsh_warn_unmasked(lua_State *L, int arg, const struct vfield *f, uint64_t given, uint64_t comp_mask,
+			 const struct venum *mask_names)
+{
+	for (; f->name; f++)
+		if (f->bit && (given & f->bit) && !(comp_mask & f->bit))
+			vwarn(L, arg, "key '%s' is ignored: comp_mask lacks %s, and without it %s does not read "
+				      "the member (add \"%s\" to comp_mask, or leave comp_mask out and verbsh computes it)",
+			      f->name, venum_name(mask_names, (int64_t)f->bit), "the provider",
+			      venum_name(mask_names, (int64_t)f->bit));
+}
+
 const char *marsh_gid_read(lua_State *L, int idx, union ibv_gid *gid)
 {
 	size_t len;
@@ -95,12 +128,15 @@ const char *marsh_gid_read(lua_State *L, int idx, union ibv_gid *gid)
 		return lua_pushfstring(L, "GID expected (text such as \"fe80::1\" or 16 bytes), got %s",
 				       luaL_typename(L, idx));
 	const char *s = lua_tolstring(L, idx, &len);
-	if (inet_pton(AF_INET6, s, gid->raw) == 1)
+	if (strlen(s) == len && inet_pton(AF_INET6, s, gid->raw) == 1)
 		return NULL;
-	if (len == 16) {
+	if (len == 16) {   /* raw bytes: NULs are data here */
 		memcpy(gid->raw, s, 16);
 		return NULL;
 	}
+	if (strlen(s) != len)
+		return lua_pushfstring(L, "'%s' followed by a NUL byte is not a GID (IPv6 text such as \"fe80::1\", "
+					  "without NULs, or 16 raw bytes)", s);
 	return lua_pushfstring(L, "'%s' is not a GID (IPv6 text such as \"fe80::1\" or 16 raw bytes)", s);
 }
 
@@ -294,6 +330,11 @@ static uint64_t read_table(lua_State *L, int arg, int tidx, const struct vfield 
 							      path, *path ? "." : "", k));
 		}
 		const char *key = lua_tostring(L, -2);
+		if (!marsh_cstring(L, -2)) {
+			at_path(path, sizeof path, at);
+			vargerror(L, arg, lua_pushfstring(L, "unexpected key '%s%s%s' followed by a NUL byte (keys are "
+							      "field names)", path, *path ? "." : "", key));
+		}
 		const struct vfield *fd = find_field(f, key);
 		if (!fd)
 			vargerror(L, arg, unknown_key(L, f, key_path(path, sizeof path, at, key), key));

@@ -546,6 +546,8 @@ static int field_index(lua_State *L)
 	if (!*ud || !(*ud)->h)
 		return luaL_error(L, "%s is %s (reading '%s')", cls->kind, *ud ? vobj_gone(cls) : "finalized",
 				  lua_tostring(L, 2));
+	if (!marsh_cstring(L, 2))   /* "qp_num\0x" is not qp_num */
+		return luaL_error(L, "%s has no field '%s' followed by a NUL byte", cls->kind, lua_tostring(L, 2));
 	if (cls->field(L, *ud, lua_tostring(L, 2)))
 		return 1;
 	return no_such_field(L, cls, lua_tostring(L, 2));
@@ -558,7 +560,7 @@ static int obj_newindex(lua_State *L)
 	self_ud(L, "__newindex");
 	struct vnode *n = vobj_check(L, 1, cls);
 	const char *key = lua_tostring(L, 2);
-	if (lua_type(L, 2) != LUA_TSTRING || !cls->setfield(L, n, key, 3))
+	if (lua_type(L, 2) != LUA_TSTRING || !marsh_cstring(L, 2) || !cls->setfield(L, n, key, 3))
 		return luaL_error(L, "%s has no settable field '%s'", cls->kind, luaL_tolstring(L, 2, NULL));
 	return 0;
 }

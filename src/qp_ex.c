@@ -47,6 +47,39 @@ static const char *xname(struct vnode *n, char *buf, size_t len)
 	return buf;
 }
 
+/* Whether the QP has the new post-send API. A provider may make every QP
+ * extended (rxe does) yet fill ibv_qp_ex's function pointers only when
+ * comp_mask asked for IBV_QP_INIT_ATTR_SEND_OPS_FLAGS: so both what was asked
+ * and the pointers themselves decide, never ibv_qp_to_qp_ex() alone. */
+static bool has_post_send_api(struct ibv_qp *qp, const struct ibv_qp_init_attr_ex *asked)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp);
+	return (asked->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && x && x->wr_start && x->wr_complete &&
+	       x->wr_abort && x->wr_set_sge && x->wr_set_sge_list && x->wr_set_inline_data &&
+	       x->wr_set_inline_data_list && x->wr_set_ud_addr;
+}
+
+/* The ops asked for whose function the provider did fill in: op_begin
+ * refuses the others by name instead of calling through NULL. */
+static uint64_t usable_ops(struct ibv_qp_ex *x, uint64_t asked)
+{
+	const struct { uint64_t flag; bool set; } ops[] = {
+		{ IBV_QP_EX_WITH_SEND, x->wr_send }, { IBV_QP_EX_WITH_SEND_WITH_IMM, x->wr_send_imm },
+		{ IBV_QP_EX_WITH_RDMA_WRITE, x->wr_rdma_write },
+		{ IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, x->wr_rdma_write_imm },
+		{ IBV_QP_EX_WITH_RDMA_READ, x->wr_rdma_read },
+		{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, x->wr_atomic_cmp_swp },
+		{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, x->wr_atomic_fetch_add },
+		{ IBV_QP_EX_WITH_LOCAL_INV, x->wr_local_inv }, { IBV_QP_EX_WITH_BIND_MW, x->wr_bind_mw },
+		{ IBV_QP_EX_WITH_SEND_WITH_INV, x->wr_send_inv }, { IBV_QP_EX_WITH_TSO, x->wr_send_tso },
+	};
+	uint64_t ok = asked;
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (!ops[i].set)
+			ok &= ~ops[i].flag;
+	return ok;
+}
+
 /* ctx:create_qp_ex{ pd=, qp_type=, send_cq=, recv_cq=, srq=, cap=, sq_sig_all=,
  * create_flags=, send_ops_flags=, comp_mask= }: comp_mask is computed from
  * the keys given (PD, SEND_OPS_FLAGS, CREATE_FLAGS) unless given. */
@@ -61,6 +94,8 @@ int qp_create_ex(lua_State *L)
 	lua_pushliteral(L, "comp_mask");
 	if (lua_rawget(L, 2) == LUA_TNIL)   /* raw, as marsh_read read it */
 		ia.comp_mask = (uint32_t)mask;
+	else
+		marsh_warn_unmasked(L, 2, vf_qp_init_attr_ex, mask, ia.comp_mask, &ve_qp_init_attr_mask);
 	lua_pop(L, 1);
 	/* The provider reads attr->pd->handle and both CQs: missing, they crash. */
 	if (!ia.pd)
@@ -92,8 +127,8 @@ int qp_create_ex(lua_State *L)
 		return vraise(L, "ibv_create_qp_ex", err, 1, -1);
 	}
 	vobj_set(n, qp);
-	vqp(n)->ex = ibv_qp_to_qp_ex(qp) != NULL;
-	vqp(n)->send_ops_flags = ia.send_ops_flags;
+	vqp(n)->ex = has_post_send_api(qp, &asked);
+	vqp(n)->send_ops_flags = asked.send_ops_flags;
 	return 1;
 }
 
@@ -107,7 +142,9 @@ static struct ibv_qp_ex *qpx_of(lua_State *L, struct vnode *n, const char *fn)
 	if (!x)
 		luaL_error(L, "%s: this QP has no new post-send API: create it with ctx:create_qp_ex{ pd = pd, ..., "
 			      "send_ops_flags = { \"SEND\", ... } } (ibv_create_qp_ex with "
-			      "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS); qp:post_send works on every QP", fn);
+			      "IBV_QP_INIT_ATTR_SEND_OPS_FLAGS in comp_mask: a comp_mask you give must name "
+			      "\"SEND_OPS_FLAGS\", or the provider sets up no ibv_wr_* functions); "
+			      "qp:post_send works on every QP", fn);
 	return x;
 }
 
@@ -159,6 +196,10 @@ static struct ibv_qp_ex *in_session(lua_State *L, struct vnode *n, const char *f
 static struct ibv_qp_ex *op_begin(lua_State *L, struct vnode *n, const char *fn, uint64_t flag)
 {
 	struct ibv_qp_ex *x = in_session(L, n, fn);
+	if ((vqp(n)->send_ops_flags & flag) && !usable_ops(x, flag))
+		luaL_error(L, "%s: the provider set up no function for %s although send_ops_flags asked for it "
+			      "(calling it would jump through a NULL pointer): this device does not support %s "
+			      "through the new post-send API", fn, op_name(flag), op_name(flag));
 	if (!(vqp(n)->send_ops_flags & flag)) {
 		luaL_Buffer b;
 		luaL_buffinit(L, &b);

@@ -157,6 +157,10 @@ char *marsh_path(char *out, size_t len, const char *prefix, const char *key, int
 uint64_t marsh_check_uint(lua_State *L, int arg, int idx, uint64_t max, const char *what);
 /* GID text <-> bytes. */
 const char *marsh_gid_read(lua_State *L, int idx, union ibv_gid *gid);
+const char *marsh_cstring(lua_State *L, int idx);
+const char *marsh_check_cstring(lua_State *L, int arg, int idx, const char *what);
+void marsh_warn_unmasked(lua_State *L, int arg, const struct vfield *f, uint64_t given, uint64_t comp_mask,
+			 const struct venum *mask_names);
 void marsh_gid_push(lua_State *L, const union ibv_gid *gid);
 
 /* ---- object.c: userdata over verbs handles ------------------------------ */
