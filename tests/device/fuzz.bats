@@ -9,5 +9,5 @@ setup() { require_device; }
     run tests/fuzz/run --here --binary "$VERBSH" --seeds 8 --first 9001 --ops 150 --timeout 60
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ ${lines[-1]} == "fuzz: 8 seeds x 150 ops (all, $VERBSH): 0 crashes, 0 hangs, 0 leaks, 0 bad error values, 0 fuzzer errors in "* ]]
+    [[ ${lines[-1]} == "fuzz: 8 seeds x 150 ops (all, $VERBSH): 0 crashes, 0 hangs, 0 leaks, 0 bad results, 0 fuzzer errors in "* ]]
 }
