@@ -216,6 +216,11 @@ function W:bind(ctype, var, expr) self:verb(expr, var, fmt("%s *%s = %s;", ctype
 local V = {}
 
 V["nil.open"] = function(w, ev)
+  if not ev.results then   -- failed here; the program's open_device exits when it fails
+    w:put("/* verbs.open(%s) failed here with %s: not reproduced */", cstring(tostring(ev.args[1] or "")),
+      tostring(ev.err and ev.err.errname))
+    return
+  end
   local ctx = ev.results[1]
   local f = R.facts(ctx) or {}
   local call = fmt("open_device(%s)", cstring(f.name or ev.args[1] or "rxe0"))
@@ -407,18 +412,23 @@ local function mr_entry(w, mr)
   local name = R.name_of(mr)
   for _, m in ipairs(w.mrs) do if m.name == name then return m end end
 end
+-- The MR whose memory a statement touches: one the program registered.
+local function known_mr(w, mr)
+  return mr_entry(w, mr) or error(("%s was registered before recording began, so the program has no such MR")
+    :format(R.name_of(mr)), 0)
+end
 V["mr.write"] = function(w, ev)
-  local m = mr_entry(w, ev.self)
+  local m = known_mr(w, ev.self)
   w:put("memcpy((char *)%s->addr + %d, %s, %d);", m.name, ev.args[1], cstring(ev.args[2]), #ev.args[2])
 end
 V["mr.fill"] = function(w, ev)
-  local m = mr_entry(w, ev.self)
+  local m = known_mr(w, ev.self)
   local off = ev.args[2] or 0
   local len = ev.args[3] or (m.length - off)
   w:put("memset((char *)%s->addr + %d, %d, %d);", m.name, off, ev.args[1], len)
 end
 V["mr.read"] = function(w, ev)
-  local m = mr_entry(w, ev.self)
+  local m = known_mr(w, ev.self)
   local off = ev.args[1] or 0
   local s = ev.results[1]
   if ev.grh_read then
@@ -1203,7 +1213,18 @@ local function render(w, ev)
     w:put("/* verbsh: %s is not exported */", call_text(ev))
     return false
   end
-  h(w, ev)
+  -- The export observes: a call it cannot write (an object made before
+  -- recording began, a value of a kind it does not expect) becomes a
+  -- comment, and the session and the verb's outcome go on.
+  local lines, items = #w.lines, #w.items
+  local ok, e = pcall(h, w, ev)
+  if not ok then
+    for i = #w.lines, lines + 1, -1 do w.lines[i] = nil end
+    for i = #w.items, items + 1, -1 do w.items[i] = nil end
+    w.skipped[#w.skipped + 1] = call_text(ev)
+    w:put("/* verbsh: %s could not be written as C: %s */", call_text(ev), (tostring(e):gsub("%*/", "* /")))
+    return false
+  end
   return true
 end
 M.writer, M.render = writer, render

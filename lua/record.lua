@@ -37,6 +37,15 @@ local function leave() local co = coroutine.running(); depths[co] = depths[co] -
 
 local function active() return recording or listener ~= nil end
 
+-- The recorder is an observer: when its own code fails, the verb's outcome
+-- stands (its values returned, its error raised as without the recorder),
+-- and the failure is told on stderr as the recorder's.
+local function problem(what, e)
+  local shown, text = pcall(tostring, e)
+  io.stderr:write(("verbsh: recorder problem (%s): %s; the verb's outcome is unchanged\n"):format(
+    what, shown and text or "an error whose __tostring failed"))
+end
+
 -- An event happened: kept while recording, and shown by the trace. What the
 -- trace's function calls is not recorded (inside).
 local function note(ev)
@@ -45,7 +54,7 @@ local function note(ev)
     enter()
     local ok, e = pcall(listener, ev)
     leave()
-    if not ok then error(e, 0) end
+    if not ok then problem("tracing " .. tostring(ev.method), e) end
   end
 end
 
@@ -116,7 +125,8 @@ end
 
 -- A copy of a value as it was at the call: tables deeply (verbs objects
 -- stay references), a prepared WR as tables, the rest as is.
-local function copy(v, seen)
+local TOO_DEEP = 100   -- tables nested deeper are no argument a verb takes: not copied
+local function copy(v, seen, depth)
   if getmetatable(v) == handle_mt then return v end
   local what = kind(v)
   if what == "send_wr" or what == "recv_wr" then
@@ -127,11 +137,12 @@ local function copy(v, seen)
   end
   if what then return handle(v) end
   if type(v) ~= "table" then return v end
-  seen = seen or {}
+  seen, depth = seen or {}, (depth or 0) + 1
   if seen[v] then return seen[v] end
+  if depth > TOO_DEEP then return "(a table nested too deep to record)" end
   local t = {}
   seen[v] = t
-  for k, x in next, v do t[k] = copy(x, seen) end
+  for k, x in next, v do t[k] = copy(x, seen, depth) end
   return t
 end
 
@@ -172,7 +183,12 @@ end
 -- call: the wrapper's frame is gone, so its caller is level 2 here).
 local function pass(ok, ...)
   if ok then return ... end
-  error(relocate((...), 2), 0)
+  error(relocate((...), 3), 0)   -- 3: the trampoline (verbs.cwrap) is between
+end
+-- A wrapper as the C closure that keeps a tail-calling caller's frame.
+local function cwrap(f)
+  local c = debug.getregistry()["verbs.cwrap"]
+  return c and c(f) or f
 end
 
 -- for wc in cq:iter(): each step of the loop is an event of its own (the
@@ -204,12 +220,43 @@ local function iter_events(ev, next_fn, state, closing)
   return step_fn, state, nil, closer
 end
 
+-- After a verb returned: its new objects wrapped, and the event noted.
+-- Returns the values the caller gets (cq:iter's loop wrapped).
+local function returned(ev, method, res, ...)
+  for i = 2, res.n do
+    if kind(res[i]) then name_of(res[i]); wrap_object(res[i]) end
+  end
+  if method == "iter" and type(res[2]) == "function" and res[5] ~= nil then
+    note(ev)
+    return table.pack(iter_events(ev, res[2], res[3], res[5]))
+  end
+  ev.results = copy(table.pack(table.unpack(res, 2, res.n)))
+  local wcs = select(1, ...)
+  if (method == "poll" or method == "wait") and is_wc_array(wcs) then
+    ev.wcs = snapshot_wcs(wcs, math.tointeger(res[2]) or 0)
+  end
+  note(ev)
+  return nil
+end
+
+-- Calls fn from a line of this file, never as a tail call, so that an
+-- error the binding raises carries this file's location, which relocate
+-- turns into the caller's line (a binding called by pcall has none).
+local function ret(...) return ... end
+local function here(fn, self, ...) return ret(fn(self, ...)) end
+
 local function wrapper(method, fn)
   return function(self, ...)
-    if inside() or not active() then return pass(pcall(fn, self, ...)) end
-    local ev = { method = method, self = kind(self) and handle(self), class = kind(self), args = copy(table.pack(...)) }
+    if inside() or not active() then return pass(pcall(here, fn, self, ...)) end
+    local made, ev = pcall(function(...)
+      return { method = method, self = kind(self) and handle(self), class = kind(self), args = copy(table.pack(...)) }
+    end, ...)
+    if not made then   -- e.g. arguments nested too deep to copy: the verb runs unrecorded
+      problem("recording " .. method, ev)
+      return pass(pcall(here, fn, self, ...))
+    end
     enter()
-    local res = table.pack(pcall(fn, self, ...))
+    local res = table.pack(pcall(here, fn, self, ...))
     leave()
     if not res[1] then
       local e = res[2]
@@ -219,21 +266,11 @@ local function wrapper(method, fn)
         ev.err = { errno = e.errno, errname = e.errname, verb = e.verb }
         note(ev)
       end
-      error(relocate(e, 2), 0)
+      error(relocate(e, 3), 0)
     end
-    for i = 2, res.n do
-      if kind(res[i]) then name_of(res[i]); wrap_object(res[i]) end
-    end
-    if method == "iter" and type(res[2]) == "function" and res[5] ~= nil then
-      note(ev)
-      return iter_events(ev, res[2], res[3], res[5])
-    end
-    ev.results = copy(table.pack(table.unpack(res, 2, res.n)))
-    local wcs = select(1, ...)
-    if (method == "poll" or method == "wait") and is_wc_array(wcs) then
-      ev.wcs = snapshot_wcs(wcs, math.tointeger(res[2]) or 0)
-    end
-    note(ev)
+    local ok, loop = pcall(returned, ev, method, res, ...)
+    if not ok then problem("recording " .. method, loop) end
+    if ok and loop then return table.unpack(loop, 1, loop.n) end
     return table.unpack(res, 2, res.n)
   end
 end
@@ -252,8 +289,12 @@ local function wrap_fields(idx)
   if type(get) ~= "function" or wrapped[fmt] then return end
   wrapped[fmt] = true
   patch(fmt, "__index", function(t, k)
-    local v = get(t, k)
+    -- a Lua frame of ours between, so that the error's location is ours and
+    -- relocate puts the reader's line there, as without the recorder
+    local got, v = pcall(function() return get(t, k) end)
+    if not got then error(relocate(v, 2), 0) end
     if inside() or not active() then return v end
+    local ok, e = pcall(function()
     local self = rawget(t, 0)
     if READS[kind(self)] and READS[kind(self)][k] then
       note { method = "__read", self = handle(self), class = kind(self), args = { k, n = 1 }, results = { v, n = 1 } }
@@ -263,6 +304,8 @@ local function wrap_fields(idx)
       note { method = "__field", self = handle(self), class = kind(self), args = { k, n = 1 },
              results = { handle(v), n = 1 } }
     end
+    end)
+    if not ok then problem("recording the field " .. tostring(k), e) end
     return v
   end)
 end
@@ -279,9 +322,16 @@ function wrap_object(obj)
   if type(set) == "function" and not wrapped[mt] then
     wrapped[mt] = true
     patch(mt, "__newindex", function(o, k, v)
-      set(o, k, v)   -- raises on a bad field or value: then it is no event
+      -- raises on a bad field or value: then it is no event, and the error
+      -- names the assigning line, as without the recorder
+      local newindex = set   -- the name Lua gives a metamethod in an argument error, as without the recorder
+      local done, e = pcall(function() newindex(o, k, v) end)
+      if not done then error(relocate(e, 2), 0) end
       if not inside() and active() then
-        note { method = "__newindex", self = handle(o), class = kind(o), args = { k, copy(v), n = 2 } }
+        local ok, why = pcall(function()
+          note { method = "__newindex", self = handle(o), class = kind(o), args = { k, copy(v), n = 2 } }
+        end)
+        if not ok then problem("recording the assignment of " .. tostring(k), why) end
       end
     end)
   end
@@ -298,7 +348,7 @@ function wrap_object(obj)
     end
   end
   for m, fn in next, idx do
-    if type(m) == "string" and type(fn) == "function" then patch(idx, m, wrapper(m, fn)) end
+    if type(m) == "string" and type(fn) == "function" then patch(idx, m, cwrap(wrapper(m, fn))) end
   end
 end
 
@@ -310,11 +360,14 @@ local started = false
 local function wrap_module(verbs)
   if modules[verbs] then return end
   modules[verbs] = true
+  local reg = debug.getregistry()
+  if type(reg["verbs.module_originals"]) ~= "table" then patch(reg, "verbs.module_originals", {}) end
   for _, name in ipairs { "open", "create_event_channel" } do
     local fn = rawget(verbs, name)
     if type(fn) == "function" then
-      local w = wrapper(name, function(_, ...) return fn(...) end)
-      patch(verbs, name, function(...) return w(nil, ...) end)
+      local w = wrapper(name, function(_, ...) return ret(fn(...)) end)   -- no tail call: see here
+      patch(reg["verbs.module_originals"], name, fn)   -- so that its errors still name verbs.open
+      patch(verbs, name, cwrap(function(...) return w(nil, ...) end))
     end
   end
 end

@@ -149,11 +149,17 @@ static const char *own_name(lua_State *L, int level, bool *method)
 		}
 		lua_settop(L, f + 1);
 	}
-	if (lua_getfield(L, LUA_REGISTRYINDEX, "verbs.module") == LUA_TTABLE) {
-		lua_pushvalue(L, f);
-		if (find_in(L, lua_gettop(L) - 1)) {
-			*method = false;
-			return lua_pushfstring(L, "verbs.%s", lua_tostring(L, -1));
+	/* the module's functions, and their originals while the recorder has
+	 * replaced them with its wrappers (lua/record.lua) */
+	const char *const modules[] = { "verbs.module", "verbs.module_originals" };
+	for (int m = 0; m < 2; m++) {
+		lua_settop(L, f);
+		if (lua_getfield(L, LUA_REGISTRYINDEX, modules[m]) == LUA_TTABLE) {
+			lua_pushvalue(L, f);
+			if (find_in(L, lua_gettop(L) - 1)) {
+				*method = false;
+				return lua_pushfstring(L, "verbs.%s", lua_tostring(L, -1));
+			}
 		}
 	}
 	lua_settop(L, f);

@@ -589,8 +589,30 @@ static int l_cname(lua_State *L)
 	return 1;
 }
 
+/* The recorder's wrappers are Lua functions: a caller that tail-calls one
+ * (return pd:reg_mr(x)) loses its own frame, and with it the line an error
+ * should name. Wrapped in this C closure, the caller's frame stays, as it
+ * does for a binding, which is a C function too. registry["verbs.cwrap"]. */
+static int trampoline(lua_State *L)
+{
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
+static int l_cwrap(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TFUNCTION);
+	lua_settop(L, 1);
+	lua_pushcclosure(L, trampoline, 1);
+	return 1;
+}
+
 void vobj_register(lua_State *L, const struct vclass *cls)
 {
+	lua_pushcfunction(L, l_cwrap);
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbs.cwrap");
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, CLASSES);
 	lua_pushlightuserdata(L, (void *)cls);
 	lua_setfield(L, -2, cls->tname);
