@@ -555,8 +555,8 @@ static struct rdma_conn_param *read_conn_param(lua_State *L, int arg, struct rdm
 	bool given = !lua_isnil(L, -1);
 	lua_pop(L, 1);
 	if (given && cp->private_data_len > len)
-		vargerror(L, arg, lua_pushfstring(L, "key 'private_data_len': %d is more than the %d bytes of"
-						  " private_data", (int)cp->private_data_len, (int)len));
+		vargerror(L, arg, lua_pushfstring(L, "key 'private_data_len': %I is more than the %I bytes of"
+						  " private_data", (lua_Integer)cp->private_data_len, (lua_Integer)len));
 	if (!given)
 		cp->private_data_len = (uint8_t)len;
 	return cp;
@@ -569,8 +569,8 @@ static const char *read_private_data(lua_State *L, int idx, void *dst, const str
 		return lua_pushfstring(L, "string expected, got %s", luaL_typename(L, idx));
 	const char *s = lua_tolstring(L, idx, &len);
 	if (len > 255)
-		return lua_pushfstring(L, "%d bytes: private_data_len is a uint8_t (and a REQ carries at most 56)",
-				       (int)len);
+		return lua_pushfstring(L, "%I bytes: private_data_len is a uint8_t (and a REQ carries at most 56)",
+				       (lua_Integer)len);
 	((struct rdma_conn_param *)dst)->private_data = s;   /* the caller's table keeps it alive */
 	return NULL;
 }

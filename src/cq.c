@@ -35,8 +35,15 @@ static int cq_field(lua_State *L, struct vnode *n, const char *key)
 		lua_pushinteger(L, ((struct ibv_cq *)n->h)->handle);
 	else if (strcmp(key, "wc_flags") == 0 && vcq(n)->ex)
 		vflags_push(L, &ve_create_cq_wc_flags, vcq(n)->wc_flags);
+	else if (vcq(n)->ex)
+		return cq_ex_field(L, n, key);   /* cq.wr_id, cq.status of the current completion */
+	else if (strcmp(key, "status") == 0 || strcmp(key, "wr_id") == 0 || strcmp(key, "wc_flags") == 0)
+		return luaL_error(L, "cq.%s: this CQ was made by ibv_create_cq, whose completions are read from "
+				     "cq:poll() (wc.%s of each); cq.%s is a member of an extended CQ (ctx:create_cq_ex"
+				     "{ cqe =, wc_flags = { ... } }), valid between cq:start_poll() and cq:end_poll()",
+				  key, key, key);
 	else
-		return vcq(n)->ex ? cq_ex_field(L, n, key) : 0;   /* cq.wr_id, cq.status of the current completion */
+		return 0;
 	return 1;
 }
 

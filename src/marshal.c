@@ -219,8 +219,8 @@ static void read_value(lua_State *L, int arg, int idx, const struct vfield *f, v
 		if ((err = venum_read(L, idx, f->en, &v)))
 			bad_key(L, arg, at, key, err);
 		if (f->size < 8 && (uint64_t)v >> (8 * f->size) && v >= 0)
-			bad_key(L, arg, at, key, lua_pushfstring(L, "%I does not fit in %d bytes", (lua_Integer)v,
-							      (int)f->size));
+			bad_key(L, arg, at, key, lua_pushfstring(L, "%I does not fit in %I bytes", (lua_Integer)v,
+							      (lua_Integer)f->size));
 		put_uint(p, f->size, (uint64_t)v);
 		return;
 	case VT_GID:

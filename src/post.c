@@ -384,8 +384,8 @@ void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr
 			for (int s = 0; s < w->num_sge; s++)
 				if (!vobj_mr_covers(L, w->sg_list[s].addr, w->sg_list[s].length))
 					vargerror(L, arg, lua_pushfstring(L, "%ssg_list[%d]: an INLINE send copies "
-						"from addr in this process, and 0x%p..+%d is not inside an MR of verbsh",
-						at, s + 1, (void *)(uintptr_t)w->sg_list[s].addr, (int)w->sg_list[s].length));
+						"from addr in this process, and %p..+%I is not inside an MR of verbsh",
+						at, s + 1, (void *)(uintptr_t)w->sg_list[s].addr, (lua_Integer)w->sg_list[s].length));
 	}
 }
 

@@ -383,7 +383,7 @@ static int l_wr_rdma_read(lua_State *L)
 static void check_aligned(lua_State *L, uint64_t addr)
 {
 	if (addr & 7)
-		vargerror(L, 3, lua_pushfstring(L, "remote_addr 0x%p is not 8-byte aligned (an atomic acts on one "
+		vargerror(L, 3, lua_pushfstring(L, "remote_addr %p is not 8-byte aligned (an atomic acts on one "
 						   "aligned 64-bit word)", (void *)(uintptr_t)addr));
 }
 
@@ -463,8 +463,8 @@ static int l_wr_set_sge(lua_State *L)
 	}
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_sge");
 	if ((vqp(n)->wr_lacks & NEED_SGE8) && s.length != 8)
-		return vargerror(L, 4, lua_pushfstring(L, "an atomic's SGE is 8 bytes (the old 64-bit value), not %d",
-						       (int)s.length));
+		return vargerror(L, 4, lua_pushfstring(L, "an atomic's SGE is 8 bytes (the old 64-bit value), not %I",
+						       (lua_Integer)s.length));
 	ibv_wr_set_sge(x, s.lkey, s.addr, s.length);
 	vqp(n)->wr_lacks &= ~(unsigned)NEED_SGE8;
 	return 0;
@@ -492,7 +492,9 @@ static int l_wr_set_inline_data(lua_State *L)
 {
 	struct vnode *n = self(L);
 	size_t len;
-	const char *s = luaL_checklstring(L, 2, &len);
+	if (lua_type(L, 2) != LUA_TSTRING)   /* not a number's decimal text: a number is no buffer */
+		return vtypeerror(L, 2, "string (the bytes to send)");
+	const char *s = lua_tolstring(L, 2, &len);
 	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_inline_data");
 	if (vqp(n)->wr_lacks & NEED_SGE8)
 		return luaL_error(L, "wr_set_inline_data: an atomic returns the old value into an SGE: use wr_set_sge");
