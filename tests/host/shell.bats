@@ -125,7 +125,7 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 @test "verbs.open refuses a name that is not a string, or that C would cut at a NUL byte" {
     run "$VERBSH" -e 'print(pcall(verbs.open, "rxe0\0junk")); print(pcall(verbs.open, 5))'
     [ "$status" -eq 0 ]
-    [ "${lines[0]}" = "false	bad argument #1 to 'verbs.open' (device name with a NUL byte in it)" ]
+    [ "${lines[0]}" = "false	bad argument #1 to 'verbs.open' (device name: the string has a NUL byte after 'rxe0' (C would stop reading there and ignore the rest))" ]
     [[ ${lines[1]} == "false	bad argument #1 to 'verbs.open' (device name (string) expected, got number)" ]]
 }
 
