@@ -176,9 +176,9 @@ static struct vnode *ex_self(lua_State *L, const char *fn)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cq);
 	if (!vcq(n)->ex)
-		luaL_error(L, "%s: this CQ has no start_poll/next_poll/read_* API (a CQ made by ibv_create_cq, or a "
-			      "provider that set up no poll functions): it needs ctx:create_cq_ex{ cqe =, "
-			      "wc_flags = { ... } } (cq:poll works on both)", fn);
+		luaL_error(L, "%s: this CQ was made by ibv_create_cq (or its provider set up no poll functions): the "
+			      "start_poll/next_poll/read_* API needs ctx:create_cq_ex{ cqe =, wc_flags = { ... } } "
+			      "(cq:poll works on both)", fn);
 	return n;
 }
 
