@@ -593,12 +593,19 @@ static int l_cname(lua_State *L)
  * (return pd:reg_mr(x)) loses its own frame, and with it the line an error
  * should name. Wrapped in this C closure, the caller's frame stays, as it
  * does for a binding, which is a C function too. registry["verbs.cwrap"]. */
+static int trampoline_done(lua_State *L, int status, lua_KContext ctx)
+{
+	(void)status, (void)ctx;
+	return lua_gettop(L);   /* what the wrapper returned */
+}
+
+/* With a continuation: a trace function may yield (robust_trace.lua). */
 static int trampoline(lua_State *L)
 {
 	lua_pushvalue(L, lua_upvalueindex(1));
 	lua_insert(L, 1);
-	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-	return lua_gettop(L);
+	lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, trampoline_done);
+	return trampoline_done(L, LUA_OK, 0);
 }
 
 static int l_cwrap(lua_State *L)
