@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Boundaries on both sides: the value that passes and the first that fails,
 # for every range the bindings check that needs no device (the device ones
-# are in tests/device/boundaries.bats, rxe-vm's options in tests/vm/options.bats).
+# are in tests/device/oracle.bats, rxe-vm's options in tests/vm/options.bats).
 load ../helpers
 
 @test "every integer key's range is its C member's type (the C compiler's sizeof and signedness), or the IBA's narrower field width" {

@@ -3,7 +3,7 @@
 # IBV_QP_* bit sets which ibv_qp_attr field (tests/oracle/man_masks.lua),
 # and the C compiler gives every enumerator's value. Checked here: the bit
 # the binding ORs in for each key (verbs.fields' mask) and the values of
-# verbsh's enum tables. tests/device/export_masks.bats checks the masks
+# verbsh's enum tables. tests/device/oracle.bats checks the masks
 # verbs.export_c writes.
 load ../helpers
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # "Did you mean" and the words help takes for a struct, without a device
-# (tests/device/suggest.bats covers every key, enum name and field).
+# (tests/device/oracle.bats covers every key, enum name and field).
 load ../helpers
 
 @test "help's words for structs: wc, wr (both of ibv_send_wr and ibv_recv_wr, the last too), sge and attr name the right struct" {

@@ -2,7 +2,7 @@
 -- largest (or smallest) value that passes the check and the first one that
 -- fails it. "Passes" means the check let the call through: the verb may
 -- still fail (EINVAL from rxe is fine); "fails" means verbsh refused it
--- before C saw it, naming the argument. Run by tests/device/boundaries.bats.
+-- before C saw it, naming the argument. Run by tests/device/oracle.bats.
 local T = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lua/verbs_lib.lua")
 local check, eq = T.check, T.eq
 

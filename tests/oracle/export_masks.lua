@@ -2,7 +2,7 @@
 -- ibv_modify_srq(3): every ibv_qp_attr key is modified alone (most of these
 -- calls fail with EINVAL, which does not matter: the call is recorded), and
 -- each ibv_modify_qp / ibv_modify_srq line of the export must carry exactly
--- the bit the man page names for that key. Run by tests/device/export_masks.bats.
+-- the bit the man page names for that key. Run by tests/device/oracle.bats.
 local M = dofile((arg[0]:match("^(.*)/") or ".") .. "/man_masks.lua")
 local want_qp, want_srq = M.qp_attr(), M.srq_attr()
 

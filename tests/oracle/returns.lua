@@ -1,6 +1,6 @@
 -- Every optional second return and every "nothing" that help documents, on
 -- rxe: the exact number of values each call gives (table.pack(...).n), so a
--- stray second value, or a missing one, fails. Run by tests/device/returns.bats.
+-- stray second value, or a missing one, fails. Run by tests/device/oracle.bats.
 local T = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lua/verbs_lib.lua")
 local eq, check = T.eq, T.check
 local pack = table.pack

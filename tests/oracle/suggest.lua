@@ -4,7 +4,7 @@
 -- suggested back; so the last candidate of each list is reached. Then each
 -- C habit verbsh knows (dest_qp, mtu, imm, ...) must lead to the key it
 -- means in the struct where a C programmer would type it. Run by
--- tests/device/suggest.bats.
+-- tests/device/oracle.bats.
 local T = dofile((arg[0]:match("^(.*)/") or ".") .. "/../lua/verbs_lib.lua")
 local check = T.check
 
