@@ -105,7 +105,7 @@ M.methods = {
     "acknowledge n events got from the channel", ex = "cq:ack_events(1)" },
   get_cq_event = { "comp_channel", "channel:get_cq_event([timeout_ms])",
     "int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)",
-    "wait for an armed CQ to get a completion; returns the CQ", ex = "ev_cq = ch:get_cq_event(1000)" },
+    "wait for an armed CQ to get a completion; returns the CQ, or nil at the timeout", ex = "ev_cq = ch:get_cq_event(1000)" },
   modify = { "qp", "qp:modify(attr [, mask])", "int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)",
     "change state and attributes; the mask comes from the keys you set unless you give one",
     keys = "ibv_qp_attr", args = { nil, "ibv_qp_attr_mask" },
