@@ -123,7 +123,7 @@ FUZZ_FAMILIES ?= all
 fuzz: all asan
 	@tests/fuzz/run --seeds $(FUZZ_SEEDS) --first $(FUZZ_FIRST) --ops $(FUZZ_OPS) --families $(FUZZ_FAMILIES)
 
-mutate: deps deps-test
+mutate: deps deps-test build/oracle
 	@tests/mutate
 
 # The C row of the benchmark: plain libibverbs, no verbsh.
