@@ -105,7 +105,7 @@ run: export TWO := $(TWO)
 run: all
 	@scripts/run-shell
 
-test: deps-test all asan bench/rc_loop
+test: deps-test all asan bench/rc_loop build/oracle
 	@tests/run
 deps-test:
 	@scripts/deps test
@@ -123,12 +123,16 @@ FUZZ_FAMILIES ?= all
 fuzz: all asan
 	@tests/fuzz/run --seeds $(FUZZ_SEEDS) --first $(FUZZ_FIRST) --ops $(FUZZ_OPS) --families $(FUZZ_FAMILIES)
 
-mutate: deps deps-test
+mutate: deps deps-test build/oracle
 	@tests/mutate
 
 # The C row of the benchmark: plain libibverbs, no verbsh.
 bench/rc_loop: bench/rc_loop.c
 	$(CC) -std=gnu11 $(WARN) -O2 -o $@ $< $(shell pkg-config --cflags --libs libibverbs)
+
+# The C oracle of tests/device/oracle.bats: plain libibverbs and librdmacm.
+build/oracle: tests/oracle/oracle.c | build
+	$(CC) -std=gnu11 $(WARN) -O1 -o $@ $< $(shell pkg-config --cflags --libs libibverbs librdmacm)
 
 clean:
 	rm -rf build verbsh verbs.so bench/rc_loop

@@ -29,8 +29,8 @@ M.methods = {
     "seconds on the monotonic clock, for timing", ex = "t = verbs.now(); cq:wait(1); print(verbs.now() - t)" },
   fields = { "verbs", "verbs.fields([ctype])", "(none: verbsh's own field descriptors)",
     "the keys a table of C type ctype takes, as the marshaller checks them: a list of { name=, type=,"
-    .. " c=, enum=, struct=, class=, min=, max=, boolean=, input_only= }; with no argument, the C types"
-    .. " described", ex = 'for _, f in ipairs(verbs.fields("ibv_qp_attr")) do print(f.name, f.type, f.enum) end' },
+    .. " c=, enum=, struct=, class=, min=, max=, boolean=, input_only=, mask= } (mask: the C bit the key sets in"
+    .. " the verb's mask, \"IBV_QP_PATH_MTU\"); with no argument, the C types described", ex = 'for _, f in ipairs(verbs.fields("ibv_qp_attr")) do print(f.name, f.type, f.enum) end' },
   enum = { "verbs", "verbs.enum(ctype)", "(none: verbsh's own enum tables)",
     "a C enum or flag set: { ctype=, prefix=, flags=, names = {...}, values = { NAME = number } }"
     .. " (verbs.enums[ctype] is the list of names alone)", ex = 'verbs.enum("ibv_wr_opcode").values.SEND' },
@@ -105,7 +105,7 @@ M.methods = {
     "acknowledge n events got from the channel", ex = "cq:ack_events(1)" },
   get_cq_event = { "comp_channel", "channel:get_cq_event([timeout_ms])",
     "int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)",
-    "wait for an armed CQ to get a completion; returns the CQ", ex = "ev_cq = ch:get_cq_event(1000)" },
+    "wait for an armed CQ to get a completion; returns the CQ, or nil at the timeout", ex = "ev_cq = ch:get_cq_event(1000)" },
   modify = { "qp", "qp:modify(attr [, mask])", "int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)",
     "change state and attributes; the mask comes from the keys you set unless you give one",
     keys = "ibv_qp_attr", args = { nil, "ibv_qp_attr_mask" },

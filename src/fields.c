@@ -32,6 +32,16 @@ static const struct {
 };
 #define NSTRUCTS (sizeof structs / sizeof structs[0])
 
+/* The structs whose fields' bits are a C mask, and its enum (post.c's bits
+ * are its own bookkeeping, not C's). */
+static const struct {
+	const struct vfield *f;
+	const struct venum *mask;
+} masks[] = {
+	{ vf_qp_attr, &ve_qp_attr_mask }, { vf_srq_attr, &ve_srq_attr_mask },
+	{ vf_qp_init_attr_ex, &ve_qp_init_attr_mask }, { vf_cq_init_attr_ex, &ve_cq_init_attr_mask },
+};
+
 static const char *struct_name(const struct vfield *f)
 {
 	for (size_t i = 0; i < NSTRUCTS; i++)
@@ -113,7 +123,9 @@ static int unknown_ctype(lua_State *L, const char *ctype, bool want_enum)
 
 /* verbs.fields() -> the C type names described; verbs.fields(ctype) -> a
  * list of { name=, type=, c=, enum=, struct=, class=, min=, max=, boolean=,
- * input_only= }, in the C struct's order; an error for an unknown ctype. */
+ * input_only=, mask= }, in the C struct's order; an error for an unknown
+ * ctype. mask: the C name of the bit the key sets in the verb's mask
+ * ("IBV_QP_PATH_MTU"), the very bit the binding ORs in. */
 static int l_fields(lua_State *L)
 {
 	if (lua_isnoneornil(L, 1)) {
@@ -129,9 +141,13 @@ static int l_fields(lua_State *L)
 	if (strncmp(ctype, "struct ", 7) == 0)
 		ctype += 7;
 	const struct vfield *f = NULL;
+	const struct venum *mask = NULL;
 	for (size_t i = 0; i < NSTRUCTS && !f; i++)
 		if (strcmp(structs[i].ctype, ctype) == 0)
 			f = structs[i].f;
+	for (size_t i = 0; f && i < sizeof masks / sizeof masks[0]; i++)
+		if (masks[i].f == f)
+			mask = masks[i].mask;
 	if (!f)
 		return unknown_ctype(L, ctype, false);
 	lua_newtable(L);
@@ -151,6 +167,14 @@ static int l_fields(lua_State *L)
 		if (f->no_output) {
 			lua_pushboolean(L, 1);
 			lua_setfield(L, -2, "input_only");
+		}
+		if (mask && f->bit) {
+			const char *bit = venum_name(mask, (int64_t)f->bit);
+			if (bit)
+				lua_pushfstring(L, "%s%s", mask->prefix, bit);
+			else
+				lua_pushinteger(L, (lua_Integer)f->bit);
+			lua_setfield(L, -2, "mask");
 		}
 		lua_rawseti(L, -2, i);
 	}

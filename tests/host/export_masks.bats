@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# The mask bits, against libibverbs' own word: the manual pages say which
+# IBV_QP_* bit sets which ibv_qp_attr field (tests/oracle/man_masks.lua),
+# and the C compiler gives every enumerator's value. Checked here: the bit
+# the binding ORs in for each key (verbs.fields' mask) and the values of
+# verbsh's enum tables. tests/device/oracle.bats checks the masks
+# verbs.export_c writes.
+load ../helpers
+
+@test "verbs.fields: each ibv_qp_attr key sets the IBV_QP_* bit ibv_modify_qp(3) names for it, each ibv_srq_attr key the IBV_SRQ_* bit of ibv_modify_srq(3); the fields are the man page's struct" {
+    run "$VERBSH" -e '
+      local M = dofile(os.getenv("ROOT") .. "/tests/oracle/man_masks.lua")
+      local want, order = M.qp_attr()
+      local got = {}
+      for i, f in ipairs(verbs.fields("ibv_qp_attr")) do
+        got[#got + 1] = f.name
+        print(("qp_attr %s %s %s"):format(f.name, tostring(f.mask), tostring(want[f.name])))
+      end
+      print("qp_attr fields", table.concat(got, ",") == table.concat(order, ","), #got)
+      local srq = M.srq_attr()
+      for _, f in ipairs(verbs.fields("ibv_srq_attr")) do
+        print(("srq_attr %s %s %s"):format(f.name, tostring(f.mask), tostring(srq[f.name])))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "qp_attr fields	true	26"
+    local n=0 l
+    for l in "${lines[@]}"; do
+        case $l in
+        qp_attr\ fields*) ;;
+        qp_attr\ *|srq_attr\ *)
+            read -r _ field mask want <<<"$l"
+            [ "$mask" = "$want" ] || { echo "field $field: verbs.fields says mask $mask, the man page $want"; return 1; }
+            n=$((n + 1)) ;;
+        esac
+    done
+    [ "$n" -eq 29 ]
+    has_line "qp_attr sq_draining nil nil"      # "Irrelevant for ibv_modify_qp()": no bit
+    has_line "srq_attr max_sge nil nil"         # ibv_modify_srq cannot change it
+}
+
+@test "verbs.fields: ibv_qp_init_attr_ex's pd, create_flags and send_ops_flags set the IBV_QP_INIT_ATTR_* bit named after them in verbs.h; ibv_cq_init_attr_ex's flags sets IBV_CQ_INIT_ATTR_MASK_FLAGS" {
+    run vsh '
+      for _, s in ipairs{ "ibv_qp_init_attr_ex", "ibv_cq_init_attr_ex" } do
+        for _, f in ipairs(verbs.fields(s)) do if f.mask then print(s, f.name, f.mask) end end
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # verbs.h: enum ibv_qp_init_attr_mask names each bit after the field it makes valid
+    grep -q 'IBV_QP_INIT_ATTR_PD.*=' /usr/include/infiniband/verbs.h
+    local l s field mask n=0
+    for l in "${lines[@]}"; do
+        read -r s field mask <<<"$l"
+        case $s in
+        ibv_qp_init_attr_ex) want=IBV_QP_INIT_ATTR_${field^^} ;;
+        ibv_cq_init_attr_ex) want=IBV_CQ_INIT_ATTR_MASK_${field^^} ;;
+        esac
+        grep -Eq "^[[:space:]]*$want[[:space:]]*=" /usr/include/infiniband/verbs.h || { echo "$want is not in verbs.h"; return 1; }
+        [ "$mask" = "$want" ] || { echo "$s.$field: mask $mask, want $want"; return 1; }
+        n=$((n + 1))
+    done
+    [ "$n" -eq 4 ]
+}
+
+@test "every name of every verbsh enum table is a C enumerator of the installed headers with the same value (the C compiler says)" {
+    run vsh '
+      local names = {}
+      for ctype in pairs(verbs.enums) do names[#names + 1] = ctype end
+      table.sort(names)
+      for _, ctype in ipairs(names) do
+        local t = verbs.enum(ctype)
+        if t.prefix ~= "" then
+          for _, n in ipairs(t.names) do print(ctype, t.prefix .. n, t.values[n]) end
+        end
+      end'
+    [ "$status" -eq 0 ]
+    local c=$BATS_TEST_TMPDIR/enums.c
+    {
+        echo '#include <stdio.h>'
+        echo '#include <infiniband/verbs.h>'
+        echo '#include <rdma/rdma_cma.h>'
+        echo 'int main(void) {'
+        local ctype name value
+        while read -r ctype name value; do
+            echo "  printf(\"%s %s %lld\\n\", \"$ctype\", \"$name\", (long long)($name));"
+        done <<<"$output"
+        echo '  return 0; }'
+    } >"$c"
+    cc -o "$BATS_TEST_TMPDIR/enums" "$c"
+    "$BATS_TEST_TMPDIR/enums" >"$BATS_TEST_TMPDIR/c.txt"
+    printf '%s\n' "$output" | tr '\t' ' ' >"$BATS_TEST_TMPDIR/verbsh.txt"
+    diff "$BATS_TEST_TMPDIR/c.txt" "$BATS_TEST_TMPDIR/verbsh.txt"
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/c.txt")" -gt 250 ]
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env bats
+# rxe-vm's option checks at each boundary: the value that passes and the
+# first that fails. --build stops after the checks and the cache (no boot).
+load ../helpers
+
+# opt_ok ARGS...: the checks pass (exit 0); opt_bad MSG ARGS...: exit 2 with MSG.
+opt_ok() {
+    run "$ROOT/scripts/rxe-vm" --build "$@"
+    [ "$status" -eq 0 ] || { echo "refused: $* -> $output"; return 1; }
+}
+opt_bad() {
+    local msg=$1
+    shift
+    run "$ROOT/scripts/rxe-vm" --build "$@"
+    [ "$status" -eq 2 ] && [ "$output" = "rxe-vm: $msg" ] || { echo "$*: status $status, '$output', want 'rxe-vm: $msg'"; return 1; }
+}
+
+@test "rxe-vm: --seat 1 and 254 pass, 0 and 255 fail; --peer-seat the same range, and equal to --seat fails while seat +-1 passes" {
+    local L=(--link 127.0.0.1:5000 --listen 127.0.0.1:5001)
+    opt_ok --seat 1 "${L[@]}"
+    opt_ok --seat 254 "${L[@]}"
+    opt_bad "--seat wants 1-254, got '0'" --seat 0 "${L[@]}"
+    opt_bad "--seat wants 1-254, got '255'" --seat 255 "${L[@]}"
+    opt_ok --seat 5 --peer-seat 4 "${L[@]}"
+    opt_ok --seat 5 --peer-seat 6 "${L[@]}"
+    opt_bad "--peer-seat 5 is this guest's own seat" --seat 5 --peer-seat 5 "${L[@]}"
+    opt_bad "--peer-seat 1 is this guest's own seat" --peer-seat 1 "${L[@]}"   # --seat defaults to 1
+    opt_ok --seat 2 --peer-seat 1 "${L[@]}"
+    opt_ok --seat 1 --peer-seat 254 "${L[@]}"
+    opt_bad "--peer-seat wants 1-254, got '0'" --peer-seat 0 "${L[@]}"
+    opt_bad "--peer-seat wants 1-254, got '255'" --peer-seat 255 "${L[@]}"
+}
+
+@test "rxe-vm: --mtu 1280 and 9000 pass, 1279 and 9001 fail" {
+    local L=(--link 127.0.0.1:5000 --listen 127.0.0.1:5001)
+    opt_ok --mtu 1280 "${L[@]}"
+    opt_ok --mtu 9000 "${L[@]}"
+    opt_bad "--mtu wants 1280-9000, got '1279'" --mtu 1279 "${L[@]}"
+    opt_bad "--mtu wants 1280-9000, got '9001'" --mtu 9001 "${L[@]}"
+}
+
+@test "rxe-vm: ports 1 and 65535 pass, 0 and 65536 fail, in --link, --listen ADDR:PORT and --listen PORT alike" {
+    opt_ok --link 127.0.0.1:1 --listen 127.0.0.1:5001
+    opt_ok --link 127.0.0.1:65535 --listen 127.0.0.1:5001
+    opt_bad "--link wants HOST:PORT, got '127.0.0.1:0'" --link 127.0.0.1:0 --listen 127.0.0.1:5001
+    opt_bad "--link wants HOST:PORT, got '127.0.0.1:65536'" --link 127.0.0.1:65536 --listen 127.0.0.1:5001
+    opt_ok --link 127.0.0.1:5000 --listen 127.0.0.1:65535
+    opt_bad "--listen wants HOST:PORT, got '127.0.0.1:65536'" --link 127.0.0.1:5000 --listen 127.0.0.1:65536
+    opt_ok --link 127.0.0.1:5000 --listen 65535
+    opt_ok --link 127.0.0.1:5000 --listen 1
+    opt_bad "--listen wants [ADDR:]PORT (PORT 1-65535), got '65536'" --link 127.0.0.1:5000 --listen 65536
+    opt_bad "--listen wants [ADDR:]PORT (PORT 1-65535), got '0'" --link 127.0.0.1:5000 --listen 0
+}
+
+@test "rxe-vm: --class groups 224.0.0.1 and 239.255.255.255 pass, 223.255.255.255 and 240.0.0.1 fail; --mem 256 passes, 255 fails; --smp 1 passes, 0 fails" {
+    opt_ok --class 224.0.0.1:5000 --listen 127.0.0.1
+    opt_ok --class 239.255.255.255:5000 --listen 127.0.0.1
+    opt_bad "--class wants a multicast GROUP (224.0.0.0-239.255.255.255), got '223.255.255.255'" --class 223.255.255.255:5000
+    opt_bad "--class wants a multicast GROUP (224.0.0.0-239.255.255.255), got '240.0.0.1'" --class 240.0.0.1:5000
+    opt_ok --mem 256
+    opt_bad "--mem wants megabytes, 256 or more, got '255'" --mem 255
+    opt_ok --smp 1
+    opt_bad "--smp wants a count, got '0'" --smp 0
+}
