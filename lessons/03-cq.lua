@@ -38,7 +38,7 @@ return {
       hint = [[ch = ctx:create_comp_channel()]],
       solution = [[ch = ctx:create_comp_channel()]],
       check = function()
-        return K.check(K.is(ch, "comp_channel"), "ch is not a completion channel yet"), tostring(ch)
+        return K.check(K.is(ch, "comp_channel"), "ch is not a completion channel yet", tostring(ch))
       end,
     },
     {

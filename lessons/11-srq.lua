@@ -26,7 +26,7 @@ return {
       hint = [[srq = pd:create_srq{max_wr = 64, max_sge = 1}]],
       solution = [[srq = pd:create_srq{max_wr = 64, max_sge = 1}]],
       check = function()
-        return K.check(K.is(srq, "srq"), "srq is not a shared receive queue yet"), tostring(srq)
+        return K.check(K.is(srq, "srq"), "srq is not a shared receive queue yet", tostring(srq))
       end,
     },
     {
