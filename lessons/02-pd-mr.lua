@@ -24,7 +24,7 @@ return {
       hint = [[pd = ctx:alloc_pd()]],
       solution = [[pd = ctx:alloc_pd()]],
       check = function()
-        return K.check(K.is(pd, "pd"), "pd is not a protection domain yet"), tostring(pd)
+        return K.check(K.is(pd, "pd"), "pd is not a protection domain yet", tostring(pd))
       end,
     },
     {
@@ -92,8 +92,8 @@ return {
         mr_a:write(0, "hello")
         mr_a:read(0, 5)]],
       check = function()
-        return K.check(mr_a:read(0, 5) == "hello", "mr_a does not start with \"hello\""),
-               "mr_a:read(0, 5) == \"hello\""
+        return K.check(mr_a:read(0, 5) == "hello", "mr_a does not start with \"hello\"",
+                       "mr_a:read(0, 5) == \"hello\"")
       end,
     },
     {

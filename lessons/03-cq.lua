@@ -38,7 +38,7 @@ return {
       hint = [[ch = ctx:create_comp_channel()]],
       solution = [[ch = ctx:create_comp_channel()]],
       check = function()
-        return K.check(K.is(ch, "comp_channel"), "ch is not a completion channel yet"), tostring(ch)
+        return K.check(K.is(ch, "comp_channel"), "ch is not a completion channel yet", tostring(ch))
       end,
     },
     {
@@ -53,7 +53,12 @@ return {
       hint = [[cq = ctx:create_cq(16, {channel = ch})]],
       solution = [[cq = ctx:create_cq(16, {channel = ch})]],
       check = function()
-        return K.check(K.is(cq, "cq"), "cq is not a completion queue yet"), tostring(cq)
+        if not K.is(cq, "cq") then return false, "cq is not a completion queue yet" end
+        -- without the channel, step 4's event never comes
+        if not rawequal(cq.channel, ch) then
+          return false, "cq is not attached to ch: cq = ctx:create_cq(16, {channel = ch})"
+        end
+        return true, tostring(cq)
       end,
     },
     {

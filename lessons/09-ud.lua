@@ -72,7 +72,7 @@ return {
       hint = [[ah = pd:create_ah{is_global = 1, port_num = 1, grh = {dgid = ctx:query_gid(1, gid_index), sgid_index = gid_index, hop_limit = 1}}]],
       solution = [[ah = pd:create_ah{is_global = 1, port_num = 1, grh = {dgid = ctx:query_gid(1, gid_index), sgid_index = gid_index, hop_limit = 1}}]],
       check = function()
-        return K.check(K.is(ah, "ah"), "ah is not an address handle yet"), tostring(ah)
+        return K.check(K.is(ah, "ah"), "ah is not an address handle yet", tostring(ah))
       end,
     },
     {

@@ -26,7 +26,7 @@ return {
       hint = [[srq = pd:create_srq{max_wr = 64, max_sge = 1}]],
       solution = [[srq = pd:create_srq{max_wr = 64, max_sge = 1}]],
       check = function()
-        return K.check(K.is(srq, "srq"), "srq is not a shared receive queue yet"), tostring(srq)
+        return K.check(K.is(srq, "srq"), "srq is not a shared receive queue yet", tostring(srq))
       end,
     },
     {
@@ -48,6 +48,12 @@ return {
       check = function()
         if not (K.is(qp_b1, "qp") and K.is(qp_b2, "qp")) then return false, "qp_b1 and qp_b2 must be QPs" end
         if rawequal(qp_b1, qp_b2) then return false, "qp_b1 and qp_b2 are the same QP" end
+        -- without srq = srq each QP has its own receive queue, which step 3's srq:post_recv never fills
+        for _, name in ipairs { "qp_b1", "qp_b2" } do
+          if not rawequal(rawget(_G, name).srq, srq) then
+            return false, name .. " is not on srq: create it with srq = srq (and no max_recv_wr)"
+          end
+        end
         return true, ("qp_b1 0x%x, qp_b2 0x%x"):format(qp_b1.qp_num, qp_b2.qp_num)
       end,
       after = function()

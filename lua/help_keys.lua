@@ -173,6 +173,7 @@ M.obj_fields = {
   ["mr.lkey"] = "the local key: sge.lkey", ["mr.rkey"] = "the remote key: what a peer puts in rdma.rkey",
   ["mr.handle"] = "the kernel's handle", ["mr.access"] = "the access flags it was registered with",
   ["cq.cqe"] = "the CQ's size (at least what was asked)", ["cq.handle"] = "the kernel's handle",
+  ["cq.channel"] = "the completion channel it was created with (cq->channel), or nil",
   ["cq.wc_flags"] = "ibv_cq_ex: the fields asked for at create_cq_ex",
   ["cq.wr_id"] = "ibv_cq_ex: the current completion's wr_id (between start_poll and end_poll)",
   ["cq.status"] = "ibv_cq_ex: the current completion's status",

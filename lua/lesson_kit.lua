@@ -528,6 +528,10 @@ function K.memlock()
   return tonumber(soft) or soft
 end
 
-function K.check(cond, why) if cond then return true end return false, why end
+-- A check's verdict: true, note when cond holds, else false, why. (The note
+-- is an argument, not a second return value after the call: in
+-- `return K.check(c, why), note` the call gives one value, so a refusal
+-- showed the note where the reason belonged.)
+function K.check(cond, why, note) if cond then return true, note end return false, why end
 
 return K

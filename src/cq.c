@@ -33,6 +33,8 @@ static int cq_field(lua_State *L, struct vnode *n, const char *key)
 		lua_pushinteger(L, ((struct ibv_cq *)n->h)->cqe);
 	else if (strcmp(key, "handle") == 0)
 		lua_pushinteger(L, ((struct ibv_cq *)n->h)->handle);
+	else if (strcmp(key, "channel") == 0)   /* user value 2 (create_cq and create_cq_ex): the channel, or nil */
+		lua_getiuservalue(L, 1, 2);
 	else if (strcmp(key, "wc_flags") == 0 && vcq(n)->ex)
 		vflags_push(L, &ve_create_cq_wc_flags, vcq(n)->wc_flags);
 	else if (vcq(n)->ex)
@@ -414,7 +416,7 @@ const struct vclass vc_cq = {
 	.index = VC_CQ,
 	.kind = "cq", .var = "cq", .tname = "verbs.cq", .destroy_verb = "ibv_destroy_cq",
 	.destroy_method = "destroy", .destroy = cq_destroy, .describe = cq_describe, .field = cq_field,
-	.fields = (const char *const[]){ "cqe", "handle", "wc_flags", "wr_id", "status", NULL },
+	.fields = (const char *const[]){ "cqe", "handle", "channel", "wc_flags", "wr_id", "status", NULL },
 	.methods = cq_methods, .more_methods = cq_ex_methods,
 };
 const struct vclass vc_channel = {

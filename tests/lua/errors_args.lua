@@ -48,7 +48,14 @@ refused("ctx:create_cq(4, nil, ch, 0)", "bad argument #3 to 'create_cq' (more th
 refused("ctx:create_cq{cqe = 4, channel = ch}", "bad argument #1 to 'create_cq' (cqe: integer expected, got table: "
   .. "in verbsh it is ctx:create_cq(cqe [, { channel = ch, comp_vector = 0 }])", ctx.create_cq, ctx,
   { cqe = 4, channel = ch })
-ctx:create_cq(4, { channel = ch }):destroy()
+-- cq.channel: the channel given, the same object; nil without one (two CQs, two channels)
+local ch2 = ctx:create_comp_channel()
+local cqa, cqb, cqn = ctx:create_cq(4, { channel = ch }), ctx:create_cq(4, { channel = ch2 }), ctx:create_cq(4)
+check(rawequal(cqa.channel, ch) and rawequal(cqb.channel, ch2) and cqn.channel == nil, "cq.channel: %s %s %s",
+  tostring(cqa.channel), tostring(cqb.channel), tostring(cqn.channel))
+local cqx = ctx:create_cq_ex{ cqe = 4, channel = ch2 }
+check(rawequal(cqx.channel, ch2), "cq_ex.channel: %s", tostring(cqx.channel))
+for _, c in ipairs { cqa, cqb, cqn, cqx } do c:destroy() end
 
 -- flags: bits no enumerator defines
 refused("qp_access_flags = 0xFFFFFFFF", "bad argument #1 to 'modify' (key 'qp_access_flags': 0xffefff00 has bits no "

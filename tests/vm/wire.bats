@@ -66,11 +66,16 @@ LUA
     done
 }
 
-@test "lesson 17 on-the-wire: --auto passes between rxe0 and rxe1, its ladders in the transcript" {
+# One boot for both: the model solutions, then each step's most likely wrong
+# answer (tests/lua/lesson_wrong.lua, as tests/device/lesson_wrong.bats runs
+# the other lessons').
+@test "lesson 17 on-the-wire: --auto passes between rxe0 and rxe1, its ladders in the transcript; each step refuses its wrong answer" {
     cd "$ROOT"
-    run scripts/rxe-vm --two -- "$VERBSH" --lesson on-the-wire --auto
+    run scripts/rxe-vm --two -- bash -c '"$VERBSH" --lesson on-the-wire --auto || exit 1
+        "$VERBSH" tests/lua/lesson_wrong.lua on-the-wire || exit 2'
     echo "$output"
     [ "$status" -eq 0 ]
+    [[ $output == *"8 of 8 wrong answers refused with their hint, then the step passed"* ]]
     [[ $output == *"PASS on-the-wire"* ]]
     [[ $output == *"Lesson on-the-wire complete (8 steps)"* ]]
     # the ladders the student reads, with the WRs that caused the frames

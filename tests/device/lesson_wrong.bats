@@ -1,0 +1,20 @@
+#!/usr/bin/env bats
+# Every step of lessons 1-16 refuses its most likely wrong answer with the
+# message that says what is wrong, and passes on the model solution typed
+# after it (the table: tests/lua/lesson_wrong.lua).
+load ../helpers
+
+setup() { require_device; }
+
+wrong() {
+    run "$VERBSH" "$ROOT/tests/lua/lesson_wrong.lua" "$@"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *" wrong answers refused with their hint, then the step passed"* ]]
+}
+
+@test "lessons 1-4 (devices, pd-mr, cq, rc-states): each step refuses its wrong answer" { wrong devices pd-mr cq rc-states; }
+@test "lessons 5-8 (rc-send, rdma-write, rdma-read, atomics): each step refuses its wrong answer" { wrong rc-send rdma-write rdma-read atomics; }
+@test "lessons 9-12 (ud, rc-errors, srq, ud-drops): each step refuses its wrong answer" { wrong ud rc-errors srq ud-drops; }
+@test "lessons 13-14 (pair-lab, rdma-cm; partner processes): each step refuses its wrong answer" { wrong pair-lab rdma-cm; }
+@test "lessons 15-16 (post-send-ex, events): each step refuses its wrong answer" { wrong post-send-ex events; }
