@@ -20,9 +20,19 @@ local wrapped = setmetatable({}, { __mode = "k" })  -- methods tables already wr
 -- Every wrapping below is a patch of one key of a table, undone when neither
 -- recording nor tracing is on: the bindings then run (and raise, naming the
 -- caller's line) as if the recorder had never been there.
+-- An object of a class with fields has a methods table of its own, whose
+-- [0] is the object: its patches are kept by that table, weakly, or the
+-- list would keep every such object (a CQ, a QP) alive while recording.
 local patches = {}
+local own_patches = setmetatable({}, { __mode = "k" })   -- methods table -> { {k, old}, ... }
 local function patch(t, k, v)
-  patches[#patches + 1] = { t, k, rawget(t, k) }
+  if rawget(t, 0) ~= nil then
+    local list = own_patches[t] or {}
+    own_patches[t] = list
+    list[#list + 1] = { k, rawget(t, k) }
+  else
+    patches[#patches + 1] = { t, k, rawget(t, k) }
+  end
   rawset(t, k, v)
 end
 local recording = false                             -- events are kept for verbs.export_c
@@ -396,6 +406,10 @@ local function stop()
     rawset(p[1], p[2], p[3])
   end
   patches = {}
+  for t, list in next, own_patches do
+    for i = #list, 1, -1 do rawset(t, list[i][1], list[i][2]) end
+    own_patches[t] = nil
+  end
   for t in next, wrapped do wrapped[t] = nil end
   for m in next, modules do modules[m] = false end
   started = false
