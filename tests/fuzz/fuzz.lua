@@ -18,6 +18,13 @@
 --               _ex constructor, then the wr_*/start_poll API on what it made
 --   nulstr      strings with a NUL byte in every string-typed key: enum and
 --               flag names, keys, addresses, GIDs, device and field names
+--   tracing     verbs.trace turned on (a silent function) and off at random
+--               points, so objects are made before, during and after it;
+--               the trace really toggles only with VERBSH_FUZZ_TRACE=toggle
+--
+-- For the trace's differential (tests/fuzz/diff): VERBSH_FUZZ_OUTCOMES=1
+-- prints every call's outcome ("= ok ..." or "= error ..."), and
+-- VERBSH_FUZZ_TRACE=on traces the whole run (toggle: as the family says).
 -- The base ops (create, modify, post, poll, destroy, junk arguments to every
 -- method) always run. Any Lua error is fine, if it is a message or one of
 -- verbsh's error objects (verbs.error, verbs.cm_error); anything else is reported (exit 3). At the end every reference
@@ -36,7 +43,7 @@ local function chance(p) return R() < p end
 local function oneof(t) return t[R(#t)] end
 
 local on = {}
-for f in ("proxies,metamethods,recorder,crossctx,gc,cm,prepared,masks,nulstr"):gmatch("[^,]+") do
+for f in ("proxies,metamethods,recorder,crossctx,gc,cm,prepared,masks,nulstr,tracing"):gmatch("[^,]+") do
   on[f] = FAMS == "all" or ("," .. FAMS .. ","):find("," .. f .. ",", 1, true) ~= nil
 end
 
@@ -91,10 +98,25 @@ function junk(depth)
   return {}
 end
 
+-- An outcome as text for the differential: numbers that differ from run
+-- to run (QP numbers, keys, addresses) are the differential's to mask.
+local OUTCOMES = os.getenv("VERBSH_FUZZ_OUTCOMES") == "1"
+local TRACE = os.getenv("VERBSH_FUZZ_TRACE")
+local function shown(v)
+  local ok, text = pcall(tostring, v)
+  return ok and text or "(no tostring)"
+end
+local function outcome(ok, ...)
+  local parts = { ok and "ok" or "error" }
+  for i = 1, select("#", ...) do parts[#parts + 1] = type((select(i, ...))) .. ":" .. shown((select(i, ...))) end
+  io.stdout:write("= ", (table.concat(parts, " "):gsub("table: 0x%x+", "table")), "\n")
+end
+
 -- Calls fn(...) under pcall; an error must be a message or a verbs.error.
 local bad_errors = 0
 local function try(fn, ...)
   local ok, e = pcall(fn, ...)
+  if OUTCOMES then outcome(ok, e) end
   if not ok then
     local mt = type(e) == "table" and getmetatable(e)
     local obj = mt and type(mt.__name) == "string" and mt.__name:find("^verbs%.[%w_]*error$") and mt.__tostring
@@ -397,12 +419,20 @@ fam.nulstr = {
   function() log("verbs.fields/enum with a NUL"); refused(V, "fields", nul("ibv_qp_attr")); refused(V, "enum", nul("ibv_qp_state")) end,
 }
 
+fam.tracing = {
+  function()
+    local want = chance(0.5)
+    log("verbs.trace(%s)", want and "a silent function" or "false")
+    if TRACE == "toggle" then verbs.trace(want and function() end or false) end
+  end,
+}
+
 -- Each family on gets about as many slots as the base ops (in a fixed
 -- order: pairs' order is not seeded, and a replay must draw the same ops).
 local pool = {}
 local function weigh(list, n) for _ = 1, n do for _, f in ipairs(list) do pool[#pool + 1] = f end end end
 weigh(base, 2)
-for _, name in ipairs{ "cm", "crossctx", "gc", "masks", "metamethods", "nulstr", "prepared", "proxies", "recorder" } do
+for _, name in ipairs{ "cm", "crossctx", "gc", "masks", "metamethods", "nulstr", "prepared", "proxies", "recorder", "tracing" } do
   if on[name] then weigh(fam[name], math.max(1, 24 // #fam[name])) end
 end
 local owner = {}
@@ -410,6 +440,7 @@ for _, f in ipairs(base) do owner[f] = "base" end
 for name, list in pairs(fam) do for _, f in ipairs(list) do owner[f] = name end end
 
 print(("fuzz: seed %d, %d ops, families %s, ports %d-%d"):format(SEED, NOPS, FAMS, PORT0, PORT0 + 15))
+if TRACE == "on" then verbs.trace(function() end) end
 add("ctx", try(verbs.open, DEV))
 for i = 1, NOPS do
   opno = i

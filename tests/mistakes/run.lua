@@ -29,6 +29,12 @@ function helpers.rts(q)
   q:modify{ qp_state = "RTS", sq_psn = 0, timeout = 14, retry_cnt = 7, rnr_retry = 7, max_rd_atomic = 1 }
 end
 
+-- For the recorder's differential: VERBSH_MISTAKES_TRACE=on runs every
+-- case with verbs.trace on (a silent function), =record with verbs.record;
+-- VERBSH_MISTAKES_SHOW=1 prints each case's whole outcome, to compare.
+local trace_mode, show = os.getenv("VERBSH_MISTAKES_TRACE"), os.getenv("VERBSH_MISTAKES_SHOW") == "1"
+if trace_mode == "on" then verbs.trace(function() end) elseif trace_mode == "record" then verbs.record(true) end
+
 local passed = 0
 for n, case in ipairs(cases) do
   local name, code, want = case[1], case[2], case[3]
@@ -39,6 +45,7 @@ for n, case in ipairs(cases) do
   local ok, err = pcall(chunk)
   verbs.strict(false)
   local shown = tostring(err)
+  if show then print(("case %d %s: %s %s"):format(n, name, ok and "ok" or "error", shown)) end
   local missing
   if ok then missing = "(no error at all)" end
   for _, w in ipairs(want) do
