@@ -4,8 +4,9 @@
  * eight libraries under it (dbus, systemd, gcrypt, ...), which were two
  * thirds of the instructions of `verbsh -e ''`.
  *
- * capture.c reaches libpcap only through pcap_create (a live capture) and
- * pcap_open_dead (cap:save); when libpcap cannot be loaded, those fail as
+ * capture.c and wire.c reach libpcap only through pcap_create (a live
+ * capture), pcap_open_dead (cap:save) and pcap_open_offline (reading a pcap
+ * file); when libpcap cannot be loaded, those fail as
  * libpcap reports failure (NULL, the reason in errbuf or pcap_geterr), and
  * the rest return failure too. */
 #include <stdio.h>
@@ -34,6 +35,16 @@ pcap_t *pcap_create(const char *source, char *errbuf)
 		return NULL;
 	}
 	return f(source, errbuf);
+}
+
+pcap_t *pcap_open_offline(const char *fname, char *errbuf)
+{
+	__typeof__(&pcap_open_offline) f = REAL(pcap_open_offline);
+	if (!f) {
+		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s", libpcap.error);
+		return NULL;
+	}
+	return f(fname, errbuf);
 }
 
 pcap_t *pcap_open_dead(int linktype, int snaplen)
@@ -74,6 +85,8 @@ FWD(int, pcap_setfilter, PCAP_ERROR, (pcap_t *p, struct bpf_program *prog), (p, 
 FWD(int, pcap_setnonblock, PCAP_ERROR, (pcap_t *p, int on, char *errbuf), (p, on, errbuf))
 FWD(int, pcap_stats, PCAP_ERROR, (pcap_t *p, struct pcap_stat *ps), (p, ps))
 FWD(int, pcap_dispatch, PCAP_ERROR, (pcap_t *p, int cnt, pcap_handler cb, u_char *user), (p, cnt, cb, user))
+FWD(int, pcap_next_ex, PCAP_ERROR, (pcap_t *p, struct pcap_pkthdr **h, const u_char **bytes), (p, h, bytes))
+FWD(int, pcap_datalink, PCAP_ERROR, (pcap_t *p), (p))
 FWD(pcap_dumper_t *, pcap_dump_open, NULL, (pcap_t *p, const char *fname), (p, fname))
 FWD(int, pcap_dump_flush, PCAP_ERROR, (pcap_dumper_t *d), (d))
 
