@@ -334,8 +334,11 @@ end
 -- caused it, and a line per WR; or why there is nothing to show.
 function M.show(cap)
   local info, list = cap:info(), cap:packets()
-  local head = ("capture on %s (%d frame%s%s)"):format(info.netdev, info.count,
-    info.count == 1 and "" or "s", info.stopped and ", stopped" or "")
+  -- frames the kernel dropped are never hidden: they are in the first line
+  local head = ("capture on %s (%d frame%s%s%s)"):format(info.netdev, info.count,
+    info.count == 1 and "" or "s", info.drops > 0 and (", %d dropped by the kernel"):format(info.drops) or "",
+    info.stopped and ", stopped" or "")
+  if info.lost then head = head .. "\n" .. info.lost end
   if #list == 0 then return head end
   local notes, summary = M.attribute(list, cap:posts())
   local out = { head, M.ladder(list, notes) }

@@ -97,6 +97,13 @@ void pcap_freecode(struct bpf_program *prog)
 		f(prog);
 }
 
+void pcap_breakloop(pcap_t *p)
+{
+	__typeof__(&pcap_breakloop) f = REAL(pcap_breakloop);
+	if (f)
+		f(p);
+}
+
 void pcap_dump(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 {
 	__typeof__(&pcap_dump) f = REAL(pcap_dump);
