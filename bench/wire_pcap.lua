@@ -6,7 +6,7 @@
 --     an RDMA WRITE stream: WRS messages of FIRST, MIDDLE..., LAST and an
 --     ACK each, the PSNs counting up, made from SRC's WRITE FIRST, MIDDLE
 --     (or SEND_MIDDLE), LAST and ACK frames, each cut to 128 bytes as a
---     capture with snaplen 128 keeps them (the ICRC is not in them).
+--     capture with snaplen 128 keeps them (an ACK is whole, its ICRC redone).
 local mode = arg[1]
 local function header(f, snaplen)
   f:write(string.pack("<I4I2I2i4I4I4I4", 0xa1b2c3d4, 2, 4, 0, 0, snaplen, 1))
@@ -42,6 +42,9 @@ elseif mode == "stream" then
     local bth = 14 + (b:byte(15) & 0x0F) * 4 + 8   -- Ethernet, IPv4, UDP
     b = b:sub(1, bth) .. (op or b:sub(bth + 1, bth + 1)) .. b:sub(bth + 2, bth + 9)
       .. string.pack(">I3", psn & 0xFFFFFF) .. b:sub(bth + 13)
+    if #b == p.length then   -- kept whole (an ACK): its ICRC follows the new PSN
+      b = b:sub(1, -5) .. string.pack("<I4", verbs.wire.decode(b).icrc_expected)
+    end
     return b, p.length
   end
   header(f, 128)

@@ -41,6 +41,41 @@ struct frame {
 
 #define IPO 14   /* the IP header follows the Ethernet header */
 
+/* The metatables, also under these registry keys: a frame is made and
+ * checked per frame read, and a lookup by address is cheaper than by name. */
+static const char frame_key = 'f', hdr_key = 'h';
+static void make_metatables(lua_State *L);
+
+static void set_mt(lua_State *L, const char *key)
+{
+	if (lua_rawgetp(L, LUA_REGISTRYINDEX, key) == LUA_TNIL) {   /* a capture's frame before require */
+		lua_pop(L, 1);
+		make_metatables(L);
+		lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+	}
+	lua_setmetatable(L, -2);
+}
+
+/* The userdata at idx if its metatable is key's, else NULL. */
+static void *test_mt(lua_State *L, int idx, const char *key)
+{
+	void *p = lua_touserdata(L, idx);
+	if (!p || !lua_getmetatable(L, idx))
+		return NULL;
+	lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+	int same = lua_rawequal(L, -1, -2);
+	lua_pop(L, 2);
+	return same ? p : NULL;
+}
+
+static void *check_mt(lua_State *L, int idx, const char *key, const char *tname)
+{
+	void *p = test_mt(L, idx, key);
+	if (!p)
+		luaL_typeerror(L, idx, tname);
+	return p;
+}
+
 static uint32_t be(const uint8_t *p, int n)
 {
 	uint32_t v = 0;
@@ -184,12 +219,12 @@ void wire_push_frame(lua_State *L, const uint8_t *b, uint32_t caplen, uint32_t l
 	f->len = length;
 	f->time = time;
 	parse(f);
-	luaL_setmetatable(L, FRAME_MT);
+	set_mt(L, &frame_key);
 }
 
 static struct frame *to_frame(lua_State *L, int idx)
 {
-	return luaL_testudata(L, idx, FRAME_MT);
+	return test_mt(L, idx, &frame_key);
 }
 
 const uint8_t *wire_frame_bytes(lua_State *L, int idx, uint32_t *caplen, uint32_t *length, double *time)
@@ -412,7 +447,7 @@ static int field_index(lua_State *L, int h, int k)
 
 static int hdr_index(lua_State *L)
 {
-	struct header *x = luaL_checkudata(L, 1, HDR_MT);
+	struct header *x = check_mt(L, 1, &hdr_key, HDR_MT);
 	int i = field_index(L, x->h, 2);
 	if (i < 0)
 		return 0;
@@ -422,7 +457,7 @@ static int hdr_index(lua_State *L)
 
 static int hdr_next(lua_State *L)
 {
-	struct header *x = luaL_checkudata(L, 1, HDR_MT);
+	struct header *x = check_mt(L, 1, &hdr_key, HDR_MT);
 	int i = lua_isnil(L, 2) ? 0 : field_index(L, x->h, 2) + 1;
 	for (; FIELDS[x->h][i]; i++) {
 		lua_pushstring(L, FIELDS[x->h][i]);
@@ -437,7 +472,7 @@ static int hdr_next(lua_State *L)
 /* pairs(p.bth): its fields, as the tables of old did */
 static int hdr_pairs(lua_State *L)
 {
-	luaL_checkudata(L, 1, HDR_MT);
+	check_mt(L, 1, &hdr_key, HDR_MT);
 	lua_pushvalue(L, lua_upvalueindex(2));   /* hdr_next, with the same upvalue */
 	lua_pushvalue(L, 1);
 	lua_pushnil(L);
@@ -449,7 +484,7 @@ static const char *const HDR_NAME[NHDR] = { "eth", "ip", "ip", "udp", "bth", "de
 
 static int hdr_tostring(lua_State *L)
 {
-	struct header *x = luaL_checkudata(L, 1, HDR_MT);
+	struct header *x = check_mt(L, 1, &hdr_key, HDR_MT);
 	luaL_Buffer buf;
 	luaL_buffinit(L, &buf);
 	luaL_addstring(&buf, HDR_NAME[x->h]);
@@ -479,7 +514,7 @@ static void push_header(lua_State *L, int frame, const struct frame *f, int h)
 	x->h = h;
 	lua_pushvalue(L, frame);
 	lua_setiuservalue(L, -2, 1);
-	luaL_setmetatable(L, HDR_MT);
+	set_mt(L, &hdr_key);
 }
 
 /* A frame's own fields, besides its headers. */
@@ -541,7 +576,7 @@ static void frame_field(lua_State *L, int idx, struct frame *f, int i)
 /* Upvalue 1: the header field tables; upvalue 2: { name = frame field }. */
 static int frame_index(lua_State *L)
 {
-	struct frame *f = luaL_checkudata(L, 1, FRAME_MT);
+	struct frame *f = check_mt(L, 1, &frame_key, FRAME_MT);
 	lua_pushvalue(L, 2);
 	if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNUMBER)
 		return 0;
@@ -551,7 +586,7 @@ static int frame_index(lua_State *L)
 
 static int frame_next(lua_State *L)
 {
-	struct frame *f = luaL_checkudata(L, 1, FRAME_MT);
+	struct frame *f = check_mt(L, 1, &frame_key, FRAME_MT);
 	int i = 0;
 	if (!lua_isnil(L, 2)) {
 		lua_pushvalue(L, 2);
@@ -572,7 +607,7 @@ static int frame_next(lua_State *L)
 
 static int frame_pairs(lua_State *L)
 {
-	luaL_checkudata(L, 1, FRAME_MT);
+	check_mt(L, 1, &frame_key, FRAME_MT);
 	lua_pushvalue(L, lua_upvalueindex(3));
 	lua_pushvalue(L, 1);
 	lua_pushnil(L);
@@ -581,7 +616,7 @@ static int frame_pairs(lua_State *L)
 
 static int frame_tostring(lua_State *L)
 {
-	struct frame *f = luaL_checkudata(L, 1, FRAME_MT);
+	struct frame *f = check_mt(L, 1, &frame_key, FRAME_MT);
 	if (f->why != W_OK) {
 		lua_pushfstring(L, "frame of %d bytes (", (int)f->len);
 		push_why(L, f);
@@ -601,7 +636,7 @@ static int frame_tostring(lua_State *L)
 
 static int frame_eq(lua_State *L)
 {
-	struct frame *a = luaL_checkudata(L, 1, FRAME_MT), *b = luaL_checkudata(L, 2, FRAME_MT);
+	struct frame *a = check_mt(L, 1, &frame_key, FRAME_MT), *b = check_mt(L, 2, &frame_key, FRAME_MT);
 	lua_pushboolean(L, a->caplen == b->caplen && a->len == b->len && memcmp(a->b, b->b, a->caplen) == 0);
 	return 1;
 }
@@ -752,7 +787,7 @@ static int l_frame(lua_State *L)
 	return 1;
 }
 
-static int open_core(lua_State *L)
+static void make_metatables(lua_State *L)
 {
 	/* upvalue 1 of the metamethods: header -> { field name = index } */
 	lua_createtable(L, NHDR, 0);
@@ -780,7 +815,7 @@ static int open_core(lua_State *L)
 		lua_pushliteral(L, "frame header");
 		lua_setfield(L, -2, "__name");
 	}
-	lua_pop(L, 1);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &hdr_key);
 	lua_newtable(L);   /* frame field names */
 	for (int i = 0; FRAME_FIELDS[i]; i++) {
 		lua_pushinteger(L, i);
@@ -806,7 +841,13 @@ static int open_core(lua_State *L)
 		lua_pushliteral(L, "frame");
 		lua_setfield(L, -2, "__name");
 	}
-	lua_pop(L, 1);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &frame_key);
+	lua_pop(L, 2);   /* the name tables */
+}
+
+static int open_core(lua_State *L)
+{
+	make_metatables(L);
 	if (luaL_newmetatable(L, READER_MT)) {
 		lua_pushcfunction(L, reader_close);
 		lua_setfield(L, -2, "__gc");
