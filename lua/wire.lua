@@ -111,13 +111,15 @@ function M.ladder(packets, notes)
     while row(k + 3) and same(row(k), row(k + 2)) and same(row(k + 1), row(k + 3))
       and not same(row(k), row(k + 1)) do
       k = k + 2
-      if k - 2 > i + 1 then cache[k - 2], cache[k - 1] = nil, nil end   -- neither the first round nor the last
+      -- four rounds or more fold for sure: only the first and the last are drawn
+      if k - i >= 6 then cache[k - 2], cache[k - 1] = nil, nil end
     end
     if (k - i) / 2 + 1 > 3 then
       line(row(i)); line(row(i + 1))
       out[#out + 1] = ("%10s  |%-60s|"):format("", ("   ... %d more times the same two"):format((k - i) / 2 - 1))
       line(row(k)); line(row(k + 1))
-      for m = i, k + 1 do cache[m] = nil end
+      for m = i, i + 5 do cache[m] = nil end
+      cache[k], cache[k + 1] = nil, nil
       i = k + 2
       goto continue
     end

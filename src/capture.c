@@ -19,7 +19,7 @@
 #define CAP_MT "verbs.capture"
 #define STORE_MT "verbs.capture_store"
 #define CHUNK (4u << 20)
-#define SNAPLEN_MIN 64          /* Ethernet, IPv4, UDP and a BTH, with room to spare */
+#define SNAPLEN_MIN 128         /* every header: Ethernet, IPv4 with options or IPv6, UDP, BTH, AtomicETH */
 #define SNAPLEN_MAX 262144      /* libpcap's own largest */
 #define SNAPLEN_DEFAULT 9216    /* a 4096-byte payload and every header */
 

@@ -87,6 +87,7 @@ FWD(int, pcap_stats, PCAP_ERROR, (pcap_t *p, struct pcap_stat *ps), (p, ps))
 FWD(int, pcap_dispatch, PCAP_ERROR, (pcap_t *p, int cnt, pcap_handler cb, u_char *user), (p, cnt, cb, user))
 FWD(int, pcap_next_ex, PCAP_ERROR, (pcap_t *p, struct pcap_pkthdr **h, const u_char **bytes), (p, h, bytes))
 FWD(int, pcap_datalink, PCAP_ERROR, (pcap_t *p), (p))
+FWD(const char *, pcap_datalink_val_to_name, NULL, (int dlt), (dlt))
 FWD(pcap_dumper_t *, pcap_dump_open, NULL, (pcap_t *p, const char *fname), (p, fname))
 FWD(int, pcap_dump_flush, PCAP_ERROR, (pcap_dumper_t *d), (d))
 

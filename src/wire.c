@@ -673,9 +673,11 @@ static struct reader *open_pcap(lua_State *L, const char *fname)
 		luaL_error(L, "%s: %s", fname, err);
 	if (pcap_datalink(r->p) != DLT_EN10MB) {
 		int dlt = pcap_datalink(r->p);
-		reader_close(L);
-		luaL_error(L, "%s: %s has link type %d, not Ethernet (DLT_EN10MB): RoCEv2 frames are Ethernet frames",
-			   fname, file, dlt);
+		pcap_close(r->p);
+		r->p = NULL;
+		const char *name = pcap_datalink_val_to_name(dlt);
+		luaL_error(L, "%s: %s has link type %s (%d), not Ethernet (EN10MB): RoCEv2 frames are Ethernet frames",
+			   fname, file, name ? name : "?", dlt);
 	}
 	return r;
 }
