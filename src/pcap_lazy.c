@@ -40,11 +40,10 @@ pcap_t *pcap_create(const char *source, char *errbuf)
 pcap_t *pcap_open_offline(const char *fname, char *errbuf)
 {
 	__typeof__(&pcap_open_offline) f = REAL(pcap_open_offline);
-	if (!f) {
-		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s", libpcap.error);
-		return NULL;
-	}
-	return f(fname, errbuf);
+	if (f)
+		return f(fname, errbuf);
+	snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s", libpcap.error);
+	return NULL;
 }
 
 pcap_t *pcap_open_dead(int linktype, int snaplen)
