@@ -464,7 +464,7 @@ static int l_save(lua_State *L)
 	if (lua_type(L, 2) != LUA_TSTRING)
 		return vtypeerror(L, 2, "file name (string)");
 	const char *file = lua_tostring(L, 2);
-	pcap_t *dead = pcap_open_dead(DLT_EN10MB, c->snaplen);
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, c->snaplen > 65535 ? c->snaplen : 65535);
 	pcap_dumper_t *d = pcap_dump_open(dead, file);
 	if (!d) {
 		lua_pushfstring(L, "capture:save: %s", pcap_geterr(dead));
