@@ -271,3 +271,42 @@ load ../helpers
     [[ ${lines[8]} == *"got 262145)" ]]
     [ "${lines[9]}" = "262144" ]
 }
+
+@test "wire: the ICRC of IPv6 frames (tests/wire/ipv6.pcap, RoCEv2 over IPv6 between rxe0 and rxe1): right for each, masked fields masked, the others not" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local l = w.read_pcap("tests/wire/ipv6.pcap")
+      local ok, v6 = 0, 0
+      for _, p in ipairs(l) do
+        if p.icrc_ok then ok = ok + 1 end
+        if p.ip.version == 6 and p.eth.type == 0x86DD then v6 = v6 + 1 end
+      end
+      print(#l, ok, v6, l[1].ip.src, l[1].ip.dst, l[2].ip.src, l[1].ip.hlim, l[1].ip.nxt, l[1].ip.plen)
+      -- byte k (1-based) of frame 1 flipped: does the ICRC still hold?
+      local function flip(k, bit)
+        local b = l[1].bytes
+        return w.decode(b:sub(1, k - 1) .. string.char(b:byte(k) ~ bit) .. b:sub(k + 1)).icrc_ok
+      end
+      -- the IPv6 header starts at byte 15: traffic class and flow label (bytes
+      -- 15-18, not the version), hop limit (22): masked; the version, payload
+      -- length (19-20), source (23-38) and destination (39-54): covered
+      print(flip(15, 0x01), flip(16, 0x80), flip(18, 0x01), flip(22, 0x01))
+      print(flip(15, 0x10), flip(20, 0x01), flip(23, 0x01), flip(54, 0x01))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'9\t9\t9\t2001:db8::1\t2001:db8::2\t2001:db8::2\t64\t17\t40' ]
+    [ "${lines[1]}" = $'true\ttrue\ttrue\ttrue' ]
+    [ "${lines[2]}" = $'false\tfalse\tfalse\tfalse' ]
+}
+
+@test "wire: tshark decodes tests/wire/ipv6.pcap as verbsh does, field by field" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    tshark -T json -r tests/wire/ipv6.pcap 2>/dev/null | python3 tests/wire/tshark_flat.py >"$BATS_TEST_TMPDIR/flat"
+    run "$VERBSH" tests/wire/oracle.lua tests/wire/ipv6.pcap "$BATS_TEST_TMPDIR/flat"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == "9 frames, "*" fields compared, 0 mismatches, corrupted byte reported"* ]]
+    for f in ipv6.src ipv6.hlim ipv6.flow infiniband.atomiceth.cmpdt infiniband.deth.srcqp infiniband.invariant.crc; do
+        grep -q $'\t'"$f"$'\t' "$BATS_TEST_TMPDIR/flat" || { echo "no $f"; false; }
+    done
+}
