@@ -115,6 +115,7 @@ deps-test:
 bench: all bench/rc_loop
 	@scripts/deps bench
 	@bench/run
+	@bench/wire
 	@bench/boot
 
 # Seeded random API sequences on rxe (tests/fuzz/): crashes, hangs and leaks.
