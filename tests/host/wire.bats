@@ -310,3 +310,39 @@ load ../helpers
         grep -q $'\t'"$f"$'\t' "$BATS_TEST_TMPDIR/flat" || { echo "no $f"; false; }
     done
 }
+
+@test "wire: 3000 mangled frames (cut, bytes changed, lengths on the wire longer) decode or say why, and every field reads" {
+    run "$VERBSH" -e '
+      local w, core = verbs.wire, require "verbs.wire_core"
+      local src = {}
+      for _, f in ipairs{ "tests/wire/scenarios.pcap", "tests/wire/ipv6.pcap" } do
+        for _, p in ipairs(w.read_pcap(f)) do src[#src + 1] = p.bytes end
+      end
+      math.randomseed(31)
+      local decoded, why, fields = 0, {}, 0
+      local function touch(p)
+        for _, v in pairs(p) do
+          fields = fields + 1
+          if type(v) == "userdata" then for _ in pairs(v) do fields = fields + 1 end end
+        end
+        assert(type(tostring(p)) == "string")
+      end
+      for _ = 1, 3000 do
+        local b = src[math.random(#src)]
+        if math.random(2) == 1 then b = b:sub(1, math.random(0, #b)) end
+        for _ = 1, math.random(0, 4) do
+          local k = math.random(#b + 1)
+          b = b:sub(1, k - 1) .. string.char(math.random(0, 255)) .. b:sub(k + 1)
+        end
+        local p, reason = w.decode(b)
+        if p then decoded = decoded + 1; touch(p) else why[reason:gsub(" %(.*", "")] = true end
+        touch(core.frame(b, 1.5, #b + math.random(0, 2)))
+      end
+      local r = {}
+      for k in pairs(why) do r[#r + 1] = k end
+      table.sort(r)
+      print(decoded > 100, fields > 10000, table.concat(r, "; "))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == $'true\ttrue\t'*"not UDP port 4791"*"shorter than an Ethernet header"*"truncated RoCEv2 packet"* ]]
+}
