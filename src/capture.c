@@ -283,6 +283,9 @@ static void close_pcap(struct capture *c)
 		c->running = 0;
 	}
 	if (c->p) {
+		struct pcap_stat ps;   /* the last word, now that the thread is gone */
+		if (c->store && pcap_stats(c->p, &ps) == 0)
+			c->store->ps = ps;
 		c->drops = c->store ? c->store->ps.ps_drop : 0;
 		pcap_close(c->p);
 		c->p = NULL;
