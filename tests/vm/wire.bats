@@ -7,12 +7,13 @@ load ../helpers
     cd "$ROOT"
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     pcap=$BATS_TEST_TMPDIR/x.pcap
+    # the client tries again until the server listens (slow to start on a busy host)
     scripts/rxe-vm --two -- bash -c '
         cat >/tmp/cap.lua <<LUA
 local verbs = require "verbs"
 local cap = verbs.capture{device = "rxe0"}
-os.execute("ibv_rc_pingpong -d rxe1 -g $RXE1_GID_INDEX -n 3 -s 4096 -p 18620 >/dev/null 2>&1 & sleep 0.5; ibv_rc_pingpong -d rxe0 -g $RXE_GID_INDEX -n 3 -s 4096 -p 18620 192.0.2.2 >&2; wait")
-os.execute("ibv_ud_pingpong -d rxe1 -g $RXE1_GID_INDEX -n 3 -s 512 -p 18621 >/dev/null 2>&1 & sleep 0.5; ibv_ud_pingpong -d rxe0 -g $RXE_GID_INDEX -n 3 -s 512 -p 18621 192.0.2.2 >&2; wait")
+os.execute("ibv_rc_pingpong -d rxe1 -g $RXE1_GID_INDEX -n 3 -s 4096 -p 18620 >/dev/null 2>&1 & for try in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.3; ibv_rc_pingpong -d rxe0 -g $RXE_GID_INDEX -n 3 -s 4096 -p 18620 192.0.2.2 >&2 && break; done; wait")
+os.execute("ibv_ud_pingpong -d rxe1 -g $RXE1_GID_INDEX -n 3 -s 512 -p 18621 >/dev/null 2>&1 & for try in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do sleep 0.3; ibv_ud_pingpong -d rxe0 -g $RXE_GID_INDEX -n 3 -s 512 -p 18621 192.0.2.2 >&2 && break; done; wait")
 io.stderr:write("captured ", cap:stop(), "\n")
 cap:save("/tmp/x.pcap")
 LUA
