@@ -36,6 +36,7 @@ EMBED_C   := build/embedded_lua.c
 # start-up does not pay for them: the sonames the linker would have recorded.
 soname = $(shell objdump -p "$$($(CC) -print-file-name=lib$(1).so)" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
 PCAP_SONAME := $(call soname,pcap)
+ZLIB_SONAME := $(call soname,z)
 READLINE_SONAME := $(call soname,readline)
 RDMACM_SONAME := $(call soname,rdmacm)
 
@@ -68,6 +69,7 @@ $(OBJ_DIR)/%.o: src/%.c $(wildcard src/*.h) | $(OBJ_DIR) deps
 $(OBJ_DIR)/embedded_lua.o: $(EMBED_C) | $(OBJ_DIR)
 	$(CC) $(ALLCFLAGS) -c -o $@ $<
 $(OBJ_DIR)/pcap_lazy.o $(PIC_DIR)/pcap_lazy.o: ALLCFLAGS += $(if $(PCAP_SONAME),-DPCAP_SONAME='"$(PCAP_SONAME)"')
+$(OBJ_DIR)/zlib_lazy.o $(PIC_DIR)/zlib_lazy.o: ALLCFLAGS += $(if $(ZLIB_SONAME),-DZLIB_SONAME='"$(ZLIB_SONAME)"')
 $(OBJ_DIR)/rdmacm_lazy.o $(PIC_DIR)/rdmacm_lazy.o: ALLCFLAGS += $(if $(RDMACM_SONAME),-DRDMACM_SONAME='"$(RDMACM_SONAME)"')
 $(OBJ_DIR)/repl.o: ALLCFLAGS += $(if $(READLINE_SONAME),-DREADLINE_SONAME='"$(READLINE_SONAME)"')
 # Hidden visibility: verbs.so exports luaopen_verbs alone, so no internal
@@ -113,6 +115,7 @@ deps-test:
 bench: all bench/rc_loop
 	@scripts/deps bench
 	@bench/run
+	@bench/wire
 	@bench/boot
 
 # Seeded random API sequences on rxe (tests/fuzz/): crashes, hangs and leaks.

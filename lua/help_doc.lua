@@ -283,11 +283,15 @@ M.methods = {
     "a table of what doctor() reads and Lua cannot: kernel, machine, memlock and memlock_max (bytes), euid,"
     .. " exe, lua, libibverbs (the loaded file), uverbs_abi_min/max and provider_abi", ex = "verbs.sysinfo().memlock" },
   capture = { "verbs", 'verbs.capture{device = "rxe1"} or verbs.capture{netdev = "veth1"}',
-    "pcap_create(netdev, err); pcap_set_snaplen(p, 9216); pcap_activate(p); pcap_setfilter(p, \"udp port 4791\");"
-    .. " pcap_setnonblock(p, 1, err)  /* libpcap */",
+    "pcap_create(netdev, err); pcap_set_snaplen(p, snaplen); pcap_activate(p); pcap_setfilter(p, \"udp port 4791\");"
+    .. " pthread_create(&t, NULL, read_frames, cap)  /* libpcap, then a thread of its own reads the frames */",
     "a capture object (cap) collecting the RoCEv2 frames (UDP port 4791) that cross a netdev: device = an rxe"
     .. " device (its netdev is read from /sys/class/infiniband/DEV/ports/1/gid_attrs/ndevs) or netdev = the netdev"
-    .. " itself, not both. Frames are read when a method asks: cap:stop(), cap:packets(), cap:save(file),"
+    .. " itself, not both; snaplen = the bytes kept of each frame (default 9216, every RoCEv2 frame whole; 128 to"
+    .. " 262144: 128 keeps every header, the frame count of a bulk transfer in little memory, but no ICRC). A"
+    .. " thread reads the frames as they come, so the kernel's buffer does not fill while Lua waits (cq:wait);"
+    .. " frames it dropped anyway are counted (libpcap's ps_drop) in cap:stop(), cap:info().drops and print(cap)."
+    .. " Methods: cap:stop(), cap:packets(), cap:save(file),"
     .. " cap:info(), cap:posts(), cap:filter{...}, cap:ladder(), print(cap) (help(cap) lists them). Traffic between"
     .. " two QPs of one rxe device is looped back inside rxe and crosses no netdev: use two devices"
     .. " (scripts/rxe-vm --two). Needs root (CAP_NET_RAW)", ex = 'cap = verbs.capture{device = "rxe0"}' },
@@ -295,16 +299,19 @@ M.methods = {
     "pcap_dispatch(p, -1, cb, user) until 20 ms quiet; pcap_stats(p, &ps); pcap_close(p)  /* libpcap */",
     "reads the frames still on their way and ends the capture; returns the frame count, and a second value"
     .. " when something is off: why no frame crossed the netdev (count 0: both QPs on one rxe device), or how many"
-    .. " frames the kernel dropped (its 32 MiB buffer was full). The frames stay readable (packets, save, print);"
+    .. " frames the kernel dropped (libpcap's ps_drop: its 32 MiB buffer was full). The frames stay readable"
+    .. " (packets, save, print);"
     .. " stopping again is an error", ex = "n, why = cap:stop()" },
   ["capture:packets"] = { "capture", "cap:packets()",
-    "pcap_dispatch(p, -1, cb, user)  /* cb gets each frame's struct pcap_pkthdr and bytes */",
-    "the frames so far, oldest first: { {time=, bytes=, length=}, ... }, time in seconds since the epoch"
-    .. " (pcap_pkthdr.ts), bytes the frame from its Ethernet header (at most 9216 captured), length its length on"
-    .. " the wire; a new list each call, yours to change. Also after cap:stop()",
+    "pcap_dispatch(p, -1, cb, user)  /* in the capture's thread: cb keeps each frame's struct pcap_pkthdr and bytes */",
+    "the frames so far, oldest first, each a frame as verbs.wire.decode returns it (help \"wire.decode\") with"
+    .. " time in seconds since the epoch (pcap_pkthdr.ts), bytes the frame from its Ethernet header (at most"
+    .. " snaplen captured: caplen), length its length on the wire; a new list each call, yours to change. Also"
+    .. " after cap:stop()",
     ex = "p = verbs.wire.decode(cap:packets()[1].bytes)" },
   ["capture:info"] = { "capture", "cap:info()", "(none: the capture's own state)",
-    "{ netdev=, device= (only when opened with device =), count= (frames so far), stopped= (true after cap:stop()) }",
+    "{ netdev=, device= (only when opened with device =), count= (frames so far), stopped= (true after cap:stop()),"
+    .. " drops= (frames the kernel dropped: libpcap's ps_drop), snaplen=, lost= (why frames were lost, when some were) }",
     ex = "cap:info().count" },
   ["capture:posts"] = { "capture", "cap:posts()", "(none: the struct ibv_send_wr lists qp:post_send gave ibv_post_send)",
     "the send WRs this process posted with qp:post_send (a table, a list or a verbs.send_wr) while the capture ran,"
@@ -335,25 +342,39 @@ M.methods = {
     .. " cap:posts())", ex = "print(cap)" },
   -- verbs.wire: decoding RoCEv2 frames (lua/wire.lua)
   wire = { "verbs", "verbs.wire", "(none: Lua, lua/wire.lua; the IBA spec's header layouts)",
-    "RoCEv2 frames as tables and diagrams, for a capture or any list of frames: verbs.wire.decode(bytes),"
-    .. " read_pcap(file), ladder(list [, notes]), filter(list, {qp=, opcode=}), attribute(list, posts),"
+    "RoCEv2 frames (one userdata each, its headers read when asked) and diagrams, for a capture, a pcap file or"
+    .. " any list of frames: verbs.wire.decode(bytes), frames(file), read_pcap(file), ladder(list [, notes]),"
+    .. " filter(list, {qp=, opcode=}), attribute(list, posts),"
     .. " show(cap), crc32(s), opcodes (help \"decode\" and so on)",
     ex = 'p = verbs.wire.decode(verbs.wire.read_pcap("x.pcap")[1].bytes)' },
-  ["wire.decode"] = { "verbs.wire", "verbs.wire.decode(bytes)", "(none: Lua; the ICRC as IBA annex A17 computes it)",
-    "one frame (a string from its Ethernet header, as pkt.bytes) as a table: eth {dst, src, type}; ip (IPv4"
+  ["wire.decode"] = { "verbs.wire", "verbs.wire.decode(bytes)",
+    "(none: src/wire.c; the ICRC as IBA annex A17 computes it, with zlib's crc32(crc, buf, len))",
+    "one frame (a string from its Ethernet header, or a frame of cap:packets(), frames or read_pcap, given back"
+    .. " as it is) as a frame: a userdata whose fields read as a table's, each header found once and its fields"
+    .. " read from the bytes when asked (pairs(p) and pairs(p.bth) list them): eth {dst, src, type}; ip (IPv4"
     .. " {version, hdr_len, dsfield, len, id, ttl, proto, checksum, src, dst} or IPv6 {version, tclass, flow,"
     .. " plen, nxt, hlim, src, dst}); udp {srcport, dstport, length, checksum}; bth {opcode, se, m, padcnt,"
     .. " tver, p_key, f, b, destqp, a, psn, transport, opname}; opcode (the name without its transport: SEND_FIRST); the extended"
     .. " headers its opcode has: reth {va, r_key, dma_length}, aeth {syndrome, msn, kind = \"ACK\", \"RNR NAK\""
     .. " or \"NAK\", value, timer, nak}, deth {q_key, src_qp}, atomiceth {va, r_key, swap_or_add, compare},"
     .. " atomicacketh {orig_rem_dt}, immdt, ieth; payload_length, icrc, icrc_ok (recomputed over the masked"
-    .. " pseudo-packet) and icrc_expected. nil and why for a frame that is not RoCEv2",
+    .. " pseudo-packet; nil when a snaplen cut the frame) and icrc_expected; time, length and caplen, and bytes"
+    .. " (a copy of the frame as a string). nil and why for a frame that is not RoCEv2 or whose headers were"
+    .. " not all captured",
     ex = "p = verbs.wire.decode(cap:packets()[1].bytes); print(p.bth.opname, p.bth.psn, p.aeth and p.aeth.kind, p.icrc_ok)" },
   ["wire.read_pcap"] = { "verbs.wire", "verbs.wire.read_pcap(file)",
-    "(none: Lua reads the classic pcap format: a 24-byte file header, then a struct pcap_pkthdr and the bytes per frame)",
-    "the frames of a pcap file as cap:packets() gives them: { {time=, bytes=, length=}, ... }. The file is"
-    .. " classic pcap, little-endian, microseconds (cap:save's, tcpdump -w's; tshark -F pcap), not pcapng:"
-    .. " that is an error", ex = 'list = verbs.wire.read_pcap("x.pcap")' },
+    "p = pcap_open_offline(file, err); pcap_next_ex(p, &hdr, &bytes) per frame  /* libpcap */",
+    "every frame of a pcap file in a list, as cap:packets() gives them (a frame each: help \"wire.decode\"). Any"
+    .. " file libpcap reads (pcap of cap:save or tcpdump -w, pcapng), of Ethernet frames. The whole file is in"
+    .. " memory: for a large one, verbs.wire.frames(file) reads one frame at a time",
+    ex = 'list = verbs.wire.read_pcap("x.pcap")' },
+  ["wire.frames"] = { "verbs.wire", "verbs.wire.frames(file)",
+    "p = pcap_open_offline(file, err); while (pcap_next_ex(p, &hdr, &bytes) == 1) ...; pcap_close(p)  /* libpcap */",
+    "an iterator over the frames of a pcap file, one at a time, in constant memory whatever the file's size:"
+    .. " for p in verbs.wire.frames(file) do ... end gives each frame (help \"wire.decode\": p.bth is nil for a frame"
+    .. " that is not RoCEv2). The file is closed at its end, or when the loop is left by break or an error (the"
+    .. " iterator's closing value). Any file libpcap reads, of Ethernet frames; an error names the file and why",
+    ex = 'for p in verbs.wire.frames("x.pcap") do if p.bth and not p.icrc_ok then print(p) end end' },
   ["wire.ladder"] = { "verbs.wire", "verbs.wire.ladder(list_or_cap [, notes])", "(none: Lua)",
     "a list of frames (cap:packets(), read_pcap) or a capture as a ladder diagram (a string): the sender of the"
     .. " first frame on the left, its peer on the right, one arrow per frame with its opcode, PSN, payload length"
@@ -362,7 +383,7 @@ M.methods = {
     .. " makes them); \"(no RoCEv2 frames)\" when none", ex = 'print(verbs.wire.ladder(verbs.wire.read_pcap("x.pcap")))' },
   ["wire.filter"] = { "verbs.wire", "verbs.wire.filter(list_or_cap, {qp=, opcode=})", "(none: Lua)",
     "the frames whose BTH matches: qp = the DestQP number, opcode = a name (\"SEND_MIDDLE\" or \"RC_SEND_MIDDLE\")"
-    .. " or the BTH opcode number; either key or both. A list of the same frame tables, that prints as its ladder",
+    .. " or the BTH opcode number; either key or both. A list of the same frames, that prints as its ladder",
     ex = 'acks = verbs.wire.filter(list, { opcode = "ACKNOWLEDGE" })' },
   ["wire.attribute"] = { "verbs.wire", "verbs.wire.attribute(list, posts)", "(none: Lua)",
     "ties each frame of list (cap:packets(), read_pcap) to the WR of posts (cap:posts() form: {qp=, qp_num=,"
@@ -373,8 +394,9 @@ M.methods = {
     ex = "notes, summary = verbs.wire.attribute(cap:packets(), cap:posts()); print(verbs.wire.ladder(cap:packets(), notes))" },
   ["wire.show"] = { "verbs.wire", "verbs.wire.show(cap)", "(none: Lua)",
     "the text of print(cap): a head line, the ladder with each frame's WR, and a line per WR", ex = "s = verbs.wire.show(cap)" },
-  ["wire.crc32"] = { "verbs.wire", "verbs.wire.crc32(s)", "(none: Lua; the same CRC-32 as zlib's crc32(0, buf, len))",
-    "the CRC-32 of a string, the ICRC's polynomial (reflected, 0xEDB88320)", ex = 'verbs.wire.crc32("123456789") == 0xCBF43926' },
+  ["wire.crc32"] = { "verbs.wire", "verbs.wire.crc32(s)", "crc32(0, buf, len)  /* zlib */",
+    "the CRC-32 of a string, the ICRC's polynomial (reflected, 0xEDB88320), from zlib; crc32(s, crc) goes on"
+    .. " from the CRC of the bytes before s", ex = 'verbs.wire.crc32("123456789") == 0xCBF43926' },
   ["wire.opcodes"] = { "verbs.wire", "verbs.wire.opcodes[n]", "(none: the IBA spec's BTH opcode table)",
     "the name of a BTH operation, by the opcode's low 5 bits (0 SEND_FIRST ... 17 ACKNOWLEDGE ... 23"
     .. " SEND_ONLY_WITH_INVALIDATE); the high 3 bits are the transport (RC, UC, RD, UD)",

@@ -1,7 +1,12 @@
 /* verbs.capture: RoCEv2 frames (UDP 4791) seen on the netdev under an rxe
- * device, through libpcap. Decoding is policy and lives in lua/wire.lua;
- * this file only collects raw frames and writes pcap files. */
+ * device, through libpcap. A thread of its own reads them as they come, so
+ * that the kernel's buffer never fills while Lua waits in cq:wait during a
+ * bulk transfer, and keeps them in a store of large chunks (no Lua value
+ * per frame until one is asked for). Decoding is src/wire.c's and the
+ * ladder lua/wire.lua's; this file collects frames and writes pcap files. */
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +14,36 @@
 #include <unistd.h>
 #include <pcap/pcap.h>
 #include "verbsh.h"
+#include "wire.h"
 
 #define CAP_MT "verbs.capture"
+#define STORE_MT "verbs.capture_store"
+#define CHUNK (4u << 20)
+#define SNAPLEN_MIN 128         /* every header: Ethernet, IPv4 with options or IPv6, UDP, BTH, AtomicETH */
+#define SNAPLEN_MAX 262144      /* libpcap's own largest */
+#define SNAPLEN_DEFAULT 9216    /* a 4096-byte payload and every header */
+
+/* A captured frame, in a chunk of the store. */
+struct rec {
+	double time;
+	uint32_t caplen, len;
+	uint8_t b[];
+};
+
+/* The frames of one capture: records in chunks that never move (frames
+ * made by cap:packets() point into them), and an index of them. The drain
+ * thread appends under the lock; Lua reads under it. Freed by its __gc,
+ * once neither the capture nor any of its frames refers to it. */
+struct store {
+	pthread_mutex_t lock;
+	uint8_t **chunks;
+	size_t nchunks, used;          /* used: bytes taken in the last chunk */
+	struct rec **at;
+	size_t n, cap;
+	int nomem;                     /* a frame was lost for want of memory */
+	struct pcap_stat ps;           /* the thread's last pcap_stats */
+	char error[PCAP_ERRBUF_SIZE];  /* why the thread stopped early, or "" */
+};
 /* Registry key of this state's list of send WRs posted while a capture ran:
  * what lua/wire.lua matches packets against. */
 #define POSTS_KEY "verbs.capture.posts"
@@ -19,8 +52,13 @@ struct capture {
 	pcap_t *p;               /* NULL once stopped: the frames stay readable */
 	char netdev[64];
 	char device[64];         /* the rxe device asked for, or "" */
-	int ref;                 /* registry ref of the Lua list of packets */
-	int count;
+	int ref;                 /* nonzero until __gc: the store (user value 1) is reachable */
+	struct store *store;
+	pthread_t thread;
+	int running;             /* the drain thread was started and not yet joined */
+	volatile int quit;
+	int snaplen;
+	unsigned drops;          /* libpcap's ps_drop when stopped */
 	int stopped;
 	struct vstate *st;       /* its state's capture count, dropped once by stop or __gc */
 	lua_Integer post_first;  /* the posts list's indices of this capture's WRs */
@@ -132,41 +170,155 @@ static struct capture *check_cap(lua_State *L, int live)
 	return c;
 }
 
-/* Moves every frame libpcap has buffered into the packet list. */
-static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+/* ---- the store ---------------------------------------------------------- */
+
+static int store_gc(lua_State *L)
 {
-	lua_State *L = (lua_State *)user;
-	struct capture *c = lua_touserdata(L, -2);
-	lua_createtable(L, 0, 4);
-	lua_pushnumber(L, (double)h->ts.tv_sec + h->ts.tv_usec / 1e6);
-	lua_setfield(L, -2, "time");
-	lua_pushlstring(L, (const char *)bytes, h->caplen);
-	lua_setfield(L, -2, "bytes");
-	lua_pushinteger(L, h->len);
-	lua_setfield(L, -2, "length");
-	lua_rawseti(L, -2, ++c->count);
+	struct store *st = luaL_checkudata(L, 1, STORE_MT);
+	for (size_t i = 0; i < st->nchunks; i++)
+		free(st->chunks[i]);
+	free(st->chunks);
+	free(st->at);
+	st->chunks = NULL;
+	st->at = NULL;
+	st->nchunks = st->n = 0;
+	pthread_mutex_destroy(&st->lock);
+	return 0;
 }
 
-static void drain(lua_State *L, struct capture *c)
+static struct store *new_store(lua_State *L)
 {
-	if (!c->p)
-		return;
-	lua_pushvalue(L, 1);           /* -2: the capture userdata */
-	lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);   /* -1: its list */
-	while (pcap_dispatch(c->p, -1, on_frame, (u_char *)L) > 0)
-		;
-	lua_pop(L, 2);
+	struct store *st = lua_newuserdatauv(L, sizeof *st, 0);
+	memset(st, 0, sizeof *st);
+	pthread_mutex_init(&st->lock, NULL);
+	if (luaL_newmetatable(L, STORE_MT)) {
+		lua_pushcfunction(L, store_gc);
+		lua_setfield(L, -2, "__gc");
+	}
+	lua_setmetatable(L, -2);
+	return st;
+}
+
+/* Appends a frame (the drain thread, under the lock). */
+static void store_add(struct store *st, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	size_t need = (sizeof(struct rec) + h->caplen + 7) & ~(size_t)7;
+	if (!st->nchunks || st->used + need > CHUNK) {
+		size_t size = need > CHUNK ? need : CHUNK;
+		uint8_t **more = realloc(st->chunks, (st->nchunks + 1) * sizeof *more);
+		uint8_t *c = more ? malloc(size) : NULL;
+		if (more)
+			st->chunks = more;
+		if (!c) {
+			st->nomem++;
+			return;
+		}
+		st->chunks[st->nchunks++] = c;
+		st->used = 0;
+	}
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 4096;
+		struct rec **at = realloc(st->at, cap * sizeof *at);
+		if (!at) {
+			st->nomem++;
+			return;
+		}
+		st->at = at;
+		st->cap = cap;
+	}
+	struct rec *r = (struct rec *)(st->chunks[st->nchunks - 1] + st->used);
+	st->used += need;
+	r->time = (double)h->ts.tv_sec + h->ts.tv_usec / 1e6;
+	r->caplen = h->caplen;
+	r->len = h->len;
+	memcpy(r->b, bytes, h->caplen);
+	st->at[st->n++] = r;
+}
+
+static size_t store_count(struct store *st)
+{
+	pthread_mutex_lock(&st->lock);
+	size_t n = st->n;
+	pthread_mutex_unlock(&st->lock);
+	return n;
+}
+
+static void on_frame(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	struct store *st = (struct store *)user;
+	pthread_mutex_lock(&st->lock);
+	store_add(st, h, bytes);
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* The drain thread: reads frames as libpcap hands them over (it wakes at
+ * least every 10 ms, the handle's timeout, to see whether to quit). */
+static void *drain_thread(void *arg)
+{
+	struct capture *c = arg;
+	struct store *st = c->store;
+	while (!c->quit) {
+		int rc = pcap_dispatch(c->p, -1, on_frame, (u_char *)st);
+		struct pcap_stat ps;
+		int got = pcap_stats(c->p, &ps) == 0;
+		pthread_mutex_lock(&st->lock);
+		if (got)
+			st->ps = ps;
+		if (rc == PCAP_ERROR)
+			snprintf(st->error, sizeof st->error, "%s", pcap_geterr(c->p));
+		pthread_mutex_unlock(&st->lock);
+		if (rc == PCAP_ERROR)
+			break;
+	}
+	return NULL;
+}
+
+/* Stops the drain thread and closes the handle: the store is final. */
+static void close_pcap(struct capture *c)
+{
+	if (c->running) {
+		c->quit = 1;
+		pcap_breakloop(c->p);
+		pthread_join(c->thread, NULL);
+		c->running = 0;
+	}
+	if (c->p) {
+		struct pcap_stat ps;   /* the last word, now that the thread is gone */
+		if (c->store && pcap_stats(c->p, &ps) == 0)
+			c->store->ps = ps;
+		c->drops = c->store ? c->store->ps.ps_drop : 0;
+		pcap_close(c->p);
+		c->p = NULL;
+	}
+}
+
+/* The capture's store on top of the stack. */
+static struct store *push_store(lua_State *L, int idx)
+{
+	lua_getiuservalue(L, idx, 1);
+	return lua_touserdata(L, -1);
 }
 
 static int l_capture(lua_State *L)
 {
 	luaL_checktype(L, 1, LUA_TTABLE);
 	char device[64] = "", netdev[64] = "";
+	lua_Integer snaplen = SNAPLEN_DEFAULT;
 	lua_pushnil(L);
 	while (lua_next(L, 1)) {
 		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+		if (strcmp(k, "snaplen") == 0) {
+			int ok;
+			snaplen = lua_tointegerx(L, -1, &ok);
+			if (!ok || snaplen < SNAPLEN_MIN || snaplen > SNAPLEN_MAX)
+				return luaL_error(L, "bad argument #1 to 'capture' (snaplen: the bytes kept of each frame, "
+					"an integer from %d (its headers) to %d expected, got %s)", SNAPLEN_MIN, SNAPLEN_MAX,
+					luaL_tolstring(L, -1, NULL));
+			lua_pop(L, 1);
+			continue;
+		}
 		if (strcmp(k, "device") && strcmp(k, "netdev"))
-			return luaL_error(L, "bad argument #1 to 'capture' (unknown key '%s': give device = \"rxe1\" or netdev = \"veth1\")", k);
+			return luaL_error(L, "bad argument #1 to 'capture' (unknown key '%s': give device = \"rxe1\" or netdev = \"veth1\", and snaplen)", k);
 		if (lua_type(L, -1) != LUA_TSTRING)
 			return luaL_error(L, "bad argument #1 to 'capture' (%s: string expected, got %s)", k, luaL_typename(L, -1));
 		if (!marsh_cstring(L, -1))
@@ -183,15 +335,28 @@ static int l_capture(lua_State *L)
 		return luaL_error(L, "capture: no netdev found under device '%s' "
 			"(/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs): is it an rxe device? "
 			"list them with verbs.devices()", device, device);
+	/* the userdata first: once pcap_create succeeds, nothing may raise
+	 * before the handle is the capture's (its __gc closes it) */
+	struct capture *c = lua_newuserdatauv(L, sizeof *c, 1);
+	memset(c, 0, sizeof *c);
+	c->st = vstate(L);
+	c->stopped = 1;   /* counted as capturing once it runs */
+	c->ref = 1;
+	c->snaplen = (int)snaplen;
+	snprintf(c->netdev, sizeof c->netdev, "%s", netdev);
+	snprintf(c->device, sizeof c->device, "%s", device);
+	luaL_setmetatable(L, CAP_MT);
+	c->store = new_store(L);
+	lua_setiuservalue(L, -2, 1);
 	char err[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *p = pcap_create(netdev, err);
 	if (!p)
 		return luaL_error(L, "capture: pcap_create(%s): %s", netdev, err);
-	/* Frames are only read when Lua asks (cap:stop(), cap:packets()), so
-	 * the kernel's ring must hold a whole exchange meanwhile: the ring has
-	 * a slot per snaplen, and a 64 KiB snaplen left 32 slots in the default
-	 * 2 MiB. A RoCEv2 frame is at most a 4096-byte payload plus headers. */
-	pcap_set_snaplen(p, 9216);
+	c->p = p;
+	/* A thread reads the frames as they come; the kernel's ring holds
+	 * them while that thread is descheduled (the ring has a slot per
+	 * snaplen). A RoCEv2 frame is at most a 4096-byte payload plus headers. */
+	pcap_set_snaplen(p, c->snaplen);
 	pcap_set_buffer_size(p, 32 << 20);
 	pcap_set_immediate_mode(p, 1);
 	pcap_set_timeout(p, 10);
@@ -201,25 +366,17 @@ static int l_capture(lua_State *L)
 		char msg[PCAP_ERRBUF_SIZE + 64];
 		snprintf(msg, sizeof msg, "%s", rc == PCAP_ERROR_PERM_DENIED ?
 			"permission denied (capturing needs root or CAP_NET_RAW)" : why);
-		pcap_close(p);
 		return luaL_error(L, "capture: pcap_activate(%s): %s", netdev, msg);
 	}
 	struct bpf_program prog;
 	if (pcap_compile(p, &prog, "udp port 4791", 1, PCAP_NETMASK_UNKNOWN) < 0 ||
-	    pcap_setfilter(p, &prog) < 0) {
-		lua_pushfstring(L, "capture: filter 'udp port 4791' on %s: %s", netdev, pcap_geterr(p));
-		pcap_close(p);
-		return lua_error(L);
-	}
+	    pcap_setfilter(p, &prog) < 0)
+		return luaL_error(L, "capture: filter 'udp port 4791' on %s: %s", netdev, pcap_geterr(p));
 	pcap_freecode(&prog);
-	if (pcap_setnonblock(p, 1, err) < 0) {
-		pcap_close(p);
-		return luaL_error(L, "capture: pcap_setnonblock(%s): %s", netdev, err);
-	}
-	struct capture *c = lua_newuserdatauv(L, sizeof *c, 0);
-	memset(c, 0, sizeof *c);
-	c->p = p;
-	c->st = vstate(L);
+	if ((rc = pthread_create(&c->thread, NULL, drain_thread, c)) != 0)
+		return luaL_error(L, "capture: pthread_create: %s", strerror(rc));
+	c->running = 1;
+	c->stopped = 0;
 	/* The posts list grows only while some capture runs; the first
 	 * capture of a quiet spell starts it afresh. */
 	push_posts(L);
@@ -232,11 +389,27 @@ static int l_capture(lua_State *L)
 		c->post_first = (lua_Integer)lua_rawlen(L, -1) + 1;
 		lua_pop(L, 1);
 	}
-	snprintf(c->netdev, sizeof c->netdev, "%s", netdev);
-	snprintf(c->device, sizeof c->device, "%s", device);
-	lua_newtable(L);
-	c->ref = luaL_ref(L, LUA_REGISTRYINDEX);
-	luaL_setmetatable(L, CAP_MT);
+	return 1;
+}
+
+/* Frames lost: by the kernel (its buffer was full: libpcap's ps_drop) or
+ * for want of memory here; pushes why, or nothing. */
+static int push_losses(lua_State *L, struct capture *c)
+{
+	pthread_mutex_lock(&c->store->lock);
+	unsigned drops = c->p ? c->store->ps.ps_drop : c->drops;
+	int nomem = c->store->nomem;
+	pthread_mutex_unlock(&c->store->lock);
+	if (drops)
+		lua_pushfstring(L, "the kernel dropped %d frames (libpcap's ps_drop): its capture buffer "
+			"(32 MiB) was full before the capture's thread read them; a smaller snaplen "
+			"(verbs.capture{snaplen = 128}: the headers only) keeps more frames in it", (int)drops);
+	else if (nomem)
+		lua_pushfstring(L, "%d frames were lost: out of memory to keep them", nomem);
+	else if (c->store->error[0])
+		lua_pushfstring(L, "the capture stopped early: %s", c->store->error);
+	else
+		return 0;
 	return 1;
 }
 
@@ -246,26 +419,20 @@ static int l_stop(lua_State *L)
 	/* A frame that arrived with the completion (the ACK that caused it)
 	 * may still be on its way through the kernel's packet socket: stop
 	 * once the netdev has been quiet for 20 ms. */
-	int before, quiet = 0;
+	size_t before;
+	int quiet = 0;
 	while (quiet < 10) {
-		before = c->count;
-		drain(L, c);
-		quiet = c->count == before ? quiet + 1 : 0;
-		if (quiet)
-			usleep(2000);
+		before = store_count(c->store);
+		usleep(2000);
+		quiet = store_count(c->store) == before ? quiet + 1 : 0;
 	}
-	struct pcap_stat ps;
-	unsigned dropped = pcap_stats(c->p, &ps) == 0 ? ps.ps_drop : 0;
-	pcap_close(c->p);
-	c->p = NULL;
+	close_pcap(c);
 	end_capture(L, c);
-	lua_pushinteger(L, c->count);
-	if (dropped) {
-		lua_pushfstring(L, "the kernel dropped %d frames: the capture buffer (32 MiB) was full; "
-			"stop or read (cap:packets()) a capture more often", (int)dropped);
+	size_t n = store_count(c->store);
+	lua_pushinteger(L, (lua_Integer)n);
+	if (push_losses(L, c))
 		return 2;
-	}
-	if (c->count > 0)
+	if (n > 0)
 		return 1;
 	/* The usual reason: both QPs were on one rxe device, which loops its
 	 * own traffic back inside the driver. */
@@ -277,17 +444,23 @@ static int l_stop(lua_State *L)
 	return 2;
 }
 
-/* A copy of the list: callers may sort or trim it. */
+/* A list of the frames so far: one frame userdata each, pointing into the
+ * store (no copy). Callers may sort or trim the list. */
 static int l_packets(lua_State *L)
 {
 	struct capture *c = check_cap(L, 0);
-	drain(L, c);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
-	lua_createtable(L, c->count, 0);
-	for (int i = 1; i <= c->count; i++) {
-		lua_rawgeti(L, -2, i);
-		lua_rawseti(L, -2, i);
+	struct store *st = push_store(L, 1);
+	int owner = lua_gettop(L);
+	size_t n = store_count(st);
+	lua_createtable(L, n < INT_MAX ? (int)n : 0, 0);
+	for (size_t i = 0; i < n; i++) {
+		pthread_mutex_lock(&st->lock);
+		struct rec *r = st->at[i];   /* at may move as it grows; the record does not */
+		pthread_mutex_unlock(&st->lock);
+		wire_push_frame(L, r->b, r->caplen, r->len, r->time, owner);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
+	(void)c;
 	return 1;
 }
 
@@ -297,45 +470,32 @@ static int l_save(lua_State *L)
 	if (lua_type(L, 2) != LUA_TSTRING)
 		return vtypeerror(L, 2, "file name (string)");
 	const char *file = marsh_check_cstring(L, 2, 2, "file name");
-	drain(L, c);
-	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, c->snaplen > 65535 ? c->snaplen : 65535);
 	pcap_dumper_t *d = pcap_dump_open(dead, file);
 	if (!d) {
 		lua_pushfstring(L, "capture:save: %s", pcap_geterr(dead));
 		pcap_close(dead);
 		return lua_error(L);
 	}
-	lua_rawgeti(L, LUA_REGISTRYINDEX, c->ref);
-	/* Raw reads, and no conversion that could raise: dead and d must reach
-	 * their close below (a frame table is the user's to change). */
-	for (int i = 1; i <= c->count; i++) {
-		lua_rawgeti(L, -1, i);
-		if (!lua_istable(L, -1)) {
-			lua_pop(L, 1);
-			continue;
-		}
-		lua_pushliteral(L, "time");
-		lua_rawget(L, -2);
-		double t = lua_tonumber(L, -1);
-		lua_pushliteral(L, "bytes");
-		lua_rawget(L, -3);
-		size_t n = 0;
-		const char *b = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &n) : "";
-		lua_pushliteral(L, "length");
-		lua_rawget(L, -4);
-		struct pcap_pkthdr h = { .caplen = n, .len = lua_tointeger(L, -1) };
-		h.ts.tv_sec = (time_t)t;
-		h.ts.tv_usec = (suseconds_t)((t - (double)h.ts.tv_sec) * 1e6 + 0.5);
+	/* straight from the store: no Lua value per frame */
+	struct store *st = c->store;
+	size_t n = store_count(st);
+	for (size_t i = 0; i < n; i++) {
+		pthread_mutex_lock(&st->lock);
+		struct rec *r = st->at[i];
+		pthread_mutex_unlock(&st->lock);
+		struct pcap_pkthdr h = { .caplen = r->caplen, .len = r->len };
+		h.ts.tv_sec = (time_t)r->time;
+		h.ts.tv_usec = (suseconds_t)((r->time - (double)h.ts.tv_sec) * 1e6 + 0.5);
 		if (h.ts.tv_usec >= 1000000) { h.ts.tv_sec++; h.ts.tv_usec -= 1000000; }
-		pcap_dump((u_char *)d, &h, (const u_char *)b);
-		lua_pop(L, 4);
+		pcap_dump((u_char *)d, &h, r->b);
 	}
 	int bad = pcap_dump_flush(d);
 	pcap_dump_close(d);
 	pcap_close(dead);
 	if (bad)
 		return luaL_error(L, "capture:save: writing %s failed", file);
-	lua_pushinteger(L, c->count);
+	lua_pushinteger(L, (lua_Integer)n);
 	return 1;
 }
 
@@ -357,8 +517,7 @@ static int l_posts(lua_State *L)
 static int l_info(lua_State *L)
 {
 	struct capture *c = check_cap(L, 0);
-	drain(L, c);
-	lua_createtable(L, 0, 4);
+	lua_createtable(L, 0, 6);
 	lua_pushstring(L, c->netdev);
 	lua_setfield(L, -2, "netdev");
 	if (c->device[0]) {
@@ -367,24 +526,33 @@ static int l_info(lua_State *L)
 	}
 	lua_pushboolean(L, c->stopped);
 	lua_setfield(L, -2, "stopped");
-	lua_pushinteger(L, c->count);
+	lua_pushinteger(L, (lua_Integer)store_count(c->store));
 	lua_setfield(L, -2, "count");
+	pthread_mutex_lock(&c->store->lock);
+	unsigned drops = c->p ? c->store->ps.ps_drop : c->drops;
+	pthread_mutex_unlock(&c->store->lock);
+	lua_pushinteger(L, drops);
+	lua_setfield(L, -2, "drops");
+	lua_pushinteger(L, c->snaplen);
+	lua_setfield(L, -2, "snaplen");
+	if (push_losses(L, c))
+		lua_setfield(L, -2, "lost");
 	return 1;
 }
 
 static int l_gc(lua_State *L)
 {
 	struct capture *c = luaL_checkudata(L, 1, CAP_MT);
-	if (c->p)
-		pcap_close(c->p);
-	c->p = NULL;
+	close_pcap(c);
 	if (c->st && !c->stopped) {   /* at lua_close the registry may be gone: count only */
 		c->stopped = 1;
 		c->st->capturing--;
 	}
-	if (c->ref) {
-		luaL_unref(L, LUA_REGISTRYINDEX, c->ref);
+	if (c->ref) {   /* the frames of cap:packets() keep the store alive on their own */
 		c->ref = 0;
+		c->store = NULL;
+		lua_pushnil(L);
+		lua_setiuservalue(L, 1, 1);
 	}
 	return 0;
 }

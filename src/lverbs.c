@@ -1,6 +1,7 @@
 /* The "verbs" module: entry point shared by ./verbsh and ./verbs.so. */
 #include <string.h>
 #include "verbsh.h"
+#include "wire.h"
 #include "embedded.h"
 
 /* Pushes require(module) (raising as require does). */
@@ -135,6 +136,7 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	fields_open(L);
 	sysinfo_open(L);
 	capture_open(L);
+	wire_open(L);
 	suggest_open(L);
 	warn_open(L);
 	verrno_open(L);

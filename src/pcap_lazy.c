@@ -4,8 +4,9 @@
  * eight libraries under it (dbus, systemd, gcrypt, ...), which were two
  * thirds of the instructions of `verbsh -e ''`.
  *
- * capture.c reaches libpcap only through pcap_create (a live capture) and
- * pcap_open_dead (cap:save); when libpcap cannot be loaded, those fail as
+ * capture.c and wire.c reach libpcap only through pcap_create (a live
+ * capture), pcap_open_dead (cap:save) and pcap_open_offline (reading a pcap
+ * file); when libpcap cannot be loaded, those fail as
  * libpcap reports failure (NULL, the reason in errbuf or pcap_geterr), and
  * the rest return failure too. */
 #include <stdio.h>
@@ -34,6 +35,15 @@ pcap_t *pcap_create(const char *source, char *errbuf)
 		return NULL;
 	}
 	return f(source, errbuf);
+}
+
+pcap_t *pcap_open_offline(const char *fname, char *errbuf)
+{
+	__typeof__(&pcap_open_offline) f = REAL(pcap_open_offline);
+	if (f)
+		return f(fname, errbuf);
+	snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s", libpcap.error);
+	return NULL;
 }
 
 pcap_t *pcap_open_dead(int linktype, int snaplen)
@@ -74,6 +84,9 @@ FWD(int, pcap_setfilter, PCAP_ERROR, (pcap_t *p, struct bpf_program *prog), (p, 
 FWD(int, pcap_setnonblock, PCAP_ERROR, (pcap_t *p, int on, char *errbuf), (p, on, errbuf))
 FWD(int, pcap_stats, PCAP_ERROR, (pcap_t *p, struct pcap_stat *ps), (p, ps))
 FWD(int, pcap_dispatch, PCAP_ERROR, (pcap_t *p, int cnt, pcap_handler cb, u_char *user), (p, cnt, cb, user))
+FWD(int, pcap_next_ex, PCAP_ERROR, (pcap_t *p, struct pcap_pkthdr **h, const u_char **bytes), (p, h, bytes))
+FWD(int, pcap_datalink, PCAP_ERROR, (pcap_t *p), (p))
+FWD(const char *, pcap_datalink_val_to_name, NULL, (int dlt), (dlt))
 FWD(pcap_dumper_t *, pcap_dump_open, NULL, (pcap_t *p, const char *fname), (p, fname))
 FWD(int, pcap_dump_flush, PCAP_ERROR, (pcap_dumper_t *d), (d))
 
@@ -82,6 +95,13 @@ void pcap_freecode(struct bpf_program *prog)
 	__typeof__(&pcap_freecode) f = REAL(pcap_freecode);
 	if (f)
 		f(prog);
+}
+
+void pcap_breakloop(pcap_t *p)
+{
+	__typeof__(&pcap_breakloop) f = REAL(pcap_breakloop);
+	if (f)
+		f(p);
 }
 
 void pcap_dump(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)

@@ -320,7 +320,8 @@ help_first() { "$VERBSH" -e "help '$1'" | head -n 1; }
     for m in 'decode:verbs.wire.decode(bytes)' 'read_pcap:verbs.wire.read_pcap(file)' \
              'attribute:verbs.wire.attribute(list, posts)' 'crc32:verbs.wire.crc32(s)' \
              'opcodes:verbs.wire.opcodes[n]' 'ladder:verbs.wire.ladder(list_or_cap [, notes])' \
-             'filter:verbs.wire.filter(list_or_cap, {qp=, opcode=})' 'show:verbs.wire.show(cap)'; do
+             'filter:verbs.wire.filter(list_or_cap, {qp=, opcode=})' 'show:verbs.wire.show(cap)' \
+             'frames:verbs.wire.frames(file)'; do
         name=${m%%:*} sig=${m#*:}
         for what in "verbs.wire.$name" "wire.$name"; do
             echo "help \"$what\": $(help_first "$what")"

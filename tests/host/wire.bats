@@ -158,3 +158,191 @@ load ../helpers
     [[ ${lines[5]} == *"RNR NAK timer 1 msn 5|" ]]
     [[ ${lines[7]} == *"ACKNOWLEDGE psn 112 len 0 ACK msn 6|" ]]
 }
+
+@test "wire: runs of four MIDDLE frames stay drawn and five fold; three rounds of a request and its RNR NAK stay and four fold" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local s = w.read_pcap("tests/wire/send5000.pcap")
+      local function middles(n) local l = { s[1] } for _ = 1, n do l[#l + 1] = s[2] end l[#l + 1] = s[5] return l end
+      local four, five = w.ladder(middles(4)), w.ladder(middles(5))
+      print(select(2, four:gsub("\n", "")), select(2, four:gsub("SEND_MIDDLE psn", "")), four:find("more", 1, true))
+      print(select(2, five:gsub("\n", "")), five:match("%.%.%. %d+ more SEND_MIDDLE"))
+      local l = w.read_pcap("tests/wire/scenarios.pcap")
+      local function rounds(n) local r = {} for _ = 1, n do r[#r + 1] = l[18]; r[#r + 1] = l[19] end r[#r + 1] = l[20]; r[#r + 1] = l[21] return r end
+      local three, four_r = w.ladder(rounds(3)), w.ladder(rounds(4))
+      print(select(2, three:gsub("\n", "")), three:find("times the same", 1, true))
+      print(select(2, four_r:gsub("\n", "")), four_r:match("%.%.%. %d+ more times the same two"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # header + FIRST + 4 MIDDLE + LAST: 7 lines (6 newlines), nothing folded
+    [ "${lines[0]}" = $'6\t4\tnil' ]
+    # header + FIRST + MIDDLE + "... 3 more" + MIDDLE + LAST
+    [ "${lines[1]}" = $'5\t... 3 more SEND_MIDDLE' ]
+    # header + 3 rounds of 2 + the last 2: 9 lines
+    [ "${lines[2]}" = $'8\tnil' ]
+    # header + first round + "... 2 more times" + last round + the last 2
+    [ "${lines[3]}" = $'7\t... 2 more times the same two' ]
+}
+
+@test "wire: frames(file) yields the frames read_pcap lists, one at a time; a break closes the file; bad files are named" {
+    bad=$BATS_TEST_TMPDIR/raw.pcap
+    printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x65\x00\x00\x00' >"$bad"
+    printf 'not a pcap at all, not even close' >"$BATS_TEST_TMPDIR/junk"
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local list = w.read_pcap("tests/wire/scenarios.pcap")
+      local n, same = 0, 0
+      for p in w.frames("tests/wire/scenarios.pcap") do
+        n = n + 1
+        if p == list[n] and p.time == list[n].time and p.bth.psn == list[n].bth.psn then same = same + 1 end
+      end
+      print(n, #list, same)
+      for p in w.frames("tests/wire/scenarios.pcap") do if p.opcode == "FETCH_ADD" then print(p.bth.psn, p.atomiceth.swap_or_add) break end end
+      print(pcall(w.frames, "/nonexistent/x.pcap"))
+      print(pcall(w.frames, "'"$bad"'"))
+      print(pcall(w.read_pcap, "'"$BATS_TEST_TMPDIR/junk"'"))
+      print(pcall(w.frames, 7))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'22\t22\t22' ]
+    [ "${lines[1]}" = $'111\t5' ]
+    [[ ${lines[2]} == $'false\tframes: /nonexistent/x.pcap: No such file or directory' ]]
+    [[ ${lines[3]} == "false	frames: $BATS_TEST_TMPDIR/raw.pcap has link type RAW (12), not Ethernet (EN10MB)"* ]]
+    [[ ${lines[4]} == "false	read_pcap: "* ]]
+    [ "${lines[5]}" = "false	bad argument #1 to 'frames' (file name (string) expected, got number)" ]
+}
+
+@test "wire: a frame reads as the table it replaced: pairs, absent headers nil, bytes and length, decode of a frame" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local l = w.read_pcap("tests/wire/scenarios.pcap")
+      local ack = l[6]
+      local keys = {}
+      for k in pairs(ack.aeth) do keys[#keys + 1] = k end
+      print(table.concat(keys, " "))
+      print(ack.reth, ack.deth, ack.immdt, ack.aeth.timer, ack.aeth.nak, ack.aeth.kind, ack.aeth.msn)
+      print(#ack.bytes == ack.length, ack.caplen, w.decode(ack) == ack, rawequal(w.decode(ack), ack))
+      local d = w.decode(ack.bytes)
+      print(d == ack, rawequal(d, ack), d.time, ack.time > 1.7e9)
+      print(l[1].ip.version, l[1].ip.src, l[1].eth.type, l[1].bth.opname, l[1].reth, l[1].nosuchfield)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "syndrome msn kind value" ]
+    [ "${lines[1]}" = $'nil\tnil\tnil\tnil\tnil\tACK\t1' ]
+    [ "${lines[2]}" = $'true\t62\ttrue\ttrue' ]
+    [ "${lines[3]}" = $'true\tfalse\tnil\ttrue' ]
+    [ "${lines[4]}" = $'4\t192.0.2.1\t2048\tRC_SEND_FIRST\tnil\tnil' ]
+}
+
+@test "wire: verbs.capture on lo keeps each datagram to UDP 4791 as a frame; snaplen 128 keeps the headers, 127 is refused" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local src = w.read_pcap("tests/wire/scenarios.pcap")
+      local whole = verbs.capture{netdev = "lo"}
+      local cut = verbs.capture{netdev = "lo", snaplen = 128}
+      local u = require("socket").udp()
+      for _, i in ipairs{ 1, 6, 16 } do u:sendto(src[i].bytes:sub(43), "127.0.0.1", 4791) end
+      u:sendto(src[15].bytes:sub(43), "127.0.0.1", 4791)
+      print(whole:stop(), cut:stop())
+      for i, p in ipairs(whole:packets()) do
+        local q = cut:packets()[i]
+        print(p.opcode, p.bth.psn, p.length, p.caplen, q.bth.psn, q.length, q.caplen, tostring(q.icrc_ok), p.icrc_ok)
+      end
+      print(cut:info().snaplen, cut:info().drops, whole:info().snaplen)
+      local f = os.tmpname()
+      print(cut:save(f), w.read_pcap(f)[2].caplen, w.read_pcap(f)[2].length, w.read_pcap(f)[1].caplen)
+      os.remove(f)
+      print(pcall(verbs.capture, {netdev = "lo", snaplen = 127}))
+      print(pcall(verbs.capture, {netdev = "lo", snaplen = 262145}))
+      local ok = verbs.capture{netdev = "lo", snaplen = 262144}; print(ok:info().snaplen); ok:stop()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'4\t4' ]
+    # lo has a 14-byte Ethernet header of zeros, then IP: the sizes are the
+    # datagrams + 42; the addresses differ from the capture's, so the ICRC fails
+    [ "${lines[1]}" = $'SEND_FIRST\t100\t1082\t1082\t100\t1082\t128\tnil\tfalse' ]
+    [ "${lines[2]}" = $'ACKNOWLEDGE\t104\t62\t62\t104\t62\t62\tfalse\tfalse' ]
+    [ "${lines[3]}" = $'FETCH_ADD\t111\t86\t86\t111\t86\t86\tfalse\tfalse' ]
+    [ "${lines[4]}" = $'RDMA_READ_RESPONSE_LAST\t110\t1014\t1014\t110\t1014\t128\tnil\tfalse' ]
+    [ "${lines[5]}" = $'128\t0\t9216' ]
+    [ "${lines[6]}" = $'4\t62\t62\t128' ]
+    [[ ${lines[7]} == "false	bad argument #1 to 'capture' (snaplen: the bytes kept of each frame, an integer from 128 (its headers) to 262144 expected, got 127)" ]]
+    [[ ${lines[8]} == *"got 262145)" ]]
+    [ "${lines[9]}" = "262144" ]
+}
+
+@test "wire: the ICRC of IPv6 frames (tests/wire/ipv6.pcap, RoCEv2 over IPv6 between rxe0 and rxe1): right for each, masked fields masked, the others not" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local l = w.read_pcap("tests/wire/ipv6.pcap")
+      local ok, v6 = 0, 0
+      for _, p in ipairs(l) do
+        if p.icrc_ok then ok = ok + 1 end
+        if p.ip.version == 6 and p.eth.type == 0x86DD then v6 = v6 + 1 end
+      end
+      print(#l, ok, v6, l[1].ip.src, l[1].ip.dst, l[2].ip.src, l[1].ip.hlim, l[1].ip.nxt, l[1].ip.plen)
+      -- byte k (1-based) of frame 1 flipped: does the ICRC still hold?
+      local function flip(k, bit)
+        local b = l[1].bytes
+        return w.decode(b:sub(1, k - 1) .. string.char(b:byte(k) ~ bit) .. b:sub(k + 1)).icrc_ok
+      end
+      -- the IPv6 header starts at byte 15: traffic class and flow label (bytes
+      -- 15-18, not the version), hop limit (22): masked; the version, payload
+      -- length (19-20), source (23-38) and destination (39-54): covered
+      print(flip(15, 0x01), flip(16, 0x80), flip(18, 0x01), flip(22, 0x01))
+      print(flip(15, 0x10), flip(20, 0x01), flip(23, 0x01), flip(54, 0x01))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'9\t9\t9\t2001:db8::1\t2001:db8::2\t2001:db8::2\t64\t17\t40' ]
+    [ "${lines[1]}" = $'true\ttrue\ttrue\ttrue' ]
+    [ "${lines[2]}" = $'false\tfalse\tfalse\tfalse' ]
+}
+
+@test "wire: tshark decodes tests/wire/ipv6.pcap as verbsh does, field by field" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    tshark -T json -r tests/wire/ipv6.pcap 2>/dev/null | python3 tests/wire/tshark_flat.py >"$BATS_TEST_TMPDIR/flat"
+    run "$VERBSH" tests/wire/oracle.lua tests/wire/ipv6.pcap "$BATS_TEST_TMPDIR/flat"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == "9 frames, "*" fields compared, 0 mismatches, corrupted byte reported"* ]]
+    for f in ipv6.src ipv6.hlim ipv6.flow infiniband.atomiceth.cmpdt infiniband.deth.srcqp infiniband.invariant.crc; do
+        grep -q $'\t'"$f"$'\t' "$BATS_TEST_TMPDIR/flat" || { echo "no $f"; false; }
+    done
+}
+
+@test "wire: 3000 mangled frames (cut, bytes changed, lengths on the wire longer) decode or say why, and every field reads" {
+    run "$VERBSH" -e '
+      local w, core = verbs.wire, require "verbs.wire_core"
+      local src = {}
+      for _, f in ipairs{ "tests/wire/scenarios.pcap", "tests/wire/ipv6.pcap" } do
+        for _, p in ipairs(w.read_pcap(f)) do src[#src + 1] = p.bytes end
+      end
+      math.randomseed(31)
+      local decoded, why, fields = 0, {}, 0
+      local function touch(p)
+        for _, v in pairs(p) do
+          fields = fields + 1
+          if type(v) == "userdata" then for _ in pairs(v) do fields = fields + 1 end end
+        end
+        assert(type(tostring(p)) == "string")
+      end
+      for _ = 1, 3000 do
+        local b = src[math.random(#src)]
+        if math.random(2) == 1 then b = b:sub(1, math.random(0, #b)) end
+        for _ = 1, math.random(0, 4) do
+          local k = math.random(#b + 1)
+          b = b:sub(1, k - 1) .. string.char(math.random(0, 255)) .. b:sub(k + 1)
+        end
+        local p, reason = w.decode(b)
+        if p then decoded = decoded + 1; touch(p) else why[reason:gsub(" %(.*", "")] = true end
+        touch(core.frame(b, 1.5, #b + math.random(0, 2)))
+      end
+      local r = {}
+      for k in pairs(why) do r[#r + 1] = k end
+      table.sort(r)
+      print(decoded > 100, fields > 10000, table.concat(r, "; "))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == $'true\ttrue\t'*"not UDP port 4791"*"shorter than an Ethernet header"*"truncated RoCEv2 packet"* ]]
+}

@@ -54,6 +54,14 @@ local map = {
   ["infiniband.atomiceth.cmpdt"] = function(p) return tostring(p.atomiceth.compare) end,
   ["infiniband.atomicacketh.origremdt"] = function(p) return tostring(p.atomicacketh.orig_rem_dt) end,
   ["infiniband.invariant.crc"] = function(p) return hex(p.icrc) end,
+  ["ipv6.version"] = function(p) return tostring(p.ip.version) end,
+  ["ipv6.tclass"] = function(p) return hex(p.ip.tclass) end,
+  ["ipv6.flow"] = function(p) return ("0x%06x"):format(p.ip.flow) end,
+  ["ipv6.plen"] = function(p) return tostring(p.ip.plen) end,
+  ["ipv6.nxt"] = function(p) return tostring(p.ip.nxt) end,
+  ["ipv6.hlim"] = function(p) return tostring(p.ip.hlim) end,
+  ["ipv6.src"] = function(p) return p.ip.src end,
+  ["ipv6.dst"] = function(p) return p.ip.dst end,
 }
 local decoded, compared, bad, unmapped = {}, 0, 0, {}
 for n, f in ipairs(frames) do

@@ -6,7 +6,7 @@
 --   verbsh tests/wire/scenarios.lua OUT.pcap [SCENARIO...]
 local out, only = arg[1], {}
 for i = 2, #arg do only[arg[i]] = true end
-assert(out, "usage: scenarios.lua OUT.pcap [send|write_imm|read|atomic|rnr|ud]...")
+assert(out, "usage: scenarios.lua OUT.pcap [send|write_imm|read|atomic|cmp_swap|rnr|ud|coalesce|lost_ack]...")
 
 local function side(dev, gid_index)
   local s = { ctx = verbs.open(dev), gid_index = gid_index }
@@ -69,7 +69,7 @@ scenario("write_imm", function()
   a.qp:post_send{ wr_id = 8, opcode = "RDMA_WRITE", send_flags = "SIGNALED",
     sg_list = { { mr = a.mr, offset = 0, length = 1500 } },
     rdma = { remote_addr = b.mr.addr, rkey = b.mr.rkey } }
-  a.qp:post_send{ wr_id = 9, opcode = "RDMA_WRITE_WITH_IMM", send_flags = "SIGNALED", imm_data = 0x1234,
+  a.qp:post_send{ wr_id = 9, opcode = "RDMA_WRITE_WITH_IMM", send_flags = "SIGNALED", imm_data = 0x12345678,
     sg_list = { { mr = a.mr, offset = 0, length = 100 } },
     rdma = { remote_addr = b.mr.addr, rkey = b.mr.rkey } }
   wait(a, 2, "write"); wait(b, 1, "write imm recv")
@@ -144,6 +144,19 @@ scenario("lost_ack", function()
   os.execute("sleep 0.1")
   os.execute("tc qdisc del dev veth1 root")
   wait(a, 1, "lost ack"); wait(b, 1, "lost ack recv")
+end)
+
+-- The 8 bytes FETCH_ADD left at b.mr + 4096 swapped for a value whose
+-- bytes all differ: AtomicETH's compare and swap and AtomicAckETH's
+-- original value, each distinct. Last, so that the other scenarios keep
+-- the PSNs that tests/vm/wire.bats reads in their ladders.
+scenario("cmp_swap", function()
+  local was = string.unpack("=I8", b.mr:read(4096, 8))
+  a.qp:post_send{ wr_id = 15, opcode = "ATOMIC_CMP_AND_SWP", send_flags = "SIGNALED",
+    sg_list = { { mr = a.mr, offset = 8, length = 8 } },
+    atomic = { remote_addr = b.mr.addr + 4096, rkey = b.mr.rkey, compare_add = was, swap = 0x123456789abcdef0 } }
+  wait(a, 1, "cmp_swap")
+  assert(string.unpack("=I8", b.mr:read(4096, 8)) == 0x123456789abcdef0, "cmp_swap did not swap")
 end)
 
 -- one pcap of every scenario's frames, for tshark
