@@ -36,7 +36,11 @@ static int mw_setfield(lua_State *L, struct vnode *n, const char *key, int vidx)
 {
 	if (strcmp(key, "rkey") != 0)
 		return 0;
-	((struct ibv_mw *)n->h)->rkey = (uint32_t)marsh_check_uint(L, vidx, vidx, 0xffffffffu, "mw.rkey");
+	int isint;
+	lua_Integer v = lua_tointegerx(L, vidx, &isint);
+	if (lua_type(L, vidx) != LUA_TNUMBER || !isint || v < 0 || v > 0xffffffff)
+		return luaL_error(L, "mw.rkey: a 32-bit rkey expected, got %s", luaL_tolstring(L, vidx, NULL));
+	((struct ibv_mw *)n->h)->rkey = (uint32_t)v;
 	return 1;
 }
 
