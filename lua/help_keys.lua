@@ -66,8 +66,9 @@ M.keys = {
   sg_list = "the buffers: a list of SGEs, each { mr = mr, offset = 0, length = n } (offset and length"
     .. " default to 0 and the rest of the MR) or { addr = a, length = n, lkey = k } as in C; num_sge is its length",
   opcode = "what the WR does: SEND, SEND_WITH_IMM, RDMA_WRITE (needs rdma), RDMA_WRITE_WITH_IMM, RDMA_READ,"
-    .. " ATOMIC_FETCH_AND_ADD / ATOMIC_CMP_AND_SWP (need atomic); C's default 0 is RDMA_WRITE",
-  ["ibv_wc.opcode"] = "what completed: SEND, RDMA_WRITE, RDMA_READ, COMP_SWAP, FETCH_ADD, RECV, RECV_RDMA_WITH_IMM",
+    .. " ATOMIC_FETCH_AND_ADD / ATOMIC_CMP_AND_SWP (need atomic), BIND_MW (needs bind_mw),"
+    .. " LOCAL_INV and SEND_WITH_INV (need invalidate_rkey); C's default 0 is RDMA_WRITE",
+  ["ibv_wc.opcode"] = "what completed: SEND, RDMA_WRITE, RDMA_READ, COMP_SWAP, FETCH_ADD, RECV, RECV_RDMA_WITH_IMM, BIND_MW, LOCAL_INV",
   send_flags = "SIGNALED (a completion even when sq_sig_all = 0), INLINE (copy the data now), FENCE, SOLICITED",
   imm_data = "32 bits sent with SEND_WITH_IMM / RDMA_WRITE_WITH_IMM, in host order (verbsh does htonl);"
     .. " the receiver's wc.imm_data",
