@@ -235,7 +235,7 @@ K.lesson_globals = { "wcs", "err", "ok", "ev", "ev_cq", "gid_index", "gid", "por
                      "partner_host", "partner_port", "partner_addr", "seen", "ready", "busy", "events",
                      "busy_idle", "events_idle", "exchange_round", "idle_round",
                      "dev_a", "dev_b", "netdev_b", "addr_a", "gid_index_a", "gid_index_b", "make_ud_pair",
-                     "sends", "wcs_b", "rkey1", "rkey2", "rkey3" }
+                     "sends", "wcs_b", "rkey1", "rkey2", "rkey3", "first", "got", "drop_rule", "addr_b" }
 
 -- Functions a lesson registers to run at teardown (closing a socket,
 -- stopping a partner process), newest first.
