@@ -64,9 +64,10 @@ static bool wc_has_inv(const void *src)
 
 static const char *read_inv(lua_State *L, int idx, void *dst, const struct vfield *f)
 {
-	if (!lua_isinteger(L, idx) || lua_tointeger(L, idx) < 0 || lua_tointeger(L, idx) > 0xffffffff)
-		return "32-bit unsigned integer expected";
-	((struct ibv_wc *)dst)->invalidated_rkey = (uint32_t)lua_tointeger(L, idx);
+	lua_Integer v = lua_isinteger(L, idx) ? lua_tointeger(L, idx) : -1;
+	if (v < 0 || v > (lua_Integer)UINT32_MAX)
+		return "an rkey (32-bit unsigned integer) expected";
+	((struct ibv_wc *)dst)->invalidated_rkey = (uint32_t)v;
 	return NULL;
 }
 
