@@ -76,3 +76,54 @@ setup() { require_device; }
     [[ ${lines[10]} == "dealloc: pd1 is still used by 5 objects: "*"mw1 (mw TYPE_2 rkey 0x"*"mw2 (mw TYPE_1"* ]]
     [ "${lines[11]}" = "mw is destroyed" ]
 }
+
+@test "memory windows: an extended CQ reads the invalidated rkey (read_invalidated_rkey, and cq:iter's WC)" {
+    run "$VERBSH" -e '
+      local ctx = verbs.open(); local pd = ctx:alloc_pd()
+      local gi = tonumber(os.getenv("RXE_GID_INDEX")); local gid = ctx:query_gid(1, gi)
+      local scq = ctx:create_cq(8)
+      local rcq = ctx:create_cq_ex{ cqe = 8, wc_flags = { "BYTE_LEN", "IMM", "QP_NUM" } }
+      local cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 }
+      local a = pd:create_qp{ qp_type = "RC", send_cq = scq, recv_cq = scq, cap = cap }
+      local b = pd:create_qp{ qp_type = "RC", send_cq = scq, recv_cq = rcq, cap = cap }
+      for _, p in ipairs{ { a, b }, { b, a } } do
+        p[1]:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = "REMOTE_READ" }
+        p[1]:modify{ qp_state = "RTR", path_mtu = "1024", dest_qp_num = p[2].qp_num, rq_psn = 0, max_dest_rd_atomic = 1,
+          min_rnr_timer = 1, ah_attr = { is_global = 1, port_num = 1, grh = { dgid = gid, sgid_index = gi } } }
+        p[1]:modify{ qp_state = "RTS", sq_psn = 0, timeout = 14, retry_cnt = 7, rnr_retry = 7, max_rd_atomic = 1 }
+      end
+      local mr = pd:reg_mr(64, { "LOCAL_WRITE", "MW_BIND" })
+      local mw = pd:alloc_mw("TYPE_2")
+      for round = 1, 2 do
+        local k = verbs.inc_rkey(mw.rkey)
+        b:post_send{ wr_id = 1, opcode = "BIND_MW", send_flags = "SIGNALED",
+          bind_mw = { mw = mw, rkey = k, bind_info = { mr = mr, addr = mr.addr, length = 64, mw_access_flags = "REMOTE_READ" } } }
+        assert(scq:wait(1, 5000)[1].status == "SUCCESS")
+        mw.rkey = k
+        b:post_recv{ wr_id = 2, sg_list = { { mr = mr, offset = 0, length = 16 } } }
+        a:post_send{ wr_id = 3, opcode = "SEND_WITH_INV", send_flags = "SIGNALED", invalidate_rkey = k,
+          sg_list = { { mr = mr, offset = 32, length = 4 } } }
+        assert(scq:wait(1, 5000)[1].status == "SUCCESS")
+        for _ = 1, 500 do if rcq:start_poll() then break end os.execute("sleep 0.01") end
+        if round == 1 then
+          print(rcq.wr_id, rcq.status, rcq:read_byte_len(), rcq:read_invalidated_rkey() == k, rcq:read_wc_flags()[2])
+          rcq:end_poll()
+        else
+          rcq:end_poll()
+        end
+      end
+      b:post_recv{ wr_id = 4, sg_list = { { mr = mr, offset = 0, length = 16 } } }
+      local k = verbs.inc_rkey(mw.rkey)
+      b:post_send{ wr_id = 5, opcode = "BIND_MW", send_flags = "SIGNALED",
+        bind_mw = { mw = mw, rkey = k, bind_info = { mr = mr, addr = mr.addr, length = 64, mw_access_flags = "REMOTE_READ" } } }
+      scq:wait(1, 5000)
+      a:post_send{ wr_id = 6, opcode = "SEND_WITH_INV", send_flags = "SIGNALED", invalidate_rkey = k,
+        sg_list = { { mr = mr, offset = 32, length = 4 } } }
+      scq:wait(1, 5000)
+      os.execute("sleep 0.2")
+      for wc in rcq:iter() do print(wc.wr_id, wc.invalidated_rkey == k, wc.imm_data) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "2	SUCCESS	4	true	IP_CSUM_OK" ]
+    [ "${lines[1]}" = "4	true	nil" ]
+}
