@@ -82,7 +82,7 @@ load ../helpers
     [ "${lines[0]}" = "context	verbs.context	function	function	function	alloc_pd close create_comp_channel create_cq create_cq_ex create_qp_ex get_async_event gids init_ah_from_wc query_device query_gid query_port" ]
     [ "${lines[1]}" = "pd	verbs.pd	function	function	function	alloc_mw create_ah create_ah_from_wc create_qp create_srq dealloc reg_mr" ]
     [ "${lines[2]}" = "mr	verbs.mr	function	function	function	dereg fill read write" ]
-    [ "${lines[3]}" = "cq	verbs.cq	function	function	function	ack_events destroy end_poll iter next_poll poll read_byte_len read_completion_ts read_dlid_path_bits read_imm_data read_opcode read_qp_num read_sl read_slid read_src_qp read_vendor_err read_wc_flags req_notify start_poll wait" ]
+    [ "${lines[3]}" = "cq	verbs.cq	function	function	function	ack_events destroy end_poll iter next_poll poll read_byte_len read_completion_ts read_dlid_path_bits read_imm_data read_invalidated_rkey read_opcode read_qp_num read_sl read_slid read_src_qp read_vendor_err read_wc_flags req_notify start_poll wait" ]
     [ "${lines[5]}" = "qp	verbs.qp	function	function	function	bind_mw destroy modify post_recv post_send query wr_abort wr_atomic_cmp_swp wr_atomic_fetch_add wr_bind_mw wr_complete wr_local_inv wr_rdma_read wr_rdma_write wr_rdma_write_imm wr_send wr_send_imm wr_send_inv wr_set_inline_data wr_set_inline_data_list wr_set_sge wr_set_sge_list wr_set_ud_addr wr_start" ]
     [ "${lines[7]}" = "srq	verbs.srq	function	function	function	destroy modify post_recv query" ]
     [ "${lines[8]}" = "cm_channel	verbs.cm_channel	function	function	function	create_id destroy get_cm_event" ]
