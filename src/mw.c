@@ -80,7 +80,7 @@ static int mw_field(lua_State *L, struct vnode *n, const char *key)
 }
 
 /* pd:alloc_mw(type) */
-static int l_alloc_mw(lua_State *L)
+int pd_alloc_mw(lua_State *L)
 {
 	struct vnode *p = vobj_check(L, 1, &vc_pd);
 	int64_t type;
@@ -180,7 +180,7 @@ void mw_bind_check(lua_State *L, int arg, const char *at, struct vnode *qp, stru
 
 /* qp:bind_mw(mw, { wr_id =, send_flags =, bind_info = { mr =, addr =, length =, mw_access_flags = } })
  * -> the window's new rkey (C's mw->rkey after ibv_bind_mw) */
-static int l_bind_mw(lua_State *L)
+int qp_bind_mw(lua_State *L)
 {
 	struct vnode *q = vobj_check(L, 1, &vc_qp);
 	struct vnode *w = vobj_check(L, 2, &vc_mw);
@@ -236,9 +236,6 @@ const struct vclass vc_mw = {
 	.fields = (const char *const[]){ "rkey", "handle", "type", "pd", NULL },
 	.methods = mw_methods,
 };
-
-int pd_alloc_mw(lua_State *L) { return l_alloc_mw(L); }
-int qp_bind_mw(lua_State *L) { return l_bind_mw(L); }
 
 void mw_open(lua_State *L)
 {
