@@ -9,6 +9,7 @@ local wc = require "verbs.explain_wc"
 local sys = require "verbs.explain_sys"
 local cm = require "verbs.explain_cm"
 local ex = require "verbs.explain_ex"
+local mw = require "verbs.explain_mw"
 local ERRNAME
 
 local M = { qp = qp, wc = wc, sys = sys, cm = cm }
@@ -95,6 +96,8 @@ end
 for k, h in pairs(cm.HINTS) do M.HINTS[k] = h end
 for verb, f in pairs(cm.ANALYZE) do M.ANALYZE[verb] = f end
 for verb, f in pairs(ex.ANALYZE) do M.ANALYZE[verb] = f end
+for verb, f in pairs(mw.ANALYZE) do M.ANALYZE[verb] = f end
+for k, h in pairs(mw.HINTS) do M.HINTS[k] = h end
 for verb in pairs(MEMLOCK_VERBS) do
   local other = M.ANALYZE[verb]
   M.ANALYZE[verb] = function(e)

@@ -108,6 +108,12 @@ local NOT_ALLOWED_NOTE = {
   ["UD PATH_MTU"] = "a UD QP's message size is bounded by the port's active MTU, not a path_mtu",
   ["RC QKEY"] = "Q_Keys belong to UD (datagram) QPs",
   ["UC QKEY"] = "Q_Keys belong to UD (datagram) QPs",
+  ["UC TIMEOUT"] = "UC sends no ACKs, so nothing waits for one to time out",
+  ["UC RETRY_CNT"] = "UC never retransmits: a lost packet loses its message",
+  ["UC RNR_RETRY"] = "a UC receiver sends no RNR NAK: a SEND that finds no receive is dropped",
+  ["UC MIN_RNR_TIMER"] = "a UC receiver sends no RNR NAK: a SEND that finds no receive is dropped",
+  ["UC MAX_QP_RD_ATOMIC"] = "UC has no READ or atomics, so nothing is outstanding that waits for a response",
+  ["UC MAX_DEST_RD_ATOMIC"] = "UC has no READ or atomics, so the responder keeps no resources for them",
 }
 
 -- Extra words for an illegal transition.

@@ -35,8 +35,13 @@ local CAUSES = {
       .. ' qp:modify{ qp_state = "RESET" }, then INIT, RTR, RTS again (on both sides). On rxe a receive posted'
       .. " after the QP is in ERR is flushed only when something wakes the responder (e.g. another modify to ERR)" },
   { "MW_BIND_ERR",
-    "memory window bind failed: the MR lacks MW_BIND, or the window's range or rights exceed the MR's",
-    "register the MR with MW_BIND and bind within its range and rights" },
+    "memory window bind failed: the MR was registered without MW_BIND, or the window's range lies outside"
+      .. " the MR, or it asks REMOTE_WRITE/REMOTE_ATOMIC of an MR without LOCAL_WRITE, or the window is in the"
+      .. " wrong state (a type 2 window must be invalidated before it is bound again; a type 1 window's rkey in"
+      .. " user space moved on at each failed ibv_bind_mw, so the kernel no longer knows it). The binding QP"
+      .. " goes to ERR",
+    "register the MR with { ..., \"MW_BIND\" } and bind inside it (addr = mr.addr + offset, offset + length <="
+      .. " mr.length); LOCAL_INV a type 2 window before binding it again; reset the QP (RESET, INIT, RTR, RTS)" },
   { "BAD_RESP_ERR",
     "the responder answered with an unexpected transport opcode (a protocol error between the two QPs)",
     "check that both sides agree on PSNs (sq_psn = the peer's rq_psn) and that no third QP sends to this one" },
@@ -53,7 +58,9 @@ local CAUSES = {
       .. " large as the sends" },
   { "REM_ACCESS_ERR",
     "the responder's MR refused the access: the target MR lacks REMOTE_WRITE/REMOTE_READ/REMOTE_ATOMIC, or the"
-      .. " rkey is wrong (not that MR's, or another PD's), or remote_addr + length lies outside the MR."
+      .. " rkey is wrong (not that MR's, or another PD's), or remote_addr + length lies outside the MR; through"
+      .. " a memory window: the window was revoked (LOCAL_INV, SEND_WITH_INV, rebound) or lacks the right, or a"
+      .. " type 2 window was bound on another QP than the one the request arrives at."
       .. " On rxe both QPs then go to ERR",
     "register the target MR with the remote right (and LOCAL_WRITE, which remote write needs), send the peer"
       .. " its mr.rkey and address, and stay inside it" },
@@ -129,6 +136,7 @@ function M.tostring(wc)
     p[#p + 1] = status
     if wc.byte_len ~= nil then p[#p + 1] = "byte_len=" .. tostring(wc.byte_len) end
     if wc.imm_data ~= nil then p[#p + 1] = ("imm_data=0x%x"):format(wc.imm_data) end
+    if wc.invalidated_rkey ~= nil then p[#p + 1] = ("invalidated_rkey=0x%x"):format(wc.invalidated_rkey) end
     if flags(wc.wc_flags) then p[#p + 1] = "wc_flags=" .. flags(wc.wc_flags) end
     if wc.src_qp and wc.src_qp ~= 0 then p[#p + 1] = "src_qp=" .. hex6(wc.src_qp) end
   else

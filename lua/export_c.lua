@@ -117,6 +117,14 @@ function W:addr(v)
   return off == 0 and fmt("(uintptr_t)%s->addr", m.name) or fmt("(uintptr_t)%s->addr + %d", m.name, off)
 end
 function W:key(v, which, addr)
+  -- a memory window's rkey: mw->rkey as it is now, or the next one that a
+  -- type 2 bind gives it (ibv_inc_rkey); rkeys differ from run to run
+  if which == "rkey" then
+    for _, mw in ipairs(self.mws or {}) do
+      if mw.rkey == v then return mw.name .. "->rkey" end
+      if verbs.inc_rkey(mw.rkey) == v then return fmt("ibv_inc_rkey(%s->rkey)", mw.name) end
+    end
+  end
   local m = addr and self:mr_of(addr)
   if m and m[which] == v then return m.name .. "->" .. which end
   for i = #self.mrs, 1, -1 do
@@ -149,6 +157,8 @@ function W:init(ctype, t, ctx)
       elseif f.name == "dest_qp_num" or f.name == "remote_qpn" then c = self:qpn(v, ctx.self)
       elseif f.name == "qp_num" or f.name == "src_qp" then c = self:qpn(v)   -- a completion's
       elseif f.name == "remote_addr" then c = self:addr(v)
+      elseif f.name == "addr" and ctype == "ibv_mw_bind_info" then c = self:addr(v)
+      elseif f.name == "invalidate_rkey" then c = self:key(v, "rkey")
       elseif f.name == "rkey" then c = self:key(v, "rkey", t.remote_addr)
       elseif f.name == "imm_data" then c = fmt("htonl(0x%x)", v)
       elseif f.name == "private_data" then c = cstring(v)
@@ -330,6 +340,46 @@ V["pd.create_srq"] = function(w, ev)
   w:expect_obj(ev, "struct ibv_srq", v, fmt("ibv_create_srq(%s, &%s)", w:obj(ev.self), a), "ibv_create_srq")
 end
 V["pd.dealloc"] = function(w, ev) w:expect_ret(ev, fmt("ibv_dealloc_pd(%s)", w:obj(ev.self))) end
+
+-- ---------------------------------------------------------------- memory windows
+-- w.mws: each window's rkey as the program's mw->rkey holds it at this
+-- point (W:key writes rkeys through it).
+local function mw_entry(w, mw)
+  local name = R.name_of(mw)
+  for _, m in ipairs(w.mws or {}) do if m.name == name then return m end end
+end
+V["pd.alloc_mw"] = function(w, ev)
+  local mw = ev.results and ev.results[1]
+  local v = mw and R.name_of(mw) or w:tmp("mw_failed")
+  w:expect_obj(ev, "struct ibv_mw", v, fmt("ibv_alloc_mw(%s, %s)", w:obj(ev.self), cenum("ibv_mw_type", ev.args[1])),
+    "ibv_alloc_mw")
+  if mw then
+    w.mws = w.mws or {}
+    table.insert(w.mws, 1, { name = v, rkey = R.facts(mw).rkey })
+  end
+end
+V["mw.dealloc"] = function(w, ev) w:expect_ret(ev, fmt("ibv_dealloc_mw(%s)", w:obj(ev.self))) end
+-- ibv_bind_mw writes the window's next rkey into mw->rkey
+V["qp.bind_mw"] = function(w, ev)
+  local b = w:tmp("mw_bind")
+  w:put("struct ibv_mw_bind %s = %s;", b, w:init("ibv_mw_bind", ev.args[2]))
+  w:expect_ret(ev, fmt("ibv_bind_mw(%s, %s, &%s)", w:obj(ev.self), w:obj(ev.args[1]), b))
+  local m = mw_entry(w, ev.args[1])
+  if m and ev.results then m.rkey = ev.results[1] end
+end
+-- mw->rkey = rkey, after a type 2 bind by a work request
+V["mw.__newindex"] = function(w, ev)
+  local m = mw_entry(w, ev.self)
+  w:put("%s->%s = %s;", w:obj(ev.self), ev.args[1], w:key(ev.args[2], "rkey"))
+  if m then m.rkey = ev.args[2] end
+end
+V["qp.wr_bind_mw"] = function(w, ev)
+  local b = w:tmp("bind_info")
+  w:put("struct ibv_mw_bind_info %s = %s;", b, w:init("ibv_mw_bind_info", ev.args[3]))
+  w:vput("ibv_wr_bind_mw(%s, %s, %s, &%s);", w:obj(ev.self) .. "_ex", w:obj(ev.args[1]), w:key(ev.args[2], "rkey"), b)
+end
+V["qp.wr_local_inv"] = function(w, ev) w:vput("ibv_wr_local_inv(%s, %s);", w:obj(ev.self) .. "_ex", w:key(ev.args[1], "rkey")) end
+V["qp.wr_send_inv"] = function(w, ev) w:vput("ibv_wr_send_inv(%s, %s);", w:obj(ev.self) .. "_ex", w:key(ev.args[1], "rkey")) end
 
 V["context.create_qp_ex"] = function(w, ev)
   local qp = ev.results and ev.results[1]

@@ -88,6 +88,40 @@ M.methods = {
     ex = "srq = pd:create_srq{ max_wr = 64, max_sge = 1 }" },
   dealloc = { "pd", "pd:dealloc()", "int ibv_dealloc_pd(struct ibv_pd *pd)", "free the PD (its objects first)",
     ex = "pd:dealloc()" },
+  -- memory windows
+  alloc_mw = { "pd", 'pd:alloc_mw(type)', "struct ibv_mw *ibv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)",
+    "a memory window: a second rkey onto part of an MR (registered with MW_BIND) that you grant and revoke without"
+    .. " registering again. TYPE_1 is bound with qp:bind_mw and revoked by binding it again with length 0;"
+    .. " TYPE_2 is bound by a BIND_MW work request and revoked by LOCAL_INV or the peer's SEND_WITH_INV. rxe"
+    .. " has both (max_mw 524287); it checks an access through a window against the MR's range, not the"
+    .. " window's (kernel 6.1)", args = { "ibv_mw_type" }, ex = 'mw = pd:alloc_mw("TYPE_2")' },
+  bind_mw = { "qp", "qp:bind_mw(mw, {wr_id=, send_flags=, bind_info={mr=, addr=, length=, mw_access_flags=}})",
+    "int ibv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)",
+    "bind a TYPE_1 window onto [addr, addr+length) of bind_info.mr: posts a BIND_MW WR on qp (a completion"
+    .. " BIND_MW when SIGNALED, MW_BIND_ERR when the MR lacks MW_BIND or the range is outside it) and returns"
+    .. " the window's new rkey, as C writes it into mw->rkey (ibv_inc_rkey of the old one; after an"
+    .. " MW_BIND_ERR the kernel still has the old one). length = 0 unbinds. The peer uses it as rdma.rkey",
+    keys = "ibv_mw_bind",
+    ex = 'rkey = qp:bind_mw(mw, { wr_id = 1, send_flags = "SIGNALED",\n'
+      .. '  bind_info = { mr = mr, addr = mr.addr, length = 64, mw_access_flags = { "REMOTE_READ", "REMOTE_WRITE" } } })' },
+  ["mw:dealloc"] = { "mw", "mw:dealloc()", "int ibv_dealloc_mw(struct ibv_mw *mw)",
+    "free the window (a bound window is revoked with it)", ex = "mw:dealloc()" },
+  inc_rkey = { "verbs", "verbs.inc_rkey(rkey)", "uint32_t ibv_inc_rkey(uint32_t rkey)",
+    "the next rkey of the same window: the low 8 bits (the key) plus 1, wrapping at 0xff; the index bits stay."
+    .. " A type 2 bind gives the window this rkey (bind_mw.rkey); afterwards set mw.rkey to it, as C sets"
+    .. " mw->rkey, before the window is bound again", ex = "rkey = verbs.inc_rkey(mw.rkey)" },
+  wr_bind_mw = { "qp", "qp:wr_bind_mw(mw, rkey, {mr=, addr=, length=, mw_access_flags=})",
+    "void ibv_wr_bind_mw(struct ibv_qp_ex *qp, struct ibv_mw *mw, uint32_t rkey, const struct ibv_mw_bind_info *bind_info)",
+    "begin a BIND_MW WR that gives a TYPE_2 window the rkey given (send_ops_flags BIND_MW)", keys = "ibv_mw_bind_info",
+    ex = 'qp:wr_bind_mw(mw, verbs.inc_rkey(mw.rkey), { mr = mr, addr = mr.addr, length = 64, mw_access_flags = "REMOTE_READ" })' },
+  wr_local_inv = { "qp", "qp:wr_local_inv(invalidate_rkey)",
+    "void ibv_wr_local_inv(struct ibv_qp_ex *qp, uint32_t invalidate_rkey)",
+    "begin a LOCAL_INV WR: revokes a TYPE_2 window of this side (send_ops_flags LOCAL_INV)", ex = "qp:wr_local_inv(rkey)" },
+  wr_send_inv = { "qp", "qp:wr_send_inv(invalidate_rkey)",
+    "void ibv_wr_send_inv(struct ibv_qp_ex *qp, uint32_t invalidate_rkey)",
+    "begin a SEND_WITH_INV WR: a SEND that also revokes the peer's window invalidate_rkey; the peer's receive"
+    .. " completion gives it as wc.invalidated_rkey (send_ops_flags SEND_WITH_INV)",
+    ex = "qp:wr_send_inv(peer_rkey); qp:wr_set_sge(mr, 0, 4)" },
   read = { "mr", "mr:read([off [, len]])", "(memcpy from mr->addr)", "the MR's bytes, as a string",
     ex = "mr:read(0, 5)" },
   write = { "mr", "mr:write(off, str)", "(memcpy to mr->addr)", "put bytes into the MR", ex = 'mr:write(0, "hello")' },
@@ -122,7 +156,9 @@ M.methods = {
     "the SRQ's max_wr, max_sge and srq_limit", gives = "ibv_srq_attr", ex = "srq:query().srq_limit" },
   post_send = { "qp", "qp:post_send(wr_or_list or verbs.send_wr)",
     "int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)",
-    "post SEND/WRITE/READ/atomic work requests; a list is one chained call", keys = "ibv_send_wr",
+    "post SEND/WRITE/READ/atomic work requests, and the memory-window ones (BIND_MW with bind_mw ="
+    .. " { mw =, rkey =, bind_info = {...} }, LOCAL_INV and SEND_WITH_INV with invalidate_rkey); a list is one"
+    .. " chained call", keys = "ibv_send_wr",
     ex = 'qp:post_send{ wr_id = 1, opcode = "RDMA_WRITE", send_flags = "SIGNALED",\n'
       .. '              sg_list = { { mr = mr_a, offset = 0, length = 64 } },\n'
       .. '              rdma = { remote_addr = mr_b.addr, rkey = mr_b.rkey } }' },
@@ -230,6 +266,10 @@ M.methods = {
     "bytes received (wc_flags BYTE_LEN)", ex = "cq:read_byte_len()" },
   read_imm_data = { "cq", "cq:read_imm_data()", "__be32 ibv_wc_read_imm_data(struct ibv_cq_ex *cq)",
     "the immediate, host order (wc_flags IMM)", ex = "cq:read_imm_data()" },
+  read_invalidated_rkey = { "cq", "cq:read_invalidated_rkey()",
+    "uint32_t ibv_wc_read_invalidated_rkey(struct ibv_cq_ex *cq)",
+    "the rkey a received SEND_WITH_INV revoked here (wc_flags IMM: it shares imm_data's bytes)",
+    ex = "cq:read_invalidated_rkey()" },
   read_qp_num = { "cq", "cq:read_qp_num()", "uint32_t ibv_wc_read_qp_num(struct ibv_cq_ex *cq)",
     "the local QP (wc_flags QP_NUM)", ex = "cq:read_qp_num()" },
   read_src_qp = { "cq", "cq:read_src_qp()", "uint32_t ibv_wc_read_src_qp(struct ibv_cq_ex *cq)",

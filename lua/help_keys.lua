@@ -66,8 +66,9 @@ M.keys = {
   sg_list = "the buffers: a list of SGEs, each { mr = mr, offset = 0, length = n } (offset and length"
     .. " default to 0 and the rest of the MR) or { addr = a, length = n, lkey = k } as in C; num_sge is its length",
   opcode = "what the WR does: SEND, SEND_WITH_IMM, RDMA_WRITE (needs rdma), RDMA_WRITE_WITH_IMM, RDMA_READ,"
-    .. " ATOMIC_FETCH_AND_ADD / ATOMIC_CMP_AND_SWP (need atomic); C's default 0 is RDMA_WRITE",
-  ["ibv_wc.opcode"] = "what completed: SEND, RDMA_WRITE, RDMA_READ, COMP_SWAP, FETCH_ADD, RECV, RECV_RDMA_WITH_IMM",
+    .. " ATOMIC_FETCH_AND_ADD / ATOMIC_CMP_AND_SWP (need atomic), BIND_MW (needs bind_mw),"
+    .. " LOCAL_INV and SEND_WITH_INV (need invalidate_rkey); C's default 0 is RDMA_WRITE",
+  ["ibv_wc.opcode"] = "what completed: SEND, RDMA_WRITE, RDMA_READ, COMP_SWAP, FETCH_ADD, RECV, RECV_RDMA_WITH_IMM, BIND_MW, LOCAL_INV",
   send_flags = "SIGNALED (a completion even when sq_sig_all = 0), INLINE (copy the data now), FENCE, SOLICITED",
   imm_data = "32 bits sent with SEND_WITH_IMM / RDMA_WRITE_WITH_IMM, in host order (verbsh does htonl);"
     .. " the receiver's wc.imm_data",
@@ -130,6 +131,21 @@ M.keys = {
   sm_sl = "the subnet manager's service level", subnet_timeout = "subnet timeout (InfiniBand)",
   init_type_reply = "init type reply (InfiniBand)", active_width = "link width code", active_speed = "link speed code",
   phys_state = "the physical link state: LINK_UP when cabled and trained", link_layer = "ETHERNET (RoCE) or INFINIBAND",
+  -- memory windows: ibv_mw_bind, ibv_mw_bind_info, ibv_send_wr.bind_mw
+  ["ibv_mw_bind.wr_id"] = "the wr_id of the bind's completion (opcode BIND_MW)",
+  ["ibv_mw_bind.send_flags"] = "SIGNALED for a completion of a good bind (a failed one always completes)",
+  bind_info = "what the window opens onto: { mr =, addr =, length =, mw_access_flags = }",
+  ["ibv_mw_bind_info.mr"] = "the MR the window opens onto: registered with MW_BIND, in the window's PD",
+  ["ibv_mw_bind_info.addr"] = "where the window starts: an address inside the MR (mr.addr + offset)",
+  ["ibv_mw_bind_info.length"] = "the window's size in bytes (0 unbinds a type 1 window)",
+  mw_access_flags = "what the peer may do through the window: REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC"
+    .. " (ZERO_BASED is refused for type 1)",
+  ["ibv_send_wr.bind_mw.mw"] = "the TYPE_2 window to bind (opcode BIND_MW)",
+  ["ibv_send_wr.bind_mw.rkey"] = "the rkey the window gets: verbs.inc_rkey(mw.rkey); afterwards set mw.rkey to it",
+  bind_mw = "opcode BIND_MW: { mw =, rkey =, bind_info = { mr =, addr =, length =, mw_access_flags = } }",
+  invalidate_rkey = "the window rkey that LOCAL_INV revokes here, or that SEND_WITH_INV revokes at the peer",
+  invalidated_rkey = "a receive of a SEND_WITH_INV: the rkey it revoked here (wc_flags WITH_INV; rxe reports"
+    .. " that bit as IP_CSUM_OK, 1 << 2, and verbsh reads it so on an RC or UC receive)",
 }
 -- ibv_device_attr's keys are limits and capabilities named after what they count.
 M.struct_note = {
@@ -137,12 +153,17 @@ M.struct_note = {
   ["ibv_send_wr.wr.rdma"] = "the remote side of an RDMA WRITE or READ",
   ["ibv_send_wr.wr.atomic"] = "the remote side of an atomic",
   ["ibv_send_wr.wr.ud"] = "where a UD send goes",
+  ["ibv_send_wr.bind_mw"] = "the window a BIND_MW WR binds, and onto what",
+  ibv_mw_bind = "qp:bind_mw's second argument: a type 1 bind",
+  ibv_mw_bind_info = "what a window opens onto",
 }
 
 -- Types for the keys the marshaller reads with its own code (VT_CUSTOM).
 M.custom_types = {
   sg_list = "list of SGE tables (ibv_sge)", imm_data = "integer 0..0xffffffff (host order)",
   private_data = "string of at most 255 bytes",
+  invalidate_rkey = "integer 0..0xffffffff (shares imm_data's bytes)",
+  invalidated_rkey = "integer 0..0xffffffff (shares imm_data's bytes)",
 }
 
 -- Enums that no table key uses: where they appear instead.
@@ -159,6 +180,7 @@ M.enum_uses = {
   ibv_wc_status = "cq.status (ibv_cq_ex), and verbs.explain(status)",
   ibv_qp_state = "qp.state, and id:init_qp_attr(qp_state)", ibv_qp_type = "qp.qp_type, id.qp_type",
   ibv_create_cq_wc_flags = "cq.wc_flags (ibv_cq_ex)", ibv_wc_opcode = "cq:read_opcode()",
+  ibv_mw_type = "pd:alloc_mw(type) and mw.type",
 }
 
 -- The fields of verbs objects (qp.qp_num), as C reads them from the struct.
@@ -172,6 +194,9 @@ M.obj_fields = {
   ["mr.addr"] = "the MR's virtual address: a peer's rdma.remote_addr", ["mr.length"] = "its size in bytes",
   ["mr.lkey"] = "the local key: sge.lkey", ["mr.rkey"] = "the remote key: what a peer puts in rdma.rkey",
   ["mr.handle"] = "the kernel's handle", ["mr.access"] = "the access flags it was registered with",
+  ["mw.rkey"] = "the window's rkey as C's mw->rkey holds it: qp:bind_mw moves it on; after a type 2 bind set"
+    .. " it yourself (mw.rkey = the bind's rkey), as C does", ["mw.type"] = "TYPE_1 or TYPE_2",
+  ["mw.handle"] = "the kernel's handle", ["mw.pd"] = "the PD it was allocated from",
   ["cq.cqe"] = "the CQ's size (at least what was asked)", ["cq.handle"] = "the kernel's handle",
   ["cq.channel"] = "the completion channel it was created with (cq->channel), or nil",
   ["cq.wc_flags"] = "ibv_cq_ex: the fields asked for at create_cq_ex",

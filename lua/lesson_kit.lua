@@ -224,9 +224,10 @@ end
 -- Teardown: every verbs object in a global, children first, then the
 -- globals the lessons use.
 
-local order = { "capture", "qp", "cm_event", "ah", "srq", "mr", "cq", "comp_channel", "pd", "cm_id", "cm_channel",
+local order = { "capture", "qp", "cm_event", "ah", "srq", "mw", "mr", "cq", "comp_channel", "pd", "cm_id", "cm_channel",
                 "context" }
-local closers = { capture = "stop", qp = "destroy", cm_event = "ack", ah = "destroy", srq = "destroy", mr = "dereg", cq = "destroy",
+local closers = { capture = "stop", qp = "destroy", cm_event = "ack", ah = "destroy", srq = "destroy", mw = "dealloc",
+                  mr = "dereg", cq = "destroy",
                   comp_channel = "destroy", pd = "dealloc", cm_id = "destroy", cm_channel = "destroy",
                   context = "close" }
 K.lesson_globals = { "wcs", "err", "ok", "ev", "ev_cq", "gid_index", "gid", "port", "dev", "src_ip",
@@ -234,7 +235,7 @@ K.lesson_globals = { "wcs", "err", "ok", "ev", "ev_cq", "gid_index", "gid", "por
                      "partner_host", "partner_port", "partner_addr", "seen", "ready", "busy", "events",
                      "busy_idle", "events_idle", "exchange_round", "idle_round",
                      "dev_a", "dev_b", "netdev_b", "addr_a", "gid_index_a", "gid_index_b", "make_ud_pair",
-                     "sends", "wcs_b" }
+                     "sends", "wcs_b", "rkey1", "rkey2", "rkey3", "first", "got", "drop_rule", "addr_b" }
 
 -- Functions a lesson registers to run at teardown (closing a socket,
 -- stopping a partner process), newest first.

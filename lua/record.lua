@@ -93,6 +93,7 @@ local function note_facts(obj, k)
   if k == "qp" then f.qp_num = get("qp_num")
   elseif k == "mr" then f.lkey, f.rkey, f.addr, f.length = get("lkey"), get("rkey"), get("addr"), get("length")
   elseif k == "context" then f.name = get("name")
+  elseif k == "mw" then f.rkey, f.type = get("rkey"), get("type")
   elseif k == "cm_event" then f.event, f.status = get("event"), get("status") end
   leave()
   facts[obj] = f

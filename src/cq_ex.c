@@ -272,6 +272,8 @@ static struct ibv_cq_ex *current(lua_State *L, struct vnode **np, const char *fn
 READER(vendor_err, 0, true, ibv_wc_read_vendor_err(x))
 READER(byte_len, IBV_WC_EX_WITH_BYTE_LEN, false, ibv_wc_read_byte_len(x))
 READER(imm_data, IBV_WC_EX_WITH_IMM, false, ntohl(ibv_wc_read_imm_data(x)))
+/* The rkey a received SEND_WITH_INV revoked: imm_data's bytes, host order. */
+READER(invalidated_rkey, IBV_WC_EX_WITH_IMM, false, ibv_wc_read_invalidated_rkey(x))
 READER(qp_num, IBV_WC_EX_WITH_QP_NUM, true, ibv_wc_read_qp_num(x))
 READER(src_qp, IBV_WC_EX_WITH_SRC_QP, false, ibv_wc_read_src_qp(x))
 READER(slid, IBV_WC_EX_WITH_SLID, false, ibv_wc_read_slid(x))
@@ -328,7 +330,9 @@ static void push_current(lua_State *L, struct vnode *n)
 		wc.wc_flags = ibv_wc_read_wc_flags(x);
 		if (f & IBV_WC_EX_WITH_BYTE_LEN)
 			wc.byte_len = ibv_wc_read_byte_len(x);
-		if ((f & IBV_WC_EX_WITH_IMM) && (wc.wc_flags & IBV_WC_WITH_IMM))
+		/* imm_data's bytes also hold an invalidated rkey (WITH_INV; rxe's
+		 * IP_CSUM_OK bit, src/wc.c): the WC shows the one its flags say */
+		if ((f & IBV_WC_EX_WITH_IMM) && (wc.wc_flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK)))
 			wc.imm_data = ibv_wc_read_imm_data(x);
 		if (f & IBV_WC_EX_WITH_SRC_QP)
 			wc.src_qp = ibv_wc_read_src_qp(x);
@@ -342,7 +346,7 @@ static void push_current(lua_State *L, struct vnode *n)
 	/* What was not asked for is absent, not a made-up 0. */
 	static const struct { uint64_t flag; const char *key; } opt[] = {
 		{ IBV_WC_EX_WITH_QP_NUM, "qp_num" }, { IBV_WC_EX_WITH_BYTE_LEN, "byte_len" },
-		{ IBV_WC_EX_WITH_IMM, "imm_data" }, { IBV_WC_EX_WITH_SRC_QP, "src_qp" },
+		{ IBV_WC_EX_WITH_IMM, "imm_data" }, { IBV_WC_EX_WITH_IMM, "invalidated_rkey" }, { IBV_WC_EX_WITH_SRC_QP, "src_qp" },
 		{ IBV_WC_EX_WITH_SLID, "slid" }, { IBV_WC_EX_WITH_SL, "sl" },
 		{ IBV_WC_EX_WITH_DLID_PATH_BITS, "dlid_path_bits" }, { ~(uint64_t)0, "pkey_index" },
 	};
@@ -461,6 +465,7 @@ const luaL_Reg cq_ex_methods[] = {
 	{ "start_poll", l_start_poll }, { "next_poll", l_next_poll }, { "end_poll", l_end_poll },
 	{ "read_opcode", l_read_opcode }, { "read_vendor_err", l_read_vendor_err },
 	{ "read_byte_len", l_read_byte_len }, { "read_imm_data", l_read_imm_data },
+	{ "read_invalidated_rkey", l_read_invalidated_rkey },
 	{ "read_qp_num", l_read_qp_num }, { "read_src_qp", l_read_src_qp }, { "read_wc_flags", l_read_wc_flags },
 	{ "read_slid", l_read_slid }, { "read_sl", l_read_sl }, { "read_dlid_path_bits", l_read_dlid_path_bits },
 	{ "read_completion_ts", l_read_completion_ts }, { "iter", l_iter },

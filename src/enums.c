@@ -141,6 +141,8 @@ TABLE(ve_cq_init_attr_mask, "ibv_cq_init_attr_mask", "IBV_CQ_INIT_ATTR_MASK_", t
 	E(IBV_CQ_INIT_ATTR_MASK_, FLAGS), E(IBV_CQ_INIT_ATTR_MASK_, PD))
 TABLE(ve_create_cq_attr_flags, "ibv_create_cq_attr_flags", "IBV_CREATE_CQ_ATTR_", true,
 	E(IBV_CREATE_CQ_ATTR_, SINGLE_THREADED), E(IBV_CREATE_CQ_ATTR_, IGNORE_OVERRUN))
+/* Memory windows: pd:alloc_mw(type). */
+TABLE(ve_mw_type, "ibv_mw_type", "IBV_MW_", false, E(IBV_MW_, TYPE_1), E(IBV_MW_, TYPE_2))
 
 static const struct venum *const all[] = {
 	&ve_qp_state, &ve_qp_type, &ve_mtu, &ve_wc_status, &ve_wc_opcode, &ve_wr_opcode, &ve_access,
@@ -149,7 +151,7 @@ static const struct venum *const all[] = {
 	&ve_node_type, &ve_transport_type, &ve_event_type, &ve_gid_type, &ve_mig_state, &ve_atomic_cap,
 	&ve_device_cap, &ve_cm_event_type, &ve_port_space,
 	&ve_send_ops_flags, &ve_qp_init_attr_mask, &ve_qp_create_flags, &ve_create_cq_wc_flags,
-	&ve_cq_init_attr_mask, &ve_create_cq_attr_flags,
+	&ve_cq_init_attr_mask, &ve_create_cq_attr_flags, &ve_mw_type,
 };
 
 const char *venum_name(const struct venum *t, int64_t v)

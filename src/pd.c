@@ -176,7 +176,7 @@ static int l_mr_fill(lua_State *L)
 
 static const luaL_Reg pd_methods[] = {
 	{ "reg_mr", l_reg_mr }, { "create_qp", qp_create }, { "create_ah", ah_create }, { "create_ah_from_wc", ah_create_from_wc },
-	{ "create_srq", srq_create }, { NULL, NULL }
+	{ "create_srq", srq_create }, { "alloc_mw", pd_alloc_mw }, { NULL, NULL }
 };
 static const luaL_Reg mr_methods[] = {
 	{ "read", l_mr_read }, { "write", l_mr_write }, { "fill", l_mr_fill }, { NULL, NULL }

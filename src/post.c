@@ -147,6 +147,18 @@ static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfiel
 	return NULL;
 }
 
+/* invalidate_rkey shares its bytes with imm_data (wrs_read refuses both),
+ * and is in host order: it is an rkey, not data on the wire. */
+static const char *read_inv(lua_State *L, int idx, void *dst, const struct vfield *f)
+{
+	int isint;
+	lua_Integer v = lua_tointegerx(L, idx, &isint);
+	if (lua_type(L, idx) != LUA_TNUMBER || !isint || v < 0 || v > 0xffffffff)
+		return lua_pushfstring(L, "32-bit unsigned integer expected, got %s", luaL_tolstring(L, idx, NULL));
+	((struct ibv_send_wr *)dst)->invalidate_rkey = (uint32_t)v;
+	return NULL;
+}
+
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.rdma) wr_rdma_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.atomic) wr_atomic_t;
 typedef __typeof__(((struct ibv_send_wr *)0)->wr.ud) wr_ud_t;
@@ -162,15 +174,18 @@ const struct vfield vf_wr_ud[] = {
 	VF(wr_ud_t, remote_qkey, VT_UINT), VF_END
 };
 
-enum { W_RDMA = WR_UNION_RDMA, W_ATOMIC = WR_UNION_ATOMIC, W_UD = WR_UNION_UD, W_OPCODE = 8, W_SGES = 16 };
+enum { W_RDMA = WR_UNION_RDMA, W_ATOMIC = WR_UNION_ATOMIC, W_UD = WR_UNION_UD, W_OPCODE = 8, W_SGES = 16,
+       W_IMM = 32, W_INV = 64, W_BIND = WR_GAVE_BIND_MW };
 #define SW(m, t, ...) VF(struct ibv_send_wr, m, t, __VA_ARGS__)
 const struct vfield vf_send_wr[] = {
 	SW(wr_id, VT_UINT), SW(sg_list, VT_CUSTOM, .custom = sges_later, .bit = W_SGES),
 	SW(opcode, VT_ENUM, .en = &ve_wr_opcode, .bit = W_OPCODE), SW(send_flags, VT_FLAGS, .en = &ve_send_flags),
-	SW(imm_data, VT_CUSTOM, .custom = read_imm),
+	SW(imm_data, VT_CUSTOM, .custom = read_imm, .bit = W_IMM),
+	SW(invalidate_rkey, VT_CUSTOM, .custom = read_inv, .bit = W_INV),
 	VFN("rdma", struct ibv_send_wr, wr.rdma, VT_STRUCT, .sub = vf_wr_rdma, .bit = W_RDMA),
 	VFN("atomic", struct ibv_send_wr, wr.atomic, VT_STRUCT, .sub = vf_wr_atomic, .bit = W_ATOMIC),
 	VFN("ud", struct ibv_send_wr, wr.ud, VT_STRUCT, .sub = vf_wr_ud, .bit = W_UD),
+	SW(bind_mw, VT_STRUCT, .sub = vf_wr_bind_mw, .bit = W_BIND),
 	VF_END
 };
 const struct vfield vf_recv_wr[] = {
@@ -273,8 +288,14 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
 			vargerror(L, arg, lua_pushfstring(L, "%skey 'opcode' is required (in C, 0 is IBV_WR_RDMA_WRITE)", at));
 		if (__builtin_popcountll(m & (W_RDMA | W_ATOMIC | W_UD)) > 1)
 			vargerror(L, arg, lua_pushfstring(L, "%srdma, atomic and ud share a union in ibv_send_wr: give one", at));
-		unions[i] = (uint8_t)(m & (W_RDMA | W_ATOMIC | W_UD));
+		if ((m & W_IMM) && (m & W_INV))
+			vargerror(L, arg, lua_pushfstring(L, "%simm_data and invalidate_rkey share a union in ibv_send_wr:"
+				" give one (invalidate_rkey goes with SEND_WITH_INV and LOCAL_INV)", at));
+		unions[i] = (uint8_t)(m & (W_RDMA | W_ATOMIC | W_UD | W_BIND));
 		enum ibv_wr_opcode op = ((struct ibv_send_wr *)w)->opcode;
+		if ((op == IBV_WR_LOCAL_INV || op == IBV_WR_SEND_WITH_INV) && !(m & W_INV))
+			vwarn(L, arg, "%s%s without invalidate_rkey: rkey 0, as C would post it (invalidate_rkey = the"
+				      " window's rkey names what to revoke)", at, venum_name(&ve_wr_opcode, op));
 		bool rdma_op = op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_RDMA_READ;
 		bool atomic_op = op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 		if (rdma_op && !(m & W_RDMA))
@@ -327,6 +348,26 @@ static const char *union_name(uint8_t u)
 	return u == W_RDMA ? "rdma" : u == W_ATOMIC ? "atomic" : "ud";
 }
 
+/* A BIND_MW WR: its window and MR named (NULL pointers would crash rxe's
+ * provider: the fuzzer found it), on a QP type that binds windows. */
+static void check_bind(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *w, bool given, const char *at)
+{
+	if (qp->qp_type != IBV_QPT_RC && qp->qp_type != IBV_QPT_UC)
+		vargerror(L, arg, lua_pushfstring(L, "%sopcode BIND_MW on a %s QP: windows are bound through an RC or UC"
+			" QP, the one that will serve the peer's READs and WRITEs", at, venum_name(&ve_qp_type, qp->qp_type)));
+	if (!given)
+		vargerror(L, arg, lua_pushfstring(L, "%sopcode BIND_MW needs bind_mw = { mw =, rkey =, bind_info = { mr =,"
+			" addr =, length =, mw_access_flags = } }: without it the WR carries a NULL bind_mw.mw and"
+			" bind_info.mr, which rxe's provider dereferences", at));
+	struct vnode *q = vobj_find(L, qp);
+	mw_bind_check(L, arg, at, q, w->bind_mw.mw, &w->bind_mw.bind_info);
+	if (w->bind_mw.mw->type == IBV_MW_TYPE_1)
+		vwarn(L, arg, "%sbind_mw.mw is a TYPE_1 window: bind those with qp:bind_mw(mw, ...), which also keeps"
+			      " mw.rkey in step; a BIND_MW WR leaves mw.rkey as it was, and the next bind of it fails", at);
+	if (w->num_sge)
+		vwarn(L, arg, "%sBIND_MW with an sg_list: rxe refuses it (EINVAL); a bind moves no data", at);
+}
+
 /* The fields of the union `wr` that this QP type and opcode use, checked by
  * which key the WR was given, never by the union's bytes. */
 static void check_union(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *w, uint8_t u, const char *at)
@@ -335,10 +376,13 @@ static void check_union(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_sen
 	const char *qpt = venum_name(&ve_qp_type, qp->qp_type);
 	op = op ? op : "this opcode";
 	qpt = qpt ? qpt : "this";
+	bool bind = u & W_BIND;
+	u &= (uint8_t)~W_BIND;
 	if (w->opcode == IBV_WR_BIND_MW)
-		vargerror(L, arg, lua_pushfstring(L, "%sopcode BIND_MW binds a memory window, and verbsh has none"
-			" (ibv_alloc_mw is not offered): the WR would carry a NULL bind_mw.mw and bind_info.mr, which"
-			" the provider dereferences. Use an MR's own rkey for remote access", at));
+		check_bind(L, arg, qp, w, bind, at);
+	else if (bind)
+		vargerror(L, arg, lua_pushfstring(L, "%skey 'bind_mw' with opcode %s, which does not use it: bind_mw ="
+			" { mw =, rkey =, bind_info = { ... } } goes with BIND_MW", at, op));
 	if (w->opcode == IBV_WR_TSO)
 		vargerror(L, arg, lua_pushfstring(L, "%sopcode TSO needs tso.hdr, a header buffer verbsh cannot"
 			" give (TSO is for RAW_PACKET QPs with max_tso_header)", at));
@@ -357,6 +401,11 @@ static void check_union(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_sen
 		vargerror(L, arg, lua_pushfstring(L, "%skey 'ud' on this %s QP: only a UD QP's sends are addressed per WR"
 			" (ud.ah, ud.remote_qpn); a connected QP sends to the peer of its RTR (dest_qp_num, ah_attr)."
 			" Remove ud", at, qpt));
+	if (qp->qp_type == IBV_QPT_UC && (w->opcode == IBV_WR_RDMA_READ || is_atomic_op(w->opcode)))
+		vargerror(L, arg, lua_pushfstring(L, "%sopcode %s on a UC QP: UC has no READ or atomics. Both need an"
+			" answer from the responder (the data read, the old value), and an unreliable connection has no"
+			" responder resources and sends no ACKs or responses; rxe would complete the WR with"
+			" LOC_QP_OP_ERR. Use an RC QP, or RDMA_WRITE and SEND on UC", at, op));
 	if (u == W_RDMA && !is_rdma_op(w->opcode))
 		vargerror(L, arg, lua_pushfstring(L, "%skey 'rdma' with opcode %s, which does not use it: rdma ="
 			" { remote_addr =, rkey = } goes with RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ", at, op));
@@ -466,6 +515,9 @@ static int post_send_tables(lua_State *L, struct vnode *n)
 	int badi = ret ? wr_bad_index(wrs, bad, true) : 0;
 	if (!ret && n->st->capturing)
 		capture_note_posts(L, n, wrs);
+	for (struct ibv_send_wr *w = wrs; !ret && w; w = w->next)
+		if (w->opcode == IBV_WR_BIND_MW)
+			mw_note_bind(L, w->bind_mw.mw, w->bind_mw.rkey);
 	if (!ret)
 		return 0;
 	if (is_list)

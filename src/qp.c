@@ -264,7 +264,7 @@ static int l_query(lua_State *L)
 
 static const luaL_Reg qp_methods[] = {
 	{ "modify", l_modify }, { "query", l_query }, { "post_send", qp_post_send }, { "post_recv", qp_post_recv },
-	{ NULL, NULL }
+	{ "bind_mw", qp_bind_mw }, { NULL, NULL }
 };
 
 const struct vclass vc_qp = {

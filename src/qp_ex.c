@@ -423,6 +423,51 @@ static int l_wr_atomic_fetch_add(lua_State *L)
 	return 0;
 }
 
+/* qp:wr_bind_mw(mw, rkey, bind_info): binds a type 2 window with the rkey
+ * given (verbs.inc_rkey(mw.rkey)); bind_info = { mr =, addr =, length =,
+ * mw_access_flags = }, as in ibv_mw_bind_info. */
+static int l_wr_bind_mw(lua_State *L)
+{
+	struct vnode *n = self(L);
+	struct vnode *w = vobj_check(L, 2, &vc_mw);
+	uint32_t rkey = arg_u32(L, 3, "rkey");
+	struct ibv_mw_bind_info info;
+	vnoextra(L, 4, "qp:wr_bind_mw(mw, rkey, bind_info)", NULL);
+	vchecktable(L, 4);
+	memset(&info, 0, sizeof info);
+	marsh_read(L, 4, 4, vf_mw_bind_info, &info);
+	mw_bind_check(L, 4, "", n, w->h, &info);
+	struct ibv_qp_ex *x = op_begin(L, n, "wr_bind_mw", IBV_QP_EX_WITH_BIND_MW);
+	ibv_wr_bind_mw(x, w->h, rkey, &info);
+	mw_note_bind(L, w->h, rkey);
+	op_end(L, n, "ibv_wr_bind_mw", IBV_QP_EX_WITH_BIND_MW, "");
+	return 0;
+}
+
+/* qp:wr_local_inv(rkey): revokes a type 2 window (or an MR's rkey) here. */
+static int l_wr_local_inv(lua_State *L)
+{
+	struct vnode *n = self(L);
+	uint32_t rkey = arg_u32(L, 2, "invalidate_rkey");
+	vnoextra(L, 2, "qp:wr_local_inv(invalidate_rkey)", NULL);
+	struct ibv_qp_ex *x = op_begin(L, n, "wr_local_inv", IBV_QP_EX_WITH_LOCAL_INV);
+	ibv_wr_local_inv(x, rkey);
+	op_end(L, n, "ibv_wr_local_inv", IBV_QP_EX_WITH_LOCAL_INV, "");
+	return 0;
+}
+
+/* qp:wr_send_inv(rkey): a SEND that also revokes rkey at the peer. */
+static int l_wr_send_inv(lua_State *L)
+{
+	struct vnode *n = self(L);
+	uint32_t rkey = arg_u32(L, 2, "invalidate_rkey");
+	vnoextra(L, 2, "qp:wr_send_inv(invalidate_rkey)", NULL);
+	struct ibv_qp_ex *x = op_begin(L, n, "wr_send_inv", IBV_QP_EX_WITH_SEND_WITH_INV);
+	ibv_wr_send_inv(x, rkey);
+	op_end(L, n, "ibv_wr_send_inv", IBV_QP_EX_WITH_SEND_WITH_INV, "");
+	return 0;
+}
+
 /* ---- setters: they fill the WR the last op began ------------------------------ */
 
 static struct ibv_qp_ex *setter_begin(lua_State *L, struct vnode *n, const char *fn)
@@ -596,5 +641,6 @@ const luaL_Reg qp_ex_methods[] = {
 	{ "wr_set_sge", l_wr_set_sge }, { "wr_set_sge_list", l_wr_set_sge_list },
 	{ "wr_set_inline_data", l_wr_set_inline_data }, { "wr_set_inline_data_list", l_wr_set_inline_data_list },
 	{ "wr_set_ud_addr", l_wr_set_ud_addr },
+	{ "wr_bind_mw", l_wr_bind_mw }, { "wr_local_inv", l_wr_local_inv }, { "wr_send_inv", l_wr_send_inv },
 	{ NULL, NULL }
 };

@@ -34,7 +34,7 @@ extern const struct venum ve_qp_state, ve_qp_type, ve_mtu, ve_wc_status, ve_wc_o
 	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_port_cap_flags, ve_port_cap_flags2, ve_port_attr_flags,
 	ve_cm_event_type, ve_port_space,
 	ve_send_ops_flags, ve_qp_init_attr_mask, ve_qp_create_flags, ve_create_cq_wc_flags,
-	ve_cq_init_attr_mask, ve_create_cq_attr_flags;
+	ve_cq_init_attr_mask, ve_create_cq_attr_flags, ve_mw_type;
 
 const char *venum_name(const struct venum *t, int64_t v);   /* NULL when v has no name */
 /* Pushes the name of v, or v itself when it has no name. */
@@ -167,7 +167,7 @@ void marsh_gid_push(lua_State *L, const union ibv_gid *gid);
 
 /* The classes, each with a slot in the per-state tables (ids handed out). */
 enum { VC_CONTEXT, VC_PD, VC_MR, VC_CQ, VC_CHANNEL, VC_QP, VC_AH, VC_SRQ, VC_CM_CHANNEL, VC_CM_ID, VC_CM_EVENT,
-       VCLASS_MAX_ };
+       VC_MW, VCLASS_MAX_ };
 
 #define VN_MAXDEPS 5   /* a QP made by rdma_create_qp: pd, send_cq, recv_cq, srq, cm_id */
 
@@ -406,6 +406,18 @@ extern const struct vfield vf_ah_attr[], vf_qp_init_attr[], vf_qp_attr[], vf_glo
 extern const struct vclass vc_cm_channel, vc_cm_id, vc_cm_event;
 #define QP_DEP_CM_ID 4
 int cm_destroy_qp(struct vnode *id);
+/* mw.c: memory windows (pd:alloc_mw, qp:bind_mw, verbs.inc_rkey). */
+extern const struct vclass vc_mw;
+extern const struct vfield vf_mw_bind[], vf_mw_bind_info[], vf_wr_bind_mw[];
+int pd_alloc_mw(lua_State *L);
+int qp_bind_mw(lua_State *L);
+void mw_open(lua_State *L);
+/* Raises what rxe would crash on in a bind (no window, no MR: at names the
+ * WR, "" or "[2]."), and warns of what fails in its completion. */
+/* After a BIND_MW WR was posted: the rkey it gives the window. */
+void mw_note_bind(lua_State *L, struct ibv_mw *mw, uint32_t rkey);
+void mw_bind_check(lua_State *L, int arg, const char *at, struct vnode *qp, struct ibv_mw *mw,
+		   const struct ibv_mw_bind_info *b);
 void cm_open(lua_State *L);
 int ah_create(lua_State *L);
 int ah_create_from_wc(lua_State *L);   /* pd:create_ah_from_wc */
@@ -509,6 +521,8 @@ void wrs_read(lua_State *L, int arg, int idx, int count, bool is_list, bool send
  * wrs_read): the bytes cannot tell, since ud.ah shares them with
  * rdma.remote_addr and atomic.remote_addr. */
 enum { WR_UNION_RDMA = 1, WR_UNION_ATOMIC = 2, WR_UNION_UD = 4 };
+/* Also noted there: the WR was given bind_mw (a union of its own, with tso). */
+enum { WR_GAVE_BIND_MW = 128 };
 /* Before every send: what the provider would crash on rather than fail, and
  * the fields the QP type and opcode do not use (unions: as wrs_read gave). */
 void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr *wrs, const uint8_t *unions,

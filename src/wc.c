@@ -45,6 +45,37 @@ static void push_imm(lua_State *L, const void *src)
 	lua_pushinteger(L, ntohl(((const struct ibv_wc *)src)->imm_data));
 }
 
+/* A SEND_WITH_INV received: the rkey it revoked here, in host order (it
+ * shares imm_data's bytes; WITH_INV says which one the union holds).
+ * rxe (kernel 6.1, rdma-core 44) copies the kernel's flag bits as they are:
+ * its IB_WC_WITH_INVALIDATE is 1 << 2, which libibverbs calls
+ * IBV_WC_IP_CSUM_OK, so a received invalidation reads GRH|IP_CSUM_OK. A
+ * checksum flag belongs to UD and raw-packet receives, which carry the
+ * sender's QPN in src_qp; on a RECV with src_qp 0 (RC, UC) it is rxe's
+ * WITH_INVALIDATE. wc_flags stays as C sees it. */
+static bool wc_has_inv(const void *src)
+{
+	const struct ibv_wc *wc = src;
+	if (wc->status != IBV_WC_SUCCESS)
+		return false;
+	return (wc->wc_flags & IBV_WC_WITH_INV) ||
+	       ((wc->wc_flags & IBV_WC_IP_CSUM_OK) && wc->opcode == IBV_WC_RECV && wc->src_qp == 0);
+}
+
+static const char *read_inv(lua_State *L, int idx, void *dst, const struct vfield *f)
+{
+	lua_Integer v = lua_isinteger(L, idx) ? lua_tointeger(L, idx) : -1;
+	if (v < 0 || v > (lua_Integer)UINT32_MAX)
+		return "an rkey (32-bit unsigned integer) expected";
+	((struct ibv_wc *)dst)->invalidated_rkey = (uint32_t)v;
+	return NULL;
+}
+
+static void push_inv(lua_State *L, const void *src)
+{
+	lua_pushinteger(L, ((const struct ibv_wc *)src)->invalidated_rkey);
+}
+
 #define WCF(m, t, ...) VF(struct ibv_wc, m, t, __VA_ARGS__)
 #define WCOK(m, t, ...) VF(struct ibv_wc, m, t, .present = wc_ok, __VA_ARGS__)
 /* Read by pd:create_ah_from_wc and ctx:init_ah_from_wc, pushed by cq:poll,
@@ -53,6 +84,7 @@ const struct vfield vf_wc[] = {
 	WCF(wr_id, VT_UINT), WCF(status, VT_ENUM, .en = &ve_wc_status), WCF(vendor_err, VT_UINT),
 	WCF(qp_num, VT_UINT), WCOK(opcode, VT_ENUM, .en = &ve_wc_opcode), WCOK(byte_len, VT_UINT),
 	{ .name = "imm_data", .type = VT_CUSTOM, .custom = read_imm, .push = push_imm, .present = wc_has_imm },
+	{ .name = "invalidated_rkey", .type = VT_CUSTOM, .custom = read_inv, .push = push_inv, .present = wc_has_inv },
 	WCOK(src_qp, VT_UINT), WCOK(wc_flags, VT_FLAGS, .en = &ve_wc_flags), WCOK(pkey_index, VT_UINT),
 	WCOK(slid, VT_UINT), WCOK(sl, VT_UINT), WCOK(dlid_path_bits, VT_UINT),
 	VF_END

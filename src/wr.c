@@ -76,6 +76,13 @@ static int prepare(lua_State *L, bool send)
 			      .maxdeps = maxdeps, .keep = 3, .dep_at = pw->dep_at };
 	wrs_read(L, 1, 1, count, is_list, send, pw->wrs, &p, send ? pw->unions : NULL);
 	pw->ndeps = p.ndeps;
+	/* A prepared WR keeps the MRs of its SGEs and its AH alive, not a
+	 * window and its MR: those are posted as tables. */
+	for (int i = 0; send && i < count; i++)
+		if ((pw->unions[i] & WR_GAVE_BIND_MW) || ((struct ibv_send_wr *)wr_at(pw, i))->opcode == IBV_WR_BIND_MW)
+			return vargerror(L, 1, lua_pushfstring(L, "WR #%d: verbs.send_wr does not prepare BIND_MW (it keeps"
+				" the MRs of the SGEs alive, not a window and its MR): post the bind as a table,"
+				" qp:post_send{ opcode = \"BIND_MW\", bind_mw = { ... } }", i + 1));
 	lua_setiuservalue(L, 2, 1);
 	luaL_setmetatable(L, send ? SEND_WR : RECV_WR);
 	return 1;
@@ -129,6 +136,12 @@ static void push_table(lua_State *L, struct prepared *pw, int i)
 	}
 	lua_pushnil(L);
 	lua_setfield(L, -2, "ud");
+	lua_pushnil(L);   /* never prepared (prepare refuses it) */
+	lua_setfield(L, -2, "bind_mw");
+	if (w->opcode == IBV_WR_SEND_WITH_INV || w->opcode == IBV_WR_LOCAL_INV) {
+		lua_pushinteger(L, w->invalidate_rkey);
+		lua_setfield(L, -2, "invalidate_rkey");
+	}
 	if (pw->unions[i] == WR_UNION_UD) {
 		lua_createtable(L, 0, 3);
 		struct vnode *ah = vobj_find(L, w->wr.ud.ah);

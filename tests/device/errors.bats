@@ -68,7 +68,7 @@ scenario() {
     [[ $output == *"observed: accept on an unbound id: rdma_accept: this cm_id has no device yet"* ]]
     [[ $output == *"observed: TCP accept with no QP and no conn_param: rdma_accept: with no QP on the id, a conn_param is needed"*"id:create_qp(pd, {...}) first"* ]]
     [[ $output == *"observed: UDP accept with no QP and no conn_param: rdma_accept: with no QP on the id, a conn_param is needed"* ]]
-    [[ $output == *"observed: BIND_MW: "*"opcode BIND_MW binds a memory window, and verbsh has none"* ]]
+    [[ $output == *"observed: BIND_MW: "*"opcode BIND_MW needs bind_mw = { mw =, rkey =, bind_info = { mr =,"*"which rxe's provider dereferences"* ]]
     [[ $output == *"observed: TSO: "*"opcode TSO needs tso.hdr"* ]]
     [[ $output == *"observed: UD SEND with rdma: "*"key 'rdma' on a UD QP"*"give ud = { ah =, remote_qpn =, remote_qkey = }"* ]]
     [[ $output == *"observed: UD SEND with atomic: "*"key 'atomic' on a UD QP"* ]]

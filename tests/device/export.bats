@@ -65,6 +65,18 @@ export_run() {
 }
 @test "export: a modify that fails with EINVAL reproduces" { export_run modify_einval; }
 @test "export: the extended post-send API (ibv_qp_ex) reproduces" { export_run post_send_ex; }
+@test "export: memory windows (alloc_mw, bind_mw, BIND_MW, LOCAL_INV, SEND_WITH_INV, dealloc_mw) reproduce" {
+    export_run mw
+    grep -q 'ibv_bind_mw(qp2, mw1, &mw_bind1)' "$BATS_TEST_TMPDIR/mw.c"
+    grep -q '.rkey = ibv_inc_rkey(mw2->rkey)' "$BATS_TEST_TMPDIR/mw.c"
+    grep -q 'mw2->rkey = ibv_inc_rkey(mw2->rkey);' "$BATS_TEST_TMPDIR/mw.c"
+    grep -q 'IBV_WC_REM_ACCESS_ERR' "$BATS_TEST_TMPDIR/mw.c"
+}
+@test "export: memory windows through the extended API (wr_bind_mw, wr_send_inv, wr_local_inv) reproduce" {
+    export_run mw_ex
+    grep -q 'ibv_wr_bind_mw(qp2_ex, mw1, ibv_inc_rkey(mw1->rkey), &bind_info1);' "$BATS_TEST_TMPDIR/mw_ex.c"
+    grep -q 'ibv_wr_local_inv(qp2_ex, ibv_inc_rkey(mw1->rkey));' "$BATS_TEST_TMPDIR/mw_ex.c"
+}
 @test "export: rdma_cm connect, SEND and disconnect between two ids of one process reproduce" { export_run cm; }
 @test "export: completion events, the extended CQ and prepared WRs reproduce" { export_run events; }
 

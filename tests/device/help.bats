@@ -16,6 +16,7 @@ setup() { require_device; }
       local srq = pd:create_srq{ max_wr = 4, max_sge = 1 }
       local ch = verbs.create_event_channel()
       local id = ch:create_id("TCP")
+      local mw = pd:alloc_mw("TYPE_1")
       -- how each documented method is called with a table t
       local calls = {
         create_cq = function(t) return ctx:create_cq(4, t) end,
@@ -37,6 +38,8 @@ setup() { require_device; }
         ["cm_id:create_qp"] = function(t) return id:create_qp(pd, t) end,
         connect = function(t) return id:connect(t) end,
         accept = function(t) return id:accept(t) end,
+        bind_mw = function(t) return qp:bind_mw(mw, t) end,
+        wr_bind_mw = function(t) return qp:wr_bind_mw(mw, 1, t) end,
       }
       local bad, n = {}, 0
       for name, d in pairs(doc) do

@@ -57,6 +57,22 @@ pair() {
     [ "$(grep -c '100 iters in' <<<"$output")" -eq 2 ]
 }
 
+@test "interop: verbsh UC client against ibv_uc_pingpong server, 100 iterations" {
+    run pair 18616 ibv_uc_pingpong -d "$RXE_DEV" -g "$RXE_GID_INDEX" -n 100 -p 18616 -- \
+        "$VERBSH" "$ROOT/examples/uc_pingpong.lua" -d "$RXE_DEV" -g "$RXE_GID_INDEX" -n 100 -p 18616 127.0.0.1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '100 iters in' <<<"$output")" -eq 2 ]
+}
+
+@test "interop: ibv_uc_pingpong client against verbsh UC server, 100 iterations" {
+    run pair 18617 "$VERBSH" "$ROOT/examples/uc_pingpong.lua" -d "$RXE_DEV" -g "$RXE_GID_INDEX" -n 100 -p 18617 -- \
+        ibv_uc_pingpong -d "$RXE_DEV" -g "$RXE_GID_INDEX" -n 100 -p 18617 127.0.0.1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '100 iters in' <<<"$output")" -eq 2 ]
+}
+
 @test "interop: a pingpong peer that sends garbage is a clear error" {
     "$VERBSH" -e "
         local s = require('socket').bind('127.0.0.1', 18615)

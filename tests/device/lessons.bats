@@ -34,6 +34,17 @@ auto() {
 @test "lesson 10 rc-errors: --auto passes" { auto 10 rc-errors 6; }
 @test "lesson 11 srq: --auto passes" { auto 11 srq 1; }
 @test "lesson 12 ud-drops: --auto passes" { auto 12 ud-drops 4; }
+@test "lesson 18 memory-windows: --auto passes, and each step after a failed try" {
+    auto 18 memory-windows 6
+    [[ $output == *"invalidated_rkey 0x"*" = rkey2"* ]]
+    [[ $output == *"READ with rkey3 0x"*" after LOCAL_INV: REM_ACCESS_ERR"* ]]
+}
+@test "lesson 19 uc: --auto passes on one device (five steps), and each completion step after a failed try" {
+    auto 19 uc 2
+    [[ $output == *"Lesson uc complete (5 steps)"* ]]
+    [[ $output == *"EINVAL, qp_a still INIT"* ]]
+    [[ $output == *"refused at post: UC has no READ or atomics"* ]]
+}
 @test "lesson 17 on-the-wire on one device: skipped (77), saying how to get two" {
     [ "$(ls /sys/class/infiniband | wc -l)" -eq 1 ] || skip "this host has more than one RDMA device: tests/vm/wire.bats runs the lesson"
     run "$VERBSH" --lesson on-the-wire --auto

@@ -97,5 +97,5 @@ scenario() {
     [ "$status" -eq 0 ]
     [[ $output == *"resolve_route first:"*"rdma_resolve_route: this cm_id has no device yet"* ]]
     [[ $output == *"UD with rdma:"*"its remote_addr would be taken for the AH pointer"* ]]
-    [[ $output == *"robust_preconditions: ok (21 checks)"* ]]
+    [[ $output == *"robust_preconditions: ok (25 checks)"* ]]
 }

@@ -25,6 +25,9 @@
 -- For the trace's differential (tests/fuzz/diff): VERBSH_FUZZ_OUTCOMES=1
 -- prints every call's outcome ("= ok ..." or "= error ..."), and
 -- VERBSH_FUZZ_TRACE=on traces the whole run (toggle: as the family says).
+--   mw          memory windows: alloc_mw, bind_mw, BIND_MW/LOCAL_INV/
+--               SEND_WITH_INV WRs and wr_bind_mw with valid and junk
+--               windows, MRs and rkeys; mw.rkey assigned; windows freed
 -- The base ops (create, modify, post, poll, destroy, junk arguments to every
 -- method) always run. Any Lua error is fine, if it is a message or one of
 -- verbsh's error objects (verbs.error, verbs.cm_error); anything else is reported (exit 3). At the end every reference
@@ -43,7 +46,7 @@ local function chance(p) return R() < p end
 local function oneof(t) return t[R(#t)] end
 
 local on = {}
-for f in ("proxies,metamethods,recorder,crossctx,gc,cm,prepared,masks,nulstr,tracing"):gmatch("[^,]+") do
+for f in ("proxies,metamethods,recorder,crossctx,gc,cm,prepared,masks,nulstr,tracing,mw"):gmatch("[^,]+") do
   on[f] = FAMS == "all" or ("," .. FAMS .. ","):find("," .. f .. ",", 1, true) ~= nil
 end
 
@@ -51,7 +54,7 @@ local opno, family = 0, "base"
 local function log(fmt, ...) io.stdout:write(("op %d %s: " .. fmt .. "\n"):format(opno, family, ...)); io.stdout:flush() end
 
 -- ---- the objects alive -----------------------------------------------------
-local KINDS = { "ctx", "pd", "cq", "mr", "qp", "ah", "srq", "ch", "cmch", "id", "ev", "swr", "rwr", "wcs" }
+local KINDS = { "ctx", "pd", "cq", "mr", "qp", "ah", "srq", "ch", "cmch", "id", "ev", "swr", "rwr", "wcs", "mw" }
 local P = {}
 for _, k in ipairs(KINDS) do P[k] = {} end
 local function add(kind, o) if o ~= nil then local t = P[kind]; t[#t + 1] = o end return o end
@@ -427,12 +430,64 @@ fam.tracing = {
   end,
 }
 
+local function bind_info()
+  if chance(0.2) then return junk(1) end
+  local mr = pick("mr")
+  local a = mr and try(function() return mr.addr end) or 0
+  return { mr = chance(0.9) and mr or nil, addr = (a or 0) + R(-8, 64), length = oneof{ 0, 8, 64, 4096, R(0, 1 << 20) },
+    mw_access_flags = oneof{ 0, "REMOTE_READ", { "REMOTE_READ", "REMOTE_WRITE" }, { "REMOTE_READ", "ZERO_BASED" }, "REMOTE_ATOMIC" } }
+end
+local function mw_rkey()
+  local mw = pick("mw")
+  local k = mw and try(function() return mw.rkey end)
+  return k and (chance(0.7) and verbs.inc_rkey(k) or k) or R(0, 0xffff)
+end
+fam.mw = {
+  function() log("alloc_mw"); add("mw", call(pick("pd"), "alloc_mw", oneof{ "TYPE_1", "TYPE_2", "TYPE_2", 1, 3, junk() })) end,
+  function() log("reg_mr with MW_BIND"); add("mr", call(pick("pd"), "reg_mr", R(1, 4096), oneof{ { "LOCAL_WRITE", "MW_BIND" }, "MW_BIND" })) end,
+  function() log("bind_mw"); call(pick("qp"), "bind_mw", chance(0.9) and pick("mw") or junk(),
+    chance(0.9) and { wr_id = R(0, 100), send_flags = oneof{ nil, "SIGNALED" }, bind_info = bind_info() } or junk()) end,
+  function() log("post_send BIND_MW")
+    call(pick("qp"), "post_send", { wr_id = R(0, 100), opcode = "BIND_MW", send_flags = "SIGNALED",
+      bind_mw = chance(0.85) and { mw = chance(0.9) and pick("mw") or nil, rkey = mw_rkey(), bind_info = bind_info() } or nil,
+      sg_list = chance(0.1) and sges() or nil })
+  end,
+  function() local op = oneof{ "LOCAL_INV", "SEND_WITH_INV" }; log("post_send %s", op)
+    call(pick("qp"), "post_send", { wr_id = R(0, 100), opcode = op, send_flags = "SIGNALED",
+      invalidate_rkey = chance(0.9) and mw_rkey() or nil, imm_data = chance(0.1) and 1 or nil,
+      sg_list = op == "SEND_WITH_INV" and sges() or nil })
+  end,
+  function()
+    log("create_qp_ex with BIND_MW"); local a = qp_init(); a.pd = pick("pd")
+    a.send_ops_flags = { "SEND", "BIND_MW", "LOCAL_INV", "SEND_WITH_INV" }
+    add("qp", call(pick("ctx"), "create_qp_ex", a))
+  end,
+  function() local q = pick("qp"); log("wr_bind_mw / wr_local_inv / wr_send_inv session on %s", tostring(q))
+    if not call(q, "wr_start") and chance(0.5) then return end
+    for _ = 1, R(1, 3) do
+      local op = R(3)
+      if op == 1 then call(q, "wr_bind_mw", chance(0.9) and pick("mw") or junk(), mw_rkey(), bind_info())
+      elseif op == 2 then call(q, "wr_local_inv", mw_rkey())
+      else call(q, "wr_send_inv", mw_rkey()); call(q, "wr_set_sge", pick("mr"), 0, R(0, 8)) end
+    end
+    call(q, chance(0.8) and "wr_complete" or "wr_abort")
+  end,
+  function() local mw = pick("mw"); local v = oneof{ mw_rkey(), junk() }
+    log("mw.rkey = %s", type(v)); try(function() mw.rkey = v end)
+    try(function() return mw.rkey, mw.type, mw.handle, mw.pd, tostring(mw) end)
+  end,
+  function() log("inc_rkey(junk)"); try(verbs.inc_rkey, oneof{ junk(), R(0, 0xffffffff), -1, 1 << 32 }) end,
+  function() log("dealloc a window"); call(pick("mw"), "dealloc") end,
+  function() log("send_wr with BIND_MW"); add("swr", try(verbs.send_wr, { opcode = "BIND_MW",
+    bind_mw = { mw = pick("mw"), rkey = mw_rkey(), bind_info = bind_info() } })) end,
+}
+
 -- Each family on gets about as many slots as the base ops (in a fixed
 -- order: pairs' order is not seeded, and a replay must draw the same ops).
 local pool = {}
 local function weigh(list, n) for _ = 1, n do for _, f in ipairs(list) do pool[#pool + 1] = f end end end
 weigh(base, 2)
-for _, name in ipairs{ "cm", "crossctx", "gc", "masks", "metamethods", "nulstr", "prepared", "proxies", "recorder", "tracing" } do
+for _, name in ipairs{ "cm", "crossctx", "gc", "masks", "metamethods", "nulstr", "prepared", "proxies", "recorder", "tracing", "mw" } do
   if on[name] then weigh(fam[name], math.max(1, 24 // #fam[name])) end
 end
 local owner = {}

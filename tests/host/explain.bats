@@ -423,3 +423,18 @@ diag() {
 133	EHWPOISON	22
 no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
 }
+
+@test "explain: a UC modify with RC's attributes names what UC lacks; the same mask passes for RC" {
+    run "$VERBSH" -e '
+      local function ex(t, mask) return tostring(verbs.explain{ verb = "ibv_modify_qp", errno = 22, errname = "EINVAL",
+        context = { qp_type = t, cur_state = "RTR", qp_state = "RTS", mask = mask } }) end
+      print(ex("UC", { "STATE", "SQ_PSN", "TIMEOUT" }))
+      print(ex("UC", { "STATE", "SQ_PSN", "MIN_RNR_TIMER" }))
+      print(ex("RC", { "STATE", "SQ_PSN", "TIMEOUT", "RETRY_CNT", "RNR_RETRY", "MAX_QP_RD_ATOMIC", "MIN_RNR_TIMER" }))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"present but not allowed in UC RTR->RTS: IBV_QP_TIMEOUT (timeout) (UC sends no ACKs, so nothing waits for one to time out)"* ]]
+    [[ $output == *"present but not allowed in UC RTR->RTS: IBV_QP_MIN_RNR_TIMER (min_rnr_timer) (a UC receiver sends no RNR NAK"* ]]
+    [[ $output == *"the transition and the mask are legal for RC RTR->RTS"* ]]
+    [[ $output != *"not allowed in RC"* ]]
+}

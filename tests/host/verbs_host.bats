@@ -61,7 +61,7 @@ load ../helpers
     [ "${lines[3]}" = "FENCE,SIGNALED,SOLICITED,INLINE,IP_CSUM" ]
     [ "${lines[4]}" = "SUCCESS	RETRY_EXC_ERR	RNR_RETRY_EXC_ERR	24" ]
     [ "${lines[5]}" = "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC	AV	ACTIVE	ETHERNET" ]
-    [ "${lines[6]}" = "32" ]   # with ibv_port_cap_flags, ibv_port_cap_flags2 and ib_uverbs_query_port_flags
+    [ "${lines[6]}" = "33" ]   # with ibv_port_cap_flags, ibv_port_cap_flags2, ib_uverbs_query_port_flags and ibv_mw_type
     [ "${lines[7]}" = "ADDR_RESOLVED,ADDR_ERROR,ROUTE_RESOLVED,ROUTE_ERROR,CONNECT_REQUEST,CONNECT_RESPONSE,CONNECT_ERROR,UNREACHABLE,REJECTED,ESTABLISHED	TCP,UDP,IB,IPOIB" ]
     [ "${lines[8]}" = "RDMA_WRITE,RDMA_WRITE_WITH_IMM,SEND,SEND_WITH_IMM,RDMA_READ,ATOMIC_CMP_AND_SWP,ATOMIC_FETCH_AND_ADD	BYTE_LEN,IMM,QP_NUM,SRC_QP,SLID,SL,DLID_PATH_BITS,COMPLETION_TIMESTAMP" ]
 }
@@ -80,10 +80,10 @@ load ../helpers
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "context	verbs.context	function	function	function	alloc_pd close create_comp_channel create_cq create_cq_ex create_qp_ex get_async_event gids init_ah_from_wc query_device query_gid query_port" ]
-    [ "${lines[1]}" = "pd	verbs.pd	function	function	function	create_ah create_ah_from_wc create_qp create_srq dealloc reg_mr" ]
+    [ "${lines[1]}" = "pd	verbs.pd	function	function	function	alloc_mw create_ah create_ah_from_wc create_qp create_srq dealloc reg_mr" ]
     [ "${lines[2]}" = "mr	verbs.mr	function	function	function	dereg fill read write" ]
-    [ "${lines[3]}" = "cq	verbs.cq	function	function	function	ack_events destroy end_poll iter next_poll poll read_byte_len read_completion_ts read_dlid_path_bits read_imm_data read_opcode read_qp_num read_sl read_slid read_src_qp read_vendor_err read_wc_flags req_notify start_poll wait" ]
-    [ "${lines[5]}" = "qp	verbs.qp	function	function	function	destroy modify post_recv post_send query wr_abort wr_atomic_cmp_swp wr_atomic_fetch_add wr_complete wr_rdma_read wr_rdma_write wr_rdma_write_imm wr_send wr_send_imm wr_set_inline_data wr_set_inline_data_list wr_set_sge wr_set_sge_list wr_set_ud_addr wr_start" ]
+    [ "${lines[3]}" = "cq	verbs.cq	function	function	function	ack_events destroy end_poll iter next_poll poll read_byte_len read_completion_ts read_dlid_path_bits read_imm_data read_invalidated_rkey read_opcode read_qp_num read_sl read_slid read_src_qp read_vendor_err read_wc_flags req_notify start_poll wait" ]
+    [ "${lines[5]}" = "qp	verbs.qp	function	function	function	bind_mw destroy modify post_recv post_send query wr_abort wr_atomic_cmp_swp wr_atomic_fetch_add wr_bind_mw wr_complete wr_local_inv wr_rdma_read wr_rdma_write wr_rdma_write_imm wr_send wr_send_imm wr_send_inv wr_set_inline_data wr_set_inline_data_list wr_set_sge wr_set_sge_list wr_set_ud_addr wr_start" ]
     [ "${lines[7]}" = "srq	verbs.srq	function	function	function	destroy modify post_recv query" ]
     [ "${lines[8]}" = "cm_channel	verbs.cm_channel	function	function	function	create_id destroy get_cm_event" ]
     [ "${lines[9]}" = "cm_id	verbs.cm_id	function	function	function	accept bind_addr connect create_qp destroy destroy_qp disconnect establish get_dst_port get_local_addr get_peer_addr get_src_port init_qp_attr listen reject resolve_addr resolve_route" ]
@@ -156,7 +156,7 @@ load ../helpers
     [ "${lines[0]}" = "send_wr SEND_WITH_IMM wr_id=7 (1 WR, 2 SGEs)	7	4660	SIGNALED,SOLICITED	8192	1" ]
     [ "${lines[1]}" = "8	1" ]
     [ "${lines[2]}" = "bad argument #1 to 'verbs.send_wr' (key 'sg_list': sg_list[1]: needs mr= (and offset=, length=), or addr=, length= and lkey=)" ]
-    [ "${lines[3]}" = "bad argument #1 to 'verbs.send_wr' (unknown key '[2].bogus' (keys: wr_id, sg_list, opcode, send_flags, imm_data, rdma, atomic, ud))" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.send_wr' (unknown key '[2].bogus' (keys: wr_id, sg_list, opcode, send_flags, imm_data, invalidate_rkey, rdma, atomic, ud, bind_mw))" ]
     [ "${lines[4]}" = "bad argument #1 to 'verbs.recv_wr' (unknown key 'opcode' (keys: wr_id, sg_list))" ]
     [[ ${lines[5]} == *"'ud' of a prepared WR is fixed (settable: wr_id, opcode, send_flags, imm_data, rdma, atomic)"* ]]
     [[ ${lines[6]} == *"send_flags"*"SIGNALLED"* ]]
@@ -253,4 +253,37 @@ load ../helpers
     [ "${lines[3]}" = "send_wr SEND wr_id=0 (1 WR, 0 SGEs)" ]
     [ "${lines[4]}" = "send_wr SEND wr_id=0 (1 WR, 0 SGEs)" ]
     [ "${lines[5]}" = "send_wr SEND wr_id=0 (1 WR, 0 SGEs)" ]
+}
+
+@test "memory windows without a device: verbs.inc_rkey's wrap, the mw class, ibv_mw_type, and bind_mw's errors explained" {
+    run "$VERBSH" -e '
+      print(("%x %x %x"):format(verbs.inc_rkey(0x12345678), verbs.inc_rkey(0x123456fe), verbs.inc_rkey(0x123456ff)))
+      print(verbs.inc_rkey(0), verbs.inc_rkey(0xffffffff))
+      print(select(2, pcall(verbs.inc_rkey, -1)))
+      print(select(2, pcall(verbs.inc_rkey, 0x100000000)))
+      print(select(2, pcall(verbs.inc_rkey, 1, 2)))
+      local mt = debug.getregistry()["verbs.mw"]
+      local m = {}
+      for name in pairs(mt.__methods) do m[#m + 1] = name end
+      print(mt.__name, type(mt.__gc), type(mt.__newindex), table.concat(m, " "), table.concat(mt.__fields, " "))
+      print(table.concat(verbs.enums.ibv_mw_type, ","), verbs.enum("ibv_mw_type").values.TYPE_2)
+      local function ex(e) return tostring(verbs.explain(e)) end
+      print(ex{ verb = "ibv_bind_mw", errno = 22, errname = "EINVAL", context = { mw_type = "TYPE_2", qp_type = "RC" } })
+      print(ex{ verb = "ibv_bind_mw", errno = 22, errname = "EINVAL",
+        context = { mw_type = "TYPE_1", qp_type = "RC", qp_state = "RTS", mw_access_flags = { "REMOTE_READ", "ZERO_BASED" } } })
+      print(ex{ verb = "ibv_bind_mw", errno = 1, errname = "EPERM", context = { mw_type = "TYPE_1", other_pd = true } })
+      print(ex{ verb = "ibv_dereg_mr", errno = 22, errname = "EINVAL" })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "12345679 123456ff 12345600" ]
+    [ "${lines[1]}" = "1	4294967040" ]
+    [ "${lines[2]}" = "bad argument #1 to 'verbs.inc_rkey' (rkey: -1 is out of range (0..4294967295))" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.inc_rkey' (rkey: 4294967296 is out of range (0..4294967295))" ]
+    [[ ${lines[4]} == *"inc_rkey"*"2"* ]]
+    [ "${lines[5]}" = "verbs.mw	function	function	dealloc	rkey handle type pd" ]
+    [ "${lines[6]}" = "TYPE_1,TYPE_2	2" ]
+    [[ $output == *"why: this is a TYPE_2 window: ibv_bind_mw binds only type 1 windows"* ]]
+    [[ $output == *"why: a zero-based type 1 window: the IBTA does not allow type 1 windows to be zero-based"* ]]
+    [[ $output == *"why: bind_info.mr belongs to another PD than the window"* ]]
+    [[ $output == *"why: memory windows are still bound to this MR (rxe refuses the dereg while any window opens onto it)"* ]]
 }

@@ -33,7 +33,7 @@ end
 id:destroy()
 ch:destroy()
 
--- Post: BIND_MW (no memory windows), TSO, and the union `wr` by QP type and opcode.
+-- Post: BIND_MW with nothing to bind (the fuzzer's crash), TSO, and the union `wr` by QP type and opcode.
 local mr = L.pd:reg_mr(4096, "LOCAL_WRITE")
 local rc = L.qp("RC")
 local ud = L.qp("UD")

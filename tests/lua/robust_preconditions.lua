@@ -29,9 +29,15 @@ refused("accept without QP/param", "with no QP on the id, a conn_param is needed
 local ctx = verbs.open(os.getenv("RXE_DEV"))
 local pd, cq = ctx:alloc_pd(), ctx:create_cq(8)
 local cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 2, max_recv_sge = 2 }
--- 9. BIND_MW
+-- 9. BIND_MW: the fuzzer's reproducer (a bind with no window and no MR
+-- crashed rxe's provider) is now validated, as are its halves
 local rc = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = cap }
-refused("BIND_MW", "opcode BIND_MW binds a memory window, and verbsh has none", rc.post_send, rc, { opcode = "BIND_MW" })
+refused("BIND_MW", "opcode BIND_MW needs bind_mw = { mw =, rkey =, bind_info", rc.post_send, rc, { opcode = "BIND_MW" })
+local mw = pd:alloc_mw("TYPE_2")
+refused("BIND_MW without MR", "key 'bind_info.mr' is required", rc.post_send, rc,
+  { opcode = "BIND_MW", bind_mw = { mw = mw, rkey = verbs.inc_rkey(mw.rkey), bind_info = { addr = 0, length = 0 } } })
+refused("BIND_MW without mw", "key 'bind_mw.mw' is required", rc.post_send, rc,
+  { opcode = "BIND_MW", bind_mw = { rkey = 1, bind_info = { mr = pd:reg_mr(64, "MW_BIND") } } })
 -- 10. UD union aliasing: rdma's remote_addr where ud.ah lives
 local ud = pd:create_qp{ qp_type = "UD", send_cq = cq, recv_cq = cq, cap = cap }
 ud:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qkey = 0x11 }
