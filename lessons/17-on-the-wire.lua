@@ -80,6 +80,7 @@ end
 
 return {
   title = "On the wire: the packets behind the verbs",
+  transports = { "RoCE" },
   intro = [[
     Everything so far happened inside verbs calls and completions. Between
     them, the two RDMA devices exchanged RoCEv2 packets (UDP port 4791):

@@ -64,3 +64,28 @@ wait_cm_listen() {
     [[ $output == *"rping_client: 5 pings to $SIW_ADDR:7495, each read and written back by the server"* ]]
     [ "$(grep -c '^server ping data: rdma-ping-' srv2.out)" -eq 5 ]
 }
+
+@test "lesson 22 iwarp: --auto passes on rxe and siw side by side, and each completion step after a failed try" {
+    run env VERBSH_LESSON_RETRY=1 "$VERBSH" --lesson 22 --auto
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"PASS iwarp"* ]]
+    [ "$(grep -c '(retry drill: the check refused them: ' <<<"$output")" -eq 4 ]
+    [[ $output == *"you predicted iWARP: right; RoCE fetched 41 and left 42, iWARP's post returned -22"* ]]
+    [[ $output == *"iWARP: atomic_cap NONE, max_ah 0, max_mcast_grp 0"* ]]
+}
+
+@test "lessons on siw alone (-d siw0): a RoCE lesson is skipped (77) naming the lessons that run on iWARP; the list marks the others" {
+    run "$VERBSH" -d "$SIW_DEV" --lesson 5 --auto
+    echo "$output"
+    [ "$status" -eq 77 ]
+    [[ $output == *"This lesson cannot run here: $SIW_DEV is an iWARP device, and this lesson runs on RoCE; the lessons that run on iWARP: 22 iwarp"* ]]
+    run "$VERBSH" -d "$SIW_DEV" --lesson
+    echo "$output"
+    grep -q " 5  rc-send .*  \[needs RoCE: not on $SIW_DEV, iWARP\]$" <<<"$output"
+    grep -q '22  iwarp' <<<"$output"
+    ! grep '22  iwarp.*needs' <<<"$output"
+    # on rxe the list is as it always was
+    run "$VERBSH" -d "$RXE_DEV" --lesson
+    ! grep -q 'needs RoCE' <<<"$output"
+}
