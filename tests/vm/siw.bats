@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# siw in the micro-VM: rxe-vm --siw with --two, the doctor's iWARP findings
+# (a loaded siw, a siw netdev without IPv4, a siw.ko for another kernel, none
+# at all) and rxe-host removing and adding a siw link. Two guest boots.
+load ../helpers
+
+# report NAME: the doctor's report split out of the guest's output.
+report() { awk -v want="=== $1" '$0 == want { f = 1; next } /^=== / { f = 0 } f' "$BATS_TEST_TMPDIR/vm.log"; }
+
+@test "rxe-vm --siw --two: siw0 and siw1 on their veth pair beside rxe0/rxe1; rping crosses veth2; doctor, rxe-host remove/siw/env on siw" {
+    cd "$BATS_TEST_TMPDIR"
+    "$ROOT/scripts/rxe-vm" --siw --two -- bash -c '
+        echo "=== env"; env | grep -E "^SIW" | sort
+        echo "=== links"; rdma link show | cut -d" " -f2,10
+        echo "=== rping"; rping -s -a $SIW1_ADDR -p 7496 -C 3 >/dev/null 2>&1 & sleep 1
+        rping -c -a $SIW1_ADDR -I $SIW_ADDR -p 7496 -C 3 -v; wait
+        echo "veth2 $(($(cat /sys/class/net/veth2/statistics/tx_packets) > 10)) lo $(cat /sys/class/net/lo/statistics/tx_packets)"
+        echo "=== doctor"; "$VERBSH" --doctor; echo "exit $?"
+        ip addr flush dev veth3
+        echo "=== no_ipv4"; "$VERBSH" --doctor; echo "exit $?"
+        echo "=== host"; "$ROOT/scripts/rxe-host" remove siw1; rdma link show siw1/1 2>&1 | head -1
+        "$ROOT/scripts/rxe-host" siw veth3 2>&1 | cut -d" " -f1-4
+        ip addr add 198.51.100.2/32 dev veth3
+        "$ROOT/scripts/rxe-host" env
+    ' >vm.log 2>&1 || { cat vm.log; return 1; }
+    cat vm.log
+    [ "$(report env)" = "SIW1_ADDR=198.51.100.2
+SIW1_DEV=siw1
+SIW1_NETDEV=veth3
+SIW_ADDR=198.51.100.1
+SIW_DEV=siw0
+SIW_NETDEV=veth2" ]
+    [ "$(report links)" = "rxe0/1 veth0
+rxe1/1 veth1
+siw0/1 veth2
+siw1/1 veth3" ]
+    [ "$(report rping | grep -c '^ping data: rdma-ping-')" -eq 3 ]
+    report rping | grep -qx 'veth2 1 lo 0'       # over the veth, not delivered locally
+    report doctor | grep -qx 'exit 0'
+    report doctor | grep -q '^ok    siw       siw (soft-iWARP) is loaded'
+    report doctor | grep -q '^ok    port      siw1 port 1 is ACTIVE, iWARP (RDMA over TCP) on veth3$'
+    report doctor | grep -q '^warn  iwarp     siw1 port 1: iWARP on veth3 at 198.51.100.2: connect with rdma_cm to that address; measured now: an RC QP driven RESET->INIT->RTR->RTS by hand, without rdma_cm, fails at RTS with EINVAL'
+    report doctor | grep -q '^ok    gid       rxe0 port 1: sgid_index 1 is the RoCE v2 IPv4 GID'   # rxe's checks as before
+    report no_ipv4 | grep -qx 'exit 1'
+    report no_ipv4 | grep -q '^fail  iwarp     siw1 port 1 is iWARP on veth3, which has no IPv4 address: rdma_cm finds an iWARP device by its netdev'"'"'s address'
+    report no_ipv4 | grep -q '^      fix: sudo ip addr add 198.51.100.1/24 dev veth3 '
+    [ "$(report host | head -2)" = "link siw1/1 state ACTIVE" ] || report host | sed -n 2p | grep -q 'siw1'
+    report host | grep -q '^RXE_DEV=rxe0 RXE_NETDEV=veth0 RXE_ADDR=192.0.2.1 RXE_GID_INDEX=1 SIW_DEV=siw0 SIW_NETDEV=veth2 SIW_ADDR=198.51.100.1$'
+}
+
+@test "doctor without --siw: no siw module is said, not held against the host; a siw.ko for another kernel is named with 'Invalid module format'" {
+    cd "$BATS_TEST_TMPDIR"
+    ko=$ROOT/.cache/rxe-vm/current/siw/siw.ko
+    [ -s "$ko" ] || "$ROOT/scripts/rxe-vm" --build --siw
+    "$ROOT/scripts/rxe-vm" -- bash -c '
+        m=/lib/modules/$(uname -r)
+        echo "=== none"; "$VERBSH" --doctor; echo "exit $?"
+        mkdir -p $m/updates; cp "$1" $m/updates/siw.ko
+        echo "=== match"; "$VERBSH" --doctor | grep "^... *siw "
+        # the same module, its vermagic made that of another release of the same length
+        sed -i "s/vermagic=$(uname -r) /vermagic=6.1.0-99-amd64 /" $m/updates/siw.ko
+        echo "=== other"; "$VERBSH" --doctor; echo "exit $?"
+    ' _ "$ko" >vm.log 2>&1 || { cat vm.log; return 1; }
+    cat vm.log
+    kver=$(cut -d' ' -f3 "$ROOT/.cache/rxe-vm/current/version")
+    report none | grep -q "^ok    siw       no siw module in this kernel (no siw.ko under /lib/modules/$kver, and not built in), so no iWARP device: only lesson 22 needs one"
+    report none | grep -qx 'exit 0'
+    report match | grep -qx "ok    siw       /lib/modules/$kver/updates/siw.ko is for this kernel, not loaded: \`sudo modprobe siw\` makes iWARP devices possible"
+    report other | grep -q "^warn  siw       /lib/modules/$kver/updates/siw.ko was built for kernel 6.1.0-99-amd64, but this kernel is $kver: \`modprobe siw\` fails with 'Invalid module format'"
+    report other | grep -q "^      fix: rebuild it for this kernel: make -C /lib/modules/$kver/build M="
+    report other | grep -qx 'exit 0'
+}
