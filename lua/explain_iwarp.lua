@@ -102,9 +102,9 @@ iWARP (siw, soft-iWARP): RDMA over TCP. The verbs are the same as on RoCE (rxe);
   - rdma_cm picks, for an address, the device created first on its netdev: give siw a netdev of its own.
 On the wire: TCP, then MPA (framing, markers, CRC), DDP (tagged: STag and offset; untagged: queue, MSN, offset)
 and RDMAP (Send, RDMA Write, Read Request/Response); TCP's ACKs carry the reliability. Lesson 22 compares the two.]]
+-- ("IWARP", all capitals, stays the enum value ibv_transport_type's.)
 function M.topic(s)
-  local k = s:lower()
-  if k == "iwarp" or k == "siw" then return M.TOPIC end
+  if s == "iwarp" or s == "iWARP" or s == "siw" then return M.TOPIC end
 end
 
 -- Wraps the analyzers: the iWARP one first, the usual one when it has nothing.

@@ -21,7 +21,8 @@ M.methods = {
     .. " (ibv_modify_qp(qp1, &attr1, IBV_QP_STATE) = 22 /* EINVAL */); a function gets (call, ret, decl)"
     .. " instead, once the verb returned. Returns the previous setting", ex = "verbs.trace(true)" },
   explain = { "verbs", "verbs.explain(wc | status | error)", "(none)",
-    "why a completion or a verb failed, and how to fix it (at the prompt it prints as text)",
+    "why a completion or a verb failed, and how to fix it (at the prompt it prints as text); verbs.explain(\"iwarp\")"
+    .. " sums up what an iWARP device (siw) refuses that RoCE does",
     args = { "ibv_wc_status" }, ex = 'verbs.explain("RNR_RETRY_EXC_ERR")' },
   gid_bytes = { "verbs", 'verbs.gid_bytes("fe80::1")', "inet_pton(AF_INET6, text, gid.raw)",
     "the 16 raw bytes of a GID given as text", ex = 'verbs.gid_bytes("::ffff:192.0.2.1")' },

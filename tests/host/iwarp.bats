@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# The iWARP explanations without a device: verbs.explain of the error objects
+# the bindings raise on siw (context.transport "IWARP", context.returned),
+# against the same errors on RoCE, which must keep their usual explanation.
+load ../helpers
+
+x() { "$VERBSH" -e "print(verbs.explain($1))"; }
+
+@test "iwarp: a post that returned -22 on siw is the provider's refusal of that opcode; the same EINVAL on rxe is not" {
+    run x '{verb = "ibv_post_send", errno = 22, errname = "EINVAL", context = {returned = -22, transport = "IWARP",
+           device = "siw0", qp_type = "RC", qp_state = "RTS", bad_wr = 1, wr = {wr_id = 5, opcode = "ATOMIC_CMP_AND_SWP"}}}'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ibv_post_send failed: EINVAL (errno 22)" ]
+    [ "${lines[1]}" = "  RC QP on siw0, WR #1 (wr_id=5)" ]
+    [[ $output == *"ibv_post_send returned -22, a negative value: the provider refused the WR itself, at the post"* ]]
+    [[ $output == *"why: siw0 is an iWARP device: iWARP (RDMAP) has no atomic operations (query_device: atomic_cap NONE), so it refuses opcode ATOMIC_CMP_AND_SWP"* ]]
+    run x '{verb = "ibv_post_send", errno = 22, errname = "EINVAL", context = {transport = "IB", device = "rxe0",
+           qp_type = "RC", qp_state = "RTS", bad_wr = 1, wr = {wr_id = 5, opcode = "ATOMIC_CMP_AND_SWP"}}}'
+    echo "$output"
+    [[ $output != *"iWARP"* ]]
+    [[ $output == *"an atomic's sg_list must cover exactly 8 bytes"* ]]
+}
+
+@test "iwarp: -1 with ENOTCONN names rdma_cm; RTS EINVAL on iWARP names rdma_cm, on RoCE the state table" {
+    run x '{verb = "ibv_post_send", errno = 107, errname = "ENOTCONN", context = {returned = -1, transport = "IWARP",
+           device = "siw0", qp_type = "RC", qp_state = "RTR", bad_wr = 1, wr = {wr_id = 7, opcode = "SEND"}}}'
+    echo "$output"
+    [[ $output == *"ibv_post_send returned -1, a negative value"* ]]
+    [[ $output == *"why: siw0's QP is not connected (not in RTS)"* ]]
+    [[ $output == *'fix: connect with rdma_cm: id = channel:create_id("TCP")'* ]]
+    run x '{verb = "ibv_modify_qp", errno = 22, errname = "EINVAL", context = {transport = "IWARP", device = "siw0",
+           qp_type = "RC", cur_state = "RTR", qp_state = "RTS", state_unreported = true, mask = {"STATE"}, attr = {qp_state = "RTS"}}}'
+    echo "$output"
+    [ "${lines[1]}" = "  RC QP on siw0 (iWARP), RTR->RTS" ]
+    [[ $output == *"an RC QP reaches RTS only through rdma_cm"* ]]
+    [[ $output == *"note: the QP's state RTR is the one verbsh's last qp:modify set: siw0 does not report QP states"* ]]
+    run x '{verb = "ibv_modify_qp", errno = 22, errname = "EINVAL", context = {transport = "IB", device = "rxe0",
+           qp_type = "RC", cur_state = "RTR", qp_state = "RTS", mask = {"STATE"}, attr = {qp_state = "RTS"}}}'
+    echo "$output"
+    [[ $output != *"rdma_cm"* ]]
+    [[ $output == *"required but missing for RC RTR->RTS"* ]]
+}
+
+@test "iwarp: UD at create and an AH on siw name iWARP's RC-only transport; EOPNOTSUPP elsewhere stays generic" {
+    run x '{verb = "ibv_create_qp", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IWARP", device = "siw0", qp_type = "UD"}}'
+    echo "$output"
+    [ "${lines[1]}" = "  UD QP on siw0 (iWARP)" ]
+    [[ $output == *"iWARP has one transport, reliable connected (RC) over a TCP stream"* ]]
+    run x '{verb = "ibv_create_ah", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IWARP", device = "siw0"}}'
+    [[ $output == *"address handle on siw0 (iWARP)"* ]]
+    run x '{verb = "ibv_create_qp", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IB", device = "mlx5_0", qp_type = "UD"}}'
+    echo "$output"
+    [[ $output != *"iWARP"* ]]
+    [[ $output == *"why: the device does not support this operation or flag"* ]]
+}
+
+@test "iwarp: help \"iwarp\" and verbs.explain(\"iwarp\") give the summary; help \"IWARP\" is still the enum value" {
+    run "$VERBSH" -e 'help "iwarp"'
+    [[ ${lines[0]} == "iWARP (siw, soft-iWARP): RDMA over TCP."* ]]
+    [[ $output == *"returns"*"-22 (negative: the provider's refusal at the post"* ]]
+    run "$VERBSH" -e 'print(verbs.explain("siw") == verbs.explain("iWARP"))'
+    [ "$output" = true ]
+    run "$VERBSH" -e 'help "IWARP"'
+    [[ $output == *"IBV_TRANSPORT_IWARP = 1"* ]]
+}
