@@ -350,6 +350,20 @@ M.methods = {
     .. " atomicacketh {orig_rem_dt}, immdt, ieth; payload_length, icrc, icrc_ok (recomputed over the masked"
     .. " pseudo-packet) and icrc_expected. nil and why for a frame that is not RoCEv2",
     ex = "p = verbs.wire.decode(cap:packets()[1].bytes); print(p.bth.opname, p.bth.psn, p.aeth and p.aeth.kind, p.icrc_ok)" },
+  ["wire_iwarp.decode"] = { "verbs.wire_iwarp", 'require("verbs.wire_iwarp").decode(bytes)', "(none: Lua)",
+    "one iWARP frame (siw's TCP, from its Ethernet header) as a table: ip {src, dst, len}; tcp {srcport, dstport, seq,"
+    .. " ack, flags, len}; then mpa {kind = \"Request\" or \"Reply\", key, marker_flag, crc_flag, rej_flag, res, rev,"
+    .. " pdlength, privatedata} for the frames that open the connection, or fpdus, a list of {ulpdulength, pad, crc,"
+    .. " payload_len, ddp {tagged, last, rsvd, dv, and stag, to (tagged) or rsvdulp, qn, msn, mo (untagged)}, rdmap"
+    .. " {version, rsv, opcode, opname (Send, Write, Read Request, Read Response, ...), reserved, rr {sinkstag, sinkto,"
+    .. " rdmardsz, srcstag, srcto} for a Read Request}}; a bare TCP ACK has neither (TCP carries iWARP's reliability)."
+    .. " An FPDU split across segments is {ulpdulength, truncated = true}; markers are not removed (siw negotiates none)."
+    .. " nil and why for a frame that is not IPv4 TCP",
+    ex = 'W = require "verbs.wire_iwarp"; for _, b in ipairs(frames) do print(W.describe(W.decode(b))) end' },
+  ["wire_iwarp.describe"] = { "verbs.wire_iwarp", 'require("verbs.wire_iwarp").describe(packet)', "(none: Lua)",
+    "one line for a decoded iWARP frame: its MPA frame, its FPDUs (opcode, tagged STag and TO or untagged QN, MSN,"
+    .. " MO, last, payload bytes), or the TCP flags of a bare segment",
+    ex = 'print(require("verbs.wire_iwarp").describe(p))' },
   ["wire.read_pcap"] = { "verbs.wire", "verbs.wire.read_pcap(file)",
     "(none: Lua reads the classic pcap format: a 24-byte file header, then a struct pcap_pkthdr and the bytes per frame)",
     "the frames of a pcap file as cap:packets() gives them: { {time=, bytes=, length=}, ... }. The file is"

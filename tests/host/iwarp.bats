@@ -64,3 +64,16 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
     run "$VERBSH" -e 'help "IWARP"'
     [[ $output == *"IBV_TRANSPORT_IWARP = 1"* ]]
 }
+
+@test "iwarp wire: a siw capture (tests/wire/iwarp.pcap: MPA Request/Reply, Send, a 3-FPDU Write, a Read) decodes as tshark does, field by field" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    tshark -T json -r "$ROOT/tests/wire/iwarp.pcap" 2>/dev/null | python3 "$ROOT/tests/wire/tshark_flat_iwarp.py" >"$BATS_TEST_TMPDIR/flat"
+    run "$VERBSH" "$ROOT/tests/wire/oracle_iwarp.lua" "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/flat"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "23 frames, 265 fields compared, 0 mismatches; FPDUs: Read Request 1, Read Response 2, Send 1, Write 3"
+    has_line $'4\t198.51.100.1:50337 > 198.51.100.2:7497 MPA Request rev 2, markers off, CRC off, 4 bytes of private data'
+    has_line $'12\t198.51.100.1:50337 > 198.51.100.2:7497 Write (tagged STag 0x5b3d5300 TO 0x557ee9d8c694) 1428 bytes'
+    has_line $'16\t198.51.100.1:50337 > 198.51.100.2:7497 Read Request (untagged QN 1 MSN 1 MO 0, last) 0 bytes'
+    has_line $'9\t198.51.100.2:7497 > 198.51.100.1:50337 TCP ACK 656329990 (TCP'"'"'s ACK: it carries iWARP'"'"'s reliability, where RoCE has its own ACK/NAK)'
+}

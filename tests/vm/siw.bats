@@ -70,3 +70,27 @@ siw1/1 veth3" ]
     report other | grep -q "^      fix: rebuild it for this kernel: make -C /lib/modules/$kver/build M="
     report other | grep -qx 'exit 0'
 }
+
+@test "iwarp wire: a live capture on veth2 while siw0 and siw1 Send, Write 3000 bytes and Read 2000 decodes as tshark does; STags and offsets are the MRs'" {
+    cd "$BATS_TEST_TMPDIR"
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    "$ROOT/scripts/rxe-vm" --siw --two -- bash -c '
+        dumpcap -q -P -i veth2 -f tcp -w /tmp/x.pcap >/dev/null 2>&1 & p=$!
+        for _ in $(seq 100); do [ -s /tmp/x.pcap ] && break; sleep 0.1; done
+        "$VERBSH" "$ROOT/tests/wire/iwarp_scenario.lua" >&2 || exit 1
+        sleep 0.5; kill -INT $p; wait $p; cat /tmp/x.pcap' >x.pcap 2>log || { cat log; return 1; }
+    cat log
+    tshark -T json -r x.pcap 2>/dev/null | python3 "$ROOT/tests/wire/tshark_flat_iwarp.py" >flat
+    run "$VERBSH" "$ROOT/tests/wire/oracle_iwarp.lua" x.pcap flat
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[-1]} == *" 0 mismatches; FPDUs: Read Request 1, Read Response 2, Send 1, Write 3" ]]
+    # what the scenario printed (the server's rkey and address; the client's lkey for the Read's sink) is on the wire
+    read -r _ wstag wto <<<"$(grep '^write ' log)"
+    read -r _ rstag rto sstag sto <<<"$(grep '^read ' log)"
+    grep -q "Write (tagged STag $wstag TO $wto) 1428 bytes" <<<"$output"
+    grep -q "Read Response (tagged STag $sstag TO $sto) 1428 bytes" <<<"$output"
+    grep -q $'^[0-9]*\tiwarp_rdma.srcstag\t'"$rstag"'$' flat
+    grep -q $'^[0-9]*\tiwarp_rdma.srcto\t0x0000'"${rto#0x}"'$' flat
+    grep -q "Send (untagged QN 0 MSN 1 MO 0, last) 100 bytes" <<<"$output"
+}
