@@ -77,3 +77,26 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
     has_line $'16\t198.51.100.1:50337 > 198.51.100.2:7497 Read Request (untagged QN 1 MSN 1 MO 0, last) 0 bytes'
     has_line $'9\t198.51.100.2:7497 > 198.51.100.1:50337 TCP ACK 656329990 (TCP'"'"'s ACK: it carries iWARP'"'"'s reliability, where RoCE has its own ACK/NAK)'
 }
+
+@test "iwarp doctor: a siw.ko for another kernel is named with 'Invalid module format'; one for this kernel, or none, is not held against the host" {
+    T=$BATS_TEST_TMPDIR/root
+    mkdir -p "$T/proc/sys/kernel" "$T/lib/modules/6.1.0-56-amd64/updates" "$T/sys/module"
+    echo 6.1.0-56-amd64 >"$T/proc/sys/kernel/osrelease"
+    check() {
+        "$VERBSH" -e "local sys = require 'verbs.explain_sys'; sys.root = '$T'
+          require('verbs.doctor_iwarp').module_check(function(n, st, m, fix) print(st, n, m); print('fix', fix) end, {})"
+    }
+    run check
+    [[ ${lines[0]} == "ok	siw	no siw module in this kernel (no siw.ko under /lib/modules/6.1.0-56-amd64, and not built in)"* ]]
+    printf 'ELF...\0name=siw\0vermagic=6.1.0-99-amd64 SMP preempt mod_unload modversions \0' >"$T/lib/modules/6.1.0-56-amd64/updates/siw.ko"
+    run check
+    echo "$output"
+    [ "${lines[0]}" = "warn	siw	/lib/modules/6.1.0-56-amd64/updates/siw.ko was built for kernel 6.1.0-99-amd64, but this kernel is 6.1.0-56-amd64: \`modprobe siw\` fails with 'Invalid module format' (dmesg: version magic '6.1.0-99-amd64 ...' should be '6.1.0-56-amd64 ...')" ]
+    [[ ${lines[1]} == "fix	rebuild it for this kernel: make -C /lib/modules/6.1.0-56-amd64/build M="* ]]
+    printf 'ELF...\0vermagic=6.1.0-56-amd64 SMP preempt mod_unload modversions \0' >"$T/lib/modules/6.1.0-56-amd64/updates/siw.ko"
+    run check
+    [ "${lines[0]}" = "ok	siw	/lib/modules/6.1.0-56-amd64/updates/siw.ko is for this kernel, not loaded: \`sudo modprobe siw\` makes iWARP devices possible" ]
+    mkdir "$T/sys/module/siw"
+    run check
+    [[ ${lines[0]} == "ok	siw	siw (soft-iWARP) is loaded"* ]]
+}
