@@ -94,3 +94,31 @@ siw1/1 veth3" ]
     grep -q $'^[0-9]*\tiwarp_rdma.srcto\t0x0000'"${rto#0x}"'$' flat
     grep -q "Send (untagged QN 0 MSN 1 MO 0, last) 100 bytes" <<<"$output"
 }
+
+@test "rxe-vm --siw in two seats on a link: siw0 on eth1 (ports + 2), verbsh's rping client on seat 1 against rping -s on seat 2" {
+    cd "$ROOT"
+    local p
+    for _ in $(seq 50); do
+        p=$((20000 + RANDOM % 20000))
+        ss -Huln | grep -qE "[:.]($p|$((p + 1))|$((p + 2))|$((p + 3)))\b" || break
+    done
+    scripts/rxe-vm --siw --seat 2 --peer-seat 1 --link 127.0.0.1:$p --listen $((p + 1)) --timeout 240 -- bash -c '
+        echo "seat 2: $SIW_DEV on $SIW_NETDEV at $SIW_ADDR, peer $SIW_PEER_ADDR"
+        timeout 180 stdbuf -oL rping -s -a $SIW_ADDR -C 3 -p 18711 -v' >"$BATS_TEST_TMPDIR/seat2.out" 2>&1 &
+    s2=$!
+    run scripts/rxe-vm --siw --seat 1 --peer-seat 2 --link 127.0.0.1:$((p + 1)) --listen $p --timeout 240 -- bash -c '
+        echo "seat 1: $SIW_DEV on $SIW_NETDEV at $SIW_ADDR, peer $SIW_PEER_ADDR"
+        # seat 2 may still be booting: retry until it listens
+        for _ in $(seq 60); do
+            timeout 60 "$VERBSH" examples/rping_client.lua -a $SIW_PEER_ADDR -C 3 -p 18711 -v >/tmp/r.txt 2>&1 && break
+            sleep 1
+        done
+        cat /tmp/r.txt'
+    wait $s2 || true
+    echo "$output"; cat "$BATS_TEST_TMPDIR/seat2.out"
+    [ "$status" -eq 0 ]
+    [[ $output == *"seat 1: siw0 on eth1 at 10.79.0.1, peer 10.79.0.2"* ]]
+    [[ $output == *"rping_client: 3 pings to 10.79.0.2:18711, each read and written back by the server"* ]]
+    grep -q "seat 2: siw0 on eth1 at 10.79.0.2, peer 10.79.0.1" "$BATS_TEST_TMPDIR/seat2.out"
+    [ "$(grep -c '^server ping data: rdma-ping-' "$BATS_TEST_TMPDIR/seat2.out")" -eq 3 ]
+}
