@@ -79,13 +79,13 @@ end
 -- One RC QP on ctx taken RESET->INIT->RTR->RTS by hand (connected to
 -- itself): the RTS's outcome, measured. nil when it could not be tried.
 local function oob_rts(ctx)
-  local made, errs = {}, nil
+  local made, errs = {}, nil   -- { object, the method that frees it }, in the order made
   local ok, res = pcall(function()
-    local pd = ctx:alloc_pd(); made[#made + 1] = pd
-    local cq = ctx:create_cq(2); made[#made + 1] = cq
+    local pd = ctx:alloc_pd(); made[#made + 1] = { pd, "dealloc" }
+    local cq = ctx:create_cq(2); made[#made + 1] = { cq, "destroy" }
     local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
       cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }
-    made[#made + 1] = qp
+    made[#made + 1] = { qp, "destroy" }
     qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0 }
     qp:modify{ qp_state = "RTR", path_mtu = "1024", dest_qp_num = qp.qp_num, rq_psn = 0, max_dest_rd_atomic = 1,
       min_rnr_timer = 12, ah_attr = { is_global = 1, port_num = 1, grh = { dgid = ctx:query_gid(1, 0), sgid_index = 0 } } }
@@ -95,8 +95,8 @@ local function oob_rts(ctx)
     return rok
   end)
   for i = #made, 1, -1 do
-    local o = made[i]
-    pcall(o.destroy or o.dealloc, o)
+    local o, free = made[i][1], made[i][2]
+    pcall(function() o[free](o) end)
   end
   if not ok then return nil end
   return res, errs

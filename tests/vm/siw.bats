@@ -8,22 +8,22 @@ load ../helpers
 report() { awk -v want="=== $1" '$0 == want { f = 1; next } /^=== / { f = 0 } f' "$BATS_TEST_TMPDIR/vm.log"; }
 
 @test "rxe-vm --siw --two: siw0 and siw1 on their veth pair beside rxe0/rxe1; rping crosses veth2; doctor, rxe-host remove/siw/env on siw" {
-    cd "$BATS_TEST_TMPDIR"
-    "$ROOT/scripts/rxe-vm" --siw --two -- bash -c '
+    cd "$ROOT"   # the guest runs in this directory (ROOT itself is not passed in)
+    scripts/rxe-vm --siw --two -- bash -c '
         echo "=== env"; env | grep -E "^SIW" | sort
-        echo "=== links"; rdma link show | cut -d" " -f2,10
+        echo "=== links"; rdma link show | cut -d" " -f2,8
         echo "=== rping"; rping -s -a $SIW1_ADDR -p 7496 -C 3 >/dev/null 2>&1 & sleep 1
         rping -c -a $SIW1_ADDR -I $SIW_ADDR -p 7496 -C 3 -v; wait
         echo "veth2 $(($(cat /sys/class/net/veth2/statistics/tx_packets) > 10)) lo $(cat /sys/class/net/lo/statistics/tx_packets)"
         echo "=== doctor"; "$VERBSH" --doctor; echo "exit $?"
         ip addr flush dev veth3
         echo "=== no_ipv4"; "$VERBSH" --doctor; echo "exit $?"
-        echo "=== host"; "$ROOT/scripts/rxe-host" remove siw1; rdma link show siw1/1 2>&1 | head -1
-        "$ROOT/scripts/rxe-host" siw veth3 2>&1 | cut -d" " -f1-4
+        echo "=== host"; scripts/rxe-host remove siw1; rdma link show siw1/1 2>&1 | head -1
+        scripts/rxe-host siw veth3 2>&1 | cut -d" " -f1-4
         ip addr add 198.51.100.2/32 dev veth3
-        "$ROOT/scripts/rxe-host" env
-    ' >vm.log 2>&1 || { cat vm.log; return 1; }
-    cat vm.log
+        scripts/rxe-host env
+    ' >"$BATS_TEST_TMPDIR/vm.log" 2>&1 || { cat "$BATS_TEST_TMPDIR/vm.log"; return 1; }
+    cat "$BATS_TEST_TMPDIR/vm.log"
     [ "$(report env)" = "SIW1_ADDR=198.51.100.2
 SIW1_DEV=siw1
 SIW1_NETDEV=veth3
@@ -44,15 +44,15 @@ siw1/1 veth3" ]
     report no_ipv4 | grep -qx 'exit 1'
     report no_ipv4 | grep -q '^fail  iwarp     siw1 port 1 is iWARP on veth3, which has no IPv4 address: rdma_cm finds an iWARP device by its netdev'"'"'s address'
     report no_ipv4 | grep -q '^      fix: sudo ip addr add 198.51.100.1/24 dev veth3 '
-    [ "$(report host | head -2)" = "link siw1/1 state ACTIVE" ] || report host | sed -n 2p | grep -q 'siw1'
+    [ "$(report host | sed -n 2p)" = "link siw1/1 state ACTIVE" ]     # removed, then made again as the first free name
     report host | grep -q '^RXE_DEV=rxe0 RXE_NETDEV=veth0 RXE_ADDR=192.0.2.1 RXE_GID_INDEX=1 SIW_DEV=siw0 SIW_NETDEV=veth2 SIW_ADDR=198.51.100.1$'
 }
 
 @test "doctor without --siw: no siw module is said, not held against the host; a siw.ko for another kernel is named with 'Invalid module format'" {
-    cd "$BATS_TEST_TMPDIR"
+    cd "$ROOT"
     ko=$ROOT/.cache/rxe-vm/current/siw/siw.ko
-    [ -s "$ko" ] || "$ROOT/scripts/rxe-vm" --build --siw
-    "$ROOT/scripts/rxe-vm" -- bash -c '
+    [ -s "$ko" ] || scripts/rxe-vm --build --siw
+    scripts/rxe-vm -- bash -c '
         m=/lib/modules/$(uname -r)
         echo "=== none"; "$VERBSH" --doctor; echo "exit $?"
         mkdir -p $m/updates; cp "$1" $m/updates/siw.ko
@@ -60,8 +60,8 @@ siw1/1 veth3" ]
         # the same module, its vermagic made that of another release of the same length
         sed -i "s/vermagic=$(uname -r) /vermagic=6.1.0-99-amd64 /" $m/updates/siw.ko
         echo "=== other"; "$VERBSH" --doctor; echo "exit $?"
-    ' _ "$ko" >vm.log 2>&1 || { cat vm.log; return 1; }
-    cat vm.log
+    ' _ "$ko" >"$BATS_TEST_TMPDIR/vm.log" 2>&1 || { cat "$BATS_TEST_TMPDIR/vm.log"; return 1; }
+    cat "$BATS_TEST_TMPDIR/vm.log"
     kver=$(cut -d' ' -f3 "$ROOT/.cache/rxe-vm/current/version")
     report none | grep -q "^ok    siw       no siw module in this kernel (no siw.ko under /lib/modules/$kver, and not built in), so no iWARP device: only lesson 22 needs one"
     report none | grep -qx 'exit 0'
@@ -72,13 +72,15 @@ siw1/1 veth3" ]
 }
 
 @test "iwarp wire: a live capture on veth2 while siw0 and siw1 Send, Write 3000 bytes and Read 2000 decodes as tshark does; STags and offsets are the MRs'" {
-    cd "$BATS_TEST_TMPDIR"
+    cd "$ROOT"
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
-    "$ROOT/scripts/rxe-vm" --siw --two -- bash -c '
+    scripts/rxe-vm --siw --two -- bash -c '
         dumpcap -q -P -i veth2 -f tcp -w /tmp/x.pcap >/dev/null 2>&1 & p=$!
         for _ in $(seq 100); do [ -s /tmp/x.pcap ] && break; sleep 0.1; done
-        "$VERBSH" "$ROOT/tests/wire/iwarp_scenario.lua" >&2 || exit 1
-        sleep 0.5; kill -INT $p; wait $p; cat /tmp/x.pcap' >x.pcap 2>log || { cat log; return 1; }
+        "$VERBSH" tests/wire/iwarp_scenario.lua >&2 || exit 1
+        sleep 0.5; kill -INT $p; wait $p; cat /tmp/x.pcap' >"$BATS_TEST_TMPDIR/x.pcap" 2>"$BATS_TEST_TMPDIR/log" ||
+        { cat "$BATS_TEST_TMPDIR/log"; return 1; }
+    cd "$BATS_TEST_TMPDIR"
     cat log
     tshark -T json -r x.pcap 2>/dev/null | python3 "$ROOT/tests/wire/tshark_flat_iwarp.py" >flat
     run "$VERBSH" "$ROOT/tests/wire/oracle_iwarp.lua" x.pcap flat
