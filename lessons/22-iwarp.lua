@@ -22,12 +22,13 @@ end
 -- The IPv4 address of an iWARP device: its GID is the netdev's MAC, so the
 -- address is the netdev's (SIW_ADDR when rxe-vm --siw made it).
 local function iwarp_address(dev)
-  local f = io.open(("/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs/0"):format(dev))
-  local nd = f and f:read("l")
-  if f then f:close() end
   if os.getenv("SIW_DEV") == dev and os.getenv("SIW_ADDR") then return os.getenv("SIW_ADDR") end
+  -- (an iWARP GID table has no netdev attribute: rdma link names it)
+  local p = io.popen(("rdma link show '%s/1' 2>/dev/null"):format(dev))
+  local nd = p and (p:read("a") or ""):match("netdev (%S+)")
+  if p then p:close() end
   if not nd then return nil end
-  local p = io.popen(("ip -4 -o addr show dev '%s' 2>/dev/null"):format(nd))
+  p = io.popen(("ip -4 -o addr show dev '%s' 2>/dev/null"):format(nd))
   local out = p and p:read("a") or ""
   if p then p:close() end
   return out:match("inet (%d+%.%d+%.%d+%.%d+)")

@@ -67,10 +67,10 @@ function M.module_check(add, info)
   end
 end
 
--- The netdev under an iWARP port: siw's GID 0 is its MAC; sysfs names it.
+-- The netdev under an iWARP port: siw's GID 0 is its MAC, with no netdev
+-- attribute in sysfs; `rdma link` names it.
 local function netdev(dev, port)
-  return sys.read(("/sys/class/infiniband/%s/ports/%d/gid_attrs/ndevs/0"):format(dev, port))
-    or sh(("rdma link show %s/%d"):format(dev, port)):match("netdev (%S+)")
+  return sh(("rdma link show %s/%d"):format(dev, port)):match("netdev (%S+)")
 end
 local function ipv4(nd)
   return sh("ip -4 -o addr show dev " .. q(nd)):match("inet (%d+%.%d+%.%d+%.%d+)")
