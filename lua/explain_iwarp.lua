@@ -15,7 +15,18 @@ M.RC_ONLY = "iWARP has one transport, reliable connected (RC) over a TCP stream:
 M.CM_WAY = 'connect with rdma_cm: id = channel:create_id("TCP"), resolve_addr, resolve_route, id:create_qp(pd, {...}),'
   .. ' id:connect{...} (and rdma_listen/accept on the other side; lesson 14)'
 
--- ibv_create_qp / ibv_create_qp_ex / rdma_create_qp EOPNOTSUPP for a type iWARP lacks
+-- The extended verbs on siw (rdma-core 44's libsiw): ibv_create_qp_ex with
+-- send_ops_flags and ibv_create_cq_ex give EOPNOTSUPP, whatever is asked.
+function M.extended(e)
+  if not iwarp(e) or e.errname ~= "EOPNOTSUPP" then return nil end
+  local plain = e.verb == "ibv_create_cq_ex" and "ctx:create_cq(cqe) and cq:poll" or "pd:create_qp{...} and qp:post_send"
+  return ("%s on %s (iWARP)"):format(e.verb, dev(e)), {
+    { why = ("%s's provider (siw's libsiw) has no extended verbs: %s is refused whatever it asks (measured:"
+        .. " an RC QP with send_ops_flags SEND, a CQ with wc_flags BYTE_LEN)"):format(dev(e), e.verb),
+      fix = ("use the classic verbs on siw: %s; the extended ones work on rxe (lesson 15)"):format(plain) } }
+end
+
+-- ibv_create_qp / rdma_create_qp EOPNOTSUPP for a type iWARP lacks
 function M.create_qp(e)
   if not iwarp(e) or e.errname ~= "EOPNOTSUPP" then return nil end
   local t = tostring((e.context or {}).qp_type or "this")
@@ -96,6 +107,7 @@ iWARP (siw, soft-iWARP): RDMA over TCP. The verbs are the same as on RoCE (rxe);
     -22 (negative: the provider's refusal at the post; nothing on the wire, the QP stays usable).
     SEND, RDMA_WRITE and RDMA_READ work (atomic_cap NONE in query_device).
   - post_send on a QP that is not connected returns -1 with errno ENOTCONN.
+  - no extended verbs: create_qp_ex (with send_ops_flags) and create_cq_ex give EOPNOTSUPP; use create_qp, create_cq.
   - siw in Linux 6.1 does not report QP states (ibv_query_qp says RESET): qp.state is the state verbsh's last
     qp:modify set, or UNKNOWN for a QP rdma_cm moved, and verbsh warns that it is not the device's report.
   - the GID table has one entry, the netdev's MAC: not an IP-based GID; address peers by IP through rdma_cm.
@@ -117,7 +129,8 @@ function M.wrap(analyze)
       return nil, {}
     end
   end
-  for verb, mine in pairs{ ibv_create_qp = M.create_qp, ibv_create_qp_ex = M.create_qp, rdma_create_qp = M.create_qp,
+  for verb, mine in pairs{ ibv_create_qp = M.create_qp, ibv_create_qp_ex = M.extended, ibv_create_cq_ex = M.extended,
+                           rdma_create_qp = M.create_qp,
                            ibv_create_ah = M.create_ah, ibv_modify_qp = M.modify, ibv_post_send = M.post,
                            ibv_post_recv = M.post, ibv_post_srq_recv = M.post } do
     analyze[verb] = first(mine, analyze[verb])

@@ -100,3 +100,13 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
     run check
     [[ ${lines[0]} == "ok	siw	siw (soft-iWARP) is loaded"* ]]
 }
+
+@test "iwarp: the extended verbs' EOPNOTSUPP on siw says its provider has none, not that the QP type is missing" {
+    run x '{verb = "ibv_create_qp_ex", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IWARP", device = "siw0", qp_type = "RC"}}'
+    echo "$output"
+    [ "${lines[1]}" = "  ibv_create_qp_ex on siw0 (iWARP)" ]
+    [[ $output == *"siw0's provider (siw's libsiw) has no extended verbs"* ]]
+    [[ $output != *"RC QP on siw0"* ]]
+    run x '{verb = "ibv_create_cq_ex", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IWARP", device = "siw0"}}'
+    [[ $output == *"fix: use the classic verbs on siw: ctx:create_cq(cqe) and cq:poll"* ]]
+}
