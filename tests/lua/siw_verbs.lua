@@ -31,6 +31,9 @@ for _, t in ipairs{ "UD", "UC" } do
 end
 local e = raises("AH on siw", pd.create_ah, pd, { is_global = 1, port_num = 1, grh = { dgid = "::ffff:198.51.100.9", sgid_index = 0 } })
 eq(e.errname, "EOPNOTSUPP", "AH errname"); has(e, "address handle on " .. SIW .. " (iWARP)")
+-- siw's provider has no extended verbs (rxe's has: lesson 15)
+e = raises("create_cq_ex on siw", ctx.create_cq_ex, ctx, { cqe = 8, wc_flags = { "BYTE_LEN" } })
+eq(e.errname, "EOPNOTSUPP", "create_cq_ex errname"); has(e, "has no extended verbs")
 
 -- An RC QP out of band: RESET is siw's true state before any modify; after
 -- one, verbsh shows the state it set and says once that siw reports none.
