@@ -44,7 +44,7 @@ siw1/1 veth3" ]
     report no_ipv4 | grep -qx 'exit 1'
     report no_ipv4 | grep -q '^fail  iwarp     siw1 port 1 is iWARP on veth3, which has no IPv4 address: rdma_cm finds an iWARP device by its netdev'"'"'s address'
     report no_ipv4 | grep -q '^      fix: sudo ip addr add 198.51.100.1/24 dev veth3 '
-    report host | grep -qx "link siw1/1 state ACTIVE physical_state LINK_UP netdev veth3"   # removed, then made again as the first free name
+    report host | grep -q "^link siw1/1 state ACTIVE physical_state LINK_UP netdev veth3"   # removed, then made again as the first free name
     report host | grep -q "^rxe-host: warning: veth3 has no IPv4 address"
     report host | grep -q '^RXE_DEV=rxe0 RXE_NETDEV=veth0 RXE_ADDR=192.0.2.1 RXE_GID_INDEX=1 SIW_DEV=siw0 SIW_NETDEV=veth2 SIW_ADDR=198.51.100.1$'
 }
