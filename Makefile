@@ -2,6 +2,7 @@
 #   make          build ./verbsh and ./verbs.so
 #   make run      build, then open the shell on a real device (or in the rxe micro-VM);
 #                 make run TWO=1: the micro-VM with rxe0 and rxe1 on a veth pair
+#                 make run SIW=1: the micro-VM with siw0 (soft-iWARP) beside rxe0
 #   make test     host tests, then device tests on rxe (host device or micro-VM),
 #                 then the same under ASan+UBSan
 #   make bench    benchmarks (in the micro-VM unless the host has a device)
@@ -104,6 +105,7 @@ run: export SEAT := $(SEAT)
 run: export PEER_SEAT := $(PEER_SEAT)
 run: export MTU := $(MTU)
 run: export TWO := $(TWO)
+run: export SIW := $(SIW)
 run: all
 	@scripts/run-shell
 

@@ -3,6 +3,7 @@ local K = require "verbs.lesson_kit"
 
 return {
   title = "Devices, ports and GIDs",
+  transports = { "RoCE" },
   intro = [[
     Everything in verbs hangs off a device context. In this lesson you open the
     device, look at its port, and find the GID that RoCE traffic must carry.]],

@@ -3,6 +3,7 @@ local K = require "verbs.lesson_kit"
 
 return {
   title = "Protection domains and memory regions",
+  transports = { "RoCE" },
   intro = [[
     The device reads and writes your memory directly, without the CPU. You
     allow it, region by region, by registering memory: the kernel pins the

@@ -14,6 +14,7 @@ end
 
 return {
   title = "Completion queues: polling and events",
+  transports = { "RoCE" },
   intro = [[
     Work requests finish asynchronously. The device reports each one as a work
     completion (WC) in a completion queue; you find it by polling, or you ask

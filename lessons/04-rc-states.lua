@@ -12,6 +12,7 @@ end
 
 return {
   title = "The RC QP state machine, by hand",
+  transports = { "RoCE" },
   intro = [[
     A queue pair is a send queue and a receive queue. A new QP is in RESET and
     can do nothing; ibv_modify_qp walks it through INIT, RTR (ready to

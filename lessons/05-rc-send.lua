@@ -7,6 +7,7 @@ end
 
 return {
   title = "RC SEND and RECV",
+  transports = { "RoCE" },
   intro = [[
     SEND is two-sided: the receiver must have posted a receive WR naming where
     the message goes, and both sides get a completion. qp_a and qp_b are

@@ -3,6 +3,7 @@ local K = require "verbs.lesson_kit"
 
 return {
   title = "RDMA WRITE and WRITE_WITH_IMM",
+  transports = { "RoCE" },
   intro = [[
     RDMA WRITE is one-sided: qp_a writes straight into qp_b's memory at an
     address it names, with the rkey qp_b's side gave out. The responder posts

@@ -3,6 +3,7 @@ local K = require "verbs.lesson_kit"
 
 return {
   title = "RDMA READ and the read/atomic budget",
+  transports = { "RoCE" },
   intro = [[
     RDMA READ fetches remote memory into a local MR, again without the remote
     CPU. Unlike WRITE, a READ needs resources at the responder to answer it, so

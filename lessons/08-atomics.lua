@@ -5,6 +5,7 @@ local function u64(mr, off) return K.u64(mr, off) end
 
 return {
   title = "Atomics: a shared counter",
+  transports = { "RoCE" },
   intro = [[
     An atomic operates on one 64-bit word of remote memory, and no other
     atomic on that device can come between its read and its write. The

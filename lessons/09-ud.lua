@@ -12,6 +12,7 @@ end
 
 return {
   title = "UD: datagrams, address handles and the GRH",
+  transports = { "RoCE" },
   intro = [[
     Unreliable Datagram QPs are not connected: one UD QP can send to any UD QP
     anywhere, naming the destination in each WR. There are no ACKs and no

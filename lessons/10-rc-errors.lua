@@ -3,6 +3,7 @@ local K = require "verbs.lesson_kit"
 
 return {
   title = "When things go wrong (RC)",
+  transports = { "RoCE" },
   intro = [[
     RC is reliable: when a message cannot be delivered, you are told -- in a
     completion with an error status -- and the QP stops (state ERR). This

@@ -3,6 +3,7 @@ local K = require "verbs.lesson_kit"
 
 return {
   title = "Shared receive queues",
+  transports = { "RoCE" },
   intro = [[
     A server with many connections cannot keep a full receive queue per QP:
     most of those buffers would sit idle. A shared receive queue (SRQ) is one

@@ -9,6 +9,7 @@ end
 
 return {
   title = "UD silent drops",
+  transports = { "RoCE" },
   intro = [[
     UD has no acknowledgements, so a sender cannot know whether a datagram
     arrived: its completion only says "the packet left". Whatever goes wrong at

@@ -10,6 +10,7 @@ end
 
 return {
   title = "Pair lab: two processes, one RC connection",
+  transports = { "RoCE" },
   intro = [[
     Until now both QPs lived in one process, so each side could read the
     other's qp_num. Between two processes (or two hosts) those numbers must

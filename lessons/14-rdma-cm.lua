@@ -20,6 +20,7 @@ end
 
 return {
   title = "rdma_cm: connect by address, with events",
+  transports = { "RoCE" },
   intro = [[
     In the pair lab you swapped QP numbers, PSNs and GIDs yourself and moved
     the QP through INIT, RTR and RTS by hand. librdmacm (rdma_cm) does all of

@@ -8,6 +8,7 @@ local function poll_closed() return (pcall(cq.poll, cq, 0)) end
 
 return {
   title = "The new post-send API and the extended CQ",
+  transports = { "RoCE" },
   intro = [[
     Since rdma-core 26 there is a second way to post and to poll. Instead of
     filling a struct ibv_send_wr and calling ibv_post_send, you call one

@@ -72,6 +72,7 @@ end
 
 return {
   title = "Busy polling or events: CPU time against latency",
+  transports = { "RoCE" },
   intro = [[
     A program can wait for a completion in two ways. It can spin on
     ibv_poll_cq: the fastest reaction, and one core at 100% while it waits.

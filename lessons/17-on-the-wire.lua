@@ -28,12 +28,13 @@ local function from_a(d) return d.ip.src == G"addr_a" end
 local function to_b(d) return from_a(d) and d.bth.destqp == G"qp_b".qp_num end
 local function to_a(d) return not from_a(d) and d.bth.destqp == G"qp_a".qp_num end
 
--- The other device: the one whose netdev is not dev_a's.
+-- The other device: the one whose netdev is not dev_a's. An iWARP device
+-- (siw beside rxe) speaks TCP, not RoCEv2: not a partner for this lesson.
 local function two_devices()
   local list = verbs.devices()
   local a = os.getenv("RXE_DEV") or (list[1] and list[1].name)
   for _, d in ipairs(list) do
-    if d.name ~= a then return a, d.name end
+    if d.name ~= a and d.transport_type ~= "IWARP" then return a, d.name end
   end
   return a, nil
 end
@@ -79,6 +80,7 @@ end
 
 return {
   title = "On the wire: the packets behind the verbs",
+  transports = { "RoCE" },
   intro = [[
     Everything so far happened inside verbs calls and completions. Between
     them, the two RDMA devices exchanged RoCEv2 packets (UDP port 4791):

@@ -182,7 +182,12 @@ local function device_checks(add, found)
       for port = 1, nports do
         local pa = ctx:query_port(port)
         local gok, gids = pcall(ctx.gids, ctx, port)
-        local nd = port_checks(add, d.name, port, pa, gok and gids or {})
+        local nd
+        if d.transport_type == "IWARP" then   -- siw: no RoCE GIDs; its address is its netdev's
+          nd = require("verbs.doctor_iwarp").port_checks(add, ctx, d.name, port, pa)
+        else
+          nd = port_checks(add, d.name, port, pa, gok and gids or {})
+        end
         if nd then netdevs[#netdevs + 1] = nd end
       end
       ctx:close()
@@ -326,6 +331,7 @@ function M.run()
   local found = { devices = verbs.devices(), byname = {} }
   for _, d in ipairs(found.devices) do found.byname[d.name] = d end
   local usable = open_checks(add, found)
+  require("verbs.doctor_iwarp").module_check(add, info)
   local netdevs = {}
   if usable and #found.devices > 0 then
     abi_check(add, info)

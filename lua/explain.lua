@@ -98,6 +98,8 @@ for verb, f in pairs(cm.ANALYZE) do M.ANALYZE[verb] = f end
 for verb, f in pairs(ex.ANALYZE) do M.ANALYZE[verb] = f end
 for verb, f in pairs(mw.ANALYZE) do M.ANALYZE[verb] = f end
 for k, h in pairs(mw.HINTS) do M.HINTS[k] = h end
+-- On an iWARP device (siw) its own refusals come first (explain_iwarp.lua).
+require("verbs.explain_iwarp").wrap(M.ANALYZE)
 for verb in pairs(MEMLOCK_VERBS) do
   local other = M.ANALYZE[verb]
   M.ANALYZE[verb] = function(e)
@@ -204,6 +206,8 @@ function M.nearest_key(key)
 end
 
 local function explain_string(s)
+  local topic = require("verbs.explain_iwarp").topic(s)
+  if topic then return topic end
   local status = wc.name(s)
   if status then return wc.explain_status(status) end
   local name = s:upper()

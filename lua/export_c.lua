@@ -184,9 +184,13 @@ local function call_text(ev)
 end
 
 -- A verb that returns 0 or an errno (ibv_modify_qp, ibv_post_send ...).
+-- A provider may return -1 with errno set, or a negative errno (siw's post):
+-- the program expects what C returned.
 function W:expect_ret(ev, expr)
-  local want = ev.err and fmt("%d", ev.err.errno) or "0"
-  self:verb(expr, ev.err and fmt("%d /* %s */", ev.err.errno, ev.err.errname) or "0",
+  local ret = ev.err and ev.err.returned
+  if ret == -1 then return self:expect_minus1(ev, expr) end
+  local want = ev.err and fmt("%d", ret or ev.err.errno) or "0"
+  self:verb(expr, ev.err and fmt("%d /* %s%s */", ret or ev.err.errno, ret and "-" or "", ev.err.errname) or "0",
     fmt('expect_int("%s", %s, %s);', expr:match("^[%w_]+"), want, expr))
 end
 -- A verb that returns -1 and sets errno on failure.

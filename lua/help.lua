@@ -327,6 +327,8 @@ end
 -- The help text for a name, or nil.
 function M.text(what)
   what = what:gsub("^verbs%.", "")
+  local topic = require("verbs.explain_iwarp").topic(what)   -- help "iwarp": what siw does differently
+  if topic then return topic .. "\n" end
   local parts = {}
   local function add(s) if s then parts[#parts + 1] = s end end
   method_parts(what, add)
@@ -382,6 +384,7 @@ its table with type and meaning, and an example. help also knows C names ("ibv_p
 enum values ("RDMA_WRITE", "IBV_QPS_RTS"), table keys ("sg_list"), C types ("ibv_qp_attr",
 "ibv_wr_opcode") and the lesson commands ("rc_connect", "hint").
 verbs.explain(x) explains a completion status or an error; verbs.trace(true) prints each call as C.
+help "iwarp" (or verbs.explain("iwarp")): what an iWARP device (siw) does differently from RoCE (rxe).
 Tab completes globals, methods (qp:mo), fields (qp.qp_n), the keys of the table you are typing
 (qp:modify{qp_st) and, in a string, the enum names that fit (qp_state = "R).
 lesson() lists the lessons; lesson "1" starts the first.]]

@@ -21,7 +21,8 @@ M.methods = {
     .. " (ibv_modify_qp(qp1, &attr1, IBV_QP_STATE) = 22 /* EINVAL */); a function gets (call, ret, decl)"
     .. " instead, once the verb returned. Returns the previous setting", ex = "verbs.trace(true)" },
   explain = { "verbs", "verbs.explain(wc | status | error)", "(none)",
-    "why a completion or a verb failed, and how to fix it (at the prompt it prints as text)",
+    "why a completion or a verb failed, and how to fix it (at the prompt it prints as text); verbs.explain(\"iwarp\")"
+    .. " sums up what an iWARP device (siw) refuses that RoCE does",
     args = { "ibv_wc_status" }, ex = 'verbs.explain("RNR_RETRY_EXC_ERR")' },
   gid_bytes = { "verbs", 'verbs.gid_bytes("fe80::1")', "inet_pton(AF_INET6, text, gid.raw)",
     "the 16 raw bytes of a GID given as text", ex = 'verbs.gid_bytes("::ffff:192.0.2.1")' },
@@ -402,6 +403,20 @@ M.methods = {
     .. " (a copy of the frame as a string). nil and why for a frame that is not RoCEv2 or whose headers were"
     .. " not all captured",
     ex = "p = verbs.wire.decode(cap:packets()[1].bytes); print(p.bth.opname, p.bth.psn, p.aeth and p.aeth.kind, p.icrc_ok)" },
+  ["wire_iwarp.decode"] = { "verbs.wire_iwarp", 'require("verbs.wire_iwarp").decode(bytes)', "(none: Lua)",
+    "one iWARP frame (siw's TCP, from its Ethernet header) as a table: ip {src, dst, len}; tcp {srcport, dstport, seq,"
+    .. " ack, flags, len}; then mpa {kind = \"Request\" or \"Reply\", key, marker_flag, crc_flag, rej_flag, res, rev,"
+    .. " pdlength, privatedata} for the frames that open the connection, or fpdus, a list of {ulpdulength, pad, crc,"
+    .. " payload_len, ddp {tagged, last, rsvd, dv, and stag, to (tagged) or rsvdulp, qn, msn, mo (untagged)}, rdmap"
+    .. " {version, rsv, opcode, opname (Send, Write, Read Request, Read Response, ...), reserved, rr {sinkstag, sinkto,"
+    .. " rdmardsz, srcstag, srcto} for a Read Request}}; a bare TCP ACK has neither (TCP carries iWARP's reliability)."
+    .. " An FPDU split across segments is {ulpdulength, truncated = true}; markers are not removed (siw negotiates none)."
+    .. " nil and why for a frame that is not IPv4 TCP",
+    ex = 'W = require "verbs.wire_iwarp"; for _, b in ipairs(frames) do print(W.describe(W.decode(b))) end' },
+  ["wire_iwarp.describe"] = { "verbs.wire_iwarp", 'require("verbs.wire_iwarp").describe(packet)', "(none: Lua)",
+    "one line for a decoded iWARP frame: its MPA frame, its FPDUs (opcode, tagged STag and TO or untagged QN, MSN,"
+    .. " MO, last, payload bytes), or the TCP flags of a bare segment",
+    ex = 'print(require("verbs.wire_iwarp").describe(p))' },
   ["wire.read_pcap"] = { "verbs.wire", "verbs.wire.read_pcap(file)",
     "p = pcap_open_offline(file, err); pcap_next_ex(p, &hdr, &bytes) per frame  /* libpcap */",
     "every frame of a pcap file in a list, as cap:packets() gives them (a frame each: help \"wire.decode\"). Any"

@@ -186,7 +186,9 @@ M.enum_uses = {
 -- The fields of verbs objects (qp.qp_num), as C reads them from the struct.
 M.obj_fields = {
   ["qp.qp_num"] = "the QP's number (qp->qp_num): what the peer puts in dest_qp_num or remote_qpn",
-  ["qp.state"] = "the QP's state, from the provider (ibv_query_qp): RESET, INIT, RTR, RTS, SQD, SQE, ERR",
+  ["qp.state"] = "the QP's state, from the provider (ibv_query_qp): RESET, INIT, RTR, RTS, SQD, SQE, ERR."
+    .. " On iWARP (siw, which reports RESET whatever the state) it is the state verbsh's last qp:modify set,"
+    .. " or UNKNOWN for a QP rdma_cm moved, and verbsh warns once that it is not the device's report (help \"iwarp\")",
   ["qp.qp_type"] = "RC, UC or UD", ["qp.handle"] = "the kernel's handle", ["qp.pd"] = "the PD it was created in",
   ["qp.send_cq"] = "its send CQ", ["qp.recv_cq"] = "its receive CQ", ["qp.srq"] = "its SRQ, or nil",
   ["qp.wr_id"] = "ibv_qp_ex: qpx->wr_id, read by the next wr_* op (settable)",

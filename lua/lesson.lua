@@ -197,13 +197,47 @@ local function mark_finished(name)
   if f then f:write(name, "\n") f:close() end
 end
 
+-- Transports: a lesson's table says which it runs on (transports = { "RoCE" },
+-- or { "RoCE", "iWARP" }); one that says nothing is taken as RoCE's. The
+-- device is the one verbs.open() opens: -d / VERBSH_DEVICE, else the first.
+function M.transports(l) return type(l.transports) == "table" and l.transports or { "RoCE" } end
+local function runs_on(l, t)
+  for _, x in ipairs(M.transports(l)) do if x == t then return true end end
+  return false
+end
+function M.device_transport()
+  local ok, devs = pcall(verbs.devices)
+  if not ok or #devs == 0 then return nil end
+  local want, d = os.getenv("VERBSH_DEVICE"), nil
+  for _, x in ipairs(devs) do if x.name == want then d = x end end
+  d = d or devs[1]
+  if d.transport_type == "IWARP" then return "iWARP", d.name end
+  local f = io.open(("/sys/class/infiniband/%s/ports/1/link_layer"):format(d.name))
+  local ll = f and f:read("l")
+  if f then f:close() end
+  return ll == "InfiniBand" and "InfiniBand" or "RoCE", d.name
+end
+-- The lessons that run on transport t, as "22 iwarp, ...".
+local function lessons_on(t)
+  local names = {}
+  for _, e in ipairs(M.list()) do
+    local ok, l = pcall(load_lesson, e)
+    if ok and runs_on(l, t) then names[#names + 1] = ("%d %s"):format(e.num, e.short) end
+  end
+  return #names > 0 and table.concat(names, ", ") or "none"
+end
+
 function M.print_list()
   out("Lessons (start one with `lesson \"NAME\"` or `verbsh --lesson NAME`; ✓ finished):")
   local done = M.finished()
+  local t, dev = M.device_transport()
   for _, e in ipairs(M.list()) do
     local ok, l = pcall(load_lesson, e)
-    out(("  %s %2d  %-14s %s"):format(done[e.name] and "✓" or " ", e.num, e.short,
-        ok and l.title or ("(broken: " .. tostring(l) .. ")")))
+    -- on a device of another transport than RoCE, which lessons it can run
+    local note = ok and t and t ~= "RoCE" and not runs_on(l, t)
+      and ("  [needs %s: not on %s, %s]"):format(table.concat(M.transports(l), " or "), dev, t) or ""
+    out(("  %s %2d  %-14s %s%s"):format(done[e.name] and "✓" or " ", e.num, e.short,
+        ok and l.title or ("(broken: " .. tostring(l) .. ")"), note))
   end
 end
 
@@ -480,6 +514,14 @@ local function begin(what, auto)
   cur = { lesson = l, name = entry.name, short = entry.short, i = 1, auto = auto, log = {} }
   out(("\n════ Lesson %d: %s ════"):format(entry.num, l.title))
   if l.intro then out(dedent(l.intro)) end
+  local t, dev = M.device_transport()
+  if t and not runs_on(l, t) then
+    local why = ("%s is an %s device, and this lesson runs on %s; the lessons that run on %s: %s"):format(dev, t,
+      table.concat(M.transports(l), " or "), t, lessons_on(t))
+    out("\nThis lesson cannot run here: ", why)
+    M.stop(true)
+    return nil, why
+  end
   if l.setup then
     local ok, made = pcall(l.setup, K)
     if not ok then

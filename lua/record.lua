@@ -275,6 +275,9 @@ local function wrapper(method, fn)
       -- an argument error is not
       if type(e) == "table" and rawget(e, "errno") and rawget(e, "verb") then
         ev.err = { errno = e.errno, errname = e.errname, verb = e.verb }
+        -- what C saw, when a provider returned a negative value (siw's post)
+        local c = rawget(e, "context")
+        ev.err.returned = type(c) == "table" and math.tointeger(rawget(c, "returned")) or nil
         note(ev)
       end
       error(relocate(e, 3), 0)

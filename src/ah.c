@@ -40,8 +40,11 @@ int ah_create(lua_State *L)
 	struct vnode *n = vobj_new(L, &vc_ah, 1, deps);
 	struct ibv_ah *ah = ibv_create_ah(p->h, &a);
 	int err = errno;
-	if (!ah)
-		return vraise(L, "ibv_create_ah", err, 1, 0);
+	if (!ah) {
+		lua_createtable(L, 0, 2);
+		vpush_device(L, ((struct ibv_pd *)p->h)->context);
+		return vraise(L, "ibv_create_ah", err, 1, -1);
+	}
 	vobj_set(n, ah);
 	return 1;
 }

@@ -514,6 +514,10 @@ static int l_create_qp(lua_State *L)
 		lua_setfield(L, -2, "same_device");
 		vraise_push_memlock(L);
 		lua_setfield(L, -2, "memlock");
+		venum_push(L, &ve_qp_type, ia.qp_type);
+		lua_setfield(L, -2, "qp_type");
+		if (id->verbs)
+			vpush_device(L, id->verbs);
 		return vraise(L, "rdma_create_qp", err, 1, -1);
 	}
 	vobj_set(q, id->qp);

@@ -143,8 +143,7 @@ int cq_create_ex(lua_State *L)
 		lua_setfield(L, -2, "memlock");
 		vflags_push(L, &ve_create_cq_wc_flags, asked.wc_flags);
 		lua_setfield(L, -2, "wc_flags");
-		lua_pushstring(L, ibv_get_device_name(((struct ibv_context *)c->h)->device));
-		lua_setfield(L, -2, "device");
+		vpush_device(L, c->h);
 		return vraise(L, "ibv_create_cq_ex", err, 1, -1);
 	}
 	vobj_set(n, ibv_cq_ex_to_cq(x));

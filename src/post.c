@@ -444,8 +444,21 @@ void send_wrs_check(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send_wr
  * of the stack. Context: { bad_wr=, qp_type=, qp_state=, cap=, wr= }. */
 int post_error(lua_State *L, const char *verb, int err, int self, int bad, struct ibv_qp *qp)
 {
+	/* The verbs return an errno; some providers return -1 with errno set
+	 * (siw on a QP not in RTS: ENOTCONN) or a negative errno (siw's refusal
+	 * of an opcode iWARP lacks: -EINVAL, errno untouched). The error keeps
+	 * the errno, and context.returned what C saw. */
+	int returned = err;
+	if (err == -1 && errno > 0)
+		err = errno;
+	else if (err < 0)
+		err = -err;
 	int wr = lua_gettop(L);
-	lua_createtable(L, 0, 5);
+	lua_createtable(L, 0, 7);
+	if (returned < 0) {
+		lua_pushinteger(L, returned);
+		lua_setfield(L, -2, "returned");
+	}
 	lua_pushinteger(L, bad);
 	lua_setfield(L, -2, "bad_wr");
 	lua_pushvalue(L, wr);
@@ -455,9 +468,18 @@ int post_error(lua_State *L, const char *verb, int err, int self, int bad, struc
 		struct ibv_qp_init_attr ia;
 		venum_push(L, &ve_qp_type, qp->qp_type);
 		lua_setfield(L, -2, "qp_type");
+		vpush_device(L, qp->context);
+		struct vnode *qn = vobj_find(L, qp);
 		if (ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_CAP, &ia) == 0) {
+			bool unreported = false;
+			if (qn)
+				a.qp_state = vqp_state(qn, &unreported);
 			venum_push(L, &ve_qp_state, a.qp_state);
 			lua_setfield(L, -2, "qp_state");
+			if (unreported) {
+				lua_pushboolean(L, 1);
+				lua_setfield(L, -2, "state_unreported");
+			}
 			marsh_push(L, vf_qp_cap, &ia.cap);
 			lua_setfield(L, -2, "cap");
 		}

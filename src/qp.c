@@ -81,23 +81,70 @@ static void qp_destroy_call(struct vnode *n, char *buf, size_t len)
 }
 
 /* The state from the provider: libibverbs' cached qp->state changes only in
- * modify and query, so a QP that an error moved to ERR would still say RTS. */
-static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+ * modify and query, so a QP that an error moved to ERR would still say RTS.
+ * siw (Linux 6.1) leaves qp_state 0 (RESET) in every ibv_query_qp: on an
+ * iWARP device a RESET is believed only when verbsh's last qp:modify set it;
+ * otherwise the state is the one verbsh set, or UNKNOWN for a QP that rdma_cm
+ * moved (the kernel's iWARP CM does that, out of verbsh's sight). */
+enum ibv_qp_state vqp_state(struct vnode *n, bool *unreported)
 {
+	struct ibv_qp *qp = n->h;
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
+	*unreported = false;
 	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
 		return IBV_QPS_UNKNOWN;
-	return a.qp_state;
+	if (a.qp_state != IBV_QPS_RESET || qp->context->device->transport_type != IBV_TRANSPORT_IWARP ||
+	    vqp(n)->set_state == 1 + IBV_QPS_RESET)
+		return a.qp_state;
+	/* A QP never modified and not rdma_cm's is truly in RESET. */
+	if (vqp(n)->set_state == 0 && !n->deps[QP_DEP_CM_ID])
+		return IBV_QPS_RESET;
+	*unreported = true;
+	return vqp(n)->set_state ? (enum ibv_qp_state)(vqp(n)->set_state - 1) : IBV_QPS_UNKNOWN;
+}
+
+/* Sets device and transport in the error context at the top: explanations
+ * that depend on the kind of device (iWARP's RC-only transport) read them. */
+void vpush_device(lua_State *L, struct ibv_context *ctx)
+{
+	lua_pushstring(L, ibv_get_device_name(ctx->device));
+	lua_setfield(L, -2, "device");
+	venum_push(L, &ve_transport_type, ctx->device->transport_type);
+	lua_setfield(L, -2, "transport");
+}
+
+/* qp.state and qp:query() on such a QP say so, once per QP. */
+static enum ibv_qp_state qp_state_said(lua_State *L, struct vnode *n)
+{
+	bool unreported;
+	enum ibv_qp_state s = vqp_state(n, &unreported);
+	if (unreported && !vqp(n)->state_warned) {
+		vqp(n)->state_warned = true;
+		const char *dev = ibv_get_device_name(((struct ibv_qp *)n->h)->context->device);
+		if (s == IBV_QPS_UNKNOWN)
+			vwarn(L, 1, "%s (iWARP) does not report QP states (siw in Linux 6.1 says RESET whatever the"
+				    " state): this QP's state is UNKNOWN to verbsh, as rdma_cm moved it; a completion or"
+				    " an event tells what it does", dev);
+		else
+			vwarn(L, 1, "%s (iWARP) does not report QP states (siw in Linux 6.1 says RESET whatever the"
+				    " state): %s is the state verbsh's last qp:modify set, not the device's report",
+			      dev, venum_name(&ve_qp_state, s));
+	}
+	return s;
 }
 
 static void qp_describe(lua_State *L, struct vnode *n)
 {
 	struct ibv_qp *qp = n->h;
 	const char *t = venum_name(&ve_qp_type, qp->qp_type);
-	const char *s = venum_name(&ve_qp_state, qp_state(qp));
-	char buf[64];
-	snprintf(buf, sizeof buf, "%s 0x%06x %s", t ? t : "?", qp->qp_num, s ? s : "?");
+	bool unreported;
+	enum ibv_qp_state st = vqp_state(n, &unreported);
+	const char *s = venum_name(&ve_qp_state, st);
+	char buf[128];
+	snprintf(buf, sizeof buf, "%s 0x%06x %s%s", t ? t : "?", qp->qp_num, s ? s : "?",
+		 !unreported ? "" : st == IBV_QPS_UNKNOWN ? " (rdma_cm moved it: the iWARP device does not report QP states)"
+		 : " (as verbsh set it: the iWARP device does not report QP states)");
 	lua_pushstring(L, buf);
 }
 
@@ -108,7 +155,7 @@ static int qp_field(lua_State *L, struct vnode *n, const char *key)
 	if (strcmp(key, "qp_num") == 0)
 		lua_pushinteger(L, qp->qp_num);
 	else if (strcmp(key, "state") == 0)
-		venum_push(L, &ve_qp_state, qp_state(qp));
+		venum_push(L, &ve_qp_state, qp_state_said(L, n));
 	else if (strcmp(key, "qp_type") == 0)
 		venum_push(L, &ve_qp_type, qp->qp_type);
 	else if (strcmp(key, "handle") == 0)
@@ -165,9 +212,12 @@ int qp_create(lua_State *L)
 	struct ibv_qp *qp = ibv_create_qp(p->h, &ia);
 	int err = errno;
 	if (!qp) {
-		lua_createtable(L, 0, 1);
+		lua_createtable(L, 0, 4);
 		vraise_push_memlock(L);
 		lua_setfield(L, -2, "memlock");
+		venum_push(L, &ve_qp_type, ia.qp_type);
+		lua_setfield(L, -2, "qp_type");
+		vpush_device(L, ((struct ibv_pd *)p->h)->context);
 		return vraise(L, "ibv_create_qp", err, 1, -1);
 	}
 	vobj_set(n, qp);
@@ -204,11 +254,14 @@ static int l_modify(lua_State *L)
 				       " the transition's attributes, e.g. {qp_state = \"INIT\", ...} (a nil value, such as an"
 				       " undefined global RTS instead of \"RTS\", leaves its key out)");
 	}
-	enum ibv_qp_state cur = qp_state(qp);
+	bool unreported;
+	enum ibv_qp_state cur = vqp_state(n, &unreported);
 	int ret = ibv_modify_qp(qp, &a, (int)mask);
 	if (ret == 0) {
 		if (mask & IBV_QP_PORT)
 			vqp(n)->port_num = a.port_num;
+		if (mask & IBV_QP_STATE)
+			vqp(n)->set_state = 1 + (int)a.qp_state;
 		return 0;
 	}
 	lua_createtable(L, 0, 7);
@@ -228,8 +281,11 @@ static int l_modify(lua_State *L)
 		lua_pushinteger(L, mask & IBV_QP_PORT ? a.port_num : vqp(n)->port_num);
 		lua_setfield(L, -2, "port_num");
 	}
-	lua_pushstring(L, ibv_get_device_name(qp->context->device));
-	lua_setfield(L, -2, "device");
+	vpush_device(L, qp->context);
+	if (unreported) {
+		lua_pushboolean(L, 1);
+		lua_setfield(L, -2, "state_unreported");
+	}
 	return vraise(L, "ibv_modify_qp", ret, 1, -1);
 }
 
@@ -250,6 +306,7 @@ static int l_query(lua_State *L)
 	int ret = ibv_query_qp(n->h, &a, all, &ia);
 	if (ret)
 		return vraise(L, "ibv_query_qp", ret, 1, 0);
+	a.qp_state = qp_state_said(L, n);   /* siw's RESET-whatever-the-state corrected, and said */
 	marsh_push(L, vf_qp_attr, &a);
 	lua_pushinteger(L, ((struct ibv_qp *)n->h)->qp_num);
 	lua_setfield(L, -2, "qp_num");

@@ -122,8 +122,7 @@ int qp_create_ex(lua_State *L)
 		lua_setfield(L, -2, "qp_type");
 		vflags_push(L, &ve_send_ops_flags, asked.send_ops_flags);
 		lua_setfield(L, -2, "send_ops_flags");
-		lua_pushstring(L, ibv_get_device_name(((struct ibv_context *)c->h)->device));
-		lua_setfield(L, -2, "device");
+		vpush_device(L, c->h);
 		return vraise(L, "ibv_create_qp_ex", err, 1, -1);
 	}
 	vobj_set(n, qp);

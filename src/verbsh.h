@@ -226,7 +226,15 @@ struct vqp {
 	int wr_count;                    /* WRs built in that session */
 	uint64_t wr_op;                  /* the send_ops flag of the WR being built, 0 for none */
 	unsigned wr_lacks;               /* what that WR still needs before the next one (qp_ex.c) */
+	int set_state;                   /* 1 + the state the last successful qp:modify set, 0 before */
+	bool state_warned;               /* the "siw does not report its state" warning was given */
 };
+/* The QP's state: the provider's, except where an iWARP provider reports RESET
+ * for a QP verbsh moved elsewhere (siw in Linux 6.1 never fills qp_state):
+ * then the state verbsh set, or UNKNOWN, and *unreported is set (qp.c). */
+enum ibv_qp_state vqp_state(struct vnode *n, bool *unreported);
+/* Sets context.device and context.transport on the error context at the top. */
+void vpush_device(lua_State *L, struct ibv_context *ctx);
 struct vcq {
 	struct vnode n;
 	unsigned events;                 /* completion events received and not acked yet */

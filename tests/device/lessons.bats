@@ -46,7 +46,8 @@ auto() {
     [[ $output == *"refused at post: UC has no READ or atomics"* ]]
 }
 @test "lesson 17 on-the-wire on one device: skipped (77), saying how to get two" {
-    [ "$(ls /sys/class/infiniband | wc -l)" -eq 1 ] || skip "this host has more than one RDMA device: tests/vm/wire.bats runs the lesson"
+    # (an iWARP device beside rxe, as tests/run's guest has, is no partner for it)
+    [ "$(grep -L RNIC /sys/class/infiniband/*/node_type | wc -l)" -eq 1 ] || skip "this host has more than one RoCE device: tests/vm/wire.bats runs the lesson"
     run "$VERBSH" --lesson on-the-wire --auto
     echo "$output"
     [ "$status" -eq 77 ]

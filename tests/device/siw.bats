@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# verbsh on soft-iWARP (siw), beside rxe in the same guest (scripts/rxe-vm
+# --siw, as tests/run boots it): the refusals of iWARP explained, RC over
+# rdma_cm, a C export that expects siw's -22, and rping in both roles
+# between verbsh and rdma-core's rping.
+load ../helpers
+
+setup() {
+    require_device
+    [ -n "${SIW_DEV:-}" ] || skip "no siw device here (scripts/rxe-vm --siw gives one beside rxe0)"
+    cd "$BATS_TEST_TMPDIR"
+}
+
+wait_cm_listen() {
+    for _ in $(seq 300); do
+        rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN .*src-addr [0-9.]*:$1 " && return 0
+        sleep 0.1
+    done
+    echo "no rdma_cm id listens on port $1" >&2; return 1
+}
+
+@test "siw: UD, UC, AH and an out-of-band RTS refused and explained (rxe does them), the state verbsh set; RC over rdma_cm: SEND, WRITE, READ, and IMM and atomics refused at the post with -22" {
+    run "$VERBSH" "$ROOT/tests/lua/siw_verbs.lua"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"siw_verbs: ok (85 checks)"* ]]
+}
+
+@test "siw: the C export of a session with refused posts compiles and reproduces (it expects -22)" {
+    c=$BATS_TEST_TMPDIR/siw.c
+    cd "$ROOT"
+    run "$VERBSH" --export-c "$c" tests/export/siw_refused.lua
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"false	ibv_post_send failed: EINVAL"* ]]
+    [[ $output == *"iwarp send	read back"* ]]
+    grep -q 'expect_int("ibv_post_send", -22, ibv_post_send(' "$c"
+    gcc -Wall -Wextra -Werror "$c" -libverbs -lrdmacm -o "$c.bin"
+    run "$c.bin"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = reproduced ]
+}
+
+@test "siw: rping between verbsh and rdma-core's rping, verbsh as server and as client, 5 pings each" {
+    timeout 120 "$VERBSH" "$ROOT/examples/rping_server.lua" -a "$SIW_ADDR" -p 7494 -C 5 -v >srv.out 2>&1 &
+    pid=$!
+    wait_cm_listen 7494
+    run timeout 120 rping -c -a "$SIW_ADDR" -p 7494 -C 5 -v -V
+    echo "$output"; cat srv.out
+    [ "$status" -eq 0 ]
+    wait $pid
+    [ "$(grep -c '^ping data: rdma-ping-' <<<"$output")" -eq 5 ]
+    grep -qx 'server ping data: rdma-ping-4: EFGHIJKLMNOPQRSTUVWXYZ\[\\\]^_`abcdefghijklmnopqrstuv' srv.out
+    grep -q "rping_server: 5 pings from a client on $SIW_ADDR:7494" srv.out
+
+    timeout 120 rping -s -a "$SIW_ADDR" -p 7495 -C 5 -v >srv2.out 2>&1 &
+    pid=$!
+    wait_cm_listen 7495
+    run timeout 120 "$VERBSH" "$ROOT/examples/rping_client.lua" -a "$SIW_ADDR" -p 7495 -C 5 -v
+    echo "$output"; cat srv2.out
+    [ "$status" -eq 0 ]
+    wait $pid || true   # rping -s exits 0 or 1 on the client's disconnect, as with its own client
+    [[ $output == *"rping_client: 5 pings to $SIW_ADDR:7495, each read and written back by the server"* ]]
+    [ "$(grep -c '^server ping data: rdma-ping-' srv2.out)" -eq 5 ]
+}
+
+@test "lesson 22 iwarp: --auto passes on rxe and siw side by side, and each completion step after a failed try" {
+    run env VERBSH_LESSON_RETRY=1 "$VERBSH" --lesson 22 --auto
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"PASS iwarp"* ]]
+    [ "$(grep -c '(retry drill: the check refused them: ' <<<"$output")" -eq 4 ]
+    [[ $output == *"you predicted iWARP: right; RoCE fetched 41 and left 42, iWARP's post returned -22"* ]]
+    [[ $output == *"iWARP: atomic_cap NONE, max_ah 0, max_mcast_grp 0"* ]]
+}
+
+@test "lessons on siw alone (-d siw0): a RoCE lesson is skipped (77) naming the lessons that run on iWARP; the list marks the others" {
+    run "$VERBSH" -d "$SIW_DEV" --lesson 5 --auto
+    echo "$output"
+    [ "$status" -eq 77 ]
+    [[ $output == *"This lesson cannot run here: $SIW_DEV is an iWARP device, and this lesson runs on RoCE; the lessons that run on iWARP: 22 iwarp"* ]]
+    run "$VERBSH" -d "$SIW_DEV" --lesson
+    echo "$output"
+    grep -q " 5  rc-send .*  \[needs RoCE: not on $SIW_DEV, iWARP\]$" <<<"$output"
+    grep -q '22  iwarp' <<<"$output"
+    ! grep '22  iwarp.*needs' <<<"$output"
+    # on rxe the list is as it always was
+    run "$VERBSH" -d "$RXE_DEV" --lesson
+    ! grep -q 'needs RoCE' <<<"$output"
+}

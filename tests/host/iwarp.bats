@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# The iWARP explanations without a device: verbs.explain of the error objects
+# the bindings raise on siw (context.transport "IWARP", context.returned),
+# against the same errors on RoCE, which must keep their usual explanation.
+load ../helpers
+
+x() { "$VERBSH" -e "print(verbs.explain($1))"; }
+
+@test "iwarp: a post that returned -22 on siw is the provider's refusal of that opcode; the same EINVAL on rxe is not" {
+    run x '{verb = "ibv_post_send", errno = 22, errname = "EINVAL", context = {returned = -22, transport = "IWARP",
+           device = "siw0", qp_type = "RC", qp_state = "RTS", bad_wr = 1, wr = {wr_id = 5, opcode = "ATOMIC_CMP_AND_SWP"}}}'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ibv_post_send failed: EINVAL (errno 22)" ]
+    [ "${lines[1]}" = "  RC QP on siw0, WR #1 (wr_id=5)" ]
+    [[ $output == *"ibv_post_send returned -22, a negative value: the provider refused the WR itself, at the post"* ]]
+    [[ $output == *"why: siw0 is an iWARP device: iWARP (RDMAP) has no atomic operations (query_device: atomic_cap NONE), so it refuses opcode ATOMIC_CMP_AND_SWP"* ]]
+    run x '{verb = "ibv_post_send", errno = 22, errname = "EINVAL", context = {transport = "IB", device = "rxe0",
+           qp_type = "RC", qp_state = "RTS", bad_wr = 1, wr = {wr_id = 5, opcode = "ATOMIC_CMP_AND_SWP"}}}'
+    echo "$output"
+    [[ $output != *"iWARP"* ]]
+    [[ $output == *"an atomic's sg_list must cover exactly 8 bytes"* ]]
+}
+
+@test "iwarp: -1 with ENOTCONN names rdma_cm; RTS EINVAL on iWARP names rdma_cm, on RoCE the state table" {
+    run x '{verb = "ibv_post_send", errno = 107, errname = "ENOTCONN", context = {returned = -1, transport = "IWARP",
+           device = "siw0", qp_type = "RC", qp_state = "RTR", bad_wr = 1, wr = {wr_id = 7, opcode = "SEND"}}}'
+    echo "$output"
+    [[ $output == *"ibv_post_send returned -1, a negative value"* ]]
+    [[ $output == *"why: siw0's QP is not connected (not in RTS)"* ]]
+    [[ $output == *'fix: connect with rdma_cm: id = channel:create_id("TCP")'* ]]
+    run x '{verb = "ibv_modify_qp", errno = 22, errname = "EINVAL", context = {transport = "IWARP", device = "siw0",
+           qp_type = "RC", cur_state = "RTR", qp_state = "RTS", state_unreported = true, mask = {"STATE"}, attr = {qp_state = "RTS"}}}'
+    echo "$output"
+    [ "${lines[1]}" = "  RC QP on siw0 (iWARP), RTR->RTS" ]
+    [[ $output == *"an RC QP reaches RTS only through rdma_cm"* ]]
+    [[ $output == *"note: the QP's state RTR is the one verbsh's last qp:modify set: siw0 does not report QP states"* ]]
+    run x '{verb = "ibv_modify_qp", errno = 22, errname = "EINVAL", context = {transport = "IB", device = "rxe0",
+           qp_type = "RC", cur_state = "RTR", qp_state = "RTS", mask = {"STATE"}, attr = {qp_state = "RTS"}}}'
+    echo "$output"
+    [[ $output != *"rdma_cm"* ]]
+    [[ $output == *"required but missing for RC RTR->RTS"* ]]
+}
+
+@test "iwarp: UD at create and an AH on siw name iWARP's RC-only transport; EOPNOTSUPP elsewhere stays generic" {
+    run x '{verb = "ibv_create_qp", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IWARP", device = "siw0", qp_type = "UD"}}'
+    echo "$output"
+    [ "${lines[1]}" = "  UD QP on siw0 (iWARP)" ]
+    [[ $output == *"iWARP has one transport, reliable connected (RC) over a TCP stream"* ]]
+    run x '{verb = "ibv_create_ah", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IWARP", device = "siw0"}}'
+    [[ $output == *"address handle on siw0 (iWARP)"* ]]
+    run x '{verb = "ibv_create_qp", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IB", device = "mlx5_0", qp_type = "UD"}}'
+    echo "$output"
+    [[ $output != *"iWARP"* ]]
+    [[ $output == *"why: the device does not support this operation or flag"* ]]
+}
+
+@test "iwarp: help \"iwarp\" and verbs.explain(\"iwarp\") give the summary; help \"IWARP\" is still the enum value" {
+    run "$VERBSH" -e 'help "iwarp"'
+    [[ ${lines[0]} == "iWARP (siw, soft-iWARP): RDMA over TCP."* ]]
+    [[ $output == *"returns"*"-22 (negative: the provider's refusal at the post"* ]]
+    run "$VERBSH" -e 'print(verbs.explain("siw") == verbs.explain("iWARP"))'
+    [ "$output" = true ]
+    run "$VERBSH" -e 'help "IWARP"'
+    [[ $output == *"IBV_TRANSPORT_IWARP = 1"* ]]
+}
+
+@test "iwarp wire: a siw capture (tests/wire/iwarp.pcap: MPA Request/Reply, Send, a 3-FPDU Write, a Read) decodes as tshark does, field by field" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    tshark -T json -r "$ROOT/tests/wire/iwarp.pcap" 2>/dev/null | python3 "$ROOT/tests/wire/tshark_flat_iwarp.py" >"$BATS_TEST_TMPDIR/flat"
+    run "$VERBSH" "$ROOT/tests/wire/oracle_iwarp.lua" "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/flat"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "23 frames, 265 fields compared, 0 mismatches; FPDUs: Read Request 1, Read Response 2, Send 1, Write 3"
+    has_line $'4\t198.51.100.1:50337 > 198.51.100.2:7497 MPA Request rev 2, markers off, CRC off, 4 bytes of private data'
+    has_line $'12\t198.51.100.1:50337 > 198.51.100.2:7497 Write (tagged STag 0x5b3d5300 TO 0x557ee9d8c694) 1428 bytes'
+    has_line $'16\t198.51.100.1:50337 > 198.51.100.2:7497 Read Request (untagged QN 1 MSN 1 MO 0, last) 0 bytes'
+    has_line $'9\t198.51.100.2:7497 > 198.51.100.1:50337 TCP ACK 656329990 (TCP'"'"'s ACK: it carries iWARP'"'"'s reliability, where RoCE has its own ACK/NAK)'
+}
+
+@test "iwarp doctor: a siw.ko for another kernel is named with 'Invalid module format'; one for this kernel, or none, is not held against the host" {
+    T=$BATS_TEST_TMPDIR/root
+    mkdir -p "$T/proc/sys/kernel" "$T/lib/modules/6.1.0-56-amd64/updates" "$T/sys/module"
+    echo 6.1.0-56-amd64 >"$T/proc/sys/kernel/osrelease"
+    check() {
+        "$VERBSH" -e "local sys = require 'verbs.explain_sys'; sys.root = '$T'
+          require('verbs.doctor_iwarp').module_check(function(n, st, m, fix) print(st, n, m); print('fix', fix) end, {})"
+    }
+    run check
+    [[ ${lines[0]} == "ok	siw	no siw module in this kernel (no siw.ko under /lib/modules/6.1.0-56-amd64, and not built in)"* ]]
+    printf 'ELF...\0name=siw\0vermagic=6.1.0-99-amd64 SMP preempt mod_unload modversions \0' >"$T/lib/modules/6.1.0-56-amd64/updates/siw.ko"
+    run check
+    echo "$output"
+    [ "${lines[0]}" = "warn	siw	/lib/modules/6.1.0-56-amd64/updates/siw.ko was built for kernel 6.1.0-99-amd64, but this kernel is 6.1.0-56-amd64: \`modprobe siw\` fails with 'Invalid module format' (dmesg: version magic '6.1.0-99-amd64 ...' should be '6.1.0-56-amd64 ...')" ]
+    [[ ${lines[1]} == "fix	rebuild it for this kernel: make -C /lib/modules/6.1.0-56-amd64/build M="* ]]
+    printf 'ELF...\0vermagic=6.1.0-56-amd64 SMP preempt mod_unload modversions \0' >"$T/lib/modules/6.1.0-56-amd64/updates/siw.ko"
+    run check
+    [ "${lines[0]}" = "ok	siw	/lib/modules/6.1.0-56-amd64/updates/siw.ko is for this kernel, not loaded: \`sudo modprobe siw\` makes iWARP devices possible" ]
+    mkdir "$T/sys/module/siw"
+    run check
+    [[ ${lines[0]} == "ok	siw	siw (soft-iWARP) is loaded"* ]]
+}
+
+@test "iwarp: the extended verbs' EOPNOTSUPP on siw says its provider has none, not that the QP type is missing" {
+    run x '{verb = "ibv_create_qp_ex", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IWARP", device = "siw0", qp_type = "RC"}}'
+    echo "$output"
+    [ "${lines[1]}" = "  ibv_create_qp_ex on siw0 (iWARP)" ]
+    [[ $output == *"siw0's provider (siw's libsiw) has no extended verbs"* ]]
+    [[ $output != *"RC QP on siw0"* ]]
+    run x '{verb = "ibv_create_cq_ex", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IWARP", device = "siw0"}}'
+    [[ $output == *"fix: use the classic verbs on siw: ctx:create_cq(cqe) and cq:poll"* ]]
+}
