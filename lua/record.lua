@@ -310,7 +310,7 @@ local started = false
 local function wrap_module(verbs)
   if modules[verbs] then return end
   modules[verbs] = true
-  for _, name in ipairs { "open", "create_event_channel" } do
+  for _, name in ipairs { "open", "create_event_channel", "getaddrinfo", "create_ep" } do
     local fn = rawget(verbs, name)
     if type(fn) == "function" then
       local w = wrapper(name, function(_, ...) return fn(...) end)
