@@ -227,8 +227,13 @@ static int l_getaddrinfo(lua_State *L)
 
 /* ---- endpoints ------------------------------------------------------------------ */
 
+/* An endpoint's id has three user values: its channel (none), the PD given
+ * to create_ep, and the QP librdmacm made (EP_QP_UV), which nothing else
+ * holds: without it the collector would destroy the QP under the id. */
+#define EP_QP_UV 3
+
 /* Wraps a QP that librdmacm made on the id at idx (create_ep, get_request):
- * it uses the PD at pdidx (0: librdmacm's own) and the id. Leaves the stack. */
+ * it uses the PD at pdidx (0: librdmacm's own) and the id, which keeps it. */
 static void wrap_ep_qp(lua_State *L, struct rdma_cm_id *id, int pdidx, int idx)
 {
 	if (!id->qp)
@@ -236,7 +241,7 @@ static void wrap_ep_qp(lua_State *L, struct rdma_cm_id *id, int pdidx, int idx)
 	int deps[] = { pdidx, 0, 0, 0, idx };
 	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
 	vobj_set(q, id->qp);
-	lua_pop(L, 1);
+	lua_setiuservalue(L, idx, EP_QP_UV);
 }
 
 static int ep_error(lua_State *L, const char *verb, int err, int resarg)
@@ -277,8 +282,8 @@ static int l_create_ep(lua_State *L)
 		iap = &ia;
 	}
 	lua_settop(L, 3);
-	int deps[] = { 0, p ? 2 : 0 };
-	struct vnode *n = vobj_new(L, &vc_cm_id, 2, deps);   /* 4 */
+	int deps[] = { 0, p ? 2 : 0, 0 };
+	struct vnode *n = vobj_new(L, &vc_cm_id, EP_QP_UV, deps);   /* 4 */
 	vobj_recheck(L, 3, used, 4);
 	struct rdma_cm_id *id;
 	int ret = rdma_create_ep(&id, r->h, p ? p->h : NULL, iap);
@@ -292,7 +297,7 @@ static int l_create_ep(lua_State *L)
 		int qdeps[] = { p ? 2 : 0, 0, 0, 0, 4 };
 		struct vnode *q = vobj_new(L, &vc_qp, 5, qdeps);
 		vobj_set(q, id->qp);
-		lua_pop(L, 1);
+		lua_setiuservalue(L, 4, EP_QP_UV);
 	} else
 		wrap_ep_qp(L, id, p ? 2 : 0, 4);
 	return 1;
@@ -316,8 +321,8 @@ static int l_get_request(lua_State *L)
 		lua_pushnil(L);
 		return 1;
 	}
-	int deps[] = { 0, lua_isnil(L, 2) ? 0 : 2 };
-	struct vnode *id_n = vobj_new(L, &vc_cm_id, 2, deps);   /* 3 */
+	int deps[] = { 0, lua_isnil(L, 2) ? 0 : 2, 0 };
+	struct vnode *id_n = vobj_new(L, &vc_cm_id, EP_QP_UV, deps);   /* 3 */
 	struct rdma_cm_id *id;
 	int ret = rdma_get_request(listen, &id);
 	int err = errno;
