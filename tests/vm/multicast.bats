@@ -23,14 +23,14 @@ setup() { cd "$ROOT"; }
         timeout 60 $V examples/mcast.lua -m 239.1.2.3 -b $RXE_ADDR -s -C 5 -S 64; echo "sender rc $?"
         wait $r1; echo "r1 rc $?"; sed "s/^/rxe1: /" r1.out; wait $r0; echo "r0 rc $?"; sed "s/^/rxe0: /" r0.out
         echo "=== mckey receives from verbsh"
-        timeout 60 mckey -m 239.1.2.4 -b $RXE1_ADDR -C 5 -S 64 >m.out 2>&1 & m=$!
+        timeout 120 stdbuf -oL mckey -m 239.1.2.4 -b $RXE1_ADDR -C 5 -S 64 >m.out 2>&1 & m=$!
         for i in $(seq 200); do grep -q "joined dgid" m.out && break; sleep 0.1; done
         timeout 60 $V examples/mcast.lua -m 239.1.2.4 -b $RXE_ADDR -s -C 5 -S 64; echo "sender rc $?"
         wait $m; echo "mckey receiver rc $?"; sed "s/^/mckey: /" m.out
         echo "=== verbsh receives from mckey"
         timeout 60 $V examples/mcast.lua -m 239.1.2.5 -b $RXE1_ADDR -C 5 -S 64 -w 20000 >r.out 2>&1 & r=$!
         for i in $(seq 200); do grep -q joined r.out && break; sleep 0.1; done
-        timeout 60 mckey -m 239.1.2.5 -b $RXE_ADDR -s -C 5 -S 64 >ms.out 2>&1; echo "mckey sender rc $?"
+        timeout 120 mckey -m 239.1.2.5 -b $RXE_ADDR -s -C 5 -S 64 >ms.out 2>&1; echo "mckey sender rc $?"
         wait $r; echo "verbsh receiver rc $?"; cat r.out'
     echo "$output"
     [ "$status" -eq 0 ]
@@ -67,7 +67,7 @@ setup() { cd "$ROOT"; }
         pids+=($!)
     done
     local rcs=""
-    for n in 0 1 2; do wait "${pids[$n]}"; rcs="$rcs $?"; done
+    for n in 0 1 2; do wait "${pids[$n]}" && rc=0 || rc=$?; rcs="$rcs $rc"; done
     for n in 1 2 3; do echo "--- seat $n"; cat "$BATS_TEST_TMPDIR/seat$n.out"; done
     echo "exits$rcs"
     [ "$rcs" = " 0 0 0" ]
