@@ -544,7 +544,11 @@ V["cq.wait"] = completions
 V["cq.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_cq(%s)", w:obj(ev.self))) end
 V["qp.destroy"] = function(w, ev)
   local id = w.cm_qps and w.cm_qps[R.name_of(ev.self)]
-  if id then w:vput("rdma_destroy_qp(%s);", id) return end   -- librdmacm's QP goes through its id
+  if id then   -- librdmacm's QP goes through its id
+    w:put("(void)%s;   /* read from %s->qp; rdma_destroy_qp destroys it */", w:obj(ev.self), id)
+    w:vput("rdma_destroy_qp(%s);", id)
+    return
+  end
   w:expect_ret(ev, fmt("ibv_destroy_qp(%s)", w:obj(ev.self)))
 end
 V["ah.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_ah(%s)", w:obj(ev.self))) end
