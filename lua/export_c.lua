@@ -571,7 +571,15 @@ V["srq.query"] = function(w, ev)
     w:check('expect_int("%s srq_limit", %d, %s.srq_limit);', w:obj(ev.self), t.srq_limit, a)
   end
 end
-V["srq.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_srq(%s)", w:obj(ev.self))) end
+V["srq.destroy"] = function(w, ev)
+  local id = w.cm_srqs and w.cm_srqs[R.name_of(ev.self)]
+  if id then   -- rdma_create_srq's goes through its id
+    w:put("(void)%s;   /* read from %s->srq; rdma_destroy_srq destroys it */", w:obj(ev.self), id)
+    w:vput("rdma_destroy_srq(%s);", id)
+    return
+  end
+  w:expect_ret(ev, fmt("ibv_destroy_srq(%s)", w:obj(ev.self)))
+end
 V["qp.query"] = function(w, ev)
   local a, i = w:tmp("attr"), w:tmp("init_attr")
   w:put("struct ibv_qp_attr %s; struct ibv_qp_init_attr %s;", a, i)
@@ -1087,6 +1095,17 @@ local function get_comp(verb)
   end
 end
 V["cm_id.get_send_comp"], V["cm_id.get_recv_comp"] = get_comp("rdma_get_send_comp"), get_comp("rdma_get_recv_comp")
+V["cm_id.create_srq"] = function(w, ev)
+  local a = w:tmp("srq_init_attr")
+  w:put("struct ibv_srq_init_attr %s = { .attr = %s };", a, w:init("ibv_srq_attr", ev.args[2]))
+  w:expect_minus1(ev, fmt("rdma_create_srq(%s, %s, &%s)", w:obj(ev.self), w:obj(ev.args[1]), a))
+  local srq = ev.results and ev.results[1]
+  if srq then
+    w:bind("struct ibv_srq", R.name_of(srq), fmt("%s->srq", w:obj(ev.self)))
+    w.cm_srqs = w.cm_srqs or {}
+    w.cm_srqs[R.name_of(srq)] = w:obj(ev.self)
+  end
+end
 
 local HEAD = [[
 /* %s

@@ -527,6 +527,11 @@ M.methods = {
     "int rdma_post_writev(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl, int nsge, int flags,"
     .. " uint64_t remote_addr, uint32_t rkey)", "an RDMA WRITE gathered from an SGE list",
     ex = "id:post_writev(4, { { mr = mr, offset = 0, length = 6 }, { mr = mr, offset = 7, length = 7 } }, nil, peer_addr, peer_rkey)" },
+  ["cm_id:create_srq"] = { "cm_id", "id:create_srq(pd_or_nil, {max_wr=, max_sge=, srq_limit=})",
+    "int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)",
+    "an SRQ on the id (id->srq): id:post_recv posts to it, and librdmacm makes the receive CQ that"
+    .. " id:get_recv_comp reads; srq:destroy() calls rdma_destroy_srq(id)", keys = "ibv_srq_attr",
+    ex = "srq = id:create_srq(pd, { max_wr = 16, max_sge = 1 })" },
   get_send_comp = { "cm_id", "id:get_send_comp([timeout_ms])", "int rdma_get_send_comp(struct rdma_cm_id *id, struct ibv_wc *wc)",
     "the next send-side completion on the CQ librdmacm made for the id (as cq:poll gives it): polls, arms the CQ"
     .. " and waits for its event; nil at the timeout (C waits forever); Ctrl-C interrupts", ex = "wc = id:get_send_comp(5000)" },
@@ -558,7 +563,7 @@ M.c_inside = {
   ibv_destroy_ah = "destroy", ibv_destroy_srq = "destroy", ibv_destroy_comp_channel = "destroy",
   rdma_destroy_event_channel = "destroy", rdma_destroy_id = "cm_id:destroy", ibv_post_srq_recv = "srq:post_recv",
   ibv_modify_srq = "srq:modify", ibv_query_srq = "srq:query", rdma_create_qp = "cm_id:create_qp",
-  rdma_dereg_mr = "dereg",
+  rdma_dereg_mr = "dereg", rdma_destroy_srq = "cm_id:create_srq",
 }
 
 -- The shell's lesson commands and helpers (lua/lesson.lua, lua/lesson_kit.lua).

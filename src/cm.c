@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <arpa/inet.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 #include "verbsh.h"
 
 /* ---- addresses: "192.0.2.1:7471", "[fe80::1]:7471", "192.0.2.1", "*:7471" -- */
@@ -362,6 +363,12 @@ int cm_destroy_qp(struct vnode *n)
 {
 	mcast_leave_all(n);   /* librdmacm detaches the QP as it leaves */
 	rdma_destroy_qp(n->h);
+	return 0;
+}
+
+int cm_destroy_srq(struct vnode *n)
+{
+	rdma_destroy_srq(n->h);
 	return 0;
 }
 

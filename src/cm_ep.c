@@ -603,6 +603,39 @@ static int get_comp(lua_State *L, bool send)
 static int l_get_send_comp(lua_State *L) { return get_comp(L, true); }
 static int l_get_recv_comp(lua_State *L) { return get_comp(L, false); }
 
+/* id:create_srq(pd_or_nil, { max_wr=, max_sge=, srq_limit= }): rdma_create_srq.
+ * Receives posted with id:post_recv go to it; without a CQ of yours
+ * librdmacm makes the receive CQ that id:get_recv_comp reads. The SRQ uses
+ * the id (rdma_destroy_srq destroys it through the id). */
+static int l_create_srq(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	struct rdma_cm_id *id = n->h;
+	struct vnode *p = lua_isnoneornil(L, 2) ? NULL : vobj_check(L, 2, &vc_pd);
+	struct ibv_srq_init_attr ia = { 0 };
+	vnoextra(L, 3, "id:create_srq(pd_or_nil, attr)", NULL);
+	vchecktable(L, 3);
+	marsh_read(L, 3, 3, vf_srq_attr, &ia.attr);
+	if (!p && !id->pd)
+		return luaL_error(L, "rdma_create_srq: this id has no PD yet, and none was given: pass one"
+				     " (id.verbs:alloc_pd()), or make the endpoint's QP first");
+	if (id->srq)
+		return luaL_error(L, "rdma_create_srq: this id has an SRQ already (an rdma_cm_id holds one)");
+	lua_settop(L, 3);
+	int deps[] = { p ? 2 : 0, 1 };
+	struct vnode *s = vobj_new(L, &vc_srq, 2, deps);
+	int ret = rdma_create_srq(id, p ? p->h : NULL, &ia);
+	int err = errno;
+	if (ret) {
+		lua_createtable(L, 0, 1);
+		vraise_push_memlock(L);
+		lua_setfield(L, -2, "memlock");
+		return vraise(L, "rdma_create_srq", err, 1, -1);
+	}
+	vobj_set(s, id->srq);
+	return 1;
+}
+
 const luaL_Reg cm_id_more_methods[] = {
 	{ "join_multicast", mcast_join }, { "join_multicast_ex", mcast_join_ex }, { "leave_multicast", mcast_leave },
 	{ "get_request", l_get_request }, { "destroy_ep", l_destroy_ep },
@@ -610,7 +643,7 @@ const luaL_Reg cm_id_more_methods[] = {
 	{ "post_recv", l_post_recv }, { "post_send", l_post_send }, { "post_read", l_post_read },
 	{ "post_write", l_post_write }, { "post_ud_send", l_post_ud_send }, { "post_recvv", l_post_recvv },
 	{ "post_sendv", l_post_sendv }, { "post_readv", l_post_readv }, { "post_writev", l_post_writev },
-	{ "get_send_comp", l_get_send_comp }, { "get_recv_comp", l_get_recv_comp },
+	{ "get_send_comp", l_get_send_comp }, { "get_recv_comp", l_get_recv_comp }, { "create_srq", l_create_srq },
 	{ NULL, NULL }
 };
 

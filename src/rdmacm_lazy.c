@@ -22,6 +22,7 @@
  * that something else in the process loads. */
 #pragma GCC visibility push(hidden)
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 
 #ifndef RDMACM_SONAME
 #define RDMACM_SONAME "librdmacm.so.1"
@@ -95,3 +96,5 @@ FWD(int, rdma_create_ep, -1, (struct rdma_cm_id **id, struct rdma_addrinfo *res,
 	struct ibv_qp_init_attr *qp_init_attr), (id, res, pd, qp_init_attr))
 FWD_VOID(rdma_destroy_ep, (struct rdma_cm_id *id), (id))
 FWD(int, rdma_get_request, -1, (struct rdma_cm_id *listen, struct rdma_cm_id **id), (listen, id))
+FWD(int, rdma_create_srq, -1, (struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr), (id, pd, attr))
+FWD_VOID(rdma_destroy_srq, (struct rdma_cm_id *id), (id))

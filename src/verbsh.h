@@ -405,6 +405,7 @@ extern const struct vfield vf_ah_attr[], vf_qp_init_attr[], vf_qp_attr[], vf_glo
 extern const struct vclass vc_cm_channel, vc_cm_id, vc_cm_event;
 #define QP_DEP_CM_ID 4
 int cm_destroy_qp(struct vnode *id);
+int cm_destroy_srq(struct vnode *id);   /* rdma_destroy_srq: an SRQ of id:create_srq */
 void cm_open(lua_State *L);
 /* cm.c: an address "192.0.2.1:7471", "[fe80::1]:7471", "239.1.2.3" or "*:7471"
  * at arg (at idx, errors naming arg), or an error; and one pushed as text

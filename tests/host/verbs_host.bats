@@ -86,7 +86,7 @@ load ../helpers
     [ "${lines[5]}" = "qp	verbs.qp	function	function	function	attach_mcast destroy detach_mcast modify post_recv post_send query wr_abort wr_atomic_cmp_swp wr_atomic_fetch_add wr_complete wr_rdma_read wr_rdma_write wr_rdma_write_imm wr_send wr_send_imm wr_set_inline_data wr_set_inline_data_list wr_set_sge wr_set_sge_list wr_set_ud_addr wr_start" ]
     [ "${lines[7]}" = "srq	verbs.srq	function	function	function	destroy modify post_recv query" ]
     [ "${lines[8]}" = "cm_channel	verbs.cm_channel	function	function	function	create_id destroy get_cm_event" ]
-    [ "${lines[9]}" = "cm_id	verbs.cm_id	function	function	function	accept bind_addr connect create_qp destroy destroy_ep destroy_qp disconnect establish get_dst_port get_local_addr get_peer_addr get_recv_comp get_request get_send_comp get_src_port init_qp_attr join_multicast join_multicast_ex leave_multicast listen post_read post_readv post_recv post_recvv post_send post_sendv post_ud_send post_write post_writev reg_msgs reg_read reg_write reject resolve_addr resolve_route" ]
+    [ "${lines[9]}" = "cm_id	verbs.cm_id	function	function	function	accept bind_addr connect create_qp create_srq destroy destroy_ep destroy_qp disconnect establish get_dst_port get_local_addr get_peer_addr get_recv_comp get_request get_send_comp get_src_port init_qp_attr join_multicast join_multicast_ex leave_multicast listen post_read post_readv post_recv post_recvv post_send post_sendv post_ud_send post_write post_writev reg_msgs reg_read reg_write reject resolve_addr resolve_route" ]
     [ "${lines[10]}" = "cm_event	verbs.cm_event	function	function	function	ack expect" ]
     [ "${lines[11]}" = "cm_addrinfo	verbs.cm_addrinfo	function	function	function	free" ]
 }

@@ -92,6 +92,20 @@ e = raises("a bad flag", id.post_send, id, 1, send_mr, 0, 4, "SIGNALLED")
 check(tostring(e):find("SIGNALLED", 1, true), "%s", tostring(e))
 e = raises("an SGE list that is no list", id.post_sendv, id, 1, send_mr)
 check(tostring(e):find("a list of { mr=, offset=, length= }", 1, true), "%s", tostring(e))
+-- rdma_create_srq: the id's receives go to its SRQ; librdmacm makes the receive CQ.
+local srq = cid:create_srq(cpd, { max_wr = 4, max_sge = 1 })
+check(srq:query().max_wr >= 4, "srq max_wr")
+e = raises("a second SRQ", cid.create_srq, cid, cpd, { max_wr = 4, max_sge = 1 })
+check(tostring(e):find("this id has an SRQ already", 1, true), "%s", tostring(e))
+local smr = cpd:reg_mr(64, "LOCAL_WRITE")
+cid:post_recv(0x5001, smr, 0, 64)   -- to the SRQ (rdma_post_recv takes id->srq first)
+eq(cid:get_recv_comp(0), nil, "the SRQ's CQ: nothing yet")
+e = raises("the id with its SRQ", cid.destroy, cid)
+check(tostring(e):find("still used by", 1, true), "%s", tostring(e))
+srq:destroy()
+e = raises("get_recv_comp once the SRQ and its CQ are gone", cid.get_recv_comp, cid, 0)
+check(tostring(e):find("id->recv_cq is NULL", 1, true), "%s", tostring(e))
+smr:dereg()
 id:reject()
 
 -- The lifetimes: MRs before the endpoint, as rdma_server.c deregisters them.
@@ -112,7 +126,8 @@ for _, want in ipairs { "rdma_getaddrinfo(NULL, \"7493\", &hints1, &addrinfo1) =
     "rdma_create_ep(&cm_id2, addrinfo1, NULL, &init_attr1) = 0", "rdma_get_request(cm_id2, &cm_id4) = 0",
     "rdma_create_ep(&cm_id_failed1, addrinfo4, NULL, NULL) = -1 /* errno ENODEV */",
     "rdma_reg_msgs(cm_id", "rdma_reg_read(cm_id", "rdma_post_recv(cm_id", "(void *)(uintptr_t)0x1001",
-    "rdma_get_recv_comp(cm_id", "rdma_destroy_ep(cm_id", "rdma_freeaddrinfo(addrinfo1)" } do
+    "rdma_get_recv_comp(cm_id", "rdma_destroy_ep(cm_id", "rdma_create_srq(cm_id3, pd1, &srq_init_attr",
+    "rdma_destroy_srq(cm_id3)", "rdma_freeaddrinfo(addrinfo1)" } do
   check(text:find(want, 1, true), "trace has %q", want)
 end
 T.done("cm_ep")
