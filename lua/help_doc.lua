@@ -529,8 +529,9 @@ M.methods = {
     ex = "id:post_writev(4, { { mr = mr, offset = 0, length = 6 }, { mr = mr, offset = 7, length = 7 } }, nil, peer_addr, peer_rkey)" },
   ["cm_id:create_srq"] = { "cm_id", "id:create_srq(pd_or_nil, {max_wr=, max_sge=, srq_limit=})",
     "int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)",
-    "an SRQ on the id (id->srq): id:post_recv posts to it, and librdmacm makes the receive CQ that"
-    .. " id:get_recv_comp reads; srq:destroy() calls rdma_destroy_srq(id)", keys = "ibv_srq_attr",
+    "an SRQ on the id (id->srq): id:post_recv posts to it; its completions arrive on the CQ of the QP that"
+    .. " takes each receive (librdmacm makes no CQ for a BASIC SRQ); srq:destroy() calls rdma_destroy_srq(id)",
+    keys = "ibv_srq_attr",
     ex = "srq = id:create_srq(pd, { max_wr = 16, max_sge = 1 })" },
   get_send_comp = { "cm_id", "id:get_send_comp([timeout_ms])", "int rdma_get_send_comp(struct rdma_cm_id *id, struct ibv_wc *wc)",
     "the next send-side completion on the CQ librdmacm made for the id (as cq:poll gives it): polls, arms the CQ"

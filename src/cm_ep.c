@@ -604,9 +604,8 @@ static int l_get_send_comp(lua_State *L) { return get_comp(L, true); }
 static int l_get_recv_comp(lua_State *L) { return get_comp(L, false); }
 
 /* id:create_srq(pd_or_nil, { max_wr=, max_sge=, srq_limit= }): rdma_create_srq.
- * Receives posted with id:post_recv go to it; without a CQ of yours
- * librdmacm makes the receive CQ that id:get_recv_comp reads. The SRQ uses
- * the id (rdma_destroy_srq destroys it through the id). */
+ * Receives posted with id:post_recv go to it (librdmacm makes no CQ for a
+ * BASIC SRQ). The SRQ uses the id: rdma_destroy_srq destroys it through it. */
 static int l_create_srq(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
