@@ -78,6 +78,12 @@ end
 EVENT.TIMEWAIT_EXIT = function()
   return "the QP left the time-wait state after a disconnect", "nothing to fix"
 end
+EVENT.MULTICAST_ERROR = function(st)
+  return "the join failed, or a joined group went away (status " .. st .. (errname(st) and " " .. errname(st) or "")
+    .. "): on RoCE the kernel joins the group's IP address on the netdev (IGMP); on InfiniBand the subnet"
+    .. " manager refused or dropped the group", "join again (id:join_multicast); check that the address is a"
+    .. " multicast one (224.0.0.0/4, ff00::/8) and that the id was resolved on the RDMA netdev"
+end
 EVENT.DEVICE_REMOVAL = function()
   return "the RDMA device went away (rdma link delete, or module unload)", "destroy everything on it and start over"
 end
@@ -154,7 +160,43 @@ M.HINTS = {
   ["rdma_accept EINVAL"] = { "accept is called on the new id of a CONNECT_REQUEST event, not on the listening"
     .. " id; or private_data is too long (a REP carries 196 bytes)", "ev.id:accept(conn_param)" },
   ["rdma_disconnect EINVAL"] = { "the id is not connected", "disconnect after ESTABLISHED" },
+  ["rdma_join_multicast ENODEV"] = { "the id is not bound to an RDMA device yet", "id:bind_addr(RDMA_NETDEV_ADDR .. \":0\")"
+    .. " or id:resolve_addr(src, GROUP) and wait for ADDR_RESOLVED before joining" },
+  ["rdma_join_multicast EINVAL"] = { "the address is not a multicast one, or the id is not resolved yet",
+    "join a group address (224.0.0.0 to 239.255.255.255, or ff00::/8) after ADDR_RESOLVED" },
+  ["rdma_join_multicast EADDRINUSE"] = { "this id already joined that group", "join it once; leave_multicast first to join again" },
+  ["rdma_join_multicast_ex ENOSYS"] = { "this kernel or librdmacm lacks the join flags asked for", "join with join_flags = \"FULLMEMBER\"" },
+  ["rdma_leave_multicast EADDRNOTAVAIL"] = { "this id has not joined that group (or left it already)",
+    "leave only a group joined with id:join_multicast" },
+  ["rdma_get_request EINVAL"] = { "the id is not listening (id:listen() first), or it is no listener of verbs.create_ep",
+    "res = verbs.getaddrinfo(nil, PORT, { ai_flags = \"PASSIVE\", ai_port_space = \"TCP\" }); l = verbs.create_ep(res); l:listen()" },
+  ["rdma_getaddrinfo ENODEV"] = { "no RDMA device (rdma_getaddrinfo opens librdmacm's device list first)",
+    "run where an RDMA device exists: rdma link show; scripts/rxe-vm starts one" },
+  ["rdma_create_ep ENODEV"] = { "the address is on a netdev without an RDMA device (127.0.0.1 on lo, say)",
+    "use an address of the rxe netdev (RXE_ADDR in the micro-VM)" },
+  ["rdma_create_ep EADDRNOTAVAIL"] = { "the passive address is not on this host, or its port is taken", "pick another port; ip -br addr" },
 }
+
+-- ibv_attach_mcast / ibv_detach_mcast: the QP type and the GID, which the kernel checks.
+local function analyze_mcast(e)
+  local c = e.context or {}
+  if e.errname == "EINVAL" and c.qp_type and c.qp_type ~= "UD" then
+    return nil, { { why = "only a UD QP joins a multicast group; this QP is " .. tostring(c.qp_type),
+      fix = "create the QP with qp_type = \"UD\"" } }
+  end
+  if e.errname == "EINVAL" and c.multicast == false then
+    return nil, { { why = tostring(c.gid) .. " is not a multicast address (a group GID is ::ffff:224.0.0.0 to"
+      .. " ::ffff:239.255.255.255 on RoCE over IPv4, or ff00::/8)", fix = "attach a group GID, e.g. \"::ffff:239.1.2.3\"" } }
+  end
+  if e.errname == "ENOMEM" then
+    return nil, { { why = "the device's multicast limits are reached (ctx:query_device(): max_mcast_grp,"
+      .. " max_mcast_qp_attach QPs per group, max_total_mcast_qp_attach)", fix = "detach QPs or groups no longer used" } }
+  end
+  if e.errname == "EINVAL" and e.verb == "ibv_detach_mcast" then
+    return nil, { { why = "this QP is not attached to that group and lid", fix = "detach with the gid and lid given to attach_mcast" } }
+  end
+  return nil, {}
+end
 
 -- rdma_create_qp: which precondition failed.
 local function analyze_create_qp(e)
@@ -182,6 +224,7 @@ local function analyze_conn(e)
   return nil, {}
 end
 
-M.ANALYZE = { rdma_create_qp = analyze_create_qp, rdma_connect = analyze_conn, rdma_accept = analyze_conn }
+M.ANALYZE = { rdma_create_qp = analyze_create_qp, rdma_connect = analyze_conn, rdma_accept = analyze_conn,
+  ibv_attach_mcast = analyze_mcast, ibv_detach_mcast = analyze_mcast }
 
 return M

@@ -608,7 +608,11 @@ V["cq.wait"] = completions
 V["cq.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_cq(%s)", w:obj(ev.self))) end
 V["qp.destroy"] = function(w, ev)
   local id = w.cm_qps and w.cm_qps[R.name_of(ev.self)]
-  if id then w:vput("rdma_destroy_qp(%s);", id) return end   -- librdmacm's QP goes through its id
+  if id then   -- librdmacm's QP goes through its id
+    w:put("(void)%s;   /* read from %s->qp; rdma_destroy_qp destroys it */", w:obj(ev.self), id)
+    w:vput("rdma_destroy_qp(%s);", id)
+    return
+  end
   w:expect_ret(ev, fmt("ibv_destroy_qp(%s)", w:obj(ev.self)))
 end
 V["ah.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_ah(%s)", w:obj(ev.self))) end
@@ -631,7 +635,15 @@ V["srq.query"] = function(w, ev)
     w:check('expect_int("%s srq_limit", %d, %s.srq_limit);', w:obj(ev.self), t.srq_limit, a)
   end
 end
-V["srq.destroy"] = function(w, ev) w:expect_ret(ev, fmt("ibv_destroy_srq(%s)", w:obj(ev.self))) end
+V["srq.destroy"] = function(w, ev)
+  local id = w.cm_srqs and w.cm_srqs[R.name_of(ev.self)]
+  if id then   -- rdma_create_srq's goes through its id
+    w:put("(void)%s;   /* read from %s->srq; rdma_destroy_srq destroys it */", w:obj(ev.self), id)
+    w:vput("rdma_destroy_srq(%s);", id)
+    return
+  end
+  w:expect_ret(ev, fmt("ibv_destroy_srq(%s)", w:obj(ev.self)))
+end
 V["qp.query"] = function(w, ev)
   local a, i = w:tmp("attr"), w:tmp("init_attr")
   w:put("struct ibv_qp_attr %s; struct ibv_qp_init_attr %s;", a, i)
@@ -821,6 +833,10 @@ function V.__field(w, ev)
   local k = R.kind(o)
   w:bind(FIELD_TYPES[k] or "void", R.name_of(o), fmt("%s->%s", w:obj(ev.self), ev.args[1]))
   if k == "qp" then w.qps[#w.qps + 1] = { name = R.name_of(o), qp_num = R.facts(o).qp_num } end
+  if k == "qp" and ev.class == "cm_id" then   -- librdmacm's QP goes through its id
+    w.cm_qps = w.cm_qps or {}
+    w.cm_qps[R.name_of(o)] = w:obj(ev.self)
+  end
 end
 
 V["nil.create_event_channel"] = function(w, ev)
@@ -917,7 +933,11 @@ V["cm_id.reject"] = function(w, ev)
 end
 V["cm_id.disconnect"] = function(w, ev) w:expect_minus1(ev, fmt("rdma_disconnect(%s)", w:obj(ev.self))) end
 V["cm_id.establish"] = function(w, ev) w:expect_minus1(ev, fmt("rdma_establish(%s)", w:obj(ev.self))) end
-V["cm_id.destroy"] = function(w, ev) w:expect_minus1(ev, fmt("rdma_destroy_id(%s)", w:obj(ev.self))) end
+V["cm_id.destroy"] = function(w, ev)
+  local id = w:obj(ev.self)
+  if w.eps and w.eps[id] then w:vput("rdma_destroy_ep(%s);", id) return end   -- verbs.create_ep's
+  w:expect_minus1(ev, fmt("rdma_destroy_id(%s)", id))
+end
 -- rdma_init_qp_attr: the attributes and mask librdmacm would pass to
 -- ibv_modify_qp for that state. C checks the mask; a qp:modify that passes
 -- the attributes on writes them out as it writes any.
@@ -948,6 +968,207 @@ V["cm_id.get_peer_addr"] = function(w, ev)
   local call, want = fmt("rdma_get_peer_addr(%s)", w:obj(ev.self)), ev.results[1] and cstring(ev.results[1]) or "NULL"
   w:verb(call, fmt("/* %s */", ev.results[1] or "none"), fmt('expect_addr("%s:get_peer_addr", %s, %s);', w:obj(ev.self),
     want, call))
+end
+
+-- ---------------------------------------------------------------- multicast
+
+local function put_gid(w, text)
+  local g = w:tmp("gid")
+  w:put("union ibv_gid %s = %s;", g, w:gid(text))
+  return g
+end
+V["qp.attach_mcast"] = function(w, ev)
+  w:expect_ret(ev, fmt("ibv_attach_mcast(%s, &%s, %d)", w:obj(ev.self), put_gid(w, ev.args[1]), ev.args[2]))
+end
+V["qp.detach_mcast"] = function(w, ev)
+  w:expect_ret(ev, fmt("ibv_detach_mcast(%s, &%s, %d)", w:obj(ev.self), put_gid(w, ev.args[1]), ev.args[2]))
+end
+-- A void * that carried an integer (a join's context, an rdma_post_*'s wr_id).
+local function cptr(v)
+  v = math.tointeger(v)
+  return (v and v ~= 0) and fmt("(void *)(uintptr_t)0x%x", v) or "NULL"
+end
+local function sockaddr(w, text)
+  local a = w:tmp("addr")
+  w:put("struct sockaddr_storage %s;", a)
+  return fmt("sockaddr_of(&%s, %s)", a, cstring(text))
+end
+V["cm_id.join_multicast"] = function(w, ev)
+  w:expect_minus1(ev, fmt("rdma_join_multicast(%s, %s, %s)", w:obj(ev.self), sockaddr(w, ev.args[1]), cptr(ev.args[2])))
+end
+V["cm_id.join_multicast_ex"] = function(w, ev)
+  local t = copy_table(ev.args[1])
+  local addr = sockaddr(w, t.addr)
+  t.addr = nil
+  if t.comp_mask == nil then
+    t.comp_mask = { "ADDRESS" }
+    if t.join_flags ~= nil then t.comp_mask[2] = "JOIN_FLAGS" end
+  end
+  local a = w:tmp("mc_attr")
+  local init = w:init("rdma_cm_join_mc_attr_ex", t):gsub(" }$", ", .addr = " .. addr .. " }")
+  w:put("struct rdma_cm_join_mc_attr_ex %s = %s;", a, init)
+  w:expect_minus1(ev, fmt("rdma_join_multicast_ex(%s, &%s, %s)", w:obj(ev.self), a, cptr(ev.args[2])))
+end
+V["cm_id.leave_multicast"] = function(w, ev)
+  w:expect_minus1(ev, fmt("rdma_leave_multicast(%s, %s)", w:obj(ev.self), sockaddr(w, ev.args[1])))
+end
+
+-- ------------------------------------------- the short path (rdma_verbs.h)
+
+local function cname_or_null(v) return v == nil and "NULL" or cstring(tostring(v)) end
+V["nil.getaddrinfo"] = function(w, ev)
+  local res = ev.results and ev.results[1]
+  local v = res and R.name_of(res) or w:tmp("addrinfo_failed")
+  local hints = "NULL"
+  if type(ev.args[3]) == "table" then
+    local t = copy_table(ev.args[3])
+    local extra = {}
+    for _, k in ipairs { "ai_src_addr", "ai_dst_addr" } do
+      if t[k] then
+        extra[#extra + 1] = fmt(".%s = %s, .%s = sizeof(struct sockaddr_in)", k, sockaddr(w, t[k]), k:gsub("addr$", "len"))
+        t[k] = nil
+      end
+    end
+    local h = w:tmp("hints")
+    local init = w:init("rdma_addrinfo", t)
+    if #extra > 0 then
+      init = init == "{ 0 }" and "{ " .. table.concat(extra, ", ") .. " }"
+        or init:gsub(" }$", ", " .. table.concat(extra, ", ") .. " }")
+    end
+    w:put("struct rdma_addrinfo %s = %s;", h, init)
+    hints = "&" .. h
+  end
+  local service = ev.args[2]
+  if math.type(service) == "integer" then service = tostring(service) end
+  w:put("struct rdma_addrinfo *%s;", v)
+  w:expect_minus1(ev, fmt("rdma_getaddrinfo(%s, %s, %s, &%s)", cname_or_null(ev.args[1]), cname_or_null(service), hints, v))
+end
+V["cm_addrinfo.free"] = function(w, ev) w:vput("rdma_freeaddrinfo(%s);", w:obj(ev.self)) end
+V["nil.create_ep"] = function(w, ev)
+  local id = ev.results and ev.results[1]
+  local v = id and R.name_of(id) or w:tmp("cm_id_failed")
+  local attr = "NULL"
+  if type(ev.args[3]) == "table" then
+    attr = w:tmp("init_attr")
+    w:put("struct ibv_qp_init_attr %s = %s;", attr, w:init("ibv_qp_init_attr", ev.args[3]))
+    attr = "&" .. attr
+  end
+  w:put("struct rdma_cm_id *%s;", v)
+  w:expect_minus1(ev, fmt("rdma_create_ep(&%s, %s, %s, %s)", v, w:obj(ev.args[1]), w:obj(ev.args[2]), attr))
+  if id then w.eps = w.eps or {}; w.eps[v] = true end
+end
+V["cm_id.get_request"] = function(w, ev)
+  local id = ev.results and ev.results[1]
+  if not ev.err and not id then
+    w:verb(fmt("rdma_get_request(%s, &id)", w:obj(ev.self)), "(none: timeout)",
+      fmt("/* %s: no request within the timeout here: timing, not waited for */", call_text(ev)))
+    return
+  end
+  local v = id and R.name_of(id) or w:tmp("cm_id_failed")
+  w:put("struct rdma_cm_id *%s;", v)
+  w:expect_minus1(ev, fmt("rdma_get_request(%s, &%s)", w:obj(ev.self), v))
+  if id then w.eps = w.eps or {}; w.eps[v] = true end
+end
+V["cm_id.destroy_ep"] = function(w, ev) w:vput("rdma_destroy_ep(%s);", w:obj(ev.self)) end
+local function reg(verb)
+  return function(w, ev)
+    local size, init = ev.args[1], nil
+    if type(size) == "string" then init, size = size, #size end
+    local mr = ev.results and ev.results[1]
+    local v = mr and R.name_of(mr) or w:tmp("mr_failed")
+    local buf = "buf_" .. v
+    w:put("void *%s = calloc(1, %d);", buf, size)
+    if init then w:put("memcpy(%s, %s, %d);", buf, cstring(init), #init) end
+    w:expect_obj(ev, "struct ibv_mr", v, fmt("%s(%s, %s, %d)", verb, w:obj(ev.self), buf, size), verb)
+    if mr then
+      local f = R.facts(mr)
+      w.mrs[#w.mrs + 1] = { name = v, addr = f.addr, length = f.length or size, lkey = f.lkey, rkey = f.rkey, buf = buf }
+    end
+  end
+end
+V["cm_id.reg_msgs"], V["cm_id.reg_read"], V["cm_id.reg_write"] = reg("rdma_reg_msgs"), reg("rdma_reg_read"), reg("rdma_reg_write")
+-- (wr_id, mr [, offset [, length]]) as C's (context, addr, length, mr)
+local function buf_args(w, a)
+  local m = mr_entry(w, a[2])
+  local name = m and m.name or w:obj(a[2])
+  local off = math.tointeger(a[3]) or 0
+  local len = math.tointeger(a[4]) or ((m and m.length or 0) - off)
+  return fmt("%s, (char *)%s->addr + %d, %d, %s", cptr(a[1]), name, off, len, name)
+end
+V["cm_id.post_recv"] = function(w, ev)
+  w:expect_minus1(ev, fmt("rdma_post_recv(%s, %s)", w:obj(ev.self), buf_args(w, ev.args)))
+end
+V["cm_id.post_send"] = function(w, ev)
+  w:expect_minus1(ev, fmt("rdma_post_send(%s, %s, %s)", w:obj(ev.self), buf_args(w, ev.args), cflags("ibv_send_flags", ev.args[5])))
+end
+local function rdma_rw(verb)
+  return function(w, ev)
+    local a = ev.args
+    w:expect_minus1(ev, fmt("%s(%s, %s, %s, %s, %s)", verb, w:obj(ev.self), buf_args(w, a), cflags("ibv_send_flags", a[5]),
+      w:addr(a[6]), w:key(a[7], "rkey", a[6])))
+  end
+end
+V["cm_id.post_read"], V["cm_id.post_write"] = rdma_rw("rdma_post_read"), rdma_rw("rdma_post_write")
+V["cm_id.post_ud_send"] = function(w, ev)
+  local a = ev.args
+  w:expect_minus1(ev, fmt("rdma_post_ud_send(%s, %s, %s, %s, %s)", w:obj(ev.self), buf_args(w, a),
+    cflags("ibv_send_flags", a[5]), w:obj(a[6]), w:qpn(a[7])))
+end
+V["cm_id.post_recvv"] = function(w, ev)
+  local s, n = w:sges(ev.args[2])
+  w:expect_minus1(ev, fmt("rdma_post_recvv(%s, %s, %s, %d)", w:obj(ev.self), cptr(ev.args[1]), s, n))
+end
+V["cm_id.post_sendv"] = function(w, ev)
+  local s, n = w:sges(ev.args[2])
+  w:expect_minus1(ev, fmt("rdma_post_sendv(%s, %s, %s, %d, %s)", w:obj(ev.self), cptr(ev.args[1]), s, n,
+    cflags("ibv_send_flags", ev.args[3])))
+end
+local function rdma_rwv(verb)
+  return function(w, ev)
+    local a = ev.args
+    local s, n = w:sges(a[2])
+    w:expect_minus1(ev, fmt("%s(%s, %s, %s, %d, %s, %s, %s)", verb, w:obj(ev.self), cptr(a[1]), s, n,
+      cflags("ibv_send_flags", a[3]), w:addr(a[4]), w:key(a[5], "rkey", a[4])))
+  end
+end
+V["cm_id.post_readv"], V["cm_id.post_writev"] = rdma_rwv("rdma_post_readv"), rdma_rwv("rdma_post_writev")
+-- rdma_get_send_comp / rdma_get_recv_comp: one completion, checked as cq:poll's are.
+local function get_comp(verb)
+  return function(w, ev)
+    local c = ev.results and ev.results[1]
+    if not ev.err and c == nil then
+      w:verb(fmt("%s(%s, &wc)", verb, w:obj(ev.self)), "(none: timeout)",
+        fmt("/* %s: no completion within the timeout here: timing, not waited for */", call_text(ev)))
+      return
+    end
+    local v = w:tmp("wc")
+    w:put("struct ibv_wc %s;", v)
+    local call = fmt("%s(%s, &%s)", verb, w:obj(ev.self), v)
+    if ev.err then
+      w:verb(call, fmt("-1 /* errno %s */", ev.err.errname), fmt('expect_fail("%s", %s, %d);', verb, call, ev.err.errno))
+      return
+    end
+    w:verb(call, fmt("1  /* wr_id %d %s */", math.tointeger(c.wr_id) or 0, tostring(c.status)),
+      fmt('expect_int("%s", 1, %s);', verb, call))
+    w:check('expect_int("%s wr_id", %d, %s.wr_id);', verb, math.tointeger(c.wr_id) or 0, v)
+    w:check('expect_int("%s status", %s, %s.status);', verb, cenum("ibv_wc_status", c.status), v)
+    if c.status == "SUCCESS" then
+      w:check('expect_int("%s opcode", %s, %s.opcode);', verb, cenum("ibv_wc_opcode", c.opcode), v)
+      w:check('expect_int("%s byte_len", %d, %s.byte_len);', verb, math.tointeger(c.byte_len) or 0, v)
+    end
+  end
+end
+V["cm_id.get_send_comp"], V["cm_id.get_recv_comp"] = get_comp("rdma_get_send_comp"), get_comp("rdma_get_recv_comp")
+V["cm_id.create_srq"] = function(w, ev)
+  local a = w:tmp("srq_init_attr")
+  w:put("struct ibv_srq_init_attr %s = { .attr = %s };", a, w:init("ibv_srq_attr", ev.args[2]))
+  w:expect_minus1(ev, fmt("rdma_create_srq(%s, %s, &%s)", w:obj(ev.self), w:obj(ev.args[1]), a))
+  local srq = ev.results and ev.results[1]
+  if srq then
+    w:bind("struct ibv_srq", R.name_of(srq), fmt("%s->srq", w:obj(ev.self)))
+    w.cm_srqs = w.cm_srqs or {}
+    w.cm_srqs[R.name_of(srq)] = w:obj(ev.self)
+  end
 end
 
 local HEAD = [[
@@ -1317,7 +1538,9 @@ function M.program(path)
   local ver = (pcall(require, "verbs.version") and require("verbs.version").version) or "?"
   local base = (path or "repro.c"):match("[^/]*$")
   local body = table.concat(w.lines, "\n")
-  local cm = body:find("rdma_", 1, true) and "#include <rdma/rdma_cma.h>\n#include <netdb.h>\n#include <poll.h>\n"
+  local cm = body:find("rdma_", 1, true) and "#include <rdma/rdma_cma.h>\n"
+    .. ((body:find("rdma_reg_", 1, true) or body:find("rdma_post_", 1, true) or body:find("_comp(", 1, true))
+      and "#include <rdma/rdma_verbs.h>\n" or "") .. "#include <netdb.h>\n#include <poll.h>\n"
     or (body:find("get_cq_event", 1, true) or body:find("get_async_event", 1, true)) and "#include <poll.h>\n"
     or ""
   local used, out = {}, { fmt(HEAD, base, tostring(ver), base, cm) }

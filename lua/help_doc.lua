@@ -518,6 +518,103 @@ M.methods = {
     ex = "id:get_dst_port()" },
   ["cm_id:destroy"] = { "cm_id", "id:destroy()", "int rdma_destroy_id(struct rdma_cm_id *id)",
     "free the id (its QP and unacked events first)", ex = "id:destroy()" },
+  -- multicast (src/mcast.c)
+  attach_mcast = { "qp", "qp:attach_mcast(gid, lid)", "int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)",
+    "attach a UD QP to a multicast group: datagrams sent to the group's GID (an AH with is_global = 1 and"
+    .. " grh.dgid = the group, remote_qpn 0xffffff) reach every attached QP; lid is 0 on RoCE. On rxe the"
+    .. " netdev must also be in the group at the IP level, or its frames are dropped: rdma_join_multicast does"
+    .. " that (id:join_multicast), plain C and verbsh do not (ip addr add 239.1.2.3/32 dev IFACE autojoin does)."
+    .. " rxe allows 56 QPs per group (max_mcast_qp_attach); destroy detaches first (C's ibv_destroy_qp fails EBUSY)",
+    ex = 'qp:attach_mcast("::ffff:239.1.2.3", 0)' },
+  detach_mcast = { "qp", "qp:detach_mcast(gid, lid)", "int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)",
+    "detach the QP from the group (the gid and lid given to attach_mcast)", ex = 'qp:detach_mcast("::ffff:239.1.2.3", 0)' },
+  join_multicast = { "cm_id", "id:join_multicast(addr [, context])",
+    "int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context)",
+    "join the group addr (\"239.1.2.3\") on a UD id after ADDR_RESOLVED (resolve_addr(bind_addr, group)); then"
+    .. " MULTICAST_JOIN: ev.param.ud has the group's ah_attr, qp_num 0xffffff, qkey, and context (an integer);"
+    .. " librdmacm attaches id.qp to the group", ex = 'id:join_multicast("239.1.2.3", 7)' },
+  join_multicast_ex = { "cm_id", "id:join_multicast_ex({addr=, join_flags=, comp_mask=} [, context])",
+    "int rdma_join_multicast_ex(struct rdma_cm_id *id, struct rdma_cm_join_mc_attr_ex *mc_join_attr, void *context)",
+    "join with flags: join_flags = \"SENDONLY_FULLMEMBER\" sends without receiving; comp_mask defaults to the keys"
+    .. " given (ADDRESS, JOIN_FLAGS)", keys = "rdma_cm_join_mc_attr_ex",
+    ex = 'id:join_multicast_ex({ addr = "239.1.2.3", join_flags = "SENDONLY_FULLMEMBER" })' },
+  leave_multicast = { "cm_id", "id:leave_multicast(addr)", "int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)",
+    "leave the group (librdmacm detaches id.qp); destroy leaves what is still joined", ex = 'id:leave_multicast("239.1.2.3")' },
+  -- librdmacm's short path (src/cm_ep.c): synchronous ids, as rdma_server.c / rdma_client.c
+  getaddrinfo = { "verbs", "verbs.getaddrinfo(node, service [, hints])",
+    "int rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,"
+    .. " struct rdma_addrinfo **res)", "resolve an address for rdma_cm; hints and the result use struct"
+    .. " rdma_addrinfo's names (ai_flags \"PASSIVE\" for a server, ai_port_space \"TCP\" or \"UDP\", ai_qp_type,"
+    .. " ai_family, ai_src_addr, ai_dst_addr); res.ai_dst_addr is \"192.0.2.1:7471\"; res:free() or the collector"
+    .. " frees it", keys = "rdma_addrinfo",
+    ex = 'res = verbs.getaddrinfo(nil, "7471", { ai_flags = "PASSIVE", ai_port_space = "TCP" })' },
+  free = { "cm_addrinfo", "res:free()", "void rdma_freeaddrinfo(struct rdma_addrinfo *res)", "free the result of"
+    .. " verbs.getaddrinfo", ex = "res:free()" },
+  create_ep = { "verbs", "verbs.create_ep(res [, pd [, qp_init_attr]])",
+    "int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd *pd,"
+    .. " struct ibv_qp_init_attr *qp_init_attr)", "a synchronous id (no event channel): active, it is resolved,"
+    .. " routed and gets its QP (id.qp; qp_type from res.ai_qp_type; without send_cq/recv_cq librdmacm makes"
+    .. " the CQs that get_send_comp reads); passive, it is bound, and its qp_init_attr serves every get_request",
+    keys = "ibv_qp_init_attr", ex = 'id = verbs.create_ep(res, nil, { cap = { max_send_wr = 1, max_recv_wr = 1,'
+      .. ' max_send_sge = 1, max_recv_sge = 1 }, sq_sig_all = 1 })' },
+  get_request = { "cm_id", "listen_id:get_request([timeout_ms])",
+    "int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **id)",
+    "the next connection request on a listener of verbs.create_ep, as a new id with its QP; nil at the"
+    .. " timeout (C waits forever); then id:accept()", ex = "id = listen:get_request(30000)" },
+  destroy_ep = { "cm_id", "id:destroy_ep()", "void rdma_destroy_ep(struct rdma_cm_id *id)",
+    "destroy the id with its QP (and the CQs librdmacm made); the MRs of reg_msgs go first", ex = "id:destroy_ep()" },
+  reg_msgs = { "cm_id", "id:reg_msgs(size_or_string)", "struct ibv_mr *rdma_reg_msgs(struct rdma_cm_id *id, void *addr, size_t length)",
+    "an MR on the id's PD for sends and receives (LOCAL_WRITE); verbsh allocates the memory; mr:dereg() frees",
+    ex = "recv_mr = id:reg_msgs(16)" },
+  reg_read = { "cm_id", "id:reg_read(size_or_string)", "struct ibv_mr *rdma_reg_read(struct rdma_cm_id *id, void *addr, size_t length)",
+    "an MR the peer may RDMA-read (LOCAL_WRITE, REMOTE_READ)", ex = 'mr = id:reg_read("read me")' },
+  reg_write = { "cm_id", "id:reg_write(size_or_string)", "struct ibv_mr *rdma_reg_write(struct rdma_cm_id *id, void *addr, size_t length)",
+    "an MR the peer may RDMA-write (LOCAL_WRITE, REMOTE_WRITE)", ex = "mr = id:reg_write(64)" },
+  ["cm_id:post_recv"] = { "cm_id", "id:post_recv(wr_id, mr [, offset [, length]])",
+    "int rdma_post_recv(struct rdma_cm_id *id, void *context, void *addr, size_t length, struct ibv_mr *mr)",
+    "one receive into mr (to the id's SRQ if it has one); wr_id is C's context", ex = "id:post_recv(1, recv_mr)" },
+  ["cm_id:post_send"] = { "cm_id", "id:post_send(wr_id, mr [, offset [, length [, flags]]])",
+    "int rdma_post_send(struct rdma_cm_id *id, void *context, void *addr, size_t length, struct ibv_mr *mr, int flags)",
+    "one SEND from mr; flags are ibv_send_flags (\"SIGNALED\", \"INLINE\")", args = { nil, nil, nil, nil, "ibv_send_flags" },
+    ex = 'id:post_send(2, send_mr, 0, 16, "SIGNALED")' },
+  post_read = { "cm_id", "id:post_read(wr_id, mr, offset, length, flags, remote_addr, rkey)",
+    "int rdma_post_read(struct rdma_cm_id *id, void *context, void *addr, size_t length, struct ibv_mr *mr,"
+    .. " int flags, uint64_t remote_addr, uint32_t rkey)", "RDMA READ of the peer's memory into mr",
+    ex = 'id:post_read(3, mr, 0, 16, "SIGNALED", peer_addr, peer_rkey)' },
+  post_write = { "cm_id", "id:post_write(wr_id, mr, offset, length, flags, remote_addr, rkey)",
+    "int rdma_post_write(struct rdma_cm_id *id, void *context, void *addr, size_t length, struct ibv_mr *mr,"
+    .. " int flags, uint64_t remote_addr, uint32_t rkey)", "RDMA WRITE from mr into the peer's memory",
+    ex = 'id:post_write(4, mr, 0, 16, "SIGNALED", peer_addr, peer_rkey)' },
+  post_ud_send = { "cm_id", "id:post_ud_send(wr_id, mr, offset, length, flags, ah, remote_qpn)",
+    "int rdma_post_ud_send(struct rdma_cm_id *id, void *context, void *addr, size_t length, struct ibv_mr *mr,"
+    .. " int flags, struct ibv_ah *ah, uint32_t remote_qpn)", "a datagram on a UD id, with Q_Key RDMA_UDP_QKEY"
+    .. " (0x01234567)", ex = "id:post_ud_send(5, mr, 0, 64, nil, ah, 0xffffff)" },
+  post_recvv = { "cm_id", "id:post_recvv(wr_id, sgl)",
+    "int rdma_post_recvv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl, int nsge)",
+    "a receive scattered over an SGE list ({ {mr=, offset=, length=}, ... })",
+    ex = "id:post_recvv(1, { { mr = mr, offset = 0, length = 8 }, { mr = mr, offset = 64, length = 8 } })" },
+  post_sendv = { "cm_id", "id:post_sendv(wr_id, sgl [, flags])",
+    "int rdma_post_sendv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl, int nsge, int flags)",
+    "a SEND gathered from an SGE list", ex = 'id:post_sendv(2, { { mr = mr, offset = 0, length = 8 } }, "SIGNALED")' },
+  post_readv = { "cm_id", "id:post_readv(wr_id, sgl, flags, remote_addr, rkey)",
+    "int rdma_post_readv(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl, int nsge, int flags,"
+    .. " uint64_t remote_addr, uint32_t rkey)", "an RDMA READ scattered over an SGE list",
+    ex = "id:post_readv(3, { { mr = mr, offset = 0, length = 8 } }, nil, peer_addr, peer_rkey)" },
+  post_writev = { "cm_id", "id:post_writev(wr_id, sgl, flags, remote_addr, rkey)",
+    "int rdma_post_writev(struct rdma_cm_id *id, void *context, struct ibv_sge *sgl, int nsge, int flags,"
+    .. " uint64_t remote_addr, uint32_t rkey)", "an RDMA WRITE gathered from an SGE list",
+    ex = "id:post_writev(4, { { mr = mr, offset = 0, length = 6 }, { mr = mr, offset = 7, length = 7 } }, nil, peer_addr, peer_rkey)" },
+  ["cm_id:create_srq"] = { "cm_id", "id:create_srq(pd_or_nil, {max_wr=, max_sge=, srq_limit=})",
+    "int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)",
+    "an SRQ on the id (id->srq): id:post_recv posts to it; its completions arrive on the CQ of the QP that"
+    .. " takes each receive (librdmacm makes no CQ for a BASIC SRQ); srq:destroy() calls rdma_destroy_srq(id)",
+    keys = "ibv_srq_attr",
+    ex = "srq = id:create_srq(pd, { max_wr = 16, max_sge = 1 })" },
+  get_send_comp = { "cm_id", "id:get_send_comp([timeout_ms])", "int rdma_get_send_comp(struct rdma_cm_id *id, struct ibv_wc *wc)",
+    "the next send-side completion on the CQ librdmacm made for the id (as cq:poll gives it): polls, arms the CQ"
+    .. " and waits for its event; nil at the timeout (C waits forever); Ctrl-C interrupts", ex = "wc = id:get_send_comp(5000)" },
+  get_recv_comp = { "cm_id", "id:get_recv_comp([timeout_ms])", "int rdma_get_recv_comp(struct rdma_cm_id *id, struct ibv_wc *wc)",
+    "the next receive completion on the id's receive CQ; nil at the timeout", ex = "wc = id:get_recv_comp(5000)" },
   -- verbs.oob: the out-of-band exchange over TCP (lua/oob.lua)
   ["oob.listen"] = { "verbs.oob", "verbs.oob.listen(port [, addr])", "socket(); bind(); listen()  /* TCP */",
     "a listener on addr (127.0.0.1 unless given; port 0 picks one: l.port); l:accept([timeout]) gives a connection",
@@ -544,6 +641,7 @@ M.c_inside = {
   ibv_destroy_ah = "destroy", ibv_destroy_srq = "destroy", ibv_destroy_comp_channel = "destroy",
   rdma_destroy_event_channel = "destroy", rdma_destroy_id = "cm_id:destroy", ibv_post_srq_recv = "srq:post_recv",
   ibv_modify_srq = "srq:modify", ibv_query_srq = "srq:query", rdma_create_qp = "cm_id:create_qp",
+  rdma_dereg_mr = "dereg", rdma_destroy_srq = "cm_id:create_srq",
 }
 
 -- The shell's lesson commands and helpers (lua/lesson.lua, lua/lesson_kit.lua).

@@ -158,12 +158,25 @@ M.struct_note = {
   ibv_mw_bind_info = "what a window opens onto",
 }
 
+-- rdma_addrinfo (verbs.getaddrinfo's hints) and rdma_cm_join_mc_attr_ex
+M.keys["rdma_cm_join_mc_attr_ex.comp_mask"] = "which keys are given (ADDRESS, JOIN_FLAGS); verbsh sets it from the keys"
+M.keys["rdma_cm_join_mc_attr_ex.join_flags"] = "FULLMEMBER (send and receive) or SENDONLY_FULLMEMBER (send only)"
+M.keys["rdma_cm_join_mc_attr_ex.addr"] = "the group to join, e.g. \"239.1.2.3\""
+M.keys.ai_flags = "PASSIVE (a server's address: node nil means any), NUMERICHOST (no name lookup), NOROUTE, FAMILY"
+M.keys.ai_family = "INET, INET6 or IB: the address family wanted"
+M.keys.ai_qp_type = "the QP type the endpoint gets (RC for TCP, UD for UDP by default)"
+M.keys.ai_port_space = "TCP (RC connections) or UDP (UD datagrams), as ch:create_id takes"
+M.keys.ai_src_addr = "the local address to use, \"host:port\""
+M.keys.ai_dst_addr = "the destination, \"host:port\""
+
 -- Types for the keys the marshaller reads with its own code (VT_CUSTOM).
 M.custom_types = {
   sg_list = "list of SGE tables (ibv_sge)", imm_data = "integer 0..0xffffffff (host order)",
   private_data = "string of at most 255 bytes",
   invalidate_rkey = "integer 0..0xffffffff (shares imm_data's bytes)",
   invalidated_rkey = "integer 0..0xffffffff (shares imm_data's bytes)",
+  ai_src_addr = "string \"host:port\"", ai_dst_addr = "string \"host:port\"",
+  ["rdma_cm_join_mc_attr_ex.addr"] = "string: a group address (\"239.1.2.3\")",
 }
 
 -- Enums that no table key uses: where they appear instead.
@@ -213,7 +226,18 @@ M.obj_fields = {
   ["cm_id.port_num"] = "the device port",
   ["cm_event.event"] = "what happened: ADDR_RESOLVED, ESTABLISHED, REJECTED, ...", ["cm_event.status"] = "0, or why",
   ["cm_event.id"] = "the id it concerns (a new id for CONNECT_REQUEST)", ["cm_event.listen_id"] = "the listening id",
-  ["cm_event.param"] = "{ conn = { private_data, ... } } or, on UDP ids, { ud = { ah_attr, qp_num, qkey } }",
+  ["cm_event.param"] = "{ conn = { private_data, ... } } or, on UDP ids, { ud = { ah_attr, qp_num, qkey } }"
+    .. " (MULTICAST_JOIN: the group's, with the join's context)",
+  ["cm_addrinfo.ai_flags"] = "RAI_* flags: PASSIVE for a server's address", ["cm_addrinfo.ai_family"] = "INET, INET6 or IB",
+  ["cm_addrinfo.ai_qp_type"] = "the QP type create_ep gives the id", ["cm_addrinfo.ai_port_space"] = "TCP or UDP",
+  ["cm_addrinfo.ai_src_len"] = "the size of ai_src_addr (16: sockaddr_in)", ["cm_addrinfo.ai_dst_len"] = "the size of ai_dst_addr",
+  ["cm_addrinfo.ai_src_addr"] = "the local address, \"0.0.0.0:7471\" for a passive one, or nil",
+  ["cm_addrinfo.ai_dst_addr"] = "the destination, \"192.0.2.1:7471\", or nil",
+  ["cm_addrinfo.ai_src_canonname"] = "the source's canonical name, or nil",
+  ["cm_addrinfo.ai_dst_canonname"] = "the destination's canonical name, or nil",
+  ["cm_addrinfo.ai_route_len"] = "bytes of a path record (InfiniBand), 0 on RoCE",
+  ["cm_addrinfo.ai_connect_len"] = "bytes of connection data, 0 on RoCE",
+  ["cm_addrinfo.ai_next"] = "the next result (a table of the same fields), or nil",
 }
 
 return M

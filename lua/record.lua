@@ -376,7 +376,7 @@ local function wrap_module(verbs)
   modules[verbs] = true
   local reg = debug.getregistry()
   if type(reg["verbs.module_originals"]) ~= "table" then patch(reg, "verbs.module_originals", {}) end
-  for _, name in ipairs { "open", "create_event_channel" } do
+  for _, name in ipairs { "open", "create_event_channel", "getaddrinfo", "create_ep" } do
     local fn = rawget(verbs, name)
     if type(fn) == "function" then
       local w = wrapper(name, function(_, ...) return ret(fn(...)) end)   -- no tail call: see here

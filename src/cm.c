@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <arpa/inet.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 #include "verbsh.h"
 
 /* ---- addresses: "192.0.2.1:7471", "[fe80::1]:7471", "192.0.2.1", "*:7471" -- */
@@ -35,15 +36,16 @@ static void check_port(lua_State *L, int arg, const char *what, const char *s, c
 		vargerror(L, arg, lua_pushfstring(L, "%s '%s': port %s is out of range (0..65535)", what, s, port));
 }
 
-static void read_addr(lua_State *L, int arg, struct sockaddr_storage *ss, const char *what)
+/* The address at stack index idx; errors name argument arg. */
+void cm_read_addr_at(lua_State *L, int arg, int idx, struct sockaddr_storage *ss, const char *what)
 {
 	char host[256] = "", port[16] = "0";
 	const char *colon, *close;
 
-	if (lua_type(L, arg) != LUA_TSTRING)
+	if (lua_type(L, idx) != LUA_TSTRING)
 		vargerror(L, arg, lua_pushfstring(L, "%s expected as \"host:port\" (e.g. \"192.0.2.1:7471\"), got %s",
-						  what, luaL_typename(L, arg)));
-	const char *s = marsh_check_cstring(L, arg, arg, what);
+						  what, luaL_typename(L, idx)));
+	const char *s = marsh_check_cstring(L, arg, idx, what);
 	if (s[0] == '[' && (close = strchr(s, ']'))) {   /* [v6]:port */
 		snprintf(host, sizeof host, "%.*s", (int)(close - s - 1), s + 1);
 		if (close[1] == ':') {
@@ -71,8 +73,13 @@ static void read_addr(lua_State *L, int arg, struct sockaddr_storage *ss, const 
 	freeaddrinfo(res);
 }
 
+void cm_read_addr(lua_State *L, int arg, struct sockaddr_storage *ss, const char *what)
+{
+	cm_read_addr_at(L, arg, arg, ss, what);
+}
+
 /* "192.0.2.1:7471"; nil for an unset address */
-static void push_addr(lua_State *L, const struct sockaddr *sa)
+void cm_push_addr(lua_State *L, const struct sockaddr *sa)
 {
 	char ip[INET6_ADDRSTRLEN];
 	if (sa->sa_family == AF_INET) {
@@ -223,6 +230,7 @@ static void event_describe(lua_State *L, struct vnode *n)
 	switch (ev->event) {   /* the error events say why, as a failed WC does */
 	case RDMA_CM_EVENT_ADDR_ERROR: case RDMA_CM_EVENT_ROUTE_ERROR: case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE: case RDMA_CM_EVENT_REJECTED: case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_MULTICAST_ERROR:
 		break;
 	default:
 		return;
@@ -285,7 +293,13 @@ static void push_param(lua_State *L, const struct rdma_cm_event *ev)
 		lua_setfield(L, -2, "qp_num");
 		lua_pushinteger(L, u->qkey);
 		lua_setfield(L, -2, "qkey");
-		push_private_data(L, u->private_data, u->private_data_len);
+		if (ev->event == RDMA_CM_EVENT_MULTICAST_JOIN || ev->event == RDMA_CM_EVENT_MULTICAST_ERROR) {
+			/* librdmacm puts the join's context here, not bytes */
+			lua_pushinteger(L, (lua_Integer)(uintptr_t)u->private_data);
+			lua_setfield(L, -2, "context");
+			push_private_data(L, NULL, 0);
+		} else
+			push_private_data(L, u->private_data, u->private_data_len);
 		lua_setfield(L, -2, "ud");
 	} else {
 		marsh_push(L, vf_conn_param, &ev->param.conn);
@@ -335,11 +349,26 @@ const struct vclass vc_cm_event = {
 
 /* ---- ids ------------------------------------------------------------------- */
 
-static int id_destroy(struct vnode *n) { return rdma_destroy_id(n->h) ? errno : 0; }
+static int id_destroy(struct vnode *n)
+{
+	mcast_leave_all(n);
+	if (vcmid(n)->ep) {   /* also frees what rdma_create_ep kept for a listener */
+		rdma_destroy_ep(n->h);
+		return 0;
+	}
+	return rdma_destroy_id(n->h) ? errno : 0;
+}
 
 int cm_destroy_qp(struct vnode *n)
 {
+	mcast_leave_all(n);   /* librdmacm detaches the QP as it leaves */
 	rdma_destroy_qp(n->h);
+	return 0;
+}
+
+int cm_destroy_srq(struct vnode *n)
+{
+	rdma_destroy_srq(n->h);
 	return 0;
 }
 
@@ -354,7 +383,7 @@ static void id_describe(lua_State *L, struct vnode *n)
 		luaL_addchar(&b, ' ');
 		luaL_addstring(&b, ibv_get_device_name(id->verbs->device));
 	}
-	push_addr(L, rdma_get_local_addr(id));
+	cm_push_addr(L, rdma_get_local_addr(id));
 	if (lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "0.0.0.0:0") != 0) {
 		lua_pushfstring(L, " %s", lua_tostring(L, -1));
 		lua_remove(L, -2);
@@ -362,7 +391,7 @@ static void id_describe(lua_State *L, struct vnode *n)
 	} else {
 		lua_pop(L, 1);
 	}
-	push_addr(L, rdma_get_peer_addr(id));
+	cm_push_addr(L, rdma_get_peer_addr(id));
 	if (lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "0.0.0.0:0") != 0) {
 		lua_pushfstring(L, " -> %s", lua_tostring(L, -1));
 		lua_remove(L, -2);
@@ -413,7 +442,7 @@ static int l_bind_addr(lua_State *L)
 {
 	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
 	struct sockaddr_storage ss;
-	read_addr(L, 2, &ss, "addr");
+	cm_read_addr(L, 2, &ss, "addr");
 	int ret = rdma_bind_addr(n->h, (struct sockaddr *)&ss);
 	int err = errno;
 	if (ret) {
@@ -437,8 +466,8 @@ static int l_resolve_addr(lua_State *L)
 	struct sockaddr_storage src, dst;
 	bool has_src = !lua_isnoneornil(L, 2);
 	if (has_src)
-		read_addr(L, 2, &src, "src_addr");
-	read_addr(L, 3, &dst, "dst_addr");
+		cm_read_addr(L, 2, &src, "src_addr");
+	cm_read_addr(L, 3, &dst, "dst_addr");
 	lua_Integer timeout = opt_timeout(L, 4);
 	int ret = rdma_resolve_addr(n->h, has_src ? (struct sockaddr *)&src : NULL, (struct sockaddr *)&dst,
 				    (int)timeout);
@@ -681,14 +710,14 @@ static int l_init_qp_attr(lua_State *L)
 static int l_get_local_addr(lua_State *L)
 {
 	vnoextra(L, 1, "id:get_local_addr()", NULL);
-	push_addr(L, rdma_get_local_addr(vobj_check(L, 1, &vc_cm_id)->h));
+	cm_push_addr(L, rdma_get_local_addr(vobj_check(L, 1, &vc_cm_id)->h));
 	return 1;
 }
 
 static int l_get_peer_addr(lua_State *L)
 {
 	vnoextra(L, 1, "id:get_peer_addr()", NULL);
-	push_addr(L, rdma_get_peer_addr(vobj_check(L, 1, &vc_cm_id)->h));
+	cm_push_addr(L, rdma_get_peer_addr(vobj_check(L, 1, &vc_cm_id)->h));
 	return 1;
 }
 
@@ -717,11 +746,12 @@ static const luaL_Reg id_methods[] = {
 };
 
 const struct vclass vc_cm_id = {
+	.size = sizeof(struct vcmid),
 	.index = VC_CM_ID,
 	.kind = "cm_id", .var = "cm_id", .tname = "verbs.cm_id", .destroy_verb = "rdma_destroy_id",
 	.destroy_method = "destroy", .destroy = id_destroy, .describe = id_describe, .field = id_field,
 	.fields = (const char *const[]){ "verbs", "qp", "channel", "ps", "qp_type", "port_num", NULL },
-	.methods = id_methods,
+	.methods = id_methods, .more_methods = cm_id_more_methods,
 };
 
 void cm_open(lua_State *L)

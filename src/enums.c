@@ -118,6 +118,15 @@ TABLE(ve_cm_event_type, "rdma_cm_event_type", "RDMA_CM_EVENT_", false,
 	E(RDMA_CM_EVENT_, TIMEWAIT_EXIT))
 TABLE(ve_port_space, "rdma_port_space", "RDMA_PS_", false,
 	E(RDMA_PS_, TCP), E(RDMA_PS_, UDP), E(RDMA_PS_, IB), E(RDMA_PS_, IPOIB))
+TABLE(ve_join_mc_attr_mask, "rdma_cm_join_mc_attr_mask", "RDMA_CM_JOIN_MC_ATTR_", true,
+	E(RDMA_CM_JOIN_MC_ATTR_, ADDRESS), E(RDMA_CM_JOIN_MC_ATTR_, JOIN_FLAGS))
+TABLE(ve_mc_join_flags, "rdma_cm_mc_join_flags", "RDMA_MC_JOIN_FLAG_", false,
+	E(RDMA_MC_JOIN_FLAG_, FULLMEMBER), E(RDMA_MC_JOIN_FLAG_, SENDONLY_FULLMEMBER))
+/* rdma_addrinfo.ai_flags (RAI_* macros) and ai_family (AF_*). */
+TABLE(ve_rai_flags, "rdma_addrinfo.ai_flags", "RAI_", true,
+	E(RAI_, PASSIVE), E(RAI_, NUMERICHOST), E(RAI_, NOROUTE), E(RAI_, FAMILY))
+TABLE(ve_ai_family, "rdma_addrinfo.ai_family", "AF_", false,
+	{ "UNSPEC", AF_UNSPEC }, { "INET", AF_INET }, { "INET6", AF_INET6 }, { "IB", AF_IB })
 
 /* The extended verbs: ibv_create_qp_ex and ibv_create_cq_ex. */
 TABLE(ve_send_ops_flags, "ibv_qp_create_send_ops_flags", "IBV_QP_EX_WITH_", true,
@@ -150,6 +159,7 @@ static const struct venum *const all[] = {
 	&ve_port_phys_state, &ve_port_cap_flags, &ve_port_cap_flags2, &ve_port_attr_flags, &ve_link_layer,
 	&ve_node_type, &ve_transport_type, &ve_event_type, &ve_gid_type, &ve_mig_state, &ve_atomic_cap,
 	&ve_device_cap, &ve_cm_event_type, &ve_port_space,
+	&ve_join_mc_attr_mask, &ve_mc_join_flags, &ve_rai_flags, &ve_ai_family,
 	&ve_send_ops_flags, &ve_qp_init_attr_mask, &ve_qp_create_flags, &ve_create_cq_wc_flags,
 	&ve_cq_init_attr_mask, &ve_create_cq_attr_flags, &ve_mw_type,
 };

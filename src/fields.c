@@ -29,6 +29,8 @@ static const struct {
 	{ "ibv_cq_init_attr_ex", vf_cq_init_attr_ex },
 	{ "ibv_create_cq options", vf_cq_opts },
 	{ "rdma_conn_param", vf_conn_param },
+	{ "rdma_cm_join_mc_attr_ex", vf_join_mc_attr_ex },
+	{ "rdma_addrinfo", vf_rdma_addrinfo },
 	{ "ibv_wc", vf_wc },
 	{ "ibv_device_attr", vf_device_attr },
 	{ "ibv_port_attr", vf_port_attr },

@@ -130,6 +130,7 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	srq_open(L);
 	mw_open(L);
 	cm_open(L);
+	cm_ep_open(L);
 	wr_open(L);
 	wc_open(L);
 	cq_ex_open(L);

@@ -71,38 +71,36 @@ static int mr_field(lua_State *L, struct vnode *n, const char *key)
 	return 1;
 }
 
-/* pd:reg_mr(size_or_string [, access]) */
-static int l_reg_mr(lua_State *L)
+/* Registers memory verbsh allocates, of the size or with the contents at
+ * arg, on pd; the MR uses the object at dep (its PD, or the cm_id whose PD
+ * it is) and is pushed. verb names the call in errors (ibv_reg_mr,
+ * rdma_reg_msgs). */
+int mr_register(lua_State *L, int dep, struct ibv_pd *pd, int arg, int access, const char *verb)
 {
-	struct vnode *p = vobj_check(L, 1, &vc_pd);
 	size_t len;
 	const char *init = NULL;
-	int64_t access = 0;
-	const char *e;
 	long page = sysconf(_SC_PAGESIZE);
 	void *buf;
 
-	if (lua_type(L, 2) == LUA_TSTRING)
-		init = lua_tolstring(L, 2, &len);
-	else if (lua_type(L, 2) == LUA_TNUMBER)
-		len = (size_t)marsh_check_uint(L, 2, 2, (uint64_t)1 << 40, "length");
+	if (lua_type(L, arg) == LUA_TSTRING)
+		init = lua_tolstring(L, arg, &len);
+	else if (lua_type(L, arg) == LUA_TNUMBER)
+		len = (size_t)marsh_check_uint(L, arg, arg, (uint64_t)1 << 40, "length");
 	else
-		return vtypeerror(L, 2, "length (integer) or initial contents (string)");
-	if (!lua_isnoneornil(L, 3) && (e = venum_read(L, 3, &ve_access, &access)))
-		return vargerror(L, 3, e);
+		return vtypeerror(L, arg, "length (integer) or initial contents (string)");
 	if (posix_memalign(&buf, (size_t)page, len ? (len + (size_t)page - 1) / (size_t)page * (size_t)page
 						  : (size_t)page))
-		return luaL_error(L, "reg_mr: cannot allocate %I bytes", (lua_Integer)len);
+		return luaL_error(L, "%s: cannot allocate %I bytes", verb, (lua_Integer)len);
 	if (init)
 		memcpy(buf, init, len);
 	else
 		memset(buf, 0, len);
-	int deps[] = { 1 };
+	int deps[] = { dep };
 	struct vnode *n = vobj_new(L, &vc_mr, 1, deps);
 	vmr(n)->buf = buf;
 	vmr(n)->len = len;
-	vmr(n)->access = (int)access;
-	struct ibv_mr *mr = ibv_reg_mr(p->h, buf, len, (int)access);
+	vmr(n)->access = access;
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, len, access);
 	int err = errno;
 	if (!mr) {
 		/* The node never gets a handle, so no destroy will free its buffer. */
@@ -115,10 +113,25 @@ static int l_reg_mr(lua_State *L)
 		lua_setfield(L, -2, "length");
 		lua_pushinteger(L, (lua_Integer)access);
 		lua_setfield(L, -2, "access");
-		return vraise(L, "ibv_reg_mr", err, 1, -1);
+		return vraise(L, verb, err, dep, -1);
 	}
 	vobj_set(n, mr);
 	return 1;
+}
+
+/* pd:reg_mr(size_or_string [, access]) */
+static int l_reg_mr(lua_State *L)
+{
+	struct vnode *p = vobj_check(L, 1, &vc_pd);
+	int64_t access = 0;
+	const char *e;
+	if (lua_type(L, 2) != LUA_TSTRING && lua_type(L, 2) != LUA_TNUMBER)
+		return vtypeerror(L, 2, "length (integer) or initial contents (string)");
+	if (lua_type(L, 2) == LUA_TNUMBER)
+		marsh_check_uint(L, 2, 2, (uint64_t)1 << 40, "length");
+	if (!lua_isnoneornil(L, 3) && (e = venum_read(L, 3, &ve_access, &access)))
+		return vargerror(L, 3, e);
+	return mr_register(L, 1, p->h, 2, (int)access, "ibv_reg_mr");
 }
 
 /* The range [off, off+len) of the MR at 1, checked; args at oarg, oarg+1. */

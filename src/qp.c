@@ -65,6 +65,7 @@ const struct vfield vf_qp_attr[] = {
 static int qp_destroy(struct vnode *n)
 {
 	qp_ex_abort(n);   /* an open wr_start session holds the send queue's lock */
+	mcast_detach_all(n);
 	if (n->deps[QP_DEP_CM_ID])
 		return cm_destroy_qp(n->deps[QP_DEP_CM_ID]);
 	return ibv_destroy_qp(n->h);
@@ -321,7 +322,8 @@ static int l_query(lua_State *L)
 
 static const luaL_Reg qp_methods[] = {
 	{ "modify", l_modify }, { "query", l_query }, { "post_send", qp_post_send }, { "post_recv", qp_post_recv },
-	{ "bind_mw", qp_bind_mw }, { NULL, NULL }
+	{ "bind_mw", qp_bind_mw }, { "attach_mcast", mcast_attach }, { "detach_mcast", mcast_detach },
+	{ NULL, NULL }
 };
 
 const struct vclass vc_qp = {
@@ -332,7 +334,7 @@ const struct vclass vc_qp = {
 	.fields = (const char *const[]){ "qp_num", "state", "qp_type", "handle", "pd", "send_cq", "recv_cq", "srq",
 					  "wr_id", "wr_flags", NULL },
 	.methods = qp_methods, .more_methods = qp_ex_methods, .destroy_call = qp_destroy_call,
-	.setfield = qp_ex_setfield,
+	.setfield = qp_ex_setfield, .refuse_destroy = mcast_refuse_destroy,
 };
 
 void qp_open(lua_State *L)

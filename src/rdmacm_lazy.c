@@ -22,6 +22,7 @@
  * that something else in the process loads. */
 #pragma GCC visibility push(hidden)
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 
 #ifndef RDMACM_SONAME
 #define RDMACM_SONAME "librdmacm.so.1"
@@ -84,3 +85,16 @@ FWD(int, rdma_ack_cm_event, -1, (struct rdma_cm_event *event), (event))
 FWD(int, rdma_init_qp_attr, -1, (struct rdma_cm_id *id, struct ibv_qp_attr *attr, int *mask), (id, attr, mask))
 FWD(__be16, rdma_get_src_port, 0, (struct rdma_cm_id *id), (id))
 FWD(__be16, rdma_get_dst_port, 0, (struct rdma_cm_id *id), (id))
+FWD(int, rdma_join_multicast, -1, (struct rdma_cm_id *id, struct sockaddr *addr, void *context), (id, addr, context))
+FWD(int, rdma_join_multicast_ex, -1, (struct rdma_cm_id *id, struct rdma_cm_join_mc_attr_ex *attr, void *context),
+	(id, attr, context))
+FWD(int, rdma_leave_multicast, -1, (struct rdma_cm_id *id, struct sockaddr *addr), (id, addr))
+FWD(int, rdma_getaddrinfo, -1, (const char *node, const char *service, const struct rdma_addrinfo *hints,
+	struct rdma_addrinfo **res), (node, service, hints, res))
+FWD_VOID(rdma_freeaddrinfo, (struct rdma_addrinfo *res), (res))
+FWD(int, rdma_create_ep, -1, (struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd *pd,
+	struct ibv_qp_init_attr *qp_init_attr), (id, res, pd, qp_init_attr))
+FWD_VOID(rdma_destroy_ep, (struct rdma_cm_id *id), (id))
+FWD(int, rdma_get_request, -1, (struct rdma_cm_id *listen, struct rdma_cm_id **id), (listen, id))
+FWD(int, rdma_create_srq, -1, (struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr), (id, pd, attr))
+FWD_VOID(rdma_destroy_srq, (struct rdma_cm_id *id), (id))

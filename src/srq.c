@@ -9,7 +9,14 @@ const struct vfield vf_srq_attr[] = {
 	SA(max_wr, IBV_SRQ_MAX_WR), SA(max_sge, 0), SA(srq_limit, IBV_SRQ_LIMIT), VF_END
 };
 
-static int srq_destroy(struct vnode *n) { return ibv_destroy_srq(n->h); }
+/* An SRQ that rdma_create_srq made uses its cm_id (its second dependency)
+ * and goes through it: rdma_destroy_srq also destroys the CQ librdmacm made. */
+static int srq_destroy(struct vnode *n)
+{
+	if (n->deps[1] && n->deps[1]->cls == &vc_cm_id)
+		return cm_destroy_srq(n->deps[1]);
+	return ibv_destroy_srq(n->h);
+}
 
 static void srq_describe(lua_State *L, struct vnode *n)
 {

@@ -167,7 +167,7 @@ void marsh_gid_push(lua_State *L, const union ibv_gid *gid);
 
 /* The classes, each with a slot in the per-state tables (ids handed out). */
 enum { VC_CONTEXT, VC_PD, VC_MR, VC_CQ, VC_CHANNEL, VC_QP, VC_AH, VC_SRQ, VC_CM_CHANNEL, VC_CM_ID, VC_CM_EVENT,
-       VC_MW, VCLASS_MAX_ };
+       VC_MW, VC_CM_ADDRINFO, VCLASS_MAX_ };
 
 #define VN_MAXDEPS 5   /* a QP made by rdma_create_qp: pd, send_cq, recv_cq, srq, cm_id */
 
@@ -228,6 +228,7 @@ struct vqp {
 	unsigned wr_lacks;               /* what that WR still needs before the next one (qp_ex.c) */
 	int set_state;                   /* 1 + the state the last successful qp:modify set, 0 before */
 	bool state_warned;               /* the "siw does not report its state" warning was given */
+	struct vmc *mc;                  /* the groups qp:attach_mcast attached (mcast.c) */
 };
 /* The QP's state: the provider's, except where an iWARP provider reports RESET
  * for a QP verbsh moved elsewhere (siw in Linux 6.1 never fills qp_state):
@@ -252,6 +253,7 @@ VCLASS_DATA(vmr, vmr)
 VCLASS_DATA(vctx, vctx)
 VCLASS_DATA(vqp, vqp)
 VCLASS_DATA(vcq, vcq)
+#define vcmid(n) ((struct vcmid *)(n))
 
 struct vclass {
 	const char *kind;                /* "qp" */
@@ -426,7 +428,42 @@ void mw_open(lua_State *L);
 void mw_note_bind(lua_State *L, struct ibv_mw *mw, uint32_t rkey);
 void mw_bind_check(lua_State *L, int arg, const char *at, struct vnode *qp, struct ibv_mw *mw,
 		   const struct ibv_mw_bind_info *b);
+int cm_destroy_srq(struct vnode *id);   /* rdma_destroy_srq: an SRQ of id:create_srq */
 void cm_open(lua_State *L);
+/* cm.c: an address "192.0.2.1:7471", "[fe80::1]:7471", "239.1.2.3" or "*:7471"
+ * at arg (at idx, errors naming arg), or an error; and one pushed as text
+ * (nil when unset). */
+struct sockaddr;
+struct sockaddr_storage;
+void cm_read_addr(lua_State *L, int arg, struct sockaddr_storage *ss, const char *what);
+void cm_read_addr_at(lua_State *L, int arg, int idx, struct sockaddr_storage *ss, const char *what);
+void cm_push_addr(lua_State *L, const struct sockaddr *sa);
+/* mcast.c: qp:attach_mcast, qp:detach_mcast; id:join_multicast(_ex),
+ * id:leave_multicast. cm_ep.c: the librdmacm convenience path
+ * (verbs.getaddrinfo, verbs.create_ep, the rdma_verbs.h helpers). */
+int mcast_attach(lua_State *L);
+int mcast_detach(lua_State *L);
+int mcast_join(lua_State *L);
+int mcast_join_ex(lua_State *L);
+int mcast_leave(lua_State *L);
+extern const luaL_Reg cm_id_more_methods[];
+/* A cm_id's node: ep when rdma_create_ep or rdma_get_request made it, which
+ * rdma_destroy_ep then frees (what create_ep kept for a listener too). */
+struct vcmid {
+	struct vnode n;
+	bool ep;
+	struct vmc *joined;              /* the groups id:join_multicast joined (mcast.c) */
+};
+/* mcast.c: before a QP is destroyed, its groups are left (a QP still
+ * attached makes ibv_destroy_qp fail with EBUSY, and the garbage collector
+ * would leak it); an explicit destroy is refused with the reason instead. */
+void mcast_detach_all(struct vnode *qp);
+void mcast_leave_all(struct vnode *id);
+const char *mcast_refuse_destroy(struct vnode *qp);
+extern const struct vfield vf_join_mc_attr_ex[], vf_rdma_addrinfo[];
+extern const struct venum ve_join_mc_attr_mask, ve_mc_join_flags, ve_rai_flags, ve_ai_family;
+extern const struct vclass vc_cm_addrinfo;
+void cm_ep_open(lua_State *L);
 int ah_create(lua_State *L);
 int ah_create_from_wc(lua_State *L);   /* pd:create_ah_from_wc */
 int ah_init_from_wc(lua_State *L);     /* ctx:init_ah_from_wc */
@@ -442,6 +479,9 @@ void srq_open(lua_State *L);
 bool wait_readable(lua_State *L, int fd, lua_Integer timeout_ms);
 /* The constructors that other files' method tables list. */
 int pd_alloc(lua_State *L);         /* pd.c: ctx:alloc_pd */
+/* pd.c: registers memory verbsh allocates (size or contents at arg) on pd,
+ * the MR using the object at dep; pushes it. verb: the C call's name. */
+int mr_register(lua_State *L, int dep, struct ibv_pd *pd, int arg, int access, const char *verb);
 int cq_create(lua_State *L);        /* cq.c: ctx:create_cq */
 int channel_create(lua_State *L);   /* cq.c: ctx:create_comp_channel */
 int qp_create(lua_State *L);        /* qp.c: pd:create_qp */

@@ -37,6 +37,23 @@ export_run() {
     done
 }
 
+@test "export: multicast (attach, detach, rdma_join_multicast, a SEND to the group, leave) reproduces" {
+    export_run mcast
+    local c=$BATS_TEST_TMPDIR/mcast.c
+    grep -q 'ibv_attach_mcast(qp1, &gid1, 0)' "$c"
+    grep -q 'rdma_join_multicast(cm_id1, sockaddr_of(&addr[0-9]*, "239.1.2.7"), (void \*)(uintptr_t)0x77)' "$c"
+    grep -q 'rdma_leave_multicast(cm_id1' "$c"
+}
+@test "export: the short path (rdma_getaddrinfo, rdma_create_ep, rdma_get_request, rdma_reg_*, rdma_post_recv(v)) reproduces" {
+    export_run cm_ep
+    local c=$BATS_TEST_TMPDIR/cm_ep.c
+    grep -q '#include <rdma/rdma_verbs.h>' "$c"
+    grep -q 'rdma_getaddrinfo(NULL, "7495", &hints1, &addrinfo1)' "$c"
+    grep -q 'rdma_create_ep(&cm_id1, addrinfo1, NULL, &init_attr1)' "$c"
+    grep -q 'rdma_get_request(cm_id1, &cm_id3)' "$c"
+    grep -q 'rdma_post_recvv(cm_id3, (void \*)(uintptr_t)0x1002, sge1, 2)' "$c"
+    grep -q 'rdma_destroy_ep(cm_id1);' "$c"
+}
 @test "export: SEND/RECV reproduces (gcc and clang)" { export_run send_recv; }
 @test "export: SEND_WITH_IMM reproduces" { export_run send_imm; }
 @test "export: RDMA WRITE reproduces" { export_run write; }

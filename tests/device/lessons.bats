@@ -318,6 +318,21 @@ auto() {
     [[ $output == *"for a slow completion cost "*" ms of CPU spinning, "*" ms sleeping"* ]]
 }
 
+@test "lesson 20 multicast: --auto passes (one send, two receivers: rdma_cm join and attach_mcast), and the send step after a failed try" {
+    auto 20 multicast 1
+    [[ $output == *"joined: dgid ::ffff:239.1.2.3, qp_num 0xffffff, qkey 0x1234567"* ]]
+    [[ $output == *'both got "hello, group" from QPN 0x'*": one send, two receives"* ]]
+    [[ $output == *"the send completed SUCCESS and nobody received it"* ]]
+}
+
+@test "lesson 21 rdma-verbs: --auto passes against examples/rdma_server.lua, and the send/answer step after a failed try" {
+    auto 21 rdma-verbs 1
+    [[ $output == *"$RXE_ADDR:"*", an RC QP"* ]]
+    [[ $output == *'"verbsh answers!!"'* ]]    # the first try's answer, read back
+    [[ $output == *'the server answered "HELLO, SERVER!!!"'* ]]   # the retry's message, answered in capitals
+    [[ $output == *"everything freed, as rdma_client.c ends"* ]]
+}
+
 # Issue 13 items 1, 2 and 8 as a student meets them, typed at a terminal:
 # lesson 4's failing RTR typed plainly (no pcall) counts and leaves its
 # explanation in view; in lesson 5 a receive too small fails, check() says

@@ -21,13 +21,17 @@
 --   tracing     verbs.trace turned on (a silent function) and off at random
 --               points, so objects are made before, during and after it;
 --               the trace really toggles only with VERBSH_FUZZ_TRACE=toggle
+--   mw          memory windows: alloc_mw, bind_mw, BIND_MW/LOCAL_INV/
+--               SEND_WITH_INV WRs and wr_bind_mw with valid and junk
+--               windows, MRs and rkeys; mw.rkey assigned; windows freed
+--   mcast       attach/detach of QPs to group GIDs (and to unicast ones), UD ids
+--               resolved toward a group (from RXE_ADDR) joined, left, destroyed
+--   ep          verbs.getaddrinfo, passive verbs.create_ep endpoints, get_request,
+--               the rdma_verbs.h helpers (reg_*, post_*, get_*_comp) with junk
 --
 -- For the trace's differential (tests/fuzz/diff): VERBSH_FUZZ_OUTCOMES=1
 -- prints every call's outcome ("= ok ..." or "= error ..."), and
 -- VERBSH_FUZZ_TRACE=on traces the whole run (toggle: as the family says).
---   mw          memory windows: alloc_mw, bind_mw, BIND_MW/LOCAL_INV/
---               SEND_WITH_INV WRs and wr_bind_mw with valid and junk
---               windows, MRs and rkeys; mw.rkey assigned; windows freed
 -- The base ops (create, modify, post, poll, destroy, junk arguments to every
 -- method) always run. Any Lua error is fine, if it is a message or one of
 -- verbsh's error objects (verbs.error, verbs.cm_error); anything else is reported (exit 3). At the end every reference
@@ -46,7 +50,7 @@ local function chance(p) return R() < p end
 local function oneof(t) return t[R(#t)] end
 
 local on = {}
-for f in ("proxies,metamethods,recorder,crossctx,gc,cm,prepared,masks,nulstr,tracing,mw"):gmatch("[^,]+") do
+for f in ("proxies,metamethods,recorder,crossctx,gc,cm,prepared,masks,nulstr,tracing,mw,mcast,ep"):gmatch("[^,]+") do
   on[f] = FAMS == "all" or ("," .. FAMS .. ","):find("," .. f .. ",", 1, true) ~= nil
 end
 
@@ -54,7 +58,7 @@ local opno, family = 0, "base"
 local function log(fmt, ...) io.stdout:write(("op %d %s: " .. fmt .. "\n"):format(opno, family, ...)); io.stdout:flush() end
 
 -- ---- the objects alive -----------------------------------------------------
-local KINDS = { "ctx", "pd", "cq", "mr", "qp", "ah", "srq", "ch", "cmch", "id", "ev", "swr", "rwr", "wcs", "mw" }
+local KINDS = { "ctx", "pd", "cq", "mr", "qp", "ah", "srq", "ch", "cmch", "id", "ev", "swr", "rwr", "wcs", "mw", "ai" }
 local P = {}
 for _, k in ipairs(KINDS) do P[k] = {} end
 local function add(kind, o) if o ~= nil then local t = P[kind]; t[#t + 1] = o end return o end
@@ -185,7 +189,12 @@ local function call(o, m, ...)
   local f = o ~= nil and try(function() return o[m] end)
   if type(f) == "function" then return try(f, o, ...) end
 end
-local BLOCKING = { get_async_event = true, get_cq_event = true, wait = true, get_cm_event = true }
+local BLOCKING = { get_async_event = true, get_cq_event = true, wait = true, get_cm_event = true,
+  get_request = true, get_send_comp = true, get_recv_comp = true }
+-- A synchronous id (verbs.create_ep's) waits for its events inside connect
+-- and accept: only passive endpoints are made, and those two are not
+-- called with junk on them (they could wait for the CM's own timeouts).
+local SYNC_WAITS = { connect = true, accept = true }
 local base = {
   function() if #P.ctx < (on.crossctx and 2 or 1) then log("verbs.open"); add("ctx", try(verbs.open, DEV)) end end,
   function() log("alloc_pd"); add("pd", call(pick("ctx"), "alloc_pd")) end,
@@ -228,6 +237,7 @@ local base = {
     for k in pairs(ms) do names[#names + 1] = k end
     table.sort(names)
     local m = oneof(names)
+    if SYNC_WAITS[m] and on.ep then return end
     if BLOCKING[m] then log("%s(%s) with timeouts", m, tostring(o)); try(ms[m], o, R(0, 2), 0); return end
     log("%s:%s(junk)", tostring(o), m)
     try(ms[m], o, junk(), junk(), junk())
@@ -336,6 +346,56 @@ fam.cm = {
   function() log("expect"); call(pick("ev"), "expect", oneof{ "ESTABLISHED", "ADDR_RESOLVED" }) end,
   function() log("addresses"); local id = pick("id"); call(id, "get_local_addr"); call(id, "get_peer_addr"); call(id, "get_src_port") end,
   function() log("destroy id or channel"); call(chance(0.7) and pick("id") or pick("cmch"), "destroy") end,
+}
+local ADDR = os.getenv("RXE_ADDR")
+local function group_gid() return oneof{ "::ffff:239.9.0." .. R(1, 3), "ff0e::" .. R(1, 3), "::ffff:" .. (ADDR or "10.0.0.1"), junk() } end
+local function group() return oneof{ "239.9.0." .. R(1, 3), "239.9.0." .. R(1, 3) .. ":0", ADDR or "x", junk() } end
+fam.mcast = {
+  function() log("attach_mcast"); call(pick("qp"), "attach_mcast", group_gid(), oneof{ 0, R(0, 3), junk() }) end,
+  function() log("detach_mcast"); call(pick("qp"), "detach_mcast", group_gid(), oneof{ 0, R(0, 3) }) end,
+  function() log("a UD id toward a group")
+    local ch = pick("cmch") or add("cmch", try(verbs.create_event_channel))
+    local id = add("id", call(ch, "create_id", oneof{ "UDP", "UDP", "TCP" }))
+    if ADDR and chance(0.8) then call(id, "bind_addr", ADDR .. ":0") end
+    call(id, "resolve_addr", ADDR, "239.9.0." .. R(1, 3) .. ":0", 200)
+  end,
+  function() log("join_multicast"); call(pick("id"), "join_multicast", group(), oneof{ nil, R(0, 9), junk() }) end,
+  function() log("join_multicast_ex")
+    call(pick("id"), "join_multicast_ex", oneof{ { addr = group(), join_flags = oneof{ "FULLMEMBER", "SENDONLY_FULLMEMBER", 7 } },
+      { addr = group(), comp_mask = R(0, 7) }, proxy(0), junk() }, R(0, 9))
+  end,
+  function() log("leave_multicast"); call(pick("id"), "leave_multicast", group()) end,
+  function() log("a group's AH from a MULTICAST_JOIN")
+    local ev = pick("ev"); local ok, ud = pcall(function() return ev.param.ud end)
+    if ok and ud then add("ah", call(pick("pd"), "create_ah", ud.ah_attr)) end
+  end,
+}
+local function port() return tostring(PORT0 + 4 + R(0, 3)) end
+fam.ep = {
+  function() log("getaddrinfo")
+    add("ai", try(verbs.getaddrinfo, oneof{ nil, "127.0.0.1", junk() }, oneof{ port(), PORT0 + 4, nil, junk() },
+      oneof{ { ai_flags = "PASSIVE", ai_port_space = oneof{ "TCP", "UDP" } }, { ai_flags = { "PASSIVE", "NUMERICHOST" } },
+        nil, proxy(0), junk() }))
+  end,
+  function() log("create_ep")
+    local ai = pick("ai")
+    local passive = ai and try(function() return ai.ai_flags[1] == "PASSIVE" end)
+    if not passive and chance(0.9) then return end   -- an active one would wait in connect
+    add("id", try(verbs.create_ep, ai, chance(0.5) and pick("pd") or nil, oneof{ nil, { sq_sig_all = 1,
+      cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }, qp_init(pick("pd")), proxy(0) }))
+  end,
+  function() log("get_request"); local id = pick("id"); call(id, "listen", 1); add("id", call(id, "get_request", R(0, 5))) end,
+  function() log("reg_*"); add("mr", call(pick("id"), oneof{ "reg_msgs", "reg_read", "reg_write" }, oneof{ R(1, 64), "msg", junk() })) end,
+  function() log("post_*")
+    local m = oneof{ "post_recv", "post_send", "post_read", "post_write", "post_ud_send" }
+    call(pick("id"), m, R(0, 9), pick("mr"), R(0, 8), R(0, 8), oneof{ nil, "SIGNALED", junk() }, oneof{ R(0, 4096), pick("ah") }, R(0, 9))
+  end,
+  function() log("post_*v")
+    local m = oneof{ "post_recvv", "post_sendv", "post_readv", "post_writev" }
+    call(pick("id"), m, R(0, 9), oneof{ sges(), {}, junk() }, oneof{ nil, "SIGNALED" }, R(0, 4096), R(0, 9))
+  end,
+  function() log("get_*_comp"); call(pick("id"), oneof{ "get_send_comp", "get_recv_comp" }, R(0, 5)) end,
+  function() log("destroy_ep or free"); if chance(0.5) then call(pick("id"), "destroy_ep") else call(pick("ai"), "free") end end,
 }
 fam.prepared = {
   function() log("verbs.send_wr"); add("swr", try(verbs.send_wr, wrs(send_wr))) end,
@@ -487,7 +547,7 @@ fam.mw = {
 local pool = {}
 local function weigh(list, n) for _ = 1, n do for _, f in ipairs(list) do pool[#pool + 1] = f end end end
 weigh(base, 2)
-for _, name in ipairs{ "cm", "crossctx", "gc", "masks", "metamethods", "nulstr", "prepared", "proxies", "recorder", "tracing", "mw" } do
+for _, name in ipairs{ "cm", "crossctx", "ep", "gc", "masks", "mcast", "metamethods", "nulstr", "prepared", "proxies", "recorder", "tracing", "mw" } do
   if on[name] then weigh(fam[name], math.max(1, 24 // #fam[name])) end
 end
 local owner = {}

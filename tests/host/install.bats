@@ -130,7 +130,7 @@ installed() { env -u VERBSH_LESSONS PATH="$ELSEWHERE/usr/bin:/usr/bin:/bin" "$@"
     [ "${lines[0]}" = "complete -o filenames -F _verbsh verbsh" ]
     [ "${lines[1]}" = "--doctor" ]
     [ "${lines[2]}" = "rc-states rc-send rc-errors" ]
-    [[ ${lines[3]} == "all devices pd-mr cq "*" events on-the-wire memory-windows uc "*"iwarp" ]]
+    [[ ${lines[3]} == "all devices pd-mr cq "*" events on-the-wire memory-windows uc multicast rdma-verbs "*"iwarp" ]]
     [ "${lines[4]}" = "--auto" ]
     [ "${lines[5]}" = "--json" ]
     [ "${lines[6]}" = "--record" ]

@@ -61,7 +61,7 @@ load ../helpers
     [ "${lines[3]}" = "FENCE,SIGNALED,SOLICITED,INLINE,IP_CSUM" ]
     [ "${lines[4]}" = "SUCCESS	RETRY_EXC_ERR	RNR_RETRY_EXC_ERR	24" ]
     [ "${lines[5]}" = "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC	AV	ACTIVE	ETHERNET" ]
-    [ "${lines[6]}" = "33" ]   # with ibv_port_cap_flags, ibv_port_cap_flags2, ib_uverbs_query_port_flags and ibv_mw_type
+    [ "${lines[6]}" = "37" ]   # with ibv_port_cap_flags, ibv_port_cap_flags2, ib_uverbs_query_port_flags, ibv_mw_type; the 4 of multicast and rdma_addrinfo
     [ "${lines[7]}" = "ADDR_RESOLVED,ADDR_ERROR,ROUTE_RESOLVED,ROUTE_ERROR,CONNECT_REQUEST,CONNECT_RESPONSE,CONNECT_ERROR,UNREACHABLE,REJECTED,ESTABLISHED	TCP,UDP,IB,IPOIB" ]
     [ "${lines[8]}" = "RDMA_WRITE,RDMA_WRITE_WITH_IMM,SEND,SEND_WITH_IMM,RDMA_READ,ATOMIC_CMP_AND_SWP,ATOMIC_FETCH_AND_ADD	BYTE_LEN,IMM,QP_NUM,SRC_QP,SLID,SL,DLID_PATH_BITS,COMPLETION_TIMESTAMP" ]
 }
@@ -70,7 +70,7 @@ load ../helpers
     run "$VERBSH" -e '
       local reg = debug.getregistry()
       for _, k in ipairs{ "context", "pd", "mr", "cq", "comp_channel", "qp", "ah", "srq", "cm_channel", "cm_id",
-                          "cm_event" } do
+                          "cm_event", "cm_addrinfo" } do
         local mt = reg["verbs." .. k]
         local m = {}
         for name in pairs(mt.__methods) do m[#m + 1] = name end
@@ -86,8 +86,9 @@ load ../helpers
     [ "${lines[5]}" = "qp	verbs.qp	function	function	function	bind_mw destroy modify post_recv post_send query wr_abort wr_atomic_cmp_swp wr_atomic_fetch_add wr_bind_mw wr_complete wr_local_inv wr_rdma_read wr_rdma_write wr_rdma_write_imm wr_send wr_send_imm wr_send_inv wr_set_inline_data wr_set_inline_data_list wr_set_sge wr_set_sge_list wr_set_ud_addr wr_start" ]
     [ "${lines[7]}" = "srq	verbs.srq	function	function	function	destroy modify post_recv query" ]
     [ "${lines[8]}" = "cm_channel	verbs.cm_channel	function	function	function	create_id destroy get_cm_event" ]
-    [ "${lines[9]}" = "cm_id	verbs.cm_id	function	function	function	accept bind_addr connect create_qp destroy destroy_qp disconnect establish get_dst_port get_local_addr get_peer_addr get_src_port init_qp_attr listen reject resolve_addr resolve_route" ]
+    [ "${lines[9]}" = "cm_id	verbs.cm_id	function	function	function	accept bind_addr connect create_qp create_srq destroy destroy_ep destroy_qp disconnect establish get_dst_port get_local_addr get_peer_addr get_recv_comp get_request get_send_comp get_src_port init_qp_attr join_multicast join_multicast_ex leave_multicast listen post_read post_readv post_recv post_recvv post_send post_sendv post_ud_send post_write post_writev reg_msgs reg_read reg_write reject resolve_addr resolve_route" ]
     [ "${lines[10]}" = "cm_event	verbs.cm_event	function	function	function	ack expect" ]
+    [ "${lines[11]}" = "cm_addrinfo	verbs.cm_addrinfo	function	function	function	free" ]
 }
 
 @test "argument checks that need no device name the function and argument" {
