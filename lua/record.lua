@@ -21,12 +21,17 @@ local wrapped = setmetatable({}, { __mode = "k" })  -- methods tables already wr
 -- recording nor tracing is on: the bindings then run (and raise, naming the
 -- caller's line) as if the recorder had never been there.
 -- An object of a class with fields has a methods table of its own, whose
--- [0] is the object: its patches are kept by that table, weakly, or the
--- list would keep every such object (a CQ, a QP) alive while recording.
+-- [0] is the object (and a settable one, a metatable of its own): their
+-- patches are kept by that table, weakly, or the list would keep every such
+-- object (a CQ, a QP) alive while recording.
 local patches = {}
 local own_patches = setmetatable({}, { __mode = "k" })   -- methods table -> { {k, old}, ... }
+local function own(t)   -- a methods table whose [0] is its object, or that object's metatable
+  local idx = rawget(t, "__index")
+  return rawget(t, 0) ~= nil or (type(idx) == "table" and rawget(idx, 0) ~= nil)
+end
 local function patch(t, k, v)
-  if rawget(t, 0) ~= nil then
+  if own(t) then
     local list = own_patches[t] or {}
     own_patches[t] = list
     list[#list + 1] = { k, rawget(t, k) }
