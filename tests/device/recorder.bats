@@ -71,3 +71,30 @@ check_observer() {
     [ "$status" -eq 0 ]
     [ "${lines[-1]}" = reproduced ]
 }
+
+@test "recorder: the differential, 4 fuzz seeds run with the trace off, on, toggled and under --export-c, give the same outcomes" {
+    run tests/fuzz/diff --here --binary "$VERBSH" --seeds 4 --first 9101 --ops 100
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[-1]} == "trace differential: 4 seeds x 100 ops ($VERBSH): 0 differences with the trace on or toggled, 0 with --export-c, 0 recorder problems, "*" seeds unsteady without the trace, in "* ]]
+    # a seed that cannot be compared is not a pass: at most one of four
+    [[ ${lines[-1]} =~ ", "[01]" seeds unsteady" ]]
+}
+
+@test "recorder: the mistakes corpus shows the same messages with verbs.trace on and with verbs.record on" {
+    VERBSH_MISTAKES_SHOW=1 "$VERBSH" tests/mistakes/run.lua > "$BATS_TEST_TMPDIR/off" 2>&1 || true
+    VERBSH_MISTAKES_SHOW=1 VERBSH_MISTAKES_TRACE=on "$VERBSH" tests/mistakes/run.lua > "$BATS_TEST_TMPDIR/on" 2>&1 || true
+    VERBSH_MISTAKES_SHOW=1 VERBSH_MISTAKES_TRACE=record "$VERBSH" tests/mistakes/run.lua > "$BATS_TEST_TMPDIR/record" 2>&1 || true
+    # QP numbers and addresses differ from process to process
+    mask() { sed -E 's/0x[0-9a-fA-F]+/0xN/g; s/[0-9]{4,}/N/g' "$1"; }
+    run diff <(mask "$BATS_TEST_TMPDIR/off") <(mask "$BATS_TEST_TMPDIR/on")
+    echo "$output"
+    [ "$status" -eq 0 ]
+    run diff <(mask "$BATS_TEST_TMPDIR/off") <(mask "$BATS_TEST_TMPDIR/record")
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # and the corpus itself passed, every case shown
+    [ "$(grep -c '^case ' "$BATS_TEST_TMPDIR/off")" -ge 80 ]
+    grep -q "show their guidance" "$BATS_TEST_TMPDIR/off"
+    [[ $(tail -1 "$BATS_TEST_TMPDIR/off") =~ ^mistakes:\ ([0-9]+)\ of\ ([0-9]+)\ show ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]
+}
