@@ -84,3 +84,15 @@ FWD(int, rdma_ack_cm_event, -1, (struct rdma_cm_event *event), (event))
 FWD(int, rdma_init_qp_attr, -1, (struct rdma_cm_id *id, struct ibv_qp_attr *attr, int *mask), (id, attr, mask))
 FWD(__be16, rdma_get_src_port, 0, (struct rdma_cm_id *id), (id))
 FWD(__be16, rdma_get_dst_port, 0, (struct rdma_cm_id *id), (id))
+
+/* cm_rest.c: the rest of rdma_cma.h */
+FWD(int, rdma_set_option, -1, (struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen),
+    (id, level, optname, optval, optlen))
+FWD(int, rdma_migrate_id, -1, (struct rdma_cm_id *id, struct rdma_event_channel *ch), (id, ch))
+FWD(int, rdma_notify, -1, (struct rdma_cm_id *id, enum ibv_event_type event), (id, event))
+FWD(struct ibv_context **, rdma_get_devices, NULL, (int *num), (num))
+FWD_VOID(rdma_free_devices, (struct ibv_context **list), (list))
+FWD(const char *, rdma_event_str, "(librdmacm cannot be loaded)", (enum rdma_cm_event_type event), (event))
+FWD(int, rdma_set_local_ece, -1, (struct rdma_cm_id *id, struct ibv_ece *ece), (id, ece))
+FWD(int, rdma_get_remote_ece, -1, (struct rdma_cm_id *id, struct ibv_ece *ece), (id, ece))
+FWD(int, rdma_reject_ece, -1, (struct rdma_cm_id *id, const void *data, uint8_t len), (id, data, len))
