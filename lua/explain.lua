@@ -95,6 +95,7 @@ end
 for k, h in pairs(cm.HINTS) do M.HINTS[k] = h end
 for verb, f in pairs(cm.ANALYZE) do M.ANALYZE[verb] = f end
 for verb, f in pairs(ex.ANALYZE) do M.ANALYZE[verb] = f end
+for verb, f in pairs(require("verbs.explain_dev").ANALYZE) do M.ANALYZE[verb] = f end
 for verb in pairs(MEMLOCK_VERBS) do
   local other = M.ANALYZE[verb]
   M.ANALYZE[verb] = function(e)

@@ -358,9 +358,11 @@ static int l_is_fork_initialized(lua_State *L)
 	{ \
 		vnoextra(L, 1, "verbs." #name "(value)", NULL); \
 		int64_t v; \
-		const char *e = venum_read(L, 1, &en, &v); \
+		const char *e = lua_isinteger(L, 1) ? NULL : venum_read(L, 1, &en, &v); \
 		if (e) \
 			return vargerror(L, 1, e); \
+		if (lua_isinteger(L, 1)) /* any number, as in C: "unknown" for one without a name */ \
+			v = lua_tointeger(L, 1); \
 		lua_pushstring(L, call); \
 		return 1; \
 	}

@@ -177,12 +177,55 @@ static int l_event_str(lua_State *L)
 	return 1;
 }
 
+/* id:create_qp_ex{ pd=, qp_type=, send_cq=, recv_cq=, srq=, cap=, send_ops_flags=, ... }:
+ * rdma_create_qp_ex, the id's QP with the new post-send API (qp:wr_start ...) */
+static int l_create_qp_ex(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	struct rdma_cm_id *id = n->h;
+	struct ibv_qp_init_attr_ex ia;
+	memset(&ia, 0, sizeof ia);
+	vchecktable(L, 2);
+	lua_settop(L, 2);
+	uint64_t mask = marsh_read(L, 2, 2, vf_qp_init_attr_ex, &ia);
+	lua_pushliteral(L, "comp_mask");
+	if (lua_rawget(L, 2) == LUA_TNIL)
+		ia.comp_mask = (uint32_t)mask;
+	lua_pop(L, 1);
+	if (!ia.pd)
+		return vargerror(L, 2, "key 'pd' is required (rdma_create_qp_ex takes the PD in the attributes, with"
+				       " IBV_QP_INIT_ATTR_PD in comp_mask)");
+	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, "\"RC\" on a TCP id, \"UD\" on a UDP id");
+	if (id->qp)
+		return luaL_error(L, "create_qp_ex: this id already has a QP (id.qp); an rdma_cm_id holds one");
+	struct vnode *used[5] = { vobj_field(L, 2, 2, "pd", &vc_pd, &ia.pd) };   /* 3 */
+	struct vnode *owner = ((struct ibv_pd *)ia.pd)->context == id->verbs ? used[0] : NULL;
+	qp_read_deps(L, 2, 2, &ia.send_cq, &ia.recv_cq, &ia.srq, owner, used);   /* 4, 5, 6 */
+	used[4] = n;
+	int deps[] = { 3, 4, 5, 6, 1 };   /* pd, send_cq, recv_cq, srq, then the id: QP_DEP_CM_ID */
+	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
+	vobj_recheck(L, 2, used, 5);
+	if (rdma_create_qp_ex(id, &ia)) {
+		int err = errno;
+		lua_createtable(L, 0, 2);
+		lua_pushboolean(L, id->verbs != NULL);
+		lua_setfield(L, -2, "bound");
+		vraise_push_memlock(L);
+		lua_setfield(L, -2, "memlock");
+		return vraise(L, "rdma_create_qp_ex", err, 1, -1);
+	}
+	vobj_set(q, id->qp);
+	vqp(q)->ex = (ia.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && ibv_qp_to_qp_ex(id->qp) != NULL;
+	vqp(q)->send_ops_flags = ia.send_ops_flags;
+	return 1;
+}
+
 void cm_rest_open(lua_State *L)
 {
 	static const luaL_Reg id_fns[] = {
 		{ "set_option", l_set_option }, { "migrate", l_migrate }, { "notify", l_notify },
 		{ "set_local_ece", l_set_local_ece }, { "get_remote_ece", l_get_remote_ece },
-		{ "reject_ece", l_reject_ece }, { NULL, NULL }
+		{ "reject_ece", l_reject_ece }, { "create_qp_ex", l_create_qp_ex }, { NULL, NULL }
 	};
 	static const luaL_Reg fns[] = { { "get_devices", l_get_devices }, { "event_str", l_event_str }, { NULL, NULL } };
 	api_add_methods(L, "verbs.cm_id", id_fns);

@@ -96,3 +96,4 @@ FWD(const char *, rdma_event_str, "(librdmacm cannot be loaded)", (enum rdma_cm_
 FWD(int, rdma_set_local_ece, -1, (struct rdma_cm_id *id, struct ibv_ece *ece), (id, ece))
 FWD(int, rdma_get_remote_ece, -1, (struct rdma_cm_id *id, struct ibv_ece *ece), (id, ece))
 FWD(int, rdma_reject_ece, -1, (struct rdma_cm_id *id, const void *data, uint8_t len), (id, data, len))
+FWD(int, rdma_create_qp_ex, -1, (struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr), (id, attr))
