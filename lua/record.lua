@@ -310,7 +310,11 @@ local started = false
 local function wrap_module(verbs)
   if modules[verbs] then return end
   modules[verbs] = true
-  for _, name in ipairs { "open", "create_event_channel" } do
+  for _, name in ipairs { "open", "create_event_channel",
+                          -- lua/export_rest.lua's: the rest of verbs.h and rdma_cma.h
+                          "fork_init", "is_fork_initialized", "get_devices", "event_str", "node_type_str",
+                          "port_state_str", "event_type_str", "wc_status_str", "rate_to_mbps", "rate_to_mult",
+                          "mbps_to_rate", "mult_to_rate", "flow_label_to_udp_sport", "is_qpt_supported" } do
     local fn = rawget(verbs, name)
     if type(fn) == "function" then
       local w = wrapper(name, function(_, ...) return fn(...) end)
