@@ -68,10 +68,10 @@ M.FEATURES = {
   TSO = { what = "TCP segmentation offload", hw = "NVIDIA ConnectX-4 and later (mlx5), on RAW_PACKET and UD (IPoIB) QPs",
     verbs = { "ibv_wr_send_tso" },
     rxe = "EOPNOTSUPP", why = "create_qp_ex with send_ops_flags TSO gives EOPNOTSUPP on rxe" },
-  ATOMIC_WRITE = { what = "8-byte atomic writes", hw = "rxe from kernel 6.2 and rdma-core 45, NVIDIA ConnectX-7 (mlx5)",
+  ATOMIC_WRITE = { what = "8-byte atomic writes", hw = "rxe from kernel 6.2, NVIDIA ConnectX-7 (mlx5)",
     verbs = { "ibv_wr_atomic_write" },
-    rxe = "a QP with send_ops_flags ATOMIC_WRITE is created, but rdma-core 44's rxe provider leaves"
-      .. " ibv_wr_atomic_write unimplemented", why = "atomic write came to rxe in kernel 6.2" },
+    rxe = "rdma-core 44's provider creates the QP (send_ops_flags ATOMIC_WRITE) and posts the WR, and the 6.1"
+      .. " kernel completes it LOC_QP_OP_ERR, the target untouched", why = "atomic write came to rxe in kernel 6.2" },
   CQ_READS = { what = "wall-clock timestamps, CVLAN and flow tags in completions", hw = "NVIDIA ConnectX-4 and later (mlx5)",
     verbs = { "ibv_wc_read_completion_wallclock_ns", "ibv_wc_read_cvlan", "ibv_wc_read_flow_tag" },
     rxe = "EOPNOTSUPP", why = "ctx:create_cq_ex with wc_flags COMPLETION_TIMESTAMP_WALLCLOCK, CVLAN, FLOW_TAG or TM_INFO"
@@ -102,6 +102,34 @@ local function analyze(e)
 end
 M.ANALYZE = {}
 for verb in pairs(M.TOPIC) do M.ANALYZE[verb] = analyze end
+-- an SRQ type the device lacks: its topic
+M.ANALYZE.ibv_create_srq_ex = function(e)
+  local t = type(e.context) == "table" and e.context.srq_type
+  if t == "TM" or t == "XRC" then
+    return analyze(setmetatable({ verb = M.FEATURES[t].verbs[1] }, { __index = e }))
+  end
+  return nil, {}
+end
+-- ibv_fork_init once memory is registered
+M.ANALYZE.ibv_fork_init = function(e)
+  if e.errname ~= "EINVAL" then return nil, {} end
+  return "memory is registered already: ibv_fork_init must come before the first reg_mr", { {
+    why = "from ibv_fork_init on, libibverbs marks every buffer it pins madvise(MADV_DONTFORK); the pages pinned"
+      .. " before cannot be marked, so it refuses. A kernel that copies pinned pages on fork (5.13 and later:"
+      .. " verbs.is_fork_initialized() says UNNEEDED) keeps them safe without it",
+    fix = "call verbs.fork_init() first thing, before pd:reg_mr (or leave it out when is_fork_initialized() is UNNEEDED)" } }
+end
+-- an IOVA at another offset in its page than the buffer verbsh allocated
+local function iova_offset(e)
+  local c = type(e.context) == "table" and e.context or {}
+  local iova, page = math.tointeger(c.iova), math.tointeger(c.page)
+  if not iova or not page or iova % page == 0 then return nil, {} end
+  return ("iova 0x%x is at offset 0x%x in its page, and the buffer verbsh allocated starts a page"):format(iova,
+    iova % page), { { why = "the kernel maps whole pages, so an IOVA and its buffer must be at the same offset in a"
+    .. " page (rxe refuses another with EINVAL)", fix = ("give an iova that is a multiple of %d, e.g. 0x%x"):format(page,
+    iova - iova % page) } }
+end
+M.ANALYZE.ibv_reg_mr_iova, M.ANALYZE.ibv_reg_mr_iova2 = iova_offset, iova_offset
 
 -- help "XRC": the topic's text.
 function M.topic_text(name)

@@ -151,9 +151,9 @@ M.methods = {
     hw("ECE", "offer ECE options for the QP's connection"), ex = "qp:set_ece(0x15b3, 1)" },
   wr_atomic_write = { "qp", "qp:wr_atomic_write(rkey, remote_addr, data8)",
     "void ibv_wr_atomic_write(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, const void *atomic_wr)",
-    "begin an 8-byte atomic write (send_ops_flags ATOMIC_WRITE). rxe of kernel 6.1 / rdma-core 44 creates the QP"
-    .. " but its provider leaves the op unset: verbsh refuses the NULL pointer C would jump through; see help"
-    .. " \"ATOMIC_WRITE\"", ex = 'qp:wr_atomic_write(mr_b.rkey, mr_b.addr, "12345678")' },
+    "begin an 8-byte atomic write (send_ops_flags ATOMIC_WRITE) of data8, a string of 8 bytes. rdma-core 44's rxe"
+    .. " provider posts it and the 6.1 kernel completes it LOC_QP_OP_ERR: see help \"ATOMIC_WRITE\"; a provider that"
+    .. " leaves the op unset is refused (C would jump through a NULL pointer)", ex = 'qp:wr_atomic_write(mr_b.rkey, mr_b.addr, "12345678")' },
   wr_send_tso = { "qp", "qp:wr_send_tso(hdr, mss)",
     "void ibv_wr_send_tso(struct ibv_qp_ex *qp, void *hdr, uint16_t hdr_sz, uint16_t mss)",
     hw("TSO", "begin a TSO send: the device cuts the payload into mss-byte segments, each after hdr (send_ops_flags"
@@ -202,10 +202,10 @@ M.methods = {
     hw("ESP", "change an ESP flow action (an empty attribute)"), ex = "action:modify_flow_action_esp()" },
   -- verbs.*
   fork_init = { "verbs", "verbs.fork_init()", "int ibv_fork_init(void)",
-    "make registered memory safe across fork() (madvise DONTFORK); true, or an error with the errno. On a kernel"
-    .. " with copy-on-fork for pinned pages (5.13 and later: rxe's 6.1) it is not needed and returns 0 even after"
-    .. " memory is registered (verbs.is_fork_initialized() says UNNEEDED); on an older kernel it gives EINVAL once"
-    .. " memory is registered, since the pages already pinned would stay unprotected", ex = "verbs.fork_init()" },
+    "make registered memory safe across fork() (libibverbs marks each buffer it pins madvise DONTFORK): true,"
+    .. " or an error with the errno. It must come before the first reg_mr: after one it gives EINVAL (explained),"
+    .. " even where the kernel copies pinned pages on fork anyway (5.13 and later, rxe's 6.1:"
+    .. " verbs.is_fork_initialized() says UNNEEDED)", ex = "verbs.fork_init()" },
   is_fork_initialized = { "verbs", "verbs.is_fork_initialized()",
     "enum ibv_fork_status ibv_is_fork_initialized(void)",
     "\"DISABLED\", \"ENABLED\" (fork_init ran) or \"UNNEEDED\" (the kernel keeps pinned pages across fork)",

@@ -14,6 +14,16 @@
 #include <arpa/inet.h>
 #include "verbsh.h"
 
+/* Sets t.device (t at -1) to the name of n's device: explanations say "rxe0 does not ...". */
+static void set_device(lua_State *L, struct vnode *n)
+{
+	struct vnode *c = vobj_context(n);
+	if (c && c->h) {
+		lua_pushstring(L, ibv_get_device_name(((struct ibv_context *)c->h)->device));
+		lua_setfield(L, -2, "device");
+	}
+}
+
 /* ---- context --------------------------------------------------------------- */
 
 /* ctx:query_device_ex() -> the ibv_device_attr keys, and the extended ones */
@@ -256,13 +266,17 @@ static int reg_iova(lua_State *L, bool two)
 				" the buffer verbsh allocated starts a page (offset 0); the kernel maps whole pages, so the"
 				" IOVA and the buffer must be at the same offset in a page: give an iova that is a multiple"
 				" of %d", verb, (lua_Integer)iova, (lua_Integer)(iova % (uint64_t)page), (int)page);
-		lua_createtable(L, 0, 3);
+		lua_createtable(L, 0, 5);
 		vraise_push_memlock(L);
 		lua_setfield(L, -2, "memlock");
 		lua_pushinteger(L, (lua_Integer)len);
 		lua_setfield(L, -2, "length");
 		lua_pushinteger(L, (lua_Integer)access);
 		lua_setfield(L, -2, "access");
+		lua_pushinteger(L, (lua_Integer)iova);
+		lua_setfield(L, -2, "iova");
+		lua_pushinteger(L, page);
+		lua_setfield(L, -2, "page");
 		return vraise(L, verb, err ? err : EINVAL, 1, -1);
 	}
 	vobj_set(n, mr);
@@ -307,6 +321,7 @@ static int l_rereg_mr(lua_State *L)
 			"IBV_REREG_MR_ERR_DO_FORK_OLD", "IBV_REREG_MR_ERR_CMD", "IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW" };
 		if (ret < 0 && ret >= -5)
 			lua_pushstring(L, codes[-ret]), lua_setfield(L, -2, "ret_name");
+		set_device(L, n);
 		return vraise(L, "ibv_rereg_mr", err, 1, -1);
 	}
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS)

@@ -334,9 +334,13 @@ static int import_device(lua_State *L)
 	if (cn && fd >= 0 && !ctx)
 		close(fd);
 	if (!ctx) {
-		lua_createtable(L, 0, 1);
+		lua_createtable(L, 0, 2);
 		lua_pushinteger(L, fd);
 		lua_setfield(L, -2, "fd");
+		if (cn) {
+			lua_pushstring(L, ibv_get_device_name(((struct ibv_context *)cn->h)->device));
+			lua_setfield(L, -2, "device");
+		}
 		return vraise(L, "ibv_import_device", err ? err : EOPNOTSUPP, 0, -1);
 	}
 	extern const struct vclass vc_devobj;
