@@ -356,40 +356,41 @@ struct drow {
 	const char *verb;
 	dcall_fn call;
 	const struct dkind *on;   /* for a device object's method: the kind it needs */
+	int max;                  /* the arguments it takes after self */
 };
 static const struct drow rows[] = {
-	{ "verbs.context", "open_xrcd", "ibv_open_xrcd", c_open_xrcd, NULL },
-	{ "verbs.context", "open_qp", "ibv_open_qp", c_open_qp, NULL },
-	{ "verbs.context", "alloc_dm", "ibv_alloc_dm", c_alloc_dm, NULL },
-	{ "verbs.context", "alloc_td", "ibv_alloc_td", c_alloc_td, NULL },
-	{ "verbs.context", "alloc_parent_domain", "ibv_alloc_parent_domain", c_alloc_parent_domain, NULL },
-	{ "verbs.context", "create_counters", "ibv_create_counters", c_create_counters, NULL },
-	{ "verbs.context", "create_wq", "ibv_create_wq", c_create_wq, NULL },
-	{ "verbs.context", "create_rwq_ind_table", "ibv_create_rwq_ind_table", c_create_rwq_ind_table, NULL },
-	{ "verbs.context", "create_flow_action_esp", "ibv_create_flow_action_esp", c_create_flow_action_esp, NULL },
-	{ "verbs.context", "import_pd", "ibv_import_pd", c_import_pd, NULL },
-	{ "verbs.context", "import_dm", "ibv_import_dm", c_import_dm, NULL },
-	{ "verbs.context", "query_rt_values_ex", "ibv_query_rt_values_ex", c_query_rt_values_ex, NULL },
-	{ "verbs.pd", "reg_dmabuf_mr", "ibv_reg_dmabuf_mr", c_reg_dmabuf_mr, NULL },
-	{ "verbs.pd", "alloc_null_mr", "ibv_alloc_null_mr", c_alloc_null_mr, NULL },
-	{ "verbs.pd", "advise_mr", "ibv_advise_mr", c_advise_mr, NULL },
-	{ "verbs.pd", "import_mr", "ibv_import_mr", c_import_mr, NULL },
-	{ "verbs.qp", "create_flow", "ibv_create_flow", c_create_flow, NULL },
-	{ "verbs.qp", "modify_rate_limit", "ibv_modify_qp_rate_limit", c_modify_rate_limit, NULL },
-	{ "verbs.qp", "query_ece", "ibv_query_ece", c_query_ece, NULL },
-	{ "verbs.qp", "set_ece", "ibv_set_ece", c_set_ece, NULL },
-	{ "verbs.cq", "modify", "ibv_modify_cq", c_modify_cq, NULL },
-	{ "verbs.srq", "get_srq_num", "ibv_get_srq_num", c_get_srq_num, NULL },
-	{ "verbs.srq", "post_srq_ops", "ibv_post_srq_ops", c_post_srq_ops, NULL },
-	{ "verbs.devobj", "memcpy_to_dm", "ibv_memcpy_to_dm", c_memcpy_to_dm, &k_dm },
-	{ "verbs.devobj", "memcpy_from_dm", "ibv_memcpy_from_dm", c_memcpy_from_dm, &k_dm },
-	{ "verbs.devobj", "reg_dm_mr", "ibv_reg_dm_mr", c_reg_dm_mr, &k_dm },
-	{ "verbs.devobj", "read_counters", "ibv_read_counters", c_read_counters, &k_counters },
+	{ "verbs.context", "open_xrcd", "ibv_open_xrcd", c_open_xrcd, NULL, 0 },
+	{ "verbs.context", "open_qp", "ibv_open_qp", c_open_qp, NULL, 2 },
+	{ "verbs.context", "alloc_dm", "ibv_alloc_dm", c_alloc_dm, NULL, 1 },
+	{ "verbs.context", "alloc_td", "ibv_alloc_td", c_alloc_td, NULL, 0 },
+	{ "verbs.context", "alloc_parent_domain", "ibv_alloc_parent_domain", c_alloc_parent_domain, NULL, 2 },
+	{ "verbs.context", "create_counters", "ibv_create_counters", c_create_counters, NULL, 0 },
+	{ "verbs.context", "create_wq", "ibv_create_wq", c_create_wq, NULL, 3 },
+	{ "verbs.context", "create_rwq_ind_table", "ibv_create_rwq_ind_table", c_create_rwq_ind_table, NULL, 1 },
+	{ "verbs.context", "create_flow_action_esp", "ibv_create_flow_action_esp", c_create_flow_action_esp, NULL, 0 },
+	{ "verbs.context", "import_pd", "ibv_import_pd", c_import_pd, NULL, 1 },
+	{ "verbs.context", "import_dm", "ibv_import_dm", c_import_dm, NULL, 1 },
+	{ "verbs.context", "query_rt_values_ex", "ibv_query_rt_values_ex", c_query_rt_values_ex, NULL, 0 },
+	{ "verbs.pd", "reg_dmabuf_mr", "ibv_reg_dmabuf_mr", c_reg_dmabuf_mr, NULL, 5 },
+	{ "verbs.pd", "alloc_null_mr", "ibv_alloc_null_mr", c_alloc_null_mr, NULL, 0 },
+	{ "verbs.pd", "advise_mr", "ibv_advise_mr", c_advise_mr, NULL, 1 },
+	{ "verbs.pd", "import_mr", "ibv_import_mr", c_import_mr, NULL, 1 },
+	{ "verbs.qp", "create_flow", "ibv_create_flow", c_create_flow, NULL, 1 },
+	{ "verbs.qp", "modify_rate_limit", "ibv_modify_qp_rate_limit", c_modify_rate_limit, NULL, 1 },
+	{ "verbs.qp", "query_ece", "ibv_query_ece", c_query_ece, NULL, 0 },
+	{ "verbs.qp", "set_ece", "ibv_set_ece", c_set_ece, NULL, 2 },
+	{ "verbs.cq", "modify", "ibv_modify_cq", c_modify_cq, NULL, 2 },
+	{ "verbs.srq", "get_srq_num", "ibv_get_srq_num", c_get_srq_num, NULL, 0 },
+	{ "verbs.srq", "post_srq_ops", "ibv_post_srq_ops", c_post_srq_ops, NULL, 1 },
+	{ "verbs.devobj", "memcpy_to_dm", "ibv_memcpy_to_dm", c_memcpy_to_dm, &k_dm, 2 },
+	{ "verbs.devobj", "memcpy_from_dm", "ibv_memcpy_from_dm", c_memcpy_from_dm, &k_dm, 2 },
+	{ "verbs.devobj", "reg_dm_mr", "ibv_reg_dm_mr", c_reg_dm_mr, &k_dm, 2 },
+	{ "verbs.devobj", "read_counters", "ibv_read_counters", c_read_counters, &k_counters, 1 },
 	{ "verbs.devobj", "attach_counters_point_flow", "ibv_attach_counters_point_flow",
-	  c_attach_counters_point_flow, &k_counters },
-	{ "verbs.devobj", "modify_wq", "ibv_modify_wq", c_modify_wq, &k_wq },
-	{ "verbs.devobj", "post_wq_recv", "ibv_post_wq_recv", c_post_wq_recv, &k_wq },
-	{ "verbs.devobj", "modify_flow_action_esp", "ibv_modify_flow_action_esp", c_modify_flow_action_esp, &k_action },
+	  c_attach_counters_point_flow, &k_counters, 1 },
+	{ "verbs.devobj", "modify_wq", "ibv_modify_wq", c_modify_wq, &k_wq, 0 },
+	{ "verbs.devobj", "post_wq_recv", "ibv_post_wq_recv", c_post_wq_recv, &k_wq, 2 },
+	{ "verbs.devobj", "modify_flow_action_esp", "ibv_modify_flow_action_esp", c_modify_flow_action_esp, &k_action, 0 },
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
@@ -420,6 +421,11 @@ static int run_row(lua_State *L)
 	const struct drow *r = lua_touserdata(L, lua_upvalueindex(1));
 	const struct vclass *cls = owner_class(r->owner);
 	struct vnode *self = vobj_check(L, 1, cls);
+	if (lua_gettop(L) > 1 + r->max) {
+		char form[64];
+		snprintf(form, sizeof form, "%s:%s(%s)", cls->var, r->method, r->max ? "..." : "");
+		vnoextra_fail(L, 1 + r->max, form, NULL);
+	}
 	if (r->on && vdevobj(self)->k != r->on)
 		return luaL_error(L, "%s: this is a device object of kind %s; %s needs one of kind %s", r->method,
 				  vdevobj(self)->k->name, r->verb, r->on->name);
