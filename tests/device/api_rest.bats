@@ -110,6 +110,8 @@ export_check() {
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output != *"left out"* ]]
+    # the program does not depend on the binary that recorded it: built and run with ./verbsh's
+    [[ $VERBSH == *asan* ]] && return 0
     run gcc -Wall -Wextra -Werror "$c" -libverbs -lrdmacm -o "$c.bin"
     echo "$output"
     [ "$status" -eq 0 ]
@@ -126,6 +128,7 @@ export_check() {
     grep -q 'expect_neg("ibv_rereg_mr", ibv_rereg_mr(mr1, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ), 95);' "$c"
     grep -q 'expect_int("mult_to_ibv_rate", IBV_RATE_10_GBPS, mult_to_ibv_rate(4));' "$c"
     # another answer recorded: the program names the difference
+    [[ $VERBSH == *asan* ]] && return 0
     sed 's/expect_int("pkey", 0xffff/expect_int("pkey", 0x7fff/' "$c" >"$c.other.c"
     gcc -Wall -Wextra -Werror "$c.other.c" -libverbs -lrdmacm -o "$c.other"
     run "$c.other"
@@ -135,45 +138,55 @@ export_check() {
 }
 
 @test "api: a session that makes an object of each kind and never uses it exports a program -Werror accepts" {
-    local d=$BATS_TEST_TMPDIR gi=${RXE_GID_INDEX:-1}
-    local head='local ctx = verbs.open(os.getenv("RXE_DEV"))'
-    local qpattr='qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 }'
-    declare -A s=(
-        [context]="$head"
-        [pd]="$head; ctx:alloc_pd()"
-        [mr]="$head; ctx:alloc_pd():reg_mr(64, \"LOCAL_WRITE\")"
-        [mr_iova]="$head; ctx:alloc_pd():reg_mr_iova(4096, 0x1000, \"LOCAL_WRITE\")"
-        [cq]="$head; ctx:create_cq(4)"
-        [comp_channel]="$head; ctx:create_comp_channel()"
-        [cq_ex]="$head; ctx:create_cq_ex{ cqe = 4, wc_flags = { \"BYTE_LEN\" } }"
-        [qp]="$head; local cq = ctx:create_cq(4); ctx:alloc_pd():create_qp{ $qpattr }"
-        [qp_ex]="$head; local cq = ctx:create_cq(4); ctx:create_qp_ex{ pd = ctx:alloc_pd(), send_ops_flags = { \"SEND\" }, $qpattr }"
-        [ah]="$head; ctx:alloc_pd():create_ah{ is_global = 1, port_num = 1, grh = { dgid = ctx:query_gid(1, $gi), sgid_index = $gi, hop_limit = 1 } }"
-        [srq]="$head; ctx:alloc_pd():create_srq{ max_wr = 4, max_sge = 1 }"
-        [srq_ex]="$head; ctx:create_srq_ex{ pd = ctx:alloc_pd(), attr = { max_wr = 4, max_sge = 1 } }"
-        [cm_channel]="verbs.create_event_channel()"
-        [cm_id]="verbs.create_event_channel():create_id(\"TCP\")"
-        [cm_verbs]="local ch = verbs.create_event_channel(); local id = ch:create_id(\"TCP\"); id:resolve_addr(nil, os.getenv(\"RXE_ADDR\") .. \":7473\"); ch:get_cm_event(5000):ack(); local c = id.verbs"
-        [cm_qp_ex]="local ch = verbs.create_event_channel(); local id = ch:create_id(\"TCP\"); id:resolve_addr(nil, os.getenv(\"RXE_ADDR\") .. \":7474\"); ch:get_cm_event(5000):ack(); id:resolve_route(); ch:get_cm_event(5000):ack(); local cq = id.verbs:create_cq(4); id:create_qp_ex{ pd = id.verbs:alloc_pd(), send_ops_flags = { \"SEND\" }, $qpattr }"
-    )
-    local files=()
-    for kind in "${!s[@]}"; do
-        echo "${s[$kind]}" >"$d/$kind.lua"
-        run "$VERBSH" --export-c "$d/$kind.c" "$d/$kind.lua"
-        echo "$kind: $output"
-        [ "$status" -eq 0 ]
-        [[ $output != *"left out"* ]]
-        files+=("$d/$kind.c")
-    done
-    [ "${#files[@]}" -eq 16 ]
-    # each file as its own program: one compiler run checks them all
-    run gcc -fsyntax-only -Wall -Wextra -Werror "${files[@]}"
+    # one session per kind, each recorded and exported in turn by one process
+    cat >"$BATS_TEST_TMPDIR/kinds.lua" <<'LUA'
+local dir, gi = arg[1], tonumber(os.getenv("RXE_GID_INDEX")) or 1
+local head = 'local ctx = verbs.open(os.getenv("RXE_DEV")); '
+local qpattr = 'qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 }'
+local resolved = 'local ch = verbs.create_event_channel(); local id = ch:create_id("TCP"); '
+  .. 'id:resolve_addr(nil, os.getenv("RXE_ADDR") .. ":%d"); ch:get_cm_event(5000):ack(); '
+local kinds = {
+  { "context", head },
+  { "pd", head .. "ctx:alloc_pd()" },
+  { "mr", head .. 'ctx:alloc_pd():reg_mr(64, "LOCAL_WRITE")' },
+  { "mr_iova", head .. 'ctx:alloc_pd():reg_mr_iova(4096, 0x1000, "LOCAL_WRITE")' },
+  { "cq", head .. "ctx:create_cq(4)" },
+  { "comp_channel", head .. "ctx:create_comp_channel()" },
+  { "cq_ex", head .. 'ctx:create_cq_ex{ cqe = 4, wc_flags = { "BYTE_LEN" } }' },
+  { "qp", head .. "local cq = ctx:create_cq(4); ctx:alloc_pd():create_qp{ " .. qpattr .. " }" },
+  { "qp_ex", head .. 'local cq = ctx:create_cq(4); ctx:create_qp_ex{ pd = ctx:alloc_pd(), send_ops_flags = { "SEND" }, ' .. qpattr .. " }" },
+  { "ah", head .. ("ctx:alloc_pd():create_ah{ is_global = 1, port_num = 1, grh = { dgid = ctx:query_gid(1, %d), sgid_index = %d, hop_limit = 1 } }"):format(gi, gi) },
+  { "srq", head .. "ctx:alloc_pd():create_srq{ max_wr = 4, max_sge = 1 }" },
+  { "srq_ex", head .. "ctx:create_srq_ex{ pd = ctx:alloc_pd(), attr = { max_wr = 4, max_sge = 1 } }" },
+  { "cm_channel", "verbs.create_event_channel()" },
+  { "cm_id", 'verbs.create_event_channel():create_id("TCP")' },
+  { "cm_verbs", resolved:format(7473) .. "local c = id.verbs" },
+  { "cm_qp_ex", resolved:format(7474) .. 'id:resolve_route(); ch:get_cm_event(5000):ack(); local cq = id.verbs:create_cq(4); '
+    .. 'id:create_qp_ex{ pd = id.verbs:alloc_pd(), send_ops_flags = { "SEND" }, ' .. qpattr .. " }" },
+}
+local R = require "verbs.record"
+for _, k in ipairs(kinds) do
+  R.reset(); verbs.record(true)
+  assert(load(k[2], "=" .. k[1]))()
+  verbs.record(false)
+  local n, skipped = verbs.export_c(dir .. "/" .. k[1] .. ".c")
+  print(k[1], n, #skipped)
+end
+LUA
+    run "$VERBSH" "$BATS_TEST_TMPDIR/kinds.lua" "$BATS_TEST_TMPDIR"
     echo "$output"
     [ "$status" -eq 0 ]
-    grep -q '(void)qp1_ex;' "$d/qp_ex.c"
-    grep -q '(void)ctx1;' "$d/context.c"
-    # and the extended QP's program, built and run
-    gcc -Wall -Wextra -Werror "$d/qp_ex.c" -libverbs -lrdmacm -o "$d/qp_ex"
-    run "$d/qp_ex"
+    [ "${#lines[@]}" -eq 16 ]
+    for l in "${lines[@]}"; do [[ $l == *"	0" ]]; done   # nothing left out
+    grep -q '(void)qp.*_ex;   /\* the session made it and never used it \*/' "$BATS_TEST_TMPDIR/qp_ex.c"
+    grep -q '(void)ctx.*;' "$BATS_TEST_TMPDIR/context.c"
+    # The programs do not depend on the binary that recorded them: compiled with ./verbsh's run only
+    # (under TCG a compile takes seconds). Each file is its own program: one compiler run checks them all.
+    [[ $VERBSH == *asan* ]] && return 0
+    run gcc -fsyntax-only -Wall -Wextra -Werror "$BATS_TEST_TMPDIR"/*.c
+    echo "$output"
+    [ "$status" -eq 0 ]
+    gcc -Wall -Wextra -Werror "$BATS_TEST_TMPDIR/qp_ex.c" -libverbs -lrdmacm -o "$BATS_TEST_TMPDIR/qp_ex"
+    run "$BATS_TEST_TMPDIR/qp_ex"
     [ "$output" = reproduced ]
 }
