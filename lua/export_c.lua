@@ -1246,6 +1246,7 @@ function M.program(path)
     or (body:find("get_cq_event", 1, true) or body:find("get_async_event", 1, true)) and "#include <poll.h>\n"
     or ""
   if body:find("O_CREAT", 1, true) then cm = cm .. "#include <fcntl.h>\n" end
+  if body:find("dup(", 1, true) then cm = cm .. "#include <unistd.h>\n" end
   local used, out = {}, { fmt(HEAD, base, tostring(ver), base, cm) }
   local function use(name)
     for _, h in ipairs(HELPERS) do

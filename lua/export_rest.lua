@@ -203,6 +203,79 @@ static void expect_neg(const char *what, int ret, int err)
       w:expect_obj(ev, ctype, v, call, call:match("^[%w_]+"))
     end
   end
+  -- the other rows: what they make, and the C that calls them as src/devonly.c does
+  local function int(v, d) return math.tointeger(v) or d end
+  local function row(owner, method, ctype, verb, build)
+    V[owner .. "." .. method] = function(w, ev)
+      local obj = ev.results and ev.results[1]
+      local call = build(w, w:obj(ev.self), ev.args)
+      if not ctype then return w:expect_ret(ev, call) end
+      local v = obj and R.name_of(obj) or w:tmp(method .. "_failed")
+      w:expect_obj(ev, ctype, v, call, verb)
+    end
+  end
+  row("context", "open_qp", "struct ibv_qp", "ibv_open_qp", function(w, self, a)
+    local t = w:tmp("qp_open_attr")
+    w:put("struct ibv_qp_open_attr %s = { .comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |"
+      .. " IBV_QP_OPEN_ATTR_TYPE, .qp_num = %d, .xrcd = %s, .qp_type = IBV_QPT_XRC_RECV };", t, int(a[1], 0),
+      a[2] and w:obj(a[2]) or "NULL")
+    return fmt("ibv_open_qp(%s, &%s)", self, t)
+  end)
+  row("context", "alloc_parent_domain", "struct ibv_pd", "ibv_alloc_parent_domain", function(w, self, a)
+    local t = w:tmp("parent_domain_attr")
+    w:put("struct ibv_parent_domain_init_attr %s = { .pd = %s, .td = %s };", t, w:obj(a[1]), a[2] and w:obj(a[2]) or "NULL")
+    return fmt("ibv_alloc_parent_domain(%s, &%s)", self, t)
+  end)
+  row("context", "create_wq", "struct ibv_wq", "ibv_create_wq", function(w, self, a)
+    local t = w:tmp("wq_attr")
+    w:put("struct ibv_wq_init_attr %s = { .wq_type = IBV_WQT_RQ, .max_wr = %d, .max_sge = 1, .pd = %s, .cq = %s };", t,
+      int(a[3], 16), w:obj(a[1]), w:obj(a[2]))
+    return fmt("ibv_create_wq(%s, &%s)", self, t)
+  end)
+  row("context", "create_rwq_ind_table", "struct ibv_rwq_ind_table", "ibv_create_rwq_ind_table", function(w, self, a)
+    local t = w:tmp("rwq_attr")
+    if a[1] then
+      local l = w:tmp("wqs")
+      w:put("struct ibv_wq *%s[1] = { %s };", l, w:obj(a[1]))
+      w:put("struct ibv_rwq_ind_table_init_attr %s = { .log_ind_tbl_size = 0, .ind_tbl = %s };", t, l)
+    else
+      w:put("struct ibv_rwq_ind_table_init_attr %s = { .log_ind_tbl_size = 0 };", t)
+    end
+    return fmt("ibv_create_rwq_ind_table(%s, &%s)", self, t)
+  end)
+  row("context", "import_pd", "struct ibv_pd", "ibv_import_pd", function(_, self, a)
+    return fmt("ibv_import_pd(%s, %d)", self, int(a[1], 0)) end)
+  row("context", "import_dm", "struct ibv_dm", "ibv_import_dm", function(_, self, a)
+    return fmt("ibv_import_dm(%s, %d)", self, int(a[1], 0)) end)
+  row("pd", "import_mr", "struct ibv_mr", "ibv_import_mr", function(_, self, a)
+    return fmt("ibv_import_mr(%s, %d)", self, int(a[1], 0)) end)
+  row("pd", "reg_dmabuf_mr", "struct ibv_mr", "ibv_reg_dmabuf_mr", function(_, self, a)
+    return fmt("ibv_reg_dmabuf_mr(%s, %d, %d, 0x%x, %d, %s)", self, int(a[2], 0), int(a[3], 4096), int(a[4], 0),
+      int(a[1], -1), a[5] ~= nil and cflags("ibv_access_flags", a[5]) or "IBV_ACCESS_LOCAL_WRITE") end)
+  row("qp", "create_flow", "struct ibv_flow", "ibv_create_flow", function(w, self, a)
+    local t = w:tmp("flow_attr")
+    w:put("struct ibv_flow_attr %s = { .type = IBV_FLOW_ATTR_NORMAL, .size = sizeof %s, .port = %d };", t, t, int(a[1], 1))
+    return fmt("ibv_create_flow(%s, &%s)", self, t)
+  end)
+  row("pd", "advise_mr", nil, "ibv_advise_mr", function(w, self, a)
+    local sge = w:tmp("sge")
+    local m = w:obj(a[1])
+    w:put("struct ibv_sge %s = { .addr = (uintptr_t)%s->addr, .length = %s->length, .lkey = %s->lkey };", sge, m, m, m)
+    return fmt("ibv_advise_mr(%s, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &%s, 1)", self, sge)
+  end)
+  row("srq", "post_srq_ops", nil, "ibv_post_srq_ops", function(w, self, a)
+    local op, bad = w:tmp("ops_wr"), w:tmp("bad_ops_wr")
+    w:put("struct ibv_ops_wr %s = { .wr_id = %d, .opcode = IBV_WR_TAG_SYNC, .flags = IBV_OPS_SIGNALED }, *%s = NULL;", op,
+      int(a[1], 0), bad)
+    return fmt("ibv_post_srq_ops(%s, &%s, &%s)", self, op, bad)
+  end)
+  V["nil.import_device"] = function(w, ev)
+    local a = ev.args[1]
+    local fd = type(a) == "table" and fmt("dup(%s->cmd_fd)", w:obj(a)) or fmt("%d", int(a, -1))
+    local v = ev.results and R.name_of(ev.results[1]) or w:tmp("imported_failed")
+    w:expect_obj(ev, "struct ibv_context", v, fmt("ibv_import_device(%s)", fd), "ibv_import_device")
+  end
+
   V["cq.modify"] = function(w, ev)
     local a = w:tmp("modify_cq_attr")
     w:put("struct ibv_modify_cq_attr %s = { .attr_mask = IBV_CQ_ATTR_MODERATE, .moderate = { .cq_count = %d,"

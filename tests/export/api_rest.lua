@@ -16,6 +16,8 @@ local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, srq = srq,
   cap = { max_send_wr = 4, max_send_sge = 1 } }
 print(qp:query_data_in_order("RDMA_WRITE"), verbs.is_fork_initialized(), pcall(verbs.fork_init))
 print(pcall(ctx.open_xrcd, ctx), pcall(ctx.alloc_dm, ctx, 4096), pcall(cq.modify, cq, 4, 10), pcall(qp.query_ece, qp))
-print(pcall(pd.alloc_null_mr, pd), pcall(srq.get_srq_num, srq))
+print(pcall(pd.alloc_null_mr, pd), pcall(srq.get_srq_num, srq), pcall(srq.post_srq_ops, srq, 3))
+print(pcall(ctx.create_wq, ctx, pd, cq), pcall(ctx.open_qp, ctx, 0x11), pcall(pd.advise_mr, pd, mr),
+  pcall(ctx.alloc_parent_domain, ctx, pd), pcall(verbs.import_device, ctx), pcall(pd.reg_dmabuf_mr, pd, -1, 0, 4096, 0))
 print(verbs.wc_status_str("REM_ACCESS_ERR"), verbs.rate_to_mbps("25_GBPS"), verbs.mult_to_rate(4))
 qp:destroy(); srq:destroy(); mr2:dereg(); mr:dereg(); cq:destroy(); pd:dealloc()
