@@ -434,15 +434,15 @@ static int l_is_qpt_supported(lua_State *L)
 	return 1;
 }
 
-/* Adds fns to the methods of the class named tname (registered already). */
-static void add_methods(lua_State *L, const char *tname, const luaL_Reg *fns)
+/* Adds fns to the methods of the class named tname (registered already:
+ * each object copies its class's methods when it is made). */
+void api_add_methods(lua_State *L, const char *tname, const luaL_Reg *fns)
 {
 	luaL_getmetatable(L, tname);
 	lua_getfield(L, -1, "__methods");
 	luaL_setfuncs(L, fns, 0);
 	lua_pop(L, 2);
 }
-void api_add_methods(lua_State *L, const char *tname, const luaL_Reg *fns) { add_methods(L, tname, fns); }
 
 void api_rest_open(lua_State *L)
 {
@@ -464,10 +464,10 @@ void api_rest_open(lua_State *L)
 		{ "flow_label_to_udp_sport", l_flow_label_to_udp_sport }, { "is_qpt_supported", l_is_qpt_supported },
 		{ NULL, NULL }
 	};
-	add_methods(L, "verbs.context", ctx_fns);
-	add_methods(L, "verbs.cq", cq_fns);
-	add_methods(L, "verbs.pd", pd_fns);
-	add_methods(L, "verbs.mr", mr_fns);
-	add_methods(L, "verbs.qp", qp_fns);
+	api_add_methods(L, "verbs.context", ctx_fns);
+	api_add_methods(L, "verbs.cq", cq_fns);
+	api_add_methods(L, "verbs.pd", pd_fns);
+	api_add_methods(L, "verbs.mr", mr_fns);
+	api_add_methods(L, "verbs.qp", qp_fns);
 	luaL_setfuncs(L, fns, 0);
 }
