@@ -98,6 +98,7 @@ for verb, f in pairs(cm.ANALYZE) do M.ANALYZE[verb] = f end
 for verb, f in pairs(ex.ANALYZE) do M.ANALYZE[verb] = f end
 for verb, f in pairs(mw.ANALYZE) do M.ANALYZE[verb] = f end
 for k, h in pairs(mw.HINTS) do M.HINTS[k] = h end
+for verb, f in pairs(require("verbs.explain_dev").ANALYZE) do M.ANALYZE[verb] = f end
 -- On an iWARP device (siw) its own refusals come first (explain_iwarp.lua).
 require("verbs.explain_iwarp").wrap(M.ANALYZE)
 for verb in pairs(MEMLOCK_VERBS) do

@@ -1537,12 +1537,14 @@ function M.program(path)
   end
   local ver = (pcall(require, "verbs.version") and require("verbs.version").version) or "?"
   local base = (path or "repro.c"):match("[^/]*$")
-  local body = table.concat(w.lines, "\n")
+  local body = table.concat(require("verbs.export_rest").use_unused(w.lines), "\n")
   local cm = body:find("rdma_", 1, true) and "#include <rdma/rdma_cma.h>\n"
     .. ((body:find("rdma_reg_", 1, true) or body:find("rdma_post_", 1, true) or body:find("_comp(", 1, true))
       and "#include <rdma/rdma_verbs.h>\n" or "") .. "#include <netdb.h>\n#include <poll.h>\n"
     or (body:find("get_cq_event", 1, true) or body:find("get_async_event", 1, true)) and "#include <poll.h>\n"
     or ""
+  if body:find("O_CREAT", 1, true) then cm = cm .. "#include <fcntl.h>\n" end
+  if body:find("dup(", 1, true) then cm = cm .. "#include <unistd.h>\n" end
   local used, out = {}, { fmt(HEAD, base, tostring(ver), base, cm) }
   local function use(name)
     for _, h in ipairs(HELPERS) do
@@ -1613,5 +1615,8 @@ function M.finish()
   end
   io.stderr:write("; cc -Wall -Wextra -Werror ", path, " -libverbs -lrdmacm && ./a.out\n")
 end
+
+-- The rest of verbs.h and rdma_cma.h (lua/export_rest.lua)
+require("verbs.export_rest").add(V, HELPERS, { cenum = cenum, cflags = cflags, cstring = cstring, copy_table = copy_table })
 
 return M

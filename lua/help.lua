@@ -333,6 +333,7 @@ function M.text(what)
   local function add(s) if s then parts[#parts + 1] = s end end
   method_parts(what, add)
   if #parts == 0 then add(c_part(what)) end
+  if #parts == 0 and D.other_text then add(D.other_text(what)) end   -- internals, hardware topics
   enum_parts(what, add)
   local bare = what:gsub("^struct ", ""):gsub("^enum ", "")
   if enum_of(bare) then add(enum_type_text(enum_of(bare))) end

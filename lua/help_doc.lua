@@ -695,4 +695,12 @@ M.lesson = {
     ex = "wcs[1].status" },
 }
 
+-- The rest of verbs.h and rdma_cma.h (lua/help_rest.lua): its methods, the C
+-- functions called inside them, and the text of libibverbs' internals and of
+-- the hardware topics (help "XRC").
+local rest = require "verbs.help_rest"
+for k, v in pairs(rest.methods) do M.methods[k] = v end
+for k, v in pairs(rest.c_inside) do M.c_inside[k] = v end
+M.other_text = rest.internal_text
+
 return M

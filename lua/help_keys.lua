@@ -6,6 +6,11 @@ local M = {}
 -- What each table key means; "ctype.key" where one name means different
 -- things in different structs. Types and ranges come from verbs.fields.
 M.keys = {
+  ["ibv_srq_init_attr_ex.srq_type"] = "BASIC (an ordinary SRQ), XRC (needs an XRC domain) or TM (tag matching)",
+  ["ibv_srq_init_attr_ex.cq"] = "the CQ of an XRC or TM SRQ's completions",
+  ["ibv_srq_init_attr_ex.tm_cap"] = "tag matching: how many tags and outstanding operations (TM SRQs only)",
+  ["ibv_tm_cap.max_num_tags"] = "the tags the TM SRQ can match at once",
+  ["ibv_tm_cap.max_ops"] = "the tag operations (srq:post_srq_ops) outstanding at once",
   -- ibv_qp_attr
   qp_state = "the state to move to: RESET -> INIT -> RTR -> RTS (ERR from anywhere)",
   cur_qp_state = "the state you believe the QP is in (IBV_QP_CUR_STATE); rarely needed",
@@ -181,6 +186,9 @@ M.custom_types = {
 
 -- Enums that no table key uses: where they appear instead.
 M.enum_uses = {
+  ibv_rate = "verbs.rate_to_mbps(rate), verbs.rate_to_mult(rate); verbs.mbps_to_rate and verbs.mult_to_rate give one",
+  ibv_fork_status = "what verbs.is_fork_initialized() returns",
+  ibv_rereg_mr_flags = "the flags of mr:rereg(flags, pd, access)",
   ibv_qp_attr_mask = "the optional mask of qp:modify(attr, mask) (verbsh computes it from the keys otherwise)",
   ibv_srq_attr_mask = "the optional mask of srq:modify(attr, mask)",
   ibv_event_type = "event_type of ctx:get_async_event()",
@@ -198,6 +206,8 @@ M.enum_uses = {
 
 -- The fields of verbs objects (qp.qp_num), as C reads them from the struct.
 M.obj_fields = {
+  ["devobj.kind"] = "what a hardware-only verb made: xrcd, dm, td, parent_domain, counters, wq, rwq_ind_table, flow,"
+    .. " flow_action, mr, qp, imported_pd, imported_mr, imported_dm, imported_context",
   ["qp.qp_num"] = "the QP's number (qp->qp_num): what the peer puts in dest_qp_num or remote_qpn",
   ["qp.state"] = "the QP's state, from the provider (ibv_query_qp): RESET, INIT, RTR, RTS, SQD, SQE, ERR."
     .. " On iWARP (siw, which reports RESET whatever the state) it is the state verbsh's last qp:modify set,"

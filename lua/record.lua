@@ -381,7 +381,11 @@ local function wrap_module(verbs)
   modules[verbs] = true
   local reg = debug.getregistry()
   if type(reg["verbs.module_originals"]) ~= "table" then patch(reg, "verbs.module_originals", {}) end
-  for _, name in ipairs { "open", "create_event_channel", "getaddrinfo", "create_ep" } do
+  for _, name in ipairs { "open", "create_event_channel", "getaddrinfo", "create_ep",
+                          -- lua/export_rest.lua's: the rest of verbs.h and rdma_cma.h
+                          "fork_init", "is_fork_initialized", "get_devices", "event_str", "node_type_str",
+                          "port_state_str", "event_type_str", "wc_status_str", "rate_to_mbps", "rate_to_mult",
+                          "mbps_to_rate", "mult_to_rate", "flow_label_to_udp_sport", "is_qpt_supported", "import_device" } do
     local fn = rawget(verbs, name)
     if type(fn) == "function" then
       local w = wrapper(name, function(_, ...) return ret(fn(...)) end)   -- no tail call: see here

@@ -73,6 +73,8 @@ static int l_devices(lua_State *L)
 		lua_setfield(L, -2, "node_type");
 		venum_push(L, &ve_transport_type, list[i]->transport_type);
 		lua_setfield(L, -2, "transport_type");
+		lua_pushinteger(L, ibv_get_device_index(list[i]));   /* the kernel's index, -1 when unknown */
+		lua_setfield(L, -2, "index");
 		lua_rawseti(L, -2, i + 1);
 	}
 	ibv_free_device_list(list);

@@ -279,6 +279,24 @@ READER(slid, IBV_WC_EX_WITH_SLID, false, ibv_wc_read_slid(x))
 READER(sl, IBV_WC_EX_WITH_SL, false, ibv_wc_read_sl(x))
 READER(dlid_path_bits, IBV_WC_EX_WITH_DLID_PATH_BITS, false, ibv_wc_read_dlid_path_bits(x))
 READER(completion_ts, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP, false, ibv_wc_read_completion_ts(x))
+/* The hardware reads (rxe refuses a CQ that asks for them: EOPNOTSUPP). */
+READER(completion_wallclock_ns, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, false,
+       ibv_wc_read_completion_wallclock_ns(x))
+READER(cvlan, IBV_WC_EX_WITH_CVLAN, false, ibv_wc_read_cvlan(x))
+READER(flow_tag, IBV_WC_EX_WITH_FLOW_TAG, false, ibv_wc_read_flow_tag(x))
+static int l_read_tm_info(lua_State *L)
+{
+	struct vnode *n;
+	struct ibv_cq_ex *x = current(L, &n, "read_tm_info", IBV_WC_EX_WITH_TM_INFO, false);
+	struct ibv_wc_tm_info tm;
+	ibv_wc_read_tm_info(x, &tm);
+	lua_createtable(L, 0, 2);
+	lua_pushinteger(L, (lua_Integer)tm.tag);
+	lua_setfield(L, -2, "tag");
+	lua_pushinteger(L, tm.priv);
+	lua_setfield(L, -2, "priv");
+	return 1;
+}
 
 static int l_read_opcode(lua_State *L)
 {
@@ -468,6 +486,8 @@ const luaL_Reg cq_ex_methods[] = {
 	{ "read_qp_num", l_read_qp_num }, { "read_src_qp", l_read_src_qp }, { "read_wc_flags", l_read_wc_flags },
 	{ "read_slid", l_read_slid }, { "read_sl", l_read_sl }, { "read_dlid_path_bits", l_read_dlid_path_bits },
 	{ "read_completion_ts", l_read_completion_ts }, { "iter", l_iter },
+	{ "read_completion_wallclock_ns", l_read_completion_wallclock_ns }, { "read_cvlan", l_read_cvlan },
+	{ "read_flow_tag", l_read_flow_tag }, { "read_tm_info", l_read_tm_info },
 	{ NULL, NULL }
 };
 

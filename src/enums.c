@@ -153,6 +153,24 @@ TABLE(ve_create_cq_attr_flags, "ibv_create_cq_attr_flags", "IBV_CREATE_CQ_ATTR_"
 /* Memory windows: pd:alloc_mw(type). */
 TABLE(ve_mw_type, "ibv_mw_type", "IBV_MW_", false, E(IBV_MW_, TYPE_1), E(IBV_MW_, TYPE_2))
 
+/* The rest of verbs.h (src/api_rest.c): SRQs of ibv_create_srq_ex, fork
+ * support, static rates, ibv_rereg_mr's flags. */
+TABLE(ve_srq_type, "ibv_srq_type", "IBV_SRQT_", false, E(IBV_SRQT_, BASIC), E(IBV_SRQT_, XRC), E(IBV_SRQT_, TM))
+TABLE(ve_srq_init_attr_mask, "ibv_srq_init_attr_mask", "IBV_SRQ_INIT_ATTR_", true,
+	E(IBV_SRQ_INIT_ATTR_, TYPE), E(IBV_SRQ_INIT_ATTR_, PD), E(IBV_SRQ_INIT_ATTR_, XRCD), E(IBV_SRQ_INIT_ATTR_, CQ),
+	E(IBV_SRQ_INIT_ATTR_, TM))
+TABLE(ve_fork_status, "ibv_fork_status", "IBV_FORK_", false,
+	E(IBV_FORK_, DISABLED), E(IBV_FORK_, ENABLED), E(IBV_FORK_, UNNEEDED))
+TABLE(ve_rate, "ibv_rate", "IBV_RATE_", false,
+	E(IBV_RATE_, MAX), E(IBV_RATE_, 2_5_GBPS), E(IBV_RATE_, 10_GBPS), E(IBV_RATE_, 30_GBPS), E(IBV_RATE_, 5_GBPS),
+	E(IBV_RATE_, 20_GBPS), E(IBV_RATE_, 40_GBPS), E(IBV_RATE_, 60_GBPS), E(IBV_RATE_, 80_GBPS),
+	E(IBV_RATE_, 120_GBPS), E(IBV_RATE_, 14_GBPS), E(IBV_RATE_, 56_GBPS), E(IBV_RATE_, 112_GBPS),
+	E(IBV_RATE_, 168_GBPS), E(IBV_RATE_, 25_GBPS), E(IBV_RATE_, 100_GBPS), E(IBV_RATE_, 200_GBPS),
+	E(IBV_RATE_, 300_GBPS), E(IBV_RATE_, 28_GBPS), E(IBV_RATE_, 50_GBPS), E(IBV_RATE_, 400_GBPS),
+	E(IBV_RATE_, 600_GBPS), E(IBV_RATE_, 800_GBPS), E(IBV_RATE_, 1200_GBPS))
+TABLE(ve_rereg_mr_flags, "ibv_rereg_mr_flags", "IBV_REREG_MR_", true,
+	E(IBV_REREG_MR_, CHANGE_TRANSLATION), E(IBV_REREG_MR_, CHANGE_PD), E(IBV_REREG_MR_, CHANGE_ACCESS))
+
 static const struct venum *const all[] = {
 	&ve_qp_state, &ve_qp_type, &ve_mtu, &ve_wc_status, &ve_wc_opcode, &ve_wr_opcode, &ve_access,
 	&ve_send_flags, &ve_wc_flags, &ve_qp_attr_mask, &ve_srq_attr_mask, &ve_port_state,
@@ -162,6 +180,7 @@ static const struct venum *const all[] = {
 	&ve_join_mc_attr_mask, &ve_mc_join_flags, &ve_rai_flags, &ve_ai_family,
 	&ve_send_ops_flags, &ve_qp_init_attr_mask, &ve_qp_create_flags, &ve_create_cq_wc_flags,
 	&ve_cq_init_attr_mask, &ve_create_cq_attr_flags, &ve_mw_type,
+	&ve_srq_type, &ve_srq_init_attr_mask, &ve_fork_status, &ve_rate, &ve_rereg_mr_flags,
 };
 
 const char *venum_name(const struct venum *t, int64_t v)

@@ -34,6 +34,8 @@ static const struct {
 	{ "ibv_wc", vf_wc },
 	{ "ibv_device_attr", vf_device_attr },
 	{ "ibv_port_attr", vf_port_attr },
+	{ "ibv_srq_init_attr_ex", vf_srq_init_attr_ex },
+	{ "ibv_tm_cap", vf_tm_cap },
 };
 #define NSTRUCTS (sizeof structs / sizeof structs[0])
 

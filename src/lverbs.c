@@ -142,6 +142,9 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	suggest_open(L);
 	warn_open(L);
 	verrno_open(L);
+	api_rest_open(L);
+	devonly_open(L);
+	cm_rest_open(L);
 	lua_pushvalue(L, -1);   /* for vargerror's names */
 	lua_setfield(L, LUA_REGISTRYINDEX, "verbs.module");
 	lua_newtable(L);

@@ -632,6 +632,68 @@ int qp_ex_setfield(lua_State *L, struct vnode *n, const char *key, int vidx)
 	return 1;
 }
 
+/* ---- ops of hardware features: the provider may leave their pointer NULL ---- */
+
+/* op_begin, then a check that the provider filled the op's function pointer:
+ * a provider may accept a send_ops flag yet not implement the op. */
+static struct ibv_qp_ex *hw_op_begin(lua_State *L, struct vnode *n, const char *fn, uint64_t flag, const void *fp)
+{
+	struct ibv_qp_ex *x = op_begin(L, n, fn, flag);
+	if (!fp)
+		luaL_error(L, "%s: this device's provider created the QP with %s but left ibv_%s unimplemented (a NULL"
+			      " pointer that C would jump through): see help \"%s\" for the devices that have it",
+			   fn, op_name(flag), fn, fn);
+	return x;
+}
+
+/* qp:wr_atomic_write(rkey, remote_addr, data8): an 8-byte atomic write */
+static int l_wr_atomic_write(lua_State *L)
+{
+	struct vnode *n = self(L);
+	uint32_t rkey;
+	uint64_t addr;
+	char args[64];
+	remote_args(L, &rkey, &addr, args, sizeof args);
+	size_t len;
+	const char *data = luaL_checklstring(L, 4, &len);
+	if (len != 8)
+		return vargerror(L, 4, "the atomic write's data is 8 bytes (a string of 8)");
+	struct ibv_qp_ex *x = qpx_of(L, n, "wr_atomic_write");
+	x = hw_op_begin(L, n, "wr_atomic_write", IBV_QP_EX_WITH_ATOMIC_WRITE, (const void *)x->wr_atomic_write);
+	ibv_wr_atomic_write(x, rkey, addr, data);
+	op_end(L, n, "ibv_wr_atomic_write", IBV_QP_EX_WITH_ATOMIC_WRITE, args);
+	return 0;
+}
+
+/* qp:wr_send_tso(hdr, mss): a TSO send of the packet headers hdr, cut at mss */
+static int l_wr_send_tso(lua_State *L)
+{
+	struct vnode *n = self(L);
+	size_t len;
+	const char *hdr = luaL_checklstring(L, 2, &len);
+	uint16_t mss = (uint16_t)marsh_check_uint(L, 3, 3, 0xffff, "mss");
+	if (len > 0xffff)
+		return vargerror(L, 2, "hdr: at most 65535 bytes");
+	struct ibv_qp_ex *x = qpx_of(L, n, "wr_send_tso");
+	x = hw_op_begin(L, n, "wr_send_tso", IBV_QP_EX_WITH_TSO, (const void *)x->wr_send_tso);
+	ibv_wr_send_tso(x, (void *)hdr, (uint16_t)len, mss);
+	op_end(L, n, "ibv_wr_send_tso", IBV_QP_EX_WITH_TSO, "");
+	return 0;
+}
+
+/* qp:wr_set_xrc_srqn(remote_srqn): the XRC SRQ a WR of an XRC_SEND QP goes to */
+static int l_wr_set_xrc_srqn(lua_State *L)
+{
+	struct vnode *n = self(L);
+	uint32_t srqn = arg_u32(L, 2, "remote_srqn");
+	struct ibv_qp_ex *x = setter_begin(L, n, "wr_set_xrc_srqn");
+	if (!x->wr_set_xrc_srqn)
+		return luaL_error(L, "wr_set_xrc_srqn: this QP is not an XRC_SEND QP (its provider has no"
+				     " ibv_wr_set_xrc_srqn): see help \"XRC\"");
+	ibv_wr_set_xrc_srqn(x, srqn);
+	return 0;
+}
+
 const luaL_Reg qp_ex_methods[] = {
 	{ "wr_start", l_wr_start }, { "wr_complete", l_wr_complete }, { "wr_abort", l_wr_abort },
 	{ "wr_send", l_wr_send }, { "wr_send_imm", l_wr_send_imm }, { "wr_rdma_write", l_wr_rdma_write },
@@ -641,5 +703,6 @@ const luaL_Reg qp_ex_methods[] = {
 	{ "wr_set_inline_data", l_wr_set_inline_data }, { "wr_set_inline_data_list", l_wr_set_inline_data_list },
 	{ "wr_set_ud_addr", l_wr_set_ud_addr },
 	{ "wr_bind_mw", l_wr_bind_mw }, { "wr_local_inv", l_wr_local_inv }, { "wr_send_inv", l_wr_send_inv },
+	{ "wr_atomic_write", l_wr_atomic_write }, { "wr_send_tso", l_wr_send_tso }, { "wr_set_xrc_srqn", l_wr_set_xrc_srqn },
 	{ NULL, NULL }
 };

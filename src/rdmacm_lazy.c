@@ -98,3 +98,16 @@ FWD_VOID(rdma_destroy_ep, (struct rdma_cm_id *id), (id))
 FWD(int, rdma_get_request, -1, (struct rdma_cm_id *listen, struct rdma_cm_id **id), (listen, id))
 FWD(int, rdma_create_srq, -1, (struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr), (id, pd, attr))
 FWD_VOID(rdma_destroy_srq, (struct rdma_cm_id *id), (id))
+
+/* cm_rest.c: the rest of rdma_cma.h */
+FWD(int, rdma_set_option, -1, (struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen),
+    (id, level, optname, optval, optlen))
+FWD(int, rdma_migrate_id, -1, (struct rdma_cm_id *id, struct rdma_event_channel *ch), (id, ch))
+FWD(int, rdma_notify, -1, (struct rdma_cm_id *id, enum ibv_event_type event), (id, event))
+FWD(struct ibv_context **, rdma_get_devices, NULL, (int *num), (num))
+FWD_VOID(rdma_free_devices, (struct ibv_context **list), (list))
+FWD(const char *, rdma_event_str, "(librdmacm cannot be loaded)", (enum rdma_cm_event_type event), (event))
+FWD(int, rdma_set_local_ece, -1, (struct rdma_cm_id *id, struct ibv_ece *ece), (id, ece))
+FWD(int, rdma_get_remote_ece, -1, (struct rdma_cm_id *id, struct ibv_ece *ece), (id, ece))
+FWD(int, rdma_reject_ece, -1, (struct rdma_cm_id *id, const void *data, uint8_t len), (id, data, len))
+FWD(int, rdma_create_qp_ex, -1, (struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr), (id, attr))

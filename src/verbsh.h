@@ -34,7 +34,8 @@ extern const struct venum ve_qp_state, ve_qp_type, ve_mtu, ve_wc_status, ve_wc_o
 	ve_device_cap, ve_srq_attr_mask, ve_port_phys_state, ve_port_cap_flags, ve_port_cap_flags2, ve_port_attr_flags,
 	ve_cm_event_type, ve_port_space,
 	ve_send_ops_flags, ve_qp_init_attr_mask, ve_qp_create_flags, ve_create_cq_wc_flags,
-	ve_cq_init_attr_mask, ve_create_cq_attr_flags, ve_mw_type;
+	ve_cq_init_attr_mask, ve_create_cq_attr_flags, ve_mw_type,
+	ve_srq_type, ve_srq_init_attr_mask, ve_fork_status, ve_rate, ve_rereg_mr_flags;
 
 const char *venum_name(const struct venum *t, int64_t v);   /* NULL when v has no name */
 /* Pushes the name of v, or v itself when it has no name. */
@@ -166,7 +167,7 @@ void marsh_gid_push(lua_State *L, const union ibv_gid *gid);
 /* ---- object.c: userdata over verbs handles ------------------------------ */
 
 /* The classes, each with a slot in the per-state tables (ids handed out). */
-enum { VC_CONTEXT, VC_PD, VC_MR, VC_CQ, VC_CHANNEL, VC_QP, VC_AH, VC_SRQ, VC_CM_CHANNEL, VC_CM_ID, VC_CM_EVENT,
+enum { VC_CONTEXT, VC_PD, VC_MR, VC_CQ, VC_CHANNEL, VC_QP, VC_AH, VC_SRQ, VC_CM_CHANNEL, VC_CM_ID, VC_CM_EVENT, VC_DEVOBJ,
        VC_MW, VC_CM_ADDRINFO, VCLASS_MAX_ };
 
 #define VN_MAXDEPS 5   /* a QP made by rdma_create_qp: pd, send_cq, recv_cq, srq, cm_id */
@@ -473,6 +474,14 @@ void pd_open(lua_State *L);
 void cq_open(lua_State *L);
 void qp_open(lua_State *L);
 void srq_open(lua_State *L);
+/* api_rest.c: the rest of verbs.h that rxe runs, added to the classes above */
+extern const struct vfield vf_srq_init_attr_ex[], vf_tm_cap[];
+void api_rest_open(lua_State *L);
+void api_add_methods(lua_State *L, const char *tname, const luaL_Reg *fns);
+/* devonly.c: the verbs that need hardware, each called and its answer explained */
+void devonly_open(lua_State *L);
+/* cm_rest.c: the rest of rdma_cma.h */
+void cm_rest_open(lua_State *L);
 
 /* context.c: waits until fd is readable (true) or timeout_ms passed (false;
  * < 0: forever), in slices of at most 100 ms that check for Ctrl-C. */

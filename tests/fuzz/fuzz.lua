@@ -28,6 +28,9 @@
 --               resolved toward a group (from RXE_ADDR) joined, left, destroyed
 --   ep          verbs.getaddrinfo, passive verbs.create_ep endpoints, get_request,
 --               the rdma_verbs.h helpers (reg_*, post_*, get_*_comp) with junk
+--   rest        the rest of verbs.h and rdma_cma.h: create_srq_ex, reg_mr_iova,
+--               cq:resize, mr:rereg, the hardware-only verbs (refused on
+--               rxe), id:migrate, id:set_option, id:create_qp_ex, with junk too
 --
 -- For the trace's differential (tests/fuzz/diff): VERBSH_FUZZ_OUTCOMES=1
 -- prints every call's outcome ("= ok ..." or "= error ..."), and
@@ -50,7 +53,7 @@ local function chance(p) return R() < p end
 local function oneof(t) return t[R(#t)] end
 
 local on = {}
-for f in ("proxies,metamethods,recorder,crossctx,gc,cm,prepared,masks,nulstr,tracing,mw,mcast,ep"):gmatch("[^,]+") do
+for f in ("proxies,metamethods,recorder,crossctx,gc,cm,prepared,masks,nulstr,tracing,mw,mcast,ep,rest"):gmatch("[^,]+") do
   on[f] = FAMS == "all" or ("," .. FAMS .. ","):find("," .. f .. ",", 1, true) ~= nil
 end
 
@@ -410,6 +413,41 @@ fam.prepared = {
   function() local w = pick("swr") or pick("rwr"); log("read a prepared WR")
     if w then try(function() return w.wr_id, #w, tostring(w), w[1], w[R(-1, 30)], w.rdma, w.ud, w[junk()] end) end end,
 }
+fam.rest = {
+  function() log("create_srq_ex"); local c = pick("ctx")
+    add("srq", call(c, "create_srq_ex", chance(0.7) and { srq_type = oneof{ "BASIC", "TM", "XRC", 7 }, pd = pick("pd"),
+      cq = pick("cq"), attr = { max_wr = R(0, 40), max_sge = R(0, 3), srq_limit = R(0, 4) } } or junk())) end,
+  function() log("reg_mr_iova"); local pd = pick("pd")
+    add("mr", call(pd, oneof{ "reg_mr_iova", "reg_mr_iova2" }, oneof{ R(0, 8192), "abc", junk() },
+      oneof{ R(0, 16) * 4096, 0x12345064, R(0, 1 << 40), junk() }, oneof(ACCESS))) end,
+  function() log("cq:resize"); call(pick("cq"), "resize", oneof{ R(0, 300), -1, junk() }) end,
+  function() log("mr:rereg"); call(pick("mr"), "rereg", oneof{ "CHANGE_ACCESS", "CHANGE_PD", { "CHANGE_PD", "CHANGE_ACCESS" },
+    "CHANGE_TRANSLATION", junk() }, chance(0.5) and pick("pd") or junk(), oneof(ACCESS)) end,
+  function() local m = oneof{ "open_xrcd", "open_qp", "alloc_dm", "alloc_td", "alloc_parent_domain", "create_counters",
+      "create_wq", "create_rwq_ind_table", "create_flow_action_esp", "import_pd", "import_dm", "query_rt_values_ex",
+      "query_pkey", "get_pkey_index", "query_device_ex" }
+    log("ctx:%s", m); call(pick("ctx"), m, junk(), junk(), junk()) end,
+  function()
+    local t = oneof{ { "pd", "reg_dmabuf_mr" }, { "pd", "alloc_null_mr" }, { "pd", "advise_mr" }, { "pd", "import_mr" },
+      { "qp", "create_flow" }, { "qp", "modify_rate_limit" }, { "qp", "query_ece" }, { "qp", "set_ece" },
+      { "qp", "query_data_in_order" }, { "cq", "modify" }, { "srq", "get_srq_num" }, { "srq", "post_srq_ops" } }
+    local k, m = t[1], t[2]
+    log("%s:%s", k, m); call(pick(k), m, junk(), junk(), junk()) end,
+  function() log("verbs.import_device"); try(verbs.import_device, chance(0.5) and pick("ctx") or junk()) end,
+  function() log("id:migrate"); call(pick("id"), "migrate", chance(0.7) and pick("cmch") or junk()) end,
+  function() log("id:set_option"); call(pick("id"), "set_option", oneof{ "ID", "IB", 0, junk() },
+    oneof{ "TOS", "REUSEADDR", "AFONLY", "ACK_TIMEOUT", 9, junk() }, oneof{ R(0, 40), true, junk() }) end,
+  function() log("id:create_qp_ex")
+    local id = pick("id"); local ctx = id and try(function() return id.verbs end)
+    local pd = ctx and try(ctx.alloc_pd, ctx) or pick("pd"); add("pd", pd)
+    local cq = ctx and try(ctx.create_cq, ctx, 4) or pick("cq"); add("cq", cq)
+    add("qp", call(id, "create_qp_ex", { pd = pd, qp_type = oneof{ "RC", "UD" }, send_cq = cq, recv_cq = cq,
+      send_ops_flags = oneof{ nil, { "SEND" }, "TSO" }, cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1,
+      max_recv_sge = 1 } }))
+  end,
+  function() log("id:notify, ECE"); local id = pick("id"); call(id, "notify", oneof{ "COMM_EST", junk() })
+    call(id, "set_local_ece", R(0, 5), R(0, 5)); call(id, "get_remote_ece"); call(id, "reject_ece", junk()) end,
+}
 
 -- A random subset of a list (each item kept with probability 1/2).
 local function subset(list) local t = {} for _, v in ipairs(list) do if chance(0.5) then t[#t + 1] = v end end return t end
@@ -547,7 +585,7 @@ fam.mw = {
 local pool = {}
 local function weigh(list, n) for _ = 1, n do for _, f in ipairs(list) do pool[#pool + 1] = f end end end
 weigh(base, 2)
-for _, name in ipairs{ "cm", "crossctx", "ep", "gc", "masks", "mcast", "metamethods", "nulstr", "prepared", "proxies", "recorder", "tracing", "mw" } do
+for _, name in ipairs{ "cm", "crossctx", "ep", "gc", "masks", "mcast", "metamethods", "nulstr", "prepared", "proxies", "recorder", "rest", "tracing", "mw" } do
   if on[name] then weigh(fam[name], math.max(1, 24 // #fam[name])) end
 end
 local owner = {}
