@@ -1171,6 +1171,26 @@ V["cm_id.create_srq"] = function(w, ev)
   end
 end
 
+V["cm_id.create_srq_ex"] = function(w, ev)
+  local a = w:tmp("srq_init_attr_ex")
+  local t = copy_table(ev.args[1])
+  if t.comp_mask == nil then
+    local m = {}
+    for _, kb in ipairs { { "pd", "PD" }, { "srq_type", "TYPE" }, { "tm_cap", "TM" } } do
+      if t[kb[1]] ~= nil then m[#m + 1] = kb[2] end
+    end
+    t.comp_mask = m
+  end
+  w:put("struct ibv_srq_init_attr_ex %s = %s;", a, w:init("ibv_srq_init_attr_ex", t))
+  w:expect_minus1(ev, fmt("rdma_create_srq_ex(%s, &%s)", w:obj(ev.self), a))
+  local srq = ev.results and ev.results[1]
+  if srq then
+    w:bind("struct ibv_srq", R.name_of(srq), fmt("%s->srq", w:obj(ev.self)))
+    w.cm_srqs = w.cm_srqs or {}
+    w.cm_srqs[R.name_of(srq)] = w:obj(ev.self)
+  end
+end
+
 local HEAD = [[
 /* %s
  * Exported by verbsh %s (verbs.export_c): the verb calls of a verbsh

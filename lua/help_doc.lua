@@ -610,6 +610,13 @@ M.methods = {
     .. " takes each receive (librdmacm makes no CQ for a BASIC SRQ); srq:destroy() calls rdma_destroy_srq(id)",
     keys = "ibv_srq_attr",
     ex = "srq = id:create_srq(pd, { max_wr = 16, max_sge = 1 })" },
+  ["cm_id:create_srq_ex"] = { "cm_id", "id:create_srq_ex{ srq_type=, pd=, attr={max_wr=, max_sge=, srq_limit=} }",
+    "int rdma_create_srq_ex(struct rdma_cm_id *id, struct ibv_srq_init_attr_ex *attr)",
+    "an SRQ on the id (id->srq), as id:create_srq, from struct ibv_srq_init_attr_ex: comp_mask is computed from"
+    .. " the keys given (PD, TYPE, TM) unless given; pd may be left out when the id has one; no cq key (an XRC"
+    .. " SRQ's: ctx:create_srq_ex makes those); srq:destroy() calls rdma_destroy_srq(id)",
+    keys = "ibv_srq_init_attr_ex",
+    ex = "srq = id:create_srq_ex{ srq_type = \"BASIC\", pd = pd, attr = { max_wr = 16, max_sge = 1 } }" },
   get_send_comp = { "cm_id", "id:get_send_comp([timeout_ms])", "int rdma_get_send_comp(struct rdma_cm_id *id, struct ibv_wc *wc)",
     "the next send-side completion on the CQ librdmacm made for the id (as cq:poll gives it): polls, arms the CQ"
     .. " and waits for its event; nil at the timeout (C waits forever); Ctrl-C interrupts", ex = "wc = id:get_send_comp(5000)" },

@@ -635,7 +635,49 @@ static int l_create_srq(lua_State *L)
 	return 1;
 }
 
+/* id:create_srq_ex{ srq_type=, pd=, attr={...} }: rdma_create_srq_ex. As
+ * id:create_srq, with struct ibv_srq_init_attr_ex; comp_mask from the keys
+ * given unless given. No cq key: that is an XRC SRQ's, which rdma_cm does
+ * not make for an id (ctx:create_srq_ex makes one where a device has XRC). */
+static int l_create_srq_ex(lua_State *L)
+{
+	struct vnode *n = vobj_check(L, 1, &vc_cm_id);
+	struct rdma_cm_id *id = n->h;
+	struct ibv_srq_init_attr_ex a;
+	memset(&a, 0, sizeof a);
+	vchecktable(L, 2);
+	vnoextra(L, 2, "id:create_srq_ex{...}", NULL);
+	uint64_t mask = marsh_read(L, 2, 2, vf_srq_init_attr_ex, &a);
+	lua_pushliteral(L, "comp_mask");
+	if (lua_rawget(L, 2) == LUA_TNIL)
+		a.comp_mask = (uint32_t)mask;
+	lua_pop(L, 1);
+	if (a.cq || (a.comp_mask & IBV_SRQ_INIT_ATTR_CQ))
+		return vargerror(L, 2, "key 'cq' is an XRC SRQ's, which an rdma_cm id does not make: "
+				       "ctx:create_srq_ex makes one on a device with XRC");
+	if (!a.pd && !id->pd)
+		return luaL_error(L, "rdma_create_srq_ex: this id has no PD yet, and the table gives none: add pd = "
+				     "id.verbs:alloc_pd(), or make the endpoint's QP first");
+	if (id->srq)
+		return luaL_error(L, "rdma_create_srq_ex: this id has an SRQ already (an rdma_cm_id holds one)");
+	lua_settop(L, 2);
+	struct vnode *p = vobj_field(L, 2, 2, "pd", &vc_pd, NULL);   /* 3: the pd, when given */
+	int deps[] = { p ? 3 : 0, 1 };
+	struct vnode *s = vobj_new(L, &vc_srq, 2, deps);
+	int ret = rdma_create_srq_ex(id, &a);
+	int err = errno;
+	if (ret) {
+		lua_createtable(L, 0, 1);
+		vraise_push_memlock(L);
+		lua_setfield(L, -2, "memlock");
+		return vraise(L, "rdma_create_srq_ex", err, 1, -1);
+	}
+	vobj_set(s, id->srq);
+	return 1;
+}
+
 const luaL_Reg cm_id_more_methods[] = {
+	{ "create_srq_ex", l_create_srq_ex },
 	{ "join_multicast", mcast_join }, { "join_multicast_ex", mcast_join_ex }, { "leave_multicast", mcast_leave },
 	{ "get_request", l_get_request }, { "destroy_ep", l_destroy_ep },
 	{ "reg_msgs", l_reg_msgs }, { "reg_read", l_reg_read }, { "reg_write", l_reg_write },

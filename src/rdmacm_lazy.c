@@ -97,6 +97,7 @@ FWD(int, rdma_create_ep, -1, (struct rdma_cm_id **id, struct rdma_addrinfo *res,
 FWD_VOID(rdma_destroy_ep, (struct rdma_cm_id *id), (id))
 FWD(int, rdma_get_request, -1, (struct rdma_cm_id *listen, struct rdma_cm_id **id), (listen, id))
 FWD(int, rdma_create_srq, -1, (struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_srq_init_attr *attr), (id, pd, attr))
+FWD(int, rdma_create_srq_ex, -1, (struct rdma_cm_id *id, struct ibv_srq_init_attr_ex *attr), (id, attr))
 FWD_VOID(rdma_destroy_srq, (struct rdma_cm_id *id), (id))
 
 /* cm_rest.c: the rest of rdma_cma.h */

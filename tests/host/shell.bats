@@ -170,7 +170,7 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 @test "help() explains, help(name) gives the C prototype" {
     run "$VERBSH" -e 'help() help "qp:modify" help "nosuchthing" help "post_s"'
     [ "$status" -eq 0 ]
-    [ "${lines[-1]}" = 'no help for "post_s"; try cm_id:post_send, post_send, post_sendv' ]   # names that contain it
+    [ "${lines[-1]}" = 'no help for "post_s"; try cm_id:post_send, post_send, post_sendv, post_srq_ops' ]   # names that contain it
     [[ $output == *"a method is the verb minus ibv_ and its object"* ]]
     [[ $output == *"C: int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)"* ]]
     [[ $output == *'no help for "nosuchthing"'* ]]

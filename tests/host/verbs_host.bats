@@ -61,7 +61,7 @@ load ../helpers
     [ "${lines[3]}" = "FENCE,SIGNALED,SOLICITED,INLINE,IP_CSUM" ]
     [ "${lines[4]}" = "SUCCESS	RETRY_EXC_ERR	RNR_RETRY_EXC_ERR	24" ]
     [ "${lines[5]}" = "LOCAL_WRITE,REMOTE_WRITE,REMOTE_READ,REMOTE_ATOMIC	AV	ACTIVE	ETHERNET" ]
-    [ "${lines[6]}" = "37" ]   # with ibv_port_cap_flags, ibv_port_cap_flags2, ib_uverbs_query_port_flags, ibv_mw_type; the 4 of multicast and rdma_addrinfo
+    [ "${lines[6]}" = "42" ]   # 32, and ibv_mw_type; the 4 of multicast and rdma_addrinfo; ibv_srq_type, ibv_srq_init_attr_mask, ibv_fork_status, ibv_rate, ibv_rereg_mr_flags
     [ "${lines[7]}" = "ADDR_RESOLVED,ADDR_ERROR,ROUTE_RESOLVED,ROUTE_ERROR,CONNECT_REQUEST,CONNECT_RESPONSE,CONNECT_ERROR,UNREACHABLE,REJECTED,ESTABLISHED	TCP,UDP,IB,IPOIB" ]
     [ "${lines[8]}" = "RDMA_WRITE,RDMA_WRITE_WITH_IMM,SEND,SEND_WITH_IMM,RDMA_READ,ATOMIC_CMP_AND_SWP,ATOMIC_FETCH_AND_ADD	BYTE_LEN,IMM,QP_NUM,SRC_QP,SLID,SL,DLID_PATH_BITS,COMPLETION_TIMESTAMP" ]
 }
@@ -80,13 +80,13 @@ load ../helpers
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "context	verbs.context	function	function	function	alloc_dm alloc_parent_domain alloc_pd alloc_td close create_comp_channel create_counters create_cq create_cq_ex create_flow_action_esp create_qp_ex create_rwq_ind_table create_srq_ex create_wq get_async_event get_pkey_index gids import_dm import_pd init_ah_from_wc open_qp open_xrcd query_device query_device_ex query_gid query_pkey query_port query_rt_values_ex" ]
-    [ "${lines[1]}" = "pd	verbs.pd	function	function	function	advise_mr alloc_null_mr create_ah create_ah_from_wc create_qp create_srq dealloc import_mr reg_dmabuf_mr reg_mr reg_mr_iova reg_mr_iova2" ]
+    [ "${lines[1]}" = "pd	verbs.pd	function	function	function	advise_mr alloc_mw alloc_null_mr create_ah create_ah_from_wc create_qp create_srq dealloc import_mr reg_dmabuf_mr reg_mr reg_mr_iova reg_mr_iova2" ]
     [ "${lines[2]}" = "mr	verbs.mr	function	function	function	dereg fill read rereg write" ]
-    [ "${lines[3]}" = "cq	verbs.cq	function	function	function	ack_events destroy end_poll iter modify next_poll poll read_byte_len read_completion_ts read_completion_wallclock_ns read_cvlan read_dlid_path_bits read_flow_tag read_imm_data read_opcode read_qp_num read_sl read_slid read_src_qp read_tm_info read_vendor_err read_wc_flags req_notify resize start_poll wait" ]
-    [ "${lines[5]}" = "qp	verbs.qp	function	function	function	create_flow destroy modify modify_rate_limit post_recv post_send query query_data_in_order query_ece set_ece wr_abort wr_atomic_cmp_swp wr_atomic_fetch_add wr_atomic_write wr_complete wr_rdma_read wr_rdma_write wr_rdma_write_imm wr_send wr_send_imm wr_send_tso wr_set_inline_data wr_set_inline_data_list wr_set_sge wr_set_sge_list wr_set_ud_addr wr_set_xrc_srqn wr_start" ]
+    [ "${lines[3]}" = "cq	verbs.cq	function	function	function	ack_events destroy end_poll iter modify next_poll poll read_byte_len read_completion_ts read_completion_wallclock_ns read_cvlan read_dlid_path_bits read_flow_tag read_imm_data read_invalidated_rkey read_opcode read_qp_num read_sl read_slid read_src_qp read_tm_info read_vendor_err read_wc_flags req_notify resize start_poll wait" ]
+    [ "${lines[5]}" = "qp	verbs.qp	function	function	function	attach_mcast bind_mw create_flow destroy detach_mcast modify modify_rate_limit post_recv post_send query query_data_in_order query_ece set_ece wr_abort wr_atomic_cmp_swp wr_atomic_fetch_add wr_atomic_write wr_bind_mw wr_complete wr_local_inv wr_rdma_read wr_rdma_write wr_rdma_write_imm wr_send wr_send_imm wr_send_inv wr_send_tso wr_set_inline_data wr_set_inline_data_list wr_set_sge wr_set_sge_list wr_set_ud_addr wr_set_xrc_srqn wr_start" ]
     [ "${lines[7]}" = "srq	verbs.srq	function	function	function	destroy get_srq_num modify post_recv post_srq_ops query" ]
     [ "${lines[8]}" = "cm_channel	verbs.cm_channel	function	function	function	create_id destroy get_cm_event" ]
-    [ "${lines[9]}" = "cm_id	verbs.cm_id	function	function	function	accept bind_addr connect create_qp create_qp_ex destroy destroy_qp disconnect establish get_dst_port get_local_addr get_peer_addr get_remote_ece get_src_port init_qp_attr listen migrate notify reject reject_ece resolve_addr resolve_route set_local_ece set_option" ]
+    [ "${lines[9]}" = "cm_id	verbs.cm_id	function	function	function	accept bind_addr connect create_qp create_qp_ex create_srq create_srq_ex destroy destroy_ep destroy_qp disconnect establish get_dst_port get_local_addr get_peer_addr get_recv_comp get_remote_ece get_request get_send_comp get_src_port init_qp_attr join_multicast join_multicast_ex leave_multicast listen migrate notify post_read post_readv post_recv post_recvv post_send post_sendv post_ud_send post_write post_writev reg_msgs reg_read reg_write reject reject_ece resolve_addr resolve_route set_local_ece set_option" ]
     [ "${lines[10]}" = "cm_event	verbs.cm_event	function	function	function	ack expect" ]
     [ "${lines[11]}" = "cm_addrinfo	verbs.cm_addrinfo	function	function	function	free" ]
 }

@@ -105,6 +105,16 @@ check(tostring(e):find("id->recv_cq is NULL", 1, true), "%s", tostring(e))
 e = raises("the id with its SRQ", cid.destroy, cid)
 check(tostring(e):find("still used by", 1, true), "%s", tostring(e))
 srq:destroy()
+-- rdma_create_srq_ex: the same through struct ibv_srq_init_attr_ex (max_wr 5: rxe rounds it up, never down)
+e = raises("create_srq_ex with an XRC SRQ's cq", cid.create_srq_ex, cid, { srq_type = "BASIC", pd = cpd,
+  attr = { max_wr = 5, max_sge = 1 }, comp_mask = { "PD", "TYPE", "CQ" } })
+check(tostring(e):find("key 'cq' is an XRC SRQ's", 1, true), "%s", tostring(e))
+local srq2 = cid:create_srq_ex{ srq_type = "BASIC", pd = cpd, attr = { max_wr = 5, max_sge = 1, srq_limit = 0 } }
+local q2 = srq2:query()
+check(q2.max_wr >= 5 and q2.max_wr < 64, "srq_ex max_wr %d", q2.max_wr)
+e = raises("a second SRQ through create_srq_ex", cid.create_srq_ex, cid, { srq_type = "BASIC", pd = cpd, attr = { max_wr = 4, max_sge = 1 } })
+check(tostring(e):find("rdma_create_srq_ex: this id has an SRQ already", 1, true), "%s", tostring(e))
+srq2:destroy()
 smr:dereg()
 id:reject()
 
