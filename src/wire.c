@@ -252,8 +252,8 @@ static void push_why(lua_State *L, const struct frame *f)
 	case W_NOT_PORT: lua_pushliteral(L, "not UDP port 4791"); return;
 	case W_TRUNC:
 		if (f->caplen < f->len)
-			lua_pushfstring(L, "truncated RoCEv2 packet (%d of its %d bytes captured)",
-					(int)f->caplen, (int)f->len);
+			lua_pushfstring(L, "truncated RoCEv2 packet (%I of its %I bytes captured)",
+					(lua_Integer)f->caplen, (lua_Integer)f->len);
 		else
 			lua_pushliteral(L, "truncated RoCEv2 packet");
 		return;
@@ -618,7 +618,7 @@ static int frame_tostring(lua_State *L)
 {
 	struct frame *f = check_mt(L, 1, &frame_key, FRAME_MT);
 	if (f->why != W_OK) {
-		lua_pushfstring(L, "frame of %d bytes (", (int)f->len);
+		lua_pushfstring(L, "frame of %I bytes (", (lua_Integer)f->len);
 		push_why(L, f);
 		lua_pushliteral(L, ")");
 		lua_concat(L, 3);
@@ -626,7 +626,7 @@ static int frame_tostring(lua_State *L)
 	}
 	const uint8_t *t = f->b + f->bth;
 	char s[64];
-	lua_pushfstring(L, "frame of %d bytes: %s_", (int)f->len, TRANSPORT[t[0] >> 5] ? TRANSPORT[t[0] >> 5] : "?");
+	lua_pushfstring(L, "frame of %I bytes: %s_", (lua_Integer)f->len, TRANSPORT[t[0] >> 5] ? TRANSPORT[t[0] >> 5] : "?");
 	push_opcode(L, t[0]);
 	snprintf(s, sizeof s, " psn %u destqp 0x%06x", (unsigned)be(t + 9, 3), (unsigned)be(t + 5, 3));
 	lua_pushstring(L, s);
