@@ -537,7 +537,7 @@ body{font:14px sans-serif;margin:12px;color:#222;background:#fff}
 table.room{border-collapse:separate;border-spacing:2px}
 th,td{padding:2px 6px;text-align:center;height:18px}
 th{background:#dde}
-td.seat{background:#345678;color:#fff;text-align:left;font-weight:bold}
+td.seat{background:#345678;color:#fff;text-align:left;font-weight:bold;white-space:nowrap}
 td.done{background:#4caf50;color:#fff}td.work{background:#ffd54f}td.auto{background:#90caf9}
 td.none{background:#eee}td.stuck{background:#e53935;color:#fff}
 td.now{text-align:left;white-space:nowrap}
