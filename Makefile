@@ -92,7 +92,7 @@ asan: deps
 $(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ) src/verbsh.dynlist
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(DEPLIBS) $(LUA_STATIC)
 
-# make run [ARGS="--lesson 5"] [LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M | CLASS=GROUP:PORT SEAT=N]
+# make run [ARGS="--lesson 5"] [LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M | CLASS=GROUP:PORT SEAT=N] [ROLE=partner]
 # (exported, not pasted into the recipe: ARGS may hold any quotes)
 run: export ARGS := $(ARGS)
 run: export LINK := $(LINK)
@@ -102,6 +102,7 @@ run: export SEAT := $(SEAT)
 run: export PEER_SEAT := $(PEER_SEAT)
 run: export MTU := $(MTU)
 run: export TWO := $(TWO)
+run: export ROLE := $(ROLE)
 run: all
 	@scripts/run-shell
 

@@ -305,13 +305,13 @@ end
 -- try's from now on (the silent check after each chunk marks nothing).
 local function run_check(told)
   local st = step()
-  local ok, passed, why = pcall(st.check, cur.S)
+  local ok, passed, why, waiting = pcall(st.check, cur.S)
   if not ok then return false, "check could not run: " .. tostring(passed) .. broken_objects() end
   if not passed and told and K.forget_judged(cur.S) > 0 then
     why = (why or "the check did not pass") ..
       "\n  (the check set those completions aside as a failed try's: redo the task and it judges only the new ones)"
   end
-  return passed and true or false, why
+  return passed and true or false, why, not passed and waiting == "partner" or nil
 end
 
 local function advance(note, hold)
@@ -503,7 +503,12 @@ end
 
 -- Runs one lesson without a learner. Returns true, or false and the failed
 -- step, or nil and the skip reason.
-function M.auto(what)
+-- A lab whose partner runs in another seat may start first: a check that
+-- says so (third value "partner") makes --auto start the lesson again, for
+-- at most this long.
+M.partner_wait = 120
+
+function M.auto(what, deadline)
   local entry, reason = begin(what, true)
   if not entry then return nil, reason end
   enter_step()
@@ -511,8 +516,16 @@ function M.auto(what)
     local st = step()
     out("")
     M.run_code(dedent(st.solution), true, repl.prefix .. "verbsh> ")
-    local passed, note = run_check()
+    local passed, note, waiting = run_check()
     if passed and retry_drill then passed, note = retry_step(st, note) end
+    deadline = deadline or os.time() + M.partner_wait
+    if waiting and os.time() < deadline then
+      out("\n… ", note, " (trying again in 2 s)")
+      M.stop(true)
+      K.teardown()
+      require("socket").sleep(2)
+      return M.auto(entry, deadline)
+    end
     if not passed then
       local failed = ("lesson %s step %d (%s): %s"):format(cur.short, cur.i, st.title,
                                                             note or "check did not pass")
