@@ -553,6 +553,15 @@ function K.remote_partner(var, port)
   end
 end
 
+-- True when verbsh runs installed (no checkout with scripts/rxe-vm beside
+-- its lessons): advice then names verbsh-vm, not make.
+function K.installed()
+  local ok, dir = pcall(function() return require("verbs.lesson").dir() end)
+  local f = ok and dir and io.open(dir .. "/../scripts/rxe-vm")
+  if f then f:close() return false end
+  return true
+end
+
 -- "seat 2" for a seat's partner at 10.78.0.2, else "the partner at ADDR".
 function K.partner_name()
   local addr = os.getenv("RXE_PEER_ADDR") or ""

@@ -371,3 +371,17 @@ auto() {
     [[ $output == '{"log":"'"$XDG_STATE_HOME/verbsh/progress"'","seats":[{"seat":"host '*'","lessons":[{"lesson":"04-rc-states","passed":1,"skipped":2,"auto":0,"steps":'* ]]
     [[ $output == *'{"lesson":"05-rc-send","passed":1,"skipped":0,"auto":0,"steps":4,"finished":false,"first":"20'* ]]
 }
+
+@test "rc_connect, which help suggests for scripts, works where ctx is a local, not a global" {
+    run "$VERBSH" -e '
+      local ctx = verbs.open()
+      local pd, cq = ctx:alloc_pd(), ctx:create_cq(8)
+      local function qp() return pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
+        cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 } } end
+      local a, b = qp(), qp()
+      rc_connect(a, b); rc_connect(b, a, { sq_psn = 0x1234 })
+      print(rawget(_G, "ctx"), a.state, b.state, a:query().dest_qp_num == b.qp_num)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "nil	RTS	RTS	true" ]
+}

@@ -129,3 +129,15 @@ room_lua='
     [ "${lines[13]}" = "seat 6	9000	1400	1" ]
     [ "${lines[14]}" = "2	seat 4 must report from 10.78.0.4, not 10.78.0.5" ]
 }
+
+@test "--lesson all --auto on a host without RDMA: every lesson a SKIP (lesson 1 too), exit 77; no traceback from the runner" {
+    [ ! -d /sys/class/infiniband ] || skip "this host has RDMA"
+    unset VERBSH_LESSONS
+    run "$VERBSH" --lesson all --auto
+    [ "$status" -eq 77 ]
+    [[ $output == *"SKIP devices: no RDMA device"* ]]
+    [ "$(grep -c '^SKIP ' <<<"$output")" -eq "$(ls "$ROOT"/lessons/[0-9]*.lua | wc -l)" ]
+    [[ $output != *"FAIL"* ]]
+    run "$VERBSH" -e 'require("verbs.lesson").run_code("local t = nil; print(t.x)")'
+    [ "$output" = "stdin:1: attempt to index a nil value (local 't')"$'\n'"stack traceback:"$'\n'"	stdin:1: in main chunk" ]
+}
