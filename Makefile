@@ -161,10 +161,11 @@ install: all
 	$(INSTALL) -m 644 examples/*.lua $(DESTDIR)$(DATADIR)/examples/
 	$(INSTALL) -m 644 doc/verbsh.1 $(DESTDIR)$(MANDIR)/verbsh.1
 	$(INSTALL) -m 644 doc/verbsh.bash-completion $(DESTDIR)$(BASHCOMPDIR)/verbsh
+	ln -sf verbsh $(DESTDIR)$(BASHCOMPDIR)/verbsh-vm
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/verbsh $(DESTDIR)$(BINDIR)/verbsh-vm $(DESTDIR)$(LUA_CMOD)/verbs.so \
-	    $(DESTDIR)$(MANDIR)/verbsh.1 $(DESTDIR)$(BASHCOMPDIR)/verbsh
+	    $(DESTDIR)$(MANDIR)/verbsh.1 $(DESTDIR)$(BASHCOMPDIR)/verbsh $(DESTDIR)$(BASHCOMPDIR)/verbsh-vm
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)
 
 # The .deb (lintian-checked) and the rock, each from a clean copy of the

@@ -46,7 +46,7 @@ LUA
     run env RXE_VM_SHARE=0 "$ROOT/scripts/rxe-vm" --seat 2 --class "$group" --listen 127.0.0.1 --timeout 120 -- true
     echo "$output"
     [ "$status" -eq 125 ]
-    [[ $output == *"rxe-vm: guest setup failed: seat 2 is taken: another seat already answers for 10.78.0.2 on this segment (MAC 52:54:00:4e:0e:02:"* ]]
+    [[ $output == *"rxe-vm: guest setup failed: seat 2 is taken: another seat already answers for 10.78.0.2 on this segment (MAC 52:54:00:4e:0e:02, the same as this seat's: another PC or guest started with --seat 2)"* ]]
     local rcs="" p
     for p in $s1 $s2 $s3; do wait $p; rcs="$rcs $?"; done
     for n in 1 2 3; do echo "--- seat $n"; cat "$t/seat$n.out"; done
