@@ -141,3 +141,37 @@ room_lua='
     run "$VERBSH" -e 'require("verbs.lesson").run_code("local t = nil; print(t.x)")'
     [ "$output" = "stdin:1: attempt to index a nil value (local 't')"$'\n'"stack traceback:"$'\n'"	stdin:1: in main chunk" ]
 }
+
+@test "--room-plan 30: thirty handouts, distinct seats, partners in pairs, distinct ports over --link; printable HTML" {
+    cd "$BATS_TEST_TMPDIR"
+    run "$VERBSH" --room-plan 30 --class 239.78.0.1:7100
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '^── Student ' <<<"$output")" -eq 30 ]
+    # each seat once, each with its partner, and the partner's handout names it back
+    [ "$(grep -oE '^     make run CLASS=239\.78\.0\.1:7100 SEAT=[0-9]+ PEER_SEAT=[0-9]+$' <<<"$output" | sort -u | wc -l)" -eq 30 ]
+    for k in 1 2 17 30; do
+        local p=$(( k % 2 ? k + 1 : k - 1 ))
+        grep -qx "     make run CLASS=239.78.0.1:7100 SEAT=$k PEER_SEAT=$p" <<<"$output"
+        grep -qx "     make run CLASS=239.78.0.1:7100 SEAT=$k PEER_SEAT=$p ROLE=partner" <<<"$output"
+    done
+    [[ $output == *"── The teacher: the room in seat 254"*"make run CLASS=239.78.0.1:7100 SEAT=254 ARGS=--room"* ]]
+    [ "$(grep -c '<div class="handout" id="seat-' room-plan.html)" -eq 30 ]
+    grep -q '<div class="handout" id="teacher">' room-plan.html
+    # over --link: each student listens on its own port, and sends to the partner's
+    run "$VERBSH" --room-plan 30 --link 7000 --html link.html
+    [ "$status" -eq 0 ]
+    [ "$(grep -oE 'LISTEN=[0-9]+ SEAT=' <<<"$output" | sort -u | wc -l)" -eq 30 ]
+    grep -qx "     make run LINK=PC_OF_SEAT_2:7002 LISTEN=7001 SEAT=1 PEER_SEAT=2" <<<"$output"
+    grep -qx "     make run LINK=PC_OF_SEAT_29:7029 LISTEN=7030 SEAT=30 PEER_SEAT=29" <<<"$output"
+    # an odd room: the last student pairs with the teacher's second seat
+    run "$VERBSH" --room-plan 31 --class 239.78.0.1:7100 --html odd.html
+    grep -qx "     make run CLASS=239.78.0.1:7100 SEAT=31 PEER_SEAT=253" <<<"$output"
+    grep -q "SEAT=253 PEER_SEAT=31 ROLE=partner" <<<"$output"
+    run "$VERBSH" --room-plan 252 --class 239.78.0.1:7100 --html big.html
+    [ "$status" -eq 0 ]
+    run "$VERBSH" --room-plan 253 --class 239.78.0.1:7100
+    [ "$status" -eq 2 ]
+    [[ $output == *"N wants 1-252 students"* ]]
+    run "$VERBSH" --room-plan 4 --class 10.0.0.1:7100
+    [ "$status" -eq 2 ]
+}
