@@ -103,3 +103,23 @@ PY
     [[ $output == *"gone.c"* ]]
     [ ! -e gone.c ]
 }
+
+@test "doctor --vm: a PC without RDMA is ready for the VM lab (exit 0); the class's port held by another program is a fail" {
+    local port=$((20000 + RANDOM % 20000))
+    run "$VERBSH" --doctor --vm --class 239.78.0.1:$port
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[1]} == "ok    qemu      QEMU emulator version "* ]]
+    [[ $output == *"ok    boot      a seat booted with rxe0 ACTIVE and verbsh opened it, in "*" s ("[KT][VC][MG]")"* ]]
+    [[ $output == *"ok    port      UDP port $port is free here"* ]]
+    [[ $output == *"ok    class     multicast group 239.78.0.1 can be joined (the class segment 239.78.0.1:$port)"* ]]
+    [ "${lines[-1]}" = "6 ok, 0 warn, 0 fail: ready for the VM lab" ]
+    python3 -c "import socket,time; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1', $port)); time.sleep(120)" &
+    local holder=$!
+    for _ in $(seq 50); do ss -Huln | grep -q "127.0.0.1:$port " && break; sleep 0.1; done
+    run "$VERBSH" --doctor --vm --json --class 239.78.0.1:$port
+    kill $holder
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *'{"name":"port","status":"fail","message":"UDP port '$port' is in use here: address already in use"'* ]]
+}
