@@ -20,7 +20,8 @@ local function devices(from, to)
   end
 end
 local a = k % 5
-if part == "flush" then assert(require("verbs.room").flush(0.5)) os.exit(0) end
+-- flush: send what the room has not acknowledged, waiting up to 5 s for it
+if part == "flush" then assert(require("verbs.room").flush(5)) os.exit(0) end
 if part == "before" then devices(1, math.min(a, 2)) os.exit(0) end
 if part == "offline" then devices(3, a) os.exit(0) end
 if part ~= "after" then devices(1, a) end
