@@ -374,6 +374,7 @@ auto() {
 
 @test "rc_connect, which help suggests for scripts, works where ctx is a local, not a global" {
     run "$VERBSH" -e '
+      local rc_connect = require("verbs.lesson_kit").rc_connect
       local ctx = verbs.open()
       local pd, cq = ctx:alloc_pd(), ctx:create_cq(8)
       local function qp() return pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
