@@ -423,11 +423,10 @@ function Room:snapshot()
     end
     local cur = row.current
     if cur and cur.at and not cur.finished then
-      local since = epoch(cur.err_t or cur.at_t) or t
-      local on = epoch(cur.at_t) or t
+      local on = epoch(cur.at_t) or t     -- on this step since then
       s.current = { lesson = cur.lesson, step = cur.at, steps = cur.of, title = cur.at_title, since = cur.at_t,
                     seconds = math.max(0, t - on), error = cur.err }
-      if t - since >= o.stuck then
+      if t - on >= o.stuck then
         s.current.stuck = true
         snap.stuck[#snap.stuck + 1] = row.seat
       end
