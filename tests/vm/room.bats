@@ -44,7 +44,7 @@ LUA
     # a classmate who also picked seat 2
     local start=$SECONDS
     run env RXE_VM_SHARE=0 "$ROOT/scripts/rxe-vm" --seat 2 --class "$group" --listen 127.0.0.1 --timeout 120 -- true
-    echo "$output"
+    echo "$output (exit $status after $((SECONDS - start)) s)"
     [ "$status" -eq 125 ]
     [[ $output == *"rxe-vm: guest setup failed: seat 2 is taken: another seat already answers for 10.78.0.2 on this segment (MAC 52:54:00:4e:0e:02, the same as this seat's: another PC or guest started with --seat 2)"* ]]
     local rcs="" p
