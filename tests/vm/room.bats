@@ -47,10 +47,11 @@ LUA
     echo "$output (exit $status after $((SECONDS - start)) s)"
     [ "$status" -eq 125 ]
     [[ $output == *"rxe-vm: guest setup failed: seat 2 is taken: another seat already answers for 10.78.0.2 on this segment (MAC 52:54:00:4e:0e:02, the same as this seat's: another PC or guest started with --seat 2)"* ]]
-    local rcs="" p
-    for p in $s1 $s2 $s3; do wait $p; rcs="$rcs $?"; done
+    local rcs="" p rc
+    for p in $s1 $s2 $s3; do rc=0; wait $p || rc=$?; rcs="$rcs $rc"; done
     for n in 1 2 3; do echo "--- seat $n"; cat "$t/seat$n.out"; done
     echo "exits$rcs"
+    cat room/room.json || true
     [ "$rcs" = " 0 0 0" ]
     grep -q "^acknowledged [0-9]" "$t/seat2.out"
     # room.json, written by seat 1's guest into this (shared) directory
@@ -114,12 +115,13 @@ PY
     [[ $output == *"ok    port      UDP port $port is free here"* ]]
     [[ $output == *"ok    class     multicast group 239.78.0.1 can be joined (the class segment 239.78.0.1:$port)"* ]]
     [ "${lines[-1]}" = "6 ok, 0 warn, 0 fail: ready for the VM lab" ]
-    python3 -c "import socket,time; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1', $port)); time.sleep(120)" &
+    /usr/bin/python3 -c "import socket,time; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1', $port)); time.sleep(300)" &
     local holder=$!
-    for _ in $(seq 50); do ss -Huln | grep -q "127.0.0.1:$port " && break; sleep 0.1; done
+    for _ in $(seq 300); do ss -Huln | grep -q "127.0.0.1:$port " && break; sleep 0.1; done
     run "$VERBSH" --doctor --vm --json --class 239.78.0.1:$port
     kill $holder
     echo "$output"
     [ "$status" -eq 1 ]
-    [[ $output == *'{"name":"port","status":"fail","message":"UDP port '$port' is in use here: address already in use"'* ]]
+    [[ $output == *'{"fix":"stop what holds it (ss -ulnp | grep :'$port'), or give the class another port","message":"UDP port '$port' is in use here: address already in use","name":"port","status":"fail"}'* ]]
+    [[ $output == *'"ok":false}' ]]
 }
