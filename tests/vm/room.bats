@@ -17,7 +17,7 @@ class_seat() {
 @test "room: three seats on one segment report to verbsh --room in seat 1; a second seat 2 is refused with the first's MAC" {
     group=239.78.0.1:$((20000 + RANDOM % 20000))
     local t=$BATS_TEST_TMPDIR n
-    class_seat 1 "$t/seat1.out" -- "$VERBSH" --room --for 70 --every 1 --dir room
+    class_seat 1 "$t/seat1.out" --timeout 400 -- bash -c 'timeout 200 "$VERBSH" --room --for 70 --every 1 --dir room; echo "room exit $?"' 
     local s1=$!
     # the seats' last step: every record acknowledged by the room
     cat >acked.lua <<'LUA'
@@ -30,14 +30,14 @@ os.exit(1)
 LUA
     class_seat 2 "$t/seat2.out" --peer-seat 3 -- bash -c '
         echo "seat 2 up"
-        "$VERBSH" --lesson devices --auto >lesson2.out || exit 1
         for i in $(seq 50); do busybox ping -c 1 -W 1 $RXE_PEER_ADDR >/dev/null && break; done
+        "$VERBSH" --lesson devices --auto >lesson2.out || exit 1
         "$VERBSH" acked.lua || exit 2
         sleep 30'
     local s2=$!
     class_seat 3 "$t/seat3.out" --peer-seat 2 --mtu 1500 -- bash -c '
-        "$VERBSH" --lesson devices --auto >lesson3.out && "$VERBSH" --lesson pd-mr --auto >>lesson3.out || exit 1
         for i in $(seq 50); do busybox ping -c 1 -W 1 $RXE_PEER_ADDR >/dev/null && break; done
+        "$VERBSH" --lesson devices --auto >lesson3.out && "$VERBSH" --lesson pd-mr --auto >>lesson3.out || exit 1
         "$VERBSH" acked.lua || exit 2'
     local s3=$!
     for _ in $(seq 1200); do grep -q "seat 2 up" "$t/seat2.out" && break; sleep 0.1; done
