@@ -85,8 +85,8 @@ function M.run(args)
     add("class", "fail", "--class wants GROUP:PORT, got " .. class)
     return result()
   end
-  local s = socket.udp()
-  local bound, err = s:setsockname("*", port)
+  local s = socket.udp4()
+  local bound, err = s:setsockname("0.0.0.0", port)
   if bound then
     add("port", "ok", ("UDP port %d is free here"):format(port))
     local joined, jerr = s:setoption("ip-add-membership", { multiaddr = group, interface = "0.0.0.0" })

@@ -117,10 +117,10 @@ local warned
 local unheard = 0
 
 local function open_socket(host)
-  local s = assert(socket.udp())
+  local s = assert(socket.udp4())
   local addr = os.getenv("RXE_ADDR")
   -- From the seat's own address: the room checks it.
-  if not (addr and addr ~= "" and s:setsockname(addr, 0)) then s:setsockname("*", 0) end
+  if not (addr and addr ~= "" and s:setsockname(addr, 0)) then s:setsockname("0.0.0.0", 0) end
   if multicast(host) and addr and addr ~= "" then s:setoption("ip-multicast-if", addr) end
   return s
 end
@@ -646,7 +646,7 @@ function M.main(args)
     i = i + 2
   end
   if not o.class and not o.listen then o.class = os.getenv("RXE_CLASS") ~= "" and os.getenv("RXE_CLASS") or nil end
-  local s = assert(socket.udp())
+  local s = assert(socket.udp4())
   s:setoption("reuseaddr", true)
   if o.listen then
     local host, port = host_port(o.listen, true)
@@ -659,7 +659,7 @@ function M.main(args)
     if not group or not multicast(group) then
       io.stderr:write("verbsh --room: --class wants a multicast GROUP:PORT, got ", o.class, "\n") return 2
     end
-    local ok, err = s:setsockname("*", port)
+    local ok, err = s:setsockname("0.0.0.0", port)
     if ok then
       local ifaddr = os.getenv("RXE_ADDR")
       ok, err = s:setoption("ip-add-membership", { multiaddr = group, interface = (ifaddr and ifaddr ~= "") and ifaddr or "0.0.0.0" })
