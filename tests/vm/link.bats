@@ -55,14 +55,15 @@ setup() { cd "$ROOT"; }
 }
 
 @test "link: lessons 13 (pair lab) and 14 (rdma_cm) --auto find the seat's partner, the learner (seat 1) started first" {
-    # The partner starts 15 s late: lesson 13 waits, and lesson 14 starts
-    # before cm_partner listens (REJECTED, reason 8) and tries again.
+    # The partner starts late: lesson 13's oob.connect gives up (10 s) and
+    # the lesson starts again; lesson 14 starts before cm_partner listens
+    # (REJECTED, reason 8) and tries again.
     run pair '
         "$VERBSH" --lesson pair-lab --auto || exit 1
         "$VERBSH" --lesson rdma-cm --auto || exit 2' '
-        sleep 15
+        sleep 30
         "$VERBSH" examples/pair_partner.lua -g $RXE_GID_INDEX --listen $RXE_ADDR --port 18600 || exit 1
-        sleep 3
+        sleep 20
         "$VERBSH" examples/cm_partner.lua --port 7471 || exit 2'
     echo "$output"
     [[ $output == *"seats 0 0"* ]]
@@ -117,7 +118,7 @@ setup() { cd "$ROOT"; }
     run scripts/rxe-vm --seat 300 --link 127.0.0.1:5000 --listen 5001 -- true
     [ "$status" -eq 2 ]
     [[ $output == *"--seat wants 1-254, got '300'"* ]]
-    run scripts/rxe-vm --class 10.0.0.1:5000 -- true
+    run scripts/rxe-vm --seat 1 --class 10.0.0.1:5000 -- true
     [ "$status" -eq 2 ]
     [[ $output == *"--class wants a multicast GROUP"* ]]
     run scripts/rxe-vm --two --link 127.0.0.1:5000 --listen 5001 -- true
