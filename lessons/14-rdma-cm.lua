@@ -190,8 +190,8 @@ return {
         ev = ch:get_cm_event(5000)
         qp.state, ev.param.conn.private_data_len, (ev.param.conn.private_data:gsub("%z+$", ""))]],
       check = function()
-        local ok, why = expect_event("ESTABLISHED")
-        if not ok then return false, why end
+        local ok, why, waiting = expect_event("ESTABLISHED")
+        if not ok then return false, why, waiting end
         if G"qp".state ~= "RTS" then return false, "qp is " .. G"qp".state .. ", not RTS" end
         return true, ("connected; the partner says %q; qp went INIT -> RTR -> RTS without a modify"):format(
           (G"ev".param.conn.private_data:gsub("%z+$", "")))
