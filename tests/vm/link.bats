@@ -63,12 +63,13 @@ setup() { cd "$ROOT"; }
         "$VERBSH" --lesson rdma-cm --auto || exit 2' '
         sleep 5
         "$VERBSH" examples/pair_partner.lua -g $RXE_GID_INDEX --listen $RXE_ADDR --port 18600 || exit 1
-        sleep 20
+        sleep 45
         "$VERBSH" examples/cm_partner.lua --port 7471 || exit 2'
     echo "$output"
     [[ $output == *"seats 0 0"* ]]
     [[ $output == *"Your partner: seat 2 at 10.78.0.2:18600 (RXE_PEER_ADDR). They run:"* ]]
     [[ $output == *"Your partner: seat 2 at 10.78.0.2:7471 (RXE_PEER_ADDR). They run:"* ]]
+    [[ $output == *"… waiting for your partner (seat 2 at 10.78.0.2:7471 (RXE_PEER_ADDR)) to start cm_partner (rejected: no one listens there yet)"*"(trying again in 2 s)"* ]]
     [[ $output == *"… waiting for your partner (seat 2 at 10.78.0.2:7471 (RXE_PEER_ADDR)) to start cm_partner (rejected: no one listens there yet)"* ]]
     [[ $output == *"partner: your RDMA WRITE left \"written by verbsh\" in my memory"* ]]
     [[ $output == *"gid ::ffff:10.78.0.1"* ]]
