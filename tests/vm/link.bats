@@ -56,20 +56,20 @@ setup() { cd "$ROOT"; }
 
 @test "link: lessons 13 (pair lab) and 14 (rdma_cm) --auto find the seat's partner, the learner (seat 1) started first" {
     # The partner starts after the learner: lesson 13's oob.connect retries
-    # until it listens; lesson 14 starts well before cm_partner listens
-    # (REJECTED, reason 8) and starts again.
+    # until it listens; lesson 14 usually starts before cm_partner listens
+    # (REJECTED, reason 8) and starts again. (How long lesson 14's first
+    # steps take decides which: the wait is not asserted.)
     run pair '
         "$VERBSH" --lesson pair-lab --auto || exit 1
         "$VERBSH" --lesson rdma-cm --auto || exit 2' '
         sleep 5
         "$VERBSH" examples/pair_partner.lua -g $RXE_GID_INDEX --listen $RXE_ADDR --port 18600 || exit 1
-        sleep 45
+        sleep 20
         "$VERBSH" examples/cm_partner.lua --port 7471 || exit 2'
     echo "$output"
     [[ $output == *"seats 0 0"* ]]
     [[ $output == *"Your partner: seat 2 at 10.78.0.2:18600 (RXE_PEER_ADDR). They run:"* ]]
     [[ $output == *"Your partner: seat 2 at 10.78.0.2:7471 (RXE_PEER_ADDR). They run:"* ]]
-    [[ $output == *"… waiting for your partner (seat 2 at 10.78.0.2:7471 (RXE_PEER_ADDR)) to start cm_partner (rejected: no one listens there yet)"*"(trying again in 2 s)"* ]]
     [[ $output == *"partner: your RDMA WRITE left \"written by verbsh\" in my memory"* ]]
     [[ $output == *"gid ::ffff:10.78.0.1"* ]]
     has_line "PASS pair-lab"
