@@ -95,7 +95,7 @@ asan: deps
 $(ASAN_DIR)/verbsh: $(SHELL_OBJ) $(LIB_OBJ) src/verbsh.dynlist
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(DEPLIBS) $(LUA_STATIC)
 
-# make run [ARGS="--lesson 5"] [LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M | CLASS=GROUP:PORT SEAT=N]
+# make run [ARGS="--lesson 5"] [LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M | CLASS=GROUP:PORT SEAT=N] [ROLE=partner]
 # (exported, not pasted into the recipe: ARGS may hold any quotes)
 run: export ARGS := $(ARGS)
 run: export LINK := $(LINK)
@@ -106,6 +106,7 @@ run: export PEER_SEAT := $(PEER_SEAT)
 run: export MTU := $(MTU)
 run: export TWO := $(TWO)
 run: export SIW := $(SIW)
+run: export ROLE := $(ROLE)
 run: all
 	@scripts/run-shell
 
@@ -169,10 +170,11 @@ install: all
 	$(INSTALL) -m 644 examples/*.lua $(DESTDIR)$(DATADIR)/examples/
 	$(INSTALL) -m 644 doc/verbsh.1 $(DESTDIR)$(MANDIR)/verbsh.1
 	$(INSTALL) -m 644 doc/verbsh.bash-completion $(DESTDIR)$(BASHCOMPDIR)/verbsh
+	ln -sf verbsh $(DESTDIR)$(BASHCOMPDIR)/verbsh-vm
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/verbsh $(DESTDIR)$(BINDIR)/verbsh-vm $(DESTDIR)$(LUA_CMOD)/verbs.so \
-	    $(DESTDIR)$(MANDIR)/verbsh.1 $(DESTDIR)$(BASHCOMPDIR)/verbsh
+	    $(DESTDIR)$(MANDIR)/verbsh.1 $(DESTDIR)$(BASHCOMPDIR)/verbsh $(DESTDIR)$(BASHCOMPDIR)/verbsh-vm
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)
 
 # The .deb (lintian-checked) and the rock, each from a clean copy of the

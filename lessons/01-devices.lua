@@ -7,6 +7,16 @@ return {
   intro = [[
     Everything in verbs hangs off a device context. In this lesson you open the
     device, look at its port, and find the GID that RoCE traffic must carry.]],
+  -- This lesson opens the device in its first step, not in a setup: with no
+  -- device at all it cannot run (a skip, as for every other lesson), and
+  -- says why as verbs.open would.
+  requires = function()
+    local ok, devs = pcall(verbs.devices)
+    if ok and #devs > 0 then return nil end
+    local _, why = pcall(verbs.open)
+    io.write("\n", tostring(why), "\n")
+    return "no RDMA device"
+  end,
 
   steps = {
     {

@@ -8,6 +8,9 @@ local function is_conn(v)
   return type(v) == "table" and mt and mt.__name == "verbs.oob.conn" and v.sock ~= nil
 end
 
+-- Who the partner is when it runs elsewhere (nil: the lesson started it).
+local remote
+
 return {
   title = "Pair lab: two processes, one RC connection",
   transports = { "RoCE" },
@@ -23,15 +26,17 @@ return {
         verbsh examples/pair_partner.lua --listen 0.0.0.0 --port 18600
     and you start the lesson with PAIR_PEER=THEIR_IP:18600 in the environment.]],
   setup = function()
+    remote = nil
     K.base()
     rawset(_G, "gid", K.gid)
     rawset(_G, "qp", K.rc_qp())
-    local peer = os.getenv("PAIR_PEER")
-    if peer and peer ~= "" then
-      local host, port = peer:match("^(.+):(%d+)$")
-      if not host then error("PAIR_PEER must be HOST:PORT, got " .. peer, 0) end
+    local host, port, who = K.remote_partner("PAIR_PEER", 18600)
+    if host then
       rawset(_G, "partner_host", host)
-      rawset(_G, "partner_port", math.tointeger(tonumber(port)))
+      rawset(_G, "partner_port", port)
+      remote = who
+      io.write("\nYour partner: ", who, ". They run:\n    verbsh examples/pair_partner.lua --listen ",
+               host, " --port ", port, "\n(or make run ... ROLE=partner in their seat)\n")
     else
       local dir = require("verbs.lesson").dir()
       local p = K.spawn(dir .. "/../examples/pair_partner.lua", { "--port", 0, "-g", G"gid_index" })
@@ -59,7 +64,14 @@ return {
       hint = [[conn = verbs.oob.connect(partner_host, partner_port)]],
       solution = [[conn = verbs.oob.connect(partner_host, partner_port)]],
       check = function()
-        if not is_conn(G"conn") then return false, "conn should be an open verbs.oob connection" end
+        if not is_conn(G"conn") then
+          -- oob.connect gave up: the partner's verbsh is not listening yet
+          if remote then
+            return false, ("waiting for your partner (%s) to start examples/pair_partner.lua; " ..
+              "connect again when they have"):format(remote), "partner"
+          end
+          return false, "conn should be an open verbs.oob connection"
+        end
         return true, "connected to " .. G"conn".peer
       end,
     },

@@ -11,9 +11,18 @@ local function event_name(v)
   return name
 end
 
+-- Who the partner is when it runs elsewhere (nil: the lesson started it).
+local remote
+
 local function expect_event(want)
   local name, why = event_name(G"ev")
   if not name then return false, why end
+  -- Reject reason 8 (no one listens on that port): a partner in another
+  -- seat may simply not have started yet.
+  if name == "REJECTED" and G"ev".status == 8 and remote then
+    return false, ("waiting for your partner (%s) to start cm_partner (rejected: no one listens " ..
+      "there yet); when they have, restart(\"lesson\") connects again"):format(remote), "partner"
+  end
   if name ~= want then return false, ("ev is %s, not %s yet:\n%s"):format(name, want, verbs.explain(G"ev")) end
   return true, want
 end
@@ -33,12 +42,14 @@ return {
     and you start the lesson with CM_PEER=THEIR_IP:7471 in the environment.]],
   setup = function()
     K.open()
-    local peer = os.getenv("CM_PEER")
-    if peer and peer ~= "" then
-      local host, port = peer:match("^(.+):(%d+)$")
-      if not host then error("CM_PEER must be HOST:PORT, got " .. peer, 0) end
+    remote = nil
+    local host, port, who = K.remote_partner("CM_PEER", 7471)
+    if host then
       rawset(_G, "partner_addr", host)
-      rawset(_G, "partner_port", math.tointeger(tonumber(port)))
+      rawset(_G, "partner_port", port)
+      remote = who
+      io.write("\nYour partner: ", who, ". They run:\n    verbsh examples/cm_partner.lua --port ", port,
+               "\n(or make run ... ROLE=partner in their seat)\n")
     else
       local addr = K.gid_ipv4(K.gid)
       if not addr then error("no IPv4 address on this device's RoCE GID " .. tostring(K.gid), 0) end
@@ -180,8 +191,8 @@ return {
         ev = ch:get_cm_event(5000)
         qp.state, ev.param.conn.private_data_len, (ev.param.conn.private_data:gsub("%z+$", ""))]],
       check = function()
-        local ok, why = expect_event("ESTABLISHED")
-        if not ok then return false, why end
+        local ok, why, waiting = expect_event("ESTABLISHED")
+        if not ok then return false, why, waiting end
         if G"qp".state ~= "RTS" then return false, "qp is " .. G"qp".state .. ", not RTS" end
         return true, ("connected; the partner says %q; qp went INIT -> RTR -> RTS without a modify"):format(
           (G"ev".param.conn.private_data:gsub("%z+$", "")))

@@ -91,8 +91,9 @@ return {
 
     Traffic between two QPs of ONE rxe device never reaches a netdev: rxe
     loops it back inside the driver. So the two ends here are on two devices,
-    dev_a and dev_b, on the two ends of a veth pair: `make run TWO=1`, or
-    scripts/rxe-vm --two, or scripts/rxe-host setup on a host. qp_a (on
+    dev_a and dev_b, on the two ends of a veth pair: `make run TWO=1` in a
+    checkout, `verbsh-vm --two` when installed, or scripts/rxe-host setup on
+    a host. qp_a (on
     dev_a) and qp_b (on dev_b) are connected with path MTU 1024; cq_a and
     cq_b, mr_a and mr_b (16 KiB each, all remote access) go with them.
     Capturing needs root.]],
@@ -117,8 +118,11 @@ return {
   end,
   requires = function()
     if not G"dev_b" then
-      return "it needs two RDMA devices joined by a link (only " .. tostring(G"dev_a") .. " is here): "
-        .. "start it with `make run TWO=1` (or inside scripts/rxe-vm --two)"
+      local here = G"dev_a" and ("only " .. G"dev_a" .. " is here") or "there is no RDMA device here"
+      -- From a checkout `make run TWO=1`; an installed verbsh has verbsh-vm.
+      local how = K.installed() and "verbsh-vm --two -- verbsh --lesson on-the-wire"
+        or "`make run TWO=1` (or scripts/rxe-vm --two -- ./verbsh --lesson on-the-wire)"
+      return "it needs two RDMA devices joined by a link (" .. here .. "): start it with " .. how
     end
     if verbs.sysinfo().euid ~= 0 then return "capturing packets needs root (CAP_NET_RAW)" end
   end,

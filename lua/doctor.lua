@@ -386,13 +386,20 @@ M.json = json
 
 -- verbsh --doctor [--json]: prints, returns the exit status.
 function M.main(args)
-  local as_json = false
-  for _, a in ipairs(args or {}) do
+  local as_json, vm, opts = false, false, {}
+  local i = 1
+  args = args or {}
+  while args[i] do
+    local a = args[i]
     if a == "--json" then as_json = true
-    else error(("verbsh --doctor: unknown argument %q (only --json)"):format(a), 0) end
+    elseif a == "--vm" then vm = true   -- the VM lab's path alone (verbs.doctor_vm)
+    elseif a == "--class" and vm and args[i + 1] then opts.class = args[i + 1] i = i + 1
+    else error(("verbsh --doctor: unknown argument %q (--json, --vm [--class GROUP:PORT])"):format(a), 0) end
+    i = i + 1
   end
-  local r = M.run()
-  print(as_json and json(r) or M.format(r))
+  local D = vm and require("verbs.doctor_vm") or M
+  local r = vm and D.run(opts) or M.run()
+  print(as_json and json(r) or D.format(r))
   return r.ok and 0 or 1
 end
 

@@ -674,7 +674,8 @@ M.lesson = {
   rc_connect = { "rc_connect(qp, peer [, opts])",
     "moves an RC qp through RESET, INIT, RTR, RTS, connected to peer (a QP, or a qp_num) on this device,"
     .. " as lesson 4 does by hand; opts overrides any attribute (path_mtu, timeout, retry_cnt, rnr_retry,"
-    .. " min_rnr_timer, max_dest_rd_atomic, qp_access_flags, sq_psn, rq_psn, dest_qp_num, sgid_index ...)."
+    .. " min_rnr_timer, max_dest_rd_atomic, qp_access_flags, sq_psn, rq_psn, dest_qp_num, sgid_index ...);"
+    .. " opts.ctx is the context whose GID it uses (default: the global ctx, else one verbs.open() opens)."
     .. " A global that lessons 5 and later set; outside a lesson it is nil: rc_connect ="
     .. " require(\"verbs.lesson_kit\").rc_connect gives it to a script",
     ex = "rc_connect(qp_a, qp_b); rc_connect(qp_b, qp_a, { rnr_retry = 0 })" },

@@ -121,72 +121,16 @@ function M.finished()
   return set
 end
 
--- The progress log, beside it: one line per step passed and per lesson
--- finished by hand (not --auto), with the time and the seat, for a teacher:
---   2026-11-24T05:50:01Z<TAB>seat 3<TAB>rc-send<TAB>step 2/6<TAB>Post a receive
+-- The progress log, beside it (verbs.progress): each step passed, skipped
+-- or checked by --auto, each lesson finished, the step a learner is on and
+-- its last error, with the seat and machine, for a teacher and the room.
+local progress = require "verbs.progress"
 local function log_progress(lesson_name, what, title)
-  local dir = state_file()
-  if not dir then return end
-  os.execute(("mkdir -p '%s' 2>/dev/null"):format(dir:gsub("'", "'\\''")))
-  local f = io.open(dir .. "/progress", "a")
-  if not f then return end
-  local seat = os.getenv("RXE_SEAT")
-  if seat and seat ~= "" then
-    seat = "seat " .. seat
-  else
-    local h = io.open("/proc/sys/kernel/hostname")
-    seat = "host " .. (h and h:read("l") or "?")
-    if h then h:close() end
-  end
-  f:write(os.date("!%Y-%m-%dT%H:%M:%SZ"), "\t", seat, "\t", lesson_name, "\t", what, "\t", title or "", "\n")
-  f:close()
+  progress.write(lesson_name, what, title)
 end
 
--- verbsh --progress [--json]: the log, summed up per lesson.
-function M.progress_main(args)
-  local json = args[1] == "--json"
-  if args[1] and not json then out("usage: verbsh --progress [--json]") return 2 end
-  local dir = state_file()
-  local f = dir and io.open(dir .. "/progress")
-  local per, order, seat = {}, {}, nil
-  if f then
-    for line in f:lines() do
-      local t, s, name, what, title = line:match("^([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)\t?(.*)$")
-      if t then
-        seat = s
-        local e = per[name]
-        if not e then e = { lesson = name, steps = 0, skipped = 0, finished = false } per[name] = e order[#order + 1] = e end
-        local i, n, skipped = what:match("^step (%d+)/(%d+)( ?%a*)$")
-        if i then
-          e.steps, e.of, e.step_title = math.max(e.steps, tonumber(i)), tonumber(n), title
-          e.skipped = (e.skipped or 0) + (skipped == " skipped" and 1 or 0)
-        elseif what == "finished" then
-          e.finished = true
-        end
-        e.first, e.last = e.first or t, t
-      end
-    end
-    f:close()
-  end
-  if json then
-    local q = function(s) return '"' .. tostring(s):gsub('[%c"\\]', function(c) return ("\\u%04x"):format(c:byte()) end) .. '"' end
-    local items = {}
-    for _, e in ipairs(order) do
-      items[#items + 1] = ('{"lesson":%s,"steps_passed":%d,"steps_skipped":%d,"steps":%s,"finished":%s,"first":%s,"last":%s}'):format(
-        q(e.lesson), e.steps, e.skipped, e.of and tostring(e.of) or "null", tostring(e.finished), q(e.first), q(e.last))
-    end
-    out(('{"seat":%s,"lessons":[%s]}'):format(seat and q(seat) or "null", table.concat(items, ",")))
-    return 0
-  end
-  if #order == 0 then out("No lesson steps passed here yet (the log: " .. (dir and dir .. "/progress" or "none") .. ").") return 0 end
-  out(("Progress of %s (the log: %s/progress):"):format(seat, dir))
-  for _, e in ipairs(order) do
-    out(("  %-22s %s%s  (%s .. %s)"):format(e.lesson,
-      e.finished and "finished" or ("step " .. e.steps .. "/" .. (e.of or "?") .. " passed"),
-      e.skipped > 0 and (", " .. e.skipped .. " skipped") or "", e.first, e.last))
-  end
-  return 0
-end
+-- verbsh --progress [--json]: the log, summed up per seat and per lesson.
+function M.progress_main(args) return progress.main(args) end
 
 local function mark_finished(name)
   if M.finished()[name] then return end
@@ -276,7 +220,9 @@ function M.run_code(code, echo, prompt)
       buf = nil
       local res = table.pack(xpcall(fn, function(e)
         if type(e) == "table" then return e end
-        return debug.traceback(tostring(e), 2)
+        -- the learner's frames only: the runner's own (lesson.lua) are noise
+        local tb = debug.traceback(tostring(e), 2)
+        return (tb:gsub("\n%s*%[C%]: in function 'xpcall'.*$", ""))
       end))
       if res[1] then
         show_values(res.n - 1, table.unpack(res, 2, res.n))
@@ -348,6 +294,7 @@ local function enter_step(hold, drop_held)
   cur.S.wcs_tbl, cur.S.wcs_base = w, type(w) == "table" and #w or 0
   if st.enter then st.enter(cur.S) end
   set_prefix()
+  if not cur.auto then log_progress(cur.name, ("at step %d/%d"):format(cur.i, #cur.lesson.steps), st.title) end
   if hold then
     out(("  (Read the explanation above. show() prints step %d, %q, when you are ready.)"):format(cur.i, st.title))
   else
@@ -357,7 +304,8 @@ end
 
 local function finish()
   cur.finished = true
-  if not cur.auto then mark_finished(cur.name) log_progress(cur.name, "finished") end
+  if not cur.auto then mark_finished(cur.name) log_progress(cur.name, "finished")
+  else log_progress(cur.name, "finished auto") end
   set_prefix()
   repl.remove(M.after_eval)
   local all = M.list()
@@ -393,23 +341,21 @@ end
 -- try's from now on (the silent check after each chunk marks nothing).
 local function run_check(told)
   local st = step()
-  local ok, passed, why = pcall(st.check, cur.S)
+  local ok, passed, why, waiting = pcall(st.check, cur.S)
   if not ok then return false, "check could not run: " .. tostring(passed) .. broken_objects() end
   if not passed and told and K.forget_judged(cur.S) > 0 then
     why = (why or "the check did not pass") ..
       "\n  (the check set those completions aside as a failed try's: redo the task and it judges only the new ones)"
   end
-  return passed and true or false, why
+  return passed and true or false, why, not passed and waiting == "partner" or nil
 end
 
 local function advance(note, hold)
   local st = step()
   cur.log[#cur.log + 1] = { i = cur.i, title = st.title, note = note }
   out(("✓ step %d done%s"):format(cur.i, note and (": " .. note) or ""))
-  if not cur.auto then
-    log_progress(cur.name, ("step %d/%d%s"):format(cur.i, #cur.lesson.steps, cur.skipping == cur.i and " skipped" or ""),
-      st.title)
-  end
+  log_progress(cur.name, ("step %d/%d %s"):format(cur.i, #cur.lesson.steps,
+    cur.auto and "auto" or cur.skipping == cur.i and "skipped" or "passed"), st.title)
   if st.after then st.after(cur.S) end
   if cur.i == #cur.lesson.steps then
     finish()
@@ -419,15 +365,25 @@ local function advance(note, hold)
   end
 end
 
+-- The learner's last error on this step goes to the progress log (and so
+-- to the room), once per distinct text.
+local function log_error(text)
+  text = tostring(text or ""):match("^[^\n]*")
+  if text == "" or (cur.last_err == text and cur.last_err_i == cur.i) then return end
+  cur.last_err, cur.last_err_i = text, cur.i
+  log_progress(cur.name, ("error step %d/%d"):format(cur.i, #cur.lesson.steps), text)
+end
+
 -- The REPL hook: after every chunk, see whether the task is done.
-function M.after_eval(chunk_ok)
+function M.after_eval(chunk_ok, err)
   if not cur or cur.finished or cur.auto or cur.busy then return end
   cur.busy = true
   local ok, e = pcall(function()
     local passed, note = run_check()
     -- A step done by a chunk that raised (the error is the lesson) leaves
     -- the explanation on screen: the next step waits for show().
-    if passed then advance(note, chunk_ok == false) end
+    if passed then advance(note, chunk_ok == false)
+    elseif chunk_ok == false then log_error(err) end
   end)
   cur.busy = false
   if not ok then out("lesson: ", tostring(e)) end
@@ -449,6 +405,7 @@ function commands.check()
     advance(why)
   else
     out("Not done yet: ", why or "the check did not pass")
+    if not cur.auto then log_error("Not done yet: " .. (why or "the check did not pass")) end
   end
 end
 function commands.skip()
@@ -590,7 +547,12 @@ end
 
 -- Runs one lesson without a learner. Returns true, or false and the failed
 -- step, or nil and the skip reason.
-function M.auto(what)
+-- A lab whose partner runs in another seat may start first: a check that
+-- says so (third value "partner") makes --auto start the lesson again, for
+-- at most this long.
+M.partner_wait = 120
+
+function M.auto(what, deadline)
   local entry, reason = begin(what, true)
   if not entry then return nil, reason end
   enter_step()
@@ -598,8 +560,16 @@ function M.auto(what)
     local st = step()
     out("")
     M.run_code(dedent(st.solution), true, repl.prefix .. "verbsh> ")
-    local passed, note = run_check()
+    local passed, note, waiting = run_check()
     if passed and retry_drill then passed, note = retry_step(st, note) end
+    deadline = deadline or os.time() + M.partner_wait
+    if waiting and os.time() < deadline then
+      out("\n… ", note, " (trying again in 2 s)")
+      M.stop(true)
+      K.teardown()
+      require("socket").sleep(2)
+      return M.auto(entry, deadline)
+    end
     if not passed then
       local failed = ("lesson %s step %d (%s): %s"):format(cur.short, cur.i, st.title,
                                                             note or "check did not pass")

@@ -152,7 +152,13 @@ function K.rc_connect(qp, peer, opts)
     error(usage .. "opts must be a table of attributes ({ rnr_retry = 0 }), not " .. K.repr(opts), 2)
   end
   opts = opts or {}
-  local ctx = G"ctx"
+  -- The GID comes from a context: opts.ctx, the global ctx of the lessons,
+  -- else one verbs.open() opens (a script that keeps its ctx local).
+  local ctx = opts.ctx or G"ctx"
+  if not K.is(ctx, "context") then
+    if not K.is(K.own_ctx, "context") then K.own_ctx = verbs.open() end
+    ctx = K.own_ctx
+  end
   local idx = opts.sgid_index or G"gid_index" or K.roce_gid(ctx)
   local function o(k, dflt) if opts[k] == nil then return dflt end return opts[k] end
   if qp.state ~= "RESET" then qp:modify{ qp_state = "RESET" } end
@@ -534,5 +540,38 @@ end
 -- `return K.check(c, why), note` the call gives one value, so a refusal
 -- showed the note where the reason belonged.)
 function K.check(cond, why, note) if cond then return true, note end return false, why end
+
+-- The partner of a lab across machines: VAR (PAIR_PEER, CM_PEER) as
+-- HOST:PORT when set, else the seat's partner (RXE_PEER_ADDR, set by
+-- rxe-vm --peer-seat) at the lab's PORT. Returns host, port and who that is
+-- in words; nil when neither is set (the lesson starts a local partner).
+function K.remote_partner(var, port)
+  local peer = os.getenv(var)
+  if peer and peer ~= "" then
+    local host, p = peer:match("^(.+):(%d+)$")
+    if not host then error(var .. " must be HOST:PORT, got " .. peer, 0) end
+    return host, math.tointeger(tonumber(p)), ("%s (%s)"):format(peer, var)
+  end
+  local addr = os.getenv("RXE_PEER_ADDR")
+  if addr and addr ~= "" then
+    return addr, port, ("%s at %s:%d (RXE_PEER_ADDR)"):format(K.partner_name(), addr, port)
+  end
+end
+
+-- True when verbsh runs installed (no checkout with scripts/rxe-vm beside
+-- its lessons): advice then names verbsh-vm, not make.
+function K.installed()
+  local ok, dir = pcall(function() return require("verbs.lesson").dir() end)
+  local f = ok and dir and io.open(dir .. "/../scripts/rxe-vm")
+  if f then f:close() return false end
+  return true
+end
+
+-- "seat 2" for a seat's partner at 10.78.0.2, else "the partner at ADDR".
+function K.partner_name()
+  local addr = os.getenv("RXE_PEER_ADDR") or ""
+  local n = addr:match("^10%.78%.0%.(%d+)$")
+  return n and ("seat " .. n) or ("the partner at " .. addr)
+end
 
 return K

@@ -35,9 +35,18 @@ static void usage(FILE *f)
 		"                   check what RDMA needs on this host (kernel, provider,\n"
 		"                   devices, GIDs, MTU, memlock, ...): ok/warn/fail lines\n"
 		"                   with the fix; exit 0 when the lessons can run, else 1\n"
+		"  --doctor --vm [--class GROUP:PORT]\n"
+		"                   is this PC ready for the VM lab: qemu, KVM or TCG, the\n"
+		"                   cache, a real boot with rxe0 ACTIVE, the class's UDP port\n"
+		"                   and group; exit 0 when a seat can start here\n"
 		"  --progress [--json]\n"
 		"                   the lessons and steps passed on this machine (or seat),\n"
-		"                   and when: what a teacher collects\n"
+		"                   and when, per seat: passed, skipped, checked by --auto\n"
+		"  --room [--class GROUP:PORT | --listen ADDR:PORT]\n"
+		"                   the teacher's view: collect the seats' progress live,\n"
+		"                   write room.json and room.html (--room --help)\n"
+		"  --room-plan N --class GROUP:PORT\n"
+		"                   print a handout per student (seat, partner, commands)\n"
 		"  --export-c OUT.c run the script (or -e code, or -i session) with every verb\n"
 		"                   call recorded, then write it as a C program that replays\n"
 		"                   the calls and checks each outcome (also after an error)\n"
@@ -342,7 +351,7 @@ static int version(lua_State *L)
 }
 
 struct options {
-	int interactive, version, help, lesson, doctor, progress, script, nexec;
+	int interactive, version, help, lesson, doctor, progress, room, plan, script, nexec;
 	const char *device, *record, *export_c;
 };
 
@@ -372,6 +381,12 @@ static int parse(int argc, char **argv, struct options *o)
 			return 0;
 		} else if (strcmp(a, "--progress") == 0) {
 			o->progress = i;
+			return 0;
+		} else if (strcmp(a, "--room") == 0) {
+			o->room = i;
+			return 0;
+		} else if (strcmp(a, "--room-plan") == 0) {
+			o->plan = i;
 			return 0;
 		} else if (strcmp(a, "--record") == 0) {
 			if (++i >= argc) {
@@ -455,15 +470,17 @@ static int pmain(lua_State *L)
 	/* As lua.c: arg[0] is the script (or the program, without one). */
 	create_arg_table(L, argv, argc, script);
 
-	if (o.lesson || o.doctor || o.progress) {
-		int first = o.lesson ? o.lesson : o.doctor ? o.doctor : o.progress;
+	if (o.lesson || o.doctor || o.progress || o.room || o.plan) {
+		int first = o.lesson ? o.lesson : o.doctor ? o.doctor : o.progress ? o.progress :
+			    o.room ? o.room : o.plan;
+		const char *module = o.doctor ? "verbs.doctor" : o.room ? "verbs.room" :
+				     o.plan ? "verbs.room_plan" : "verbs.lesson";
 		lua_createtable(L, argc, 0);
 		for (int i = first + 1; i < argc; i++) {
 			lua_pushstring(L, argv[i]);
 			lua_rawseti(L, -2, i - first);
 		}
-		int status = shell_call_lua(L, o.doctor ? "verbs.doctor" : "verbs.lesson",
-					    o.progress ? "progress_main" : "main", 1, 1);
+		int status = shell_call_lua(L, module, o.progress ? "progress_main" : "main", 1, 1);
 		if (shell_report(L, status) != LUA_OK)
 			return 0;
 		if (!lua_isnil(L, -1)) {

@@ -9,6 +9,9 @@ export VERBSH ROOT
 # Finished lessons and the progress log go to the test's own directory, never
 # to the user's ~/.local/state (which the micro-VM shares with the host).
 export XDG_STATE_HOME=${BATS_TEST_TMPDIR:-${TMPDIR:-/tmp}}/state
+# Guests see the checkout read-only: what a test writes in its current
+# directory stays in the guest (tests/vm/share.bats turns the share on).
+export RXE_VM_SHARE=0
 # ASan: the process's own leaks fail the test; libibverbs' provider cache
 # (loaded once, on purpose kept until exit) is suppressed.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}

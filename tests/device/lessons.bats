@@ -284,7 +284,7 @@ auto() {
     # what a teacher collects: the lesson finished by hand
     run "$VERBSH" --progress
     echo "$output"
-    [[ $output =~ 01-devices\ +finished,\ 1\ skipped\ +\(20 ]]
+    [[ $output =~ 01-devices\ +finished:\ 3\ passed,\ 1\ skipped,\ 0\ checked\ by\ --auto,\ of\ 4\ steps\ +\(20 ]]
 }
 
 @test "lesson 13 pair-lab: --auto passes against a partner verbsh process (OOB exchange, SEND, RDMA WRITE)" {
@@ -388,11 +388,28 @@ auto() {
     run "$VERBSH" --progress
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ ${lines[0]} == "Progress of host "*" (the log: $XDG_STATE_HOME/verbsh/progress):" ]]
-    [[ $output =~ 04-rc-states\ +step\ 3/[0-9]+\ passed,\ 2\ skipped\ +\(20[0-9-]+T[0-9:]+Z\ \.\.\ 20 ]]
-    [[ $output =~ 05-rc-send\ +step\ 1/4\ passed\ +\( ]]
+    [ "${lines[0]}" = "Progress per seat (the log: $XDG_STATE_HOME/verbsh/progress):" ]
+    [[ ${lines[1]} == "host "*", machine "* ]]
+    # step 3 passed by hand, steps 1 and 2 skipped: one passed, not three
+    [[ $output =~ 04-rc-states\ +1\ passed,\ 2\ skipped,\ 0\ checked\ by\ --auto,\ of\ [0-9]+\ steps\ +\(20[0-9-]+T[0-9:]+Z\ \.\.\ 20 ]]
+    [[ $output =~ 05-rc-send\ +1\ passed,\ 0\ skipped,\ 0\ checked\ by\ --auto,\ of\ 4\ steps\ +\( ]]
     run "$VERBSH" --progress --json
     echo "$output"
-    [[ $output == '{"seat":"host '*'","lessons":[{"lesson":"04-rc-states","steps_passed":3,"steps_skipped":2,"steps":'* ]]
-    [[ $output == *'{"lesson":"05-rc-send","steps_passed":1,"steps_skipped":0,"steps":4,"finished":false,"first":"20'* ]]
+    [[ $output == '{"log":"'"$XDG_STATE_HOME/verbsh/progress"'","seats":[{"seat":"host '*'","lessons":[{"lesson":"04-rc-states","passed":1,"skipped":2,"auto":0,"steps":'* ]]
+    [[ $output == *'{"lesson":"05-rc-send","passed":1,"skipped":0,"auto":0,"steps":4,"finished":false,"first":"20'* ]]
+}
+
+@test "rc_connect, which help suggests for scripts, works where ctx is a local, not a global" {
+    run "$VERBSH" -e '
+      local rc_connect = require("verbs.lesson_kit").rc_connect
+      local ctx = verbs.open()
+      local pd, cq = ctx:alloc_pd(), ctx:create_cq(8)
+      local function qp() return pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
+        cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 } } end
+      local a, b = qp(), qp()
+      rc_connect(a, b); rc_connect(b, a, { sq_psn = 0x1234 })
+      print(rawget(_G, "ctx"), a.state, b.state, a:query().dest_qp_num == b.qp_num)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "nil	RTS	RTS	true" ]
 }

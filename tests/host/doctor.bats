@@ -30,7 +30,7 @@ load ../helpers
 @test "doctor: a wrong argument is an error naming it; doctor() works at the prompt" {
     run "$VERBSH" --doctor --jsn
     [ "$status" -eq 1 ]
-    [[ $output == *'verbsh --doctor: unknown argument "--jsn" (only --json)'* ]]
+    [[ $output == *'verbsh --doctor: unknown argument "--jsn" (--json, --vm [--class GROUP:PORT])'* ]]
     [ ! -d /sys/class/infiniband ] || skip "this host has RDMA"
     run "$VERBSH" -e 'local ok, checks = doctor(); print(ok, checks[2].name, checks[2].status)'
     [ "${lines[0]}" = "verbsh doctor: what RDMA needs on this host, check by check" ]

@@ -60,11 +60,12 @@ installed() { env -u VERBSH_LESSONS PATH="$ELSEWHERE/usr/bin:/usr/bin:/bin" "$@"
     [[ $output == *" 1  devices "* && $output == *"16  events "* ]]
 }
 
-@test "the installed verbsh runs lesson 1 --auto: on this host without RDMA it stops at step 1 with the fix" {
+@test "the installed verbsh runs lesson 1 --auto: on this host without RDMA it cannot run (77), with the fix" {
     [ ! -d /sys/class/infiniband ] || skip "this host has RDMA; the micro-VM test runs the lesson on rxe"
     run installed verbsh --lesson 1 --auto
-    [ "$status" -eq 1 ]
-    [[ $output == *"FAIL lesson devices step 1 (Open the device)"* ]]
+    [ "$status" -eq 77 ]
+    [[ $output == *"This lesson cannot run here: no RDMA device"* ]]
+    [[ $output == *"SKIP devices: no RDMA device"* ]]
     [[ $output == *"this kernel has no RDMA support"* ]]
     # The fix names the micro-VM as installed, not the checkout's script.
     [[ $output == *'creates rxe0: `verbsh-vm --tty -- verbsh`; or boot a kernel'* ]]
@@ -112,7 +113,7 @@ installed() { env -u VERBSH_LESSONS PATH="$ELSEWHERE/usr/bin:/usr/bin:/bin" "$@"
     [[ $text == *"--doctor"*"EXAMPLES"* && $text == *"FILES"* && $text == *"ENVIRONMENT"* ]]
 }
 
-@test "bash completion: options, lesson names after --lesson, --auto after a name, --json after --doctor" {
+@test "bash completion: options, lesson names after --lesson, --auto after a name, --json after --doctor and --progress; verbsh-vm's options" {
     local comp=$STAGE/usr/share/bash-completion/completions/verbsh
     # (bash -i says on stderr that it has no job control here.)
     local out
@@ -120,12 +121,18 @@ installed() { env -u VERBSH_LESSONS PATH="$ELSEWHERE/usr/bin:/usr/bin:/bin" "$@"
         source '$comp'
         complete -p verbsh
         c() { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\$# - 1)); COMPREPLY=(); _verbsh; echo \"\${COMPREPLY[*]}\"; }
+        v() { COMP_WORDS=(\"\$@\"); COMP_CWORD=\$((\$# - 1)); COMPREPLY=(); _verbsh_vm; echo \"\${COMPREPLY[*]}\"; }
         c verbsh --do
         c verbsh --lesson rc
         c verbsh --lesson ''
         c verbsh --lesson rc-send --a
         c verbsh --doctor --j
-        c verbsh --rec" 2>/dev/null)
+        c verbsh --rec
+        c verbsh --progress --
+        c verbsh --pro
+        v verbsh-vm --no
+        v verbsh-vm --seat 3 -- verbs
+        complete -p verbsh-vm" 2>/dev/null)
     mapfile -t lines <<<"$out"
     [ "${lines[0]}" = "complete -o filenames -F _verbsh verbsh" ]
     [ "${lines[1]}" = "--doctor" ]
@@ -134,4 +141,10 @@ installed() { env -u VERBSH_LESSONS PATH="$ELSEWHERE/usr/bin:/usr/bin:/bin" "$@"
     [ "${lines[4]}" = "--auto" ]
     [ "${lines[5]}" = "--json" ]
     [ "${lines[6]}" = "--record" ]
+    [ "${lines[7]}" = "--json" ]
+    [ "${lines[8]}" = "--progress" ]
+    [ "${lines[9]}" = "--no-share" ]
+    [[ " ${lines[10]} " == *" verbsh "* ]]
+    [ "${lines[11]}" = "complete -F _verbsh_vm verbsh-vm" ]
+    [ "$(readlink "$STAGE/usr/share/bash-completion/completions/verbsh-vm")" = verbsh ]
 }

@@ -1,0 +1,177 @@
+#!/usr/bin/env bats
+# The progress log (verbs.progress) and what the room makes of datagrams,
+# without a device: a pure-Lua lesson in a temp dir, two seats sharing one
+# log as on a teacher's laptop or NFS-shared homes.
+load ../helpers
+
+setup() {
+    export VERBSH_LESSONS=$BATS_TEST_TMPDIR/lessons VERBSH_ROOM=off
+    mkdir -p "$VERBSH_LESSONS"
+    cat >"$VERBSH_LESSONS/01-devices.lua" <<'LUA'
+return { title = "Three globals", steps = {
+  { title = "Set x", text = ".", task = "x = 1", solution = "x = 1", check = function() return x == 1, "x is " .. tostring(x) end },
+  { title = "Set y", text = ".", task = "y = 2", solution = "y = 2", check = function() return y == 2, "y is " .. tostring(y) end },
+  { title = "Set z", text = ".", task = "z = 3", solution = "z = 3", check = function() return z == 3, "z is " .. tostring(z) end },
+} }
+LUA
+}
+
+# seat 3 by hand: step 1 skipped, step 2 passed, an error on step 3, then passed
+by_hand='
+  local repl = require "verbs.repl"
+  lesson "devices"
+  skip()
+  y = 2; repl.after_eval(true)
+  repl.after_eval(false, "stdin:1: attempt to call a nil value (global '"'"'zz'"'"')\nstack traceback: ...")
+  repl.after_eval(false, "stdin:1: attempt to call a nil value (global '"'"'zz'"'"')")
+  z = 3; repl.after_eval(true)'
+
+@test "--progress sums per seat and lesson: passed, skipped and checked by --auto are three counts" {
+    VERBSH_PROGRESS=1 RXE_SEAT=3 run "$VERBSH" -e "$by_hand"
+    [ "$status" -eq 0 ]
+    # seat 4 on the same log: the answer key, twice (each step counts once)
+    VERBSH_PROGRESS=1 RXE_SEAT=4 run "$VERBSH" --lesson devices --auto
+    [ "$status" -eq 0 ]
+    VERBSH_PROGRESS=1 RXE_SEAT=4 run "$VERBSH" --lesson devices --auto
+    local log=$XDG_STATE_HOME/verbsh/progress machine
+    machine=$(cat /etc/machine-id 2>/dev/null || true)
+    cat "$log"
+    # seat 3: at 1, skipped 1, at 2, passed 2, at 3, the error once, passed 3, finished
+    [ "$(grep -c '	seat 3	' "$log")" -eq 8 ]
+    [ "$(grep -c '	seat 4	' "$log")" -eq 8 ]
+    run grep '	seat 3	' "$log"
+    [[ ${lines[1]} =~ ^20[0-9-]+T[0-9:]+Z$'\t'seat\ 3$'\t'01-devices$'\t'step\ 1/3\ skipped$'\t'Set\ x$'\t'[0-9a-z-]+$'\t'[0-9a-f]{8}:2$ ]]
+    [[ ${lines[5]} == *"	error step 3/3	stdin:1: attempt to call a nil value (global 'zz')	"*":6" ]]
+    [[ ${lines[7]} == *"	finished		"*":8" ]]
+    [ -z "$machine" ] || [ "$(cut -f6 "$log" | sort -u)" = "$machine" ]
+    run "$VERBSH" --progress --json
+    echo "$output"
+    [[ $output == '{"log":"'"$log"'","seats":[{"seat":"seat 3","machine":"'*'","lessons":[{"lesson":"01-devices","passed":2,"skipped":1,"auto":0,"steps":3,"finished":true,"first":"20'*'"}]},{"seat":"seat 4","machine":"'*'","lessons":[{"lesson":"01-devices","passed":0,"skipped":0,"auto":3,"steps":3,"finished":false,"first":"20'* ]]
+    run "$VERBSH" --progress
+    echo "$output"
+    [ "${lines[0]}" = "Progress per seat (the log: $log):" ]
+    [[ ${lines[1]} == "seat 3, machine "* ]]
+    [[ ${lines[2]} =~ ^\ \ 01-devices\ +finished:\ 2\ passed,\ 1\ skipped,\ 0\ checked\ by\ --auto,\ of\ 3\ steps\ \ \(20 ]]
+    [[ ${lines[3]} == "seat 4, machine "* ]]
+    [[ ${lines[4]} =~ ^\ \ 01-devices\ +0\ passed,\ 0\ skipped,\ 3\ checked\ by\ --auto,\ of\ 3\ steps ]]
+}
+
+@test "an older log's lines (step N/M, no machine) still count as passed; a run without a terminal writes nothing" {
+    mkdir -p "$XDG_STATE_HOME/verbsh"
+    printf '2026-11-24T05:50:01Z\tseat 3\t05-rc-send\tstep 2/4\tPost a receive\n2026-11-24T05:51:01Z\tseat 3\t05-rc-send\tstep 3/4 skipped\tSend\n' \
+        >"$XDG_STATE_HOME/verbsh/progress"
+    run "$VERBSH" --progress --json
+    [[ $output == *'{"seat":"seat 3","machine":"","lessons":[{"lesson":"05-rc-send","passed":1,"skipped":1,"auto":0,"steps":4,"finished":false,"first":"2026-11-24T05:50:01Z","last":"2026-11-24T05:51:01Z"}]}'* ]]
+    # stdin is not a terminal here: nothing written, unless VERBSH_PROGRESS=1
+    run "$VERBSH" --lesson devices --auto </dev/null
+    [ "$status" -eq 0 ]
+    VERBSH_PROGRESS=0 run "$VERBSH" -e "$by_hand"
+    [ "$(wc -l <"$XDG_STATE_HOME/verbsh/progress")" -eq 2 ]
+    VERBSH_PROGRESS=1 run "$VERBSH" --lesson devices --auto </dev/null
+    [ "$(wc -l <"$XDG_STATE_HOME/verbsh/progress")" -eq 6 ]
+    run "$VERBSH" --progress extra
+    [ "$status" -eq 2 ]
+}
+
+# Feeds datagrams to a room (no socket) and prints what room.json would say.
+room_lua='
+  local R = require "verbs.room"
+  local room = R.new { every = 3, stuck = 300, silent = 120, where = "test" }
+  local now = os.date("!%Y-%m-%dT%H:%M:%SZ")
+  local function rec(seat, ip, seq, what, extra)
+    local m = { kind = "rec", seat = seat, machine = extra and extra.machine or "m1", log = "abc123", seq = seq,
+                t = now, lesson = "05-rc-send", what = what, title = "T", addr = extra and extra.addr }
+    local r = room:handle(R.encode(m), ip)
+    return r and (r.kind .. " " .. (r.upto or r.why)) or "nothing"
+  end
+  local function health(seat, ip, mtu)
+    room:handle(R.encode { kind = "health", seat = seat, machine = "m1", log = "abc123", mtu = mtu, dev = "rxe0", state = "ACTIVE" }, ip)
+  end
+'
+
+@test "the room: out-of-order and repeated records, seats on the segment checked against 10.78.0.N, duplicates and MTU mismatches listed" {
+    run "$VERBSH" -e "$room_lua"'
+      print(rec("seat 3", "10.78.0.3", 1, "step 1/4 passed"))
+      print(rec("seat 3", "10.78.0.3", 3, "step 3/4 passed"))     -- 2 lost: acknowledged up to 1
+      print(rec("seat 3", "10.78.0.3", 2, "step 2/4 skipped"))    -- resent: now up to 3
+      print(rec("seat 3", "10.78.0.3", 3, "step 3/4 passed"))     -- a repeat: not counted again
+      print(rec("seat 4", "10.78.0.5", 1, "step 1/4 passed"))     -- seat 4 is 10.78.0.4
+      print(rec("seat 4", "10.78.0.4", 1, "step 1/4 passed", { addr = "10.78.0.44" }))
+      print(rec("seat 5", "10.78.0.5", 1, "step 1/4 passed"))
+      print(rec("seat 5", "10.78.0.5", 1, "step 1/4 passed", { machine = "m2" }))  -- another PC as seat 5
+      print(rec("seat 6", "10.78.0.6", 0, "step 1/4 passed"))     -- no such number
+      print(rec("seat 6", "10.78.0.6", 1, "step 9 of 4"))
+      health("seat 3", "10.78.0.3", 1400) health("seat 5", "10.78.0.5", 1400) health("seat 6", "10.78.0.6", 9000)
+      print(room:handle("verbsh-room/1 kind=rec seat=seat%2", "10.78.0.6"), room:handle("hello", "10.78.0.6"))
+      local s = room:snapshot()
+      local c = s.seats[1].lessons["05-rc-send"]
+      print(#s.seats, s.events, s.duplicates_dropped, s.malformed, c.passed, c.skipped)
+      print(s.duplicates[1].seat, table.concat(s.duplicates[1].machines, ","))
+      print(s.mtu_mismatch[1].seat, s.mtu_mismatch[1].mtu, s.mtu_mismatch[1].room_mtu, #s.mtu_mismatch)
+      print(#s.refused, s.refused[1].why)
+      print(s.refused[2].why)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ack 1" ]
+    [ "${lines[1]}" = "ack 1" ]
+    [ "${lines[2]}" = "ack 3" ]
+    [ "${lines[3]}" = "ack 3" ]
+    [ "${lines[4]}" = "refused seat 4 must report from 10.78.0.4, not 10.78.0.5" ]
+    [ "${lines[5]}" = "refused seat 4 says it is 10.78.0.44 but reports from 10.78.0.4" ]
+    [ "${lines[6]}" = "ack 1" ]
+    [ "${lines[7]}" = "ack 1" ]
+    [ "${lines[8]}" = "nothing" ]
+    [ "${lines[9]}" = "nothing" ]
+    [ "${lines[10]}" = "nil	nil" ]
+    # seats 3, 5 and 6 (seat 4 was refused); 3 + 2 records (seat 5 from two machines); one repeat; 4 malformed
+    [ "${lines[11]}" = "3	5	1	4	2	1" ]
+    [ "${lines[12]}" = "seat 5	m1,m2" ]
+    [ "${lines[13]}" = "seat 6	9000	1400	1" ]
+    [ "${lines[14]}" = "2	seat 4 must report from 10.78.0.4, not 10.78.0.5" ]
+}
+
+@test "--lesson all --auto on a host without RDMA: every lesson a SKIP (lesson 1 too), exit 77; no traceback from the runner" {
+    [ ! -d /sys/class/infiniband ] || skip "this host has RDMA"
+    unset VERBSH_LESSONS
+    run "$VERBSH" --lesson all --auto
+    [ "$status" -eq 77 ]
+    [[ $output == *"SKIP devices: no RDMA device"* ]]
+    [ "$(grep -c '^SKIP ' <<<"$output")" -eq "$(ls "$ROOT"/lessons/[0-9]*.lua | wc -l)" ]
+    [[ $output != *"FAIL"* ]]
+    run "$VERBSH" -e 'require("verbs.lesson").run_code("local t = nil; print(t.x)")'
+    [ "$output" = "stdin:1: attempt to index a nil value (local 't')"$'\n'"stack traceback:"$'\n'"	stdin:1: in main chunk" ]
+}
+
+@test "--room-plan 30: thirty handouts, distinct seats, partners in pairs, distinct ports over --link; printable HTML" {
+    cd "$BATS_TEST_TMPDIR"
+    run "$VERBSH" --room-plan 30 --class 239.78.0.1:7100
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '^── Student ' <<<"$output")" -eq 30 ]
+    # each seat once, each with its partner, and the partner's handout names it back
+    [ "$(grep -oE '^     make run CLASS=239\.78\.0\.1:7100 SEAT=[0-9]+ PEER_SEAT=[0-9]+$' <<<"$output" | sort -u | wc -l)" -eq 30 ]
+    for k in 1 2 17 30; do
+        local p=$(( k % 2 ? k + 1 : k - 1 ))
+        grep -qx "     make run CLASS=239.78.0.1:7100 SEAT=$k PEER_SEAT=$p" <<<"$output"
+        grep -qx "     make run CLASS=239.78.0.1:7100 SEAT=$k PEER_SEAT=$p ROLE=partner" <<<"$output"
+    done
+    [[ $output == *"── The teacher: the room in seat 254"*"make run CLASS=239.78.0.1:7100 SEAT=254 ARGS=--room"* ]]
+    [ "$(grep -c '<div class="handout" id="seat-' room-plan.html)" -eq 30 ]
+    grep -q '<div class="handout" id="teacher">' room-plan.html
+    # over --link: each student listens on its own port, and sends to the partner's
+    run "$VERBSH" --room-plan 30 --link 7000 --html link.html
+    [ "$status" -eq 0 ]
+    [ "$(grep -oE 'LISTEN=[0-9]+ SEAT=' <<<"$output" | sort -u | wc -l)" -eq 30 ]
+    grep -qx "     make run LINK=PC_OF_SEAT_2:7002 LISTEN=7001 SEAT=1 PEER_SEAT=2" <<<"$output"
+    grep -qx "     make run LINK=PC_OF_SEAT_29:7029 LISTEN=7030 SEAT=30 PEER_SEAT=29" <<<"$output"
+    # an odd room: the last student pairs with the teacher's second seat
+    run "$VERBSH" --room-plan 31 --class 239.78.0.1:7100 --html odd.html
+    grep -qx "     make run CLASS=239.78.0.1:7100 SEAT=31 PEER_SEAT=253" <<<"$output"
+    grep -q "SEAT=253 PEER_SEAT=31 ROLE=partner" <<<"$output"
+    run "$VERBSH" --room-plan 252 --class 239.78.0.1:7100 --html big.html
+    [ "$status" -eq 0 ]
+    run "$VERBSH" --room-plan 253 --class 239.78.0.1:7100
+    [ "$status" -eq 2 ]
+    [[ $output == *"N wants 1-252 students"* ]]
+    run "$VERBSH" --room-plan 4 --class 10.0.0.1:7100
+    [ "$status" -eq 2 ]
+}
