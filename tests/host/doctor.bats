@@ -60,3 +60,21 @@ load ../helpers
         [[ $output == *RXE_DEV=* ]]   # this host has a device
     fi
 }
+
+@test "doctor --vm's report: each check on its line, the counts by status (distinct), ready or not" {
+    run "$VERBSH" -e '
+      local D = require "verbs.doctor_vm"
+      local c = {}
+      for _, s in ipairs { "ok", "ok", "ok", "warn", "fail", "fail" } do
+        c[#c + 1] = { name = "n" .. #c, status = s, message = "m" .. #c, fix = s == "fail" and "f" .. #c or nil }
+      end
+      print(D.format { ok = false, checks = c })
+      print(D.format { ok = true, checks = { c[1], c[4] } })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "ok    n0        m0"
+    has_line "fail  n4        m4"
+    has_line "      fix: f4"
+    has_line "3 ok, 1 warn, 2 fail: not ready: fix the fail lines, then run verbsh --doctor --vm again"
+    has_line "1 ok, 1 warn, 0 fail: ready for the VM lab"
+}
