@@ -60,6 +60,7 @@ export_run() {
 @test "export: RDMA READ reproduces" { export_run read; }
 @test "export: FETCH_ADD and COMPARE_SWAP reproduce" { export_run atomics; }
 @test "export: REM_ACCESS_ERR reproduces" { export_run rem_access; }
+@test "export: a remote address no MR covers is written as the number it was, and REM_ACCESS_ERR reproduces" { export_run rem_addr; }
 @test "export: RNR_RETRY_EXC_ERR then WR_FLUSH_ERR reproduce" { export_run rnr; }
 @test "export: UD with a GRH, and a reply through an AH made from the receive's WC and GRH, reproduce" {
     export_run ud_grh

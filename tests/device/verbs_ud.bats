@@ -17,7 +17,7 @@ setup() { require_device; }
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output == *"srq:destroy in use: destroy: srq1 is still used by 1 object: qp2 (qp RC 0x"*" RTS); destroy it first"* ]]
-    [[ $output == *"verbs_srq: ok (24 checks)"* ]]
+    [[ $output == *"verbs_srq: ok (26 checks)"* ]]
 }
 
 @test "the trace writes req_notify's solicited_only as C's 0 or 1, whichever form it was given in" {

@@ -141,6 +141,8 @@ load ../helpers
     [[ $output == *"wr_id 10 (qp1 RDMA_READ, 3000 bytes): 1 frame from psn 108, 3 answers, completed by frame 15 (RDMA_READ_RESPONSE_LAST)"* ]]
     [[ $output == *"wr_id 13 (qp3 SEND, 1000 bytes): 1 frame from psn 0, no ACK on UD: it completes when sent"* ]]
     [[ ${lines[-1]} == "wr_id 14 (qp1 SEND, 10 bytes): no frame in the capture" ]]
+    # one summary line a WR, in the order of their first frames (wr_id 13, one frame, sorts by it too)
+    [ "$(printf '%s\n' "${lines[@]}" | sed -n 's/^wr_id \([0-9]*\) (.*/\1/p' | tr '\n' ' ')" = "7 8 9 10 11 12 13 14 " ]
 }
 
 @test "wire: a SEND and its RNR NAK five times over fold to the first round, a count and the last" {

@@ -160,7 +160,7 @@ local wrong = {
   { "rc-errors", 2, [[
       rc_connect(qp_a, qp_b, {rnr_retry = 0})
       qp_a:post_send{wr_id = 2, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 5}}}
-      wcs = cq:wait(1, 2000)]], "wr_id 2 ended " },
+      wcs = cq:wait(1, 2000)]], "wr_id 2 ended ", [[qp_a:modify{qp_state = "ERR"}]] },
   { "rc-errors", 3, [[
       rc_connect(qp_a, qp_b, {rnr_retry = 0})
       rc_connect(qp_b, qp_a)

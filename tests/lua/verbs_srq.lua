@@ -35,6 +35,12 @@ eq(srq:query().srq_limit, 2, "srq_limit after modify")
 local ok_mask, e_mask = pcall(srq.modify, srq, { srq_limit = 1 }, "MAX_WR")
 print("modify with mask MAX_WR only:", ok_mask, tostring(e_mask):match("^[^\n]*"))
 T.check(not ok_mask and e_mask.errname == "EINVAL", "max_wr = 0 under mask MAX_WR: %s", tostring(e_mask))
+-- the error's context: the mask as passed and the attributes as given (a known table, not just any)
+local cm = type(e_mask) == "table" and e_mask.context or {}
+T.check(type(cm.mask) == "table" and #cm.mask == 1 and cm.mask[1] == "MAX_WR", "err.context.mask: %s",
+  tostring(cm.mask and table.concat(cm.mask, ",")))
+T.check(type(cm.attr) == "table" and cm.attr.srq_limit == 1 and cm.attr.max_wr == nil, "err.context.attr: %s",
+  tostring(cm.attr and cm.attr.srq_limit))
 eq(srq:query().srq_limit, 2, "srq_limit untouched by a modify whose mask is MAX_WR")
 
 for i = 1, 2 do
