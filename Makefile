@@ -6,7 +6,8 @@
 #   make test     host tests, then device tests on rxe (host device or micro-VM),
 #                 then the same under ASan+UBSan
 #   make bench    benchmarks (in the micro-VM unless the host has a device)
-#   make fuzz     a fuzz campaign on the ASan build (FUZZ_SEEDS, FUZZ_OPS, FUZZ_FAMILIES)
+#   make fuzz     a fuzz campaign on the ASan build (FUZZ_SEEDS, FUZZ_OPS, FUZZ_FAMILIES),
+#                 then the recorder's trace-on/off differential (DIFF_SEEDS)
 #   make mutate   mutation testing: plants each bug of tests/mutants/ and checks
 #                 that a test fails (builds in build/mutate/, not ./verbsh)
 #   make clean    remove build output (the VM cache in .cache/ is kept)
@@ -126,8 +127,12 @@ FUZZ_SEEDS    ?= 500
 FUZZ_OPS      ?= 300
 FUZZ_FIRST    ?= 1
 FUZZ_FAMILIES ?= all
+# then the recorder's differential (tests/fuzz/diff): DIFF_SEEDS seeds with
+# the trace off, on, toggled and under --export-c must give the same outcomes
+DIFF_SEEDS    ?= 200
 fuzz: all asan
 	@tests/fuzz/run --seeds $(FUZZ_SEEDS) --first $(FUZZ_FIRST) --ops $(FUZZ_OPS) --families $(FUZZ_FAMILIES)
+	@tests/fuzz/diff --seeds $(DIFF_SEEDS) --first $(FUZZ_FIRST) --ops 150
 
 mutate: deps deps-test build/oracle
 	@tests/mutate
