@@ -3,15 +3,28 @@
 # first that fails. --build stops after the checks and the cache (no boot).
 load ../helpers
 
+# A seat on a link or a class must be given (link.bats tests that refusal):
+# here one is added when the options have none, so that each check is the
+# boundary's own.
+with_seat() {
+    local a
+    for a in "$@"; do [ "$a" = --seat ] && { SEATED=("$@"); return; }; done
+    for a in "$@"; do
+        if [ "$a" = --link ] || [ "$a" = --class ]; then SEATED=(--seat 9 "$@"); return; fi
+    done
+    SEATED=("$@")
+}
 # opt_ok ARGS...: the checks pass (exit 0); opt_bad MSG ARGS...: exit 2 with MSG.
 opt_ok() {
-    run "$ROOT/scripts/rxe-vm" --build "$@"
+    with_seat "$@"
+    run "$ROOT/scripts/rxe-vm" --build "${SEATED[@]}"
     [ "$status" -eq 0 ] || { echo "refused: $* -> $output"; return 1; }
 }
 opt_bad() {
     local msg=$1
     shift
-    run "$ROOT/scripts/rxe-vm" --build "$@"
+    with_seat "$@"
+    run "$ROOT/scripts/rxe-vm" --build "${SEATED[@]}"
     [ "$status" -eq 2 ] && [ "$output" = "rxe-vm: $msg" ] || { echo "$*: status $status, '$output', want 'rxe-vm: $msg'"; return 1; }
 }
 
@@ -24,7 +37,7 @@ opt_bad() {
     opt_ok --seat 5 --peer-seat 4 "${L[@]}"
     opt_ok --seat 5 --peer-seat 6 "${L[@]}"
     opt_bad "--peer-seat 5 is this guest's own seat" --seat 5 --peer-seat 5 "${L[@]}"
-    opt_bad "--peer-seat 1 is this guest's own seat" --peer-seat 1 "${L[@]}"   # --seat defaults to 1
+    opt_bad "--peer-seat 1 is this guest's own seat" --seat 1 --peer-seat 1 "${L[@]}"
     opt_ok --seat 2 --peer-seat 1 "${L[@]}"
     opt_ok --seat 1 --peer-seat 254 "${L[@]}"
     opt_bad "--peer-seat wants 1-254, got '0'" --peer-seat 0 "${L[@]}"
