@@ -12,7 +12,8 @@ local function second_device()
   local ok, list = pcall(verbs.devices)
   if not ok then return nil end
   local a = os.getenv("RXE_DEV") or (list[1] and list[1].name)
-  for _, d in ipairs(list) do if d.name ~= a then return d.name end end
+  -- an iWARP device (siw beside rxe) has no UC and speaks TCP: not a partner here
+  for _, d in ipairs(list) do if d.name ~= a and d.transport_type ~= "IWARP" then return d.name end end
 end
 local DEV_B = second_device()
 local WIRE = DEV_B and verbs.sysinfo().euid == 0

@@ -40,6 +40,13 @@ setup() { require_device; }
         accept = function(t) return id:accept(t) end,
         bind_mw = function(t) return qp:bind_mw(mw, t) end,
         wr_bind_mw = function(t) return qp:wr_bind_mw(mw, 1, t) end,
+        getaddrinfo = function(t) return verbs.getaddrinfo(os.getenv("RXE_ADDR"), "7471", t) end,
+        join_multicast_ex = function(t) return ch:create_id("UDP"):join_multicast_ex(t) end,
+        ["cm_id:create_srq"] = function(t) return id:create_srq(pd, t) end,
+        ["cm_id:create_srq_ex"] = function(t) return id:create_srq_ex(t) end,
+        create_srq_ex = function(t) return ctx:create_srq_ex(t) end,
+        ["cm_id:create_qp_ex"] = function(t) return id:create_qp_ex(t) end,
+        create_ep = function(t) return verbs.create_ep(verbs.getaddrinfo(os.getenv("RXE_ADDR"), "7471"), pd, t) end,
       }
       local bad, n = {}, 0
       for name, d in pairs(doc) do

@@ -51,7 +51,7 @@ auto() {
     run "$VERBSH" --lesson on-the-wire --auto
     echo "$output"
     [ "$status" -eq 77 ]
-    [[ $output == *"This lesson cannot run here: it needs two RDMA devices joined by a link (only $RXE_DEV is here): start it with \`make run TWO=1\` (or inside scripts/rxe-vm --two)"* ]]
+    [[ $output == *"This lesson cannot run here: it needs two RDMA devices joined by a link (only $RXE_DEV is here): start it with \`make run TWO=1\` (or scripts/rxe-vm --two -- ./verbsh --lesson on-the-wire)"* ]]
 }
 
 # Drives the runner the way the REPL does (after_eval after each chunk) and
