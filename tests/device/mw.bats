@@ -46,7 +46,8 @@ setup() { require_device; }
       try(pd.alloc_mw, pd)
       try(pd.alloc_mw, pd, "TYPE_3")
       local mw = pd:alloc_mw("IBV_MW_TYPE_2")
-      print(mw.type, tostring(mw):match("^mw TYPE_2 rkey 0x%x+$") ~= nil, pd:alloc_mw(1).type)
+      local mw_1 = pd:alloc_mw(1)   -- kept: the dealloc below must find it, whenever the collector runs
+      print(mw.type, tostring(mw):match("^mw TYPE_2 rkey 0x%x+$") ~= nil, mw_1.type)
       try(qp.bind_mw, qp, mw, { bind_info = { mr = mr, adr = 1 } })
       try(qp.post_send, qp, { opcode = "SEND", bind_mw = { mw = mw } })
       try(qp.post_send, qp, { opcode = "SEND_WITH_INV", imm_data = 1, invalidate_rkey = 2 })

@@ -122,5 +122,5 @@ compare() {
     [ "$status" -eq 0 ]
     has_line "keys: 17 structs"
     has_line "enums: 19"
-    [[ $output == *"suggest: ok (349 checks)"* ]]
+    [[ $output == *"suggest: ok (352 checks)"* ]]
 }
