@@ -132,7 +132,7 @@ FUZZ_FAMILIES ?= all
 DIFF_SEEDS    ?= 200
 fuzz: all asan
 	@tests/fuzz/run --seeds $(FUZZ_SEEDS) --first $(FUZZ_FIRST) --ops $(FUZZ_OPS) --families $(FUZZ_FAMILIES)
-	@tests/fuzz/diff --seeds $(DIFF_SEEDS) --first $(FUZZ_FIRST) --ops 150
+	@tests/fuzz/diff --seeds $(DIFF_SEEDS) --first $(FUZZ_FIRST) --ops 150 --corpus
 
 mutate: deps deps-test build/oracle
 	@tests/mutate
