@@ -56,7 +56,18 @@ assert(wc.status == "SUCCESS", tostring(wc))
 -- flushed (the client disconnected) or COUNT were answered
 for _ = 2, extra and 1 or count do
   id:post_recv(1, recv_mr)
-  wc = id:get_recv_comp(60000)
+  -- wait for the next message or for the client's disconnect, whichever
+  -- comes first: our QP is not flushed by a DREQ alone, and the client's
+  -- rdma_disconnect waits for ours (poll on id->channel->fd, as C would)
+  wc = nil
+  for _ = 1, 600 do
+    wc = id:get_recv_comp(100)
+    if wc then break end
+    if #verbs.wait_fds({ id }, 0) > 0 then
+      print("rdma_server.lua: the client disconnected")
+      break
+    end
+  end
   if not wc or wc.status ~= "SUCCESS" then break end
   got = recv_mr:read(0, wc.byte_len)
   print(("rdma_server.lua: received %d bytes: %q"):format(wc.byte_len, got))

@@ -290,7 +290,7 @@ M.methods = {
     .. " its poll: cq:end_poll or cq:destroy inside it is an error at the next step)", gives = "ibv_wc",
     each = "one completion at a time, a copy",
     ex = "for wc in cq:iter() do print(wc.wr_id, wc.status) end" },
-  wait_fds = { "verbs", "verbs.wait_fds({channel, cm_channel, ctx, socket, fd...} [, timeout_ms])",
+  wait_fds = { "verbs", "verbs.wait_fds({channel, cm_channel, ctx, cm_id, socket, fd...} [, timeout_ms])",
     "int poll(struct pollfd *fds, nfds_t nfds, int timeout)  /* or epoll_wait */",
     "the entries that are readable (empty at the timeout); Ctrl-C interrupts", ex = "ready = verbs.wait_fds({ ch }, 1000)" },
   strict = { "verbs", "verbs.strict([on])", "(verbsh's own: no C counterpart)",

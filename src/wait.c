@@ -5,8 +5,10 @@
  *   for _, what in ipairs(ready) do ... end      -- the entries that are readable
  *
  * An entry is a completion channel (channel.fd), an rdma_cm event channel,
- * a device context (its async_fd), anything with a getfd() method (a
- * LuaSocket socket), or a plain integer fd. The wait is poll(2) in slices of
+ * a device context (its async_fd), an rdma_cm id (id->channel->fd: for an
+ * id of create_ep, the channel librdmacm keeps for it, readable when the
+ * peer disconnected), anything with a getfd() method (a LuaSocket socket),
+ * or a plain integer fd. The wait is poll(2) in slices of
  * at most 100 ms that check for Ctrl-C, so it is always interruptible.
  *
  * verbs.getrusage() is getrusage(RUSAGE_SELF), for measuring what busy
@@ -42,6 +44,14 @@ static int entry_fd(lua_State *L, int arg, int idx, int i)
 			return ((struct rdma_event_channel *)n->h)->fd;
 		return ((struct ibv_context *)n->h)->async_fd;
 	}
+	if ((n = vobj_test(L, idx, &vc_cm_id))) {
+		struct rdma_cm_id *id = n->h;
+		if (!id)
+			vargerror(L, arg, lua_pushfstring(L, "[%d]: cm_id is %s", i, vobj_gone(n->cls)));
+		if (!id->channel)   /* librdmacm always gives one (a sync id gets its own); C would crash on NULL */
+			vargerror(L, arg, lua_pushfstring(L, "[%d]: this cm_id has no event channel (id->channel is NULL)", i));
+		return id->channel->fd;
+	}
 	/* Another verbs object has no fd to wait on; asking it for getfd would
 	 * only raise its own "no field" error. */
 	bool ours = false;
@@ -68,8 +78,8 @@ static int entry_fd(lua_State *L, int arg, int idx, int i)
 		}
 		lua_pop(L, 1);
 	}
-	vargerror(L, arg, lua_pushfstring(L, "[%d]: a comp_channel, cm_channel, context, socket (getfd) or "
-					     "integer fd expected, got %s", i, what));
+	vargerror(L, arg, lua_pushfstring(L, "[%d]: a comp_channel, cm_channel, context, cm_id, socket (getfd) "
+					     "or integer fd expected, got %s", i, what));
 	return -1;
 }
 

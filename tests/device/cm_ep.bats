@@ -33,7 +33,7 @@ pair() {
     run "$VERBSH" "$ROOT/tests/lua/cm_ep.lua"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ $output == *"cm_ep: ok (78 checks)"* ]]
+    [[ $output == *"cm_ep: ok (83 checks)"* ]]
 }
 
 @test "short path: verbsh's rdma_server.lua and rdma_client.lua -x: SEND both ways, RDMA READ, post_writev of two SGEs" {
@@ -66,5 +66,19 @@ pair() {
     [ "$status" -eq 0 ]
     has_line "rdma_client: end 0"
     has_line 'rdma_server.lua: received 16 bytes: "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"'
+    has_line "rdma_server.lua: end 0"
+}
+
+# -n: the server waits for more messages, and for the client's DREQ on
+# id->channel->fd (verbs.wait_fds({ id })): rdma-core's rdma_client sends
+# one message and disconnects, and its rdma_disconnect returns only once
+# the server disconnected too.
+@test "rdma_server.lua -n 3 against rdma-core's rdma_client: one message, then the client's disconnect ends the wait" {
+    run pair 7504 "$VERBSH" "$ROOT/examples/rdma_server.lua" -p 7504 -n 3 -- rdma_client -s "$RXE_ADDR" -p 7504
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c 'rdma_server.lua: received' <<<"$output")" -eq 1 ]
+    has_line "rdma_server.lua: the client disconnected"
+    has_line "rdma_client: end 0"
     has_line "rdma_server.lua: end 0"
 }

@@ -230,7 +230,7 @@ load ../helpers
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "stdin	1" ]
     [ "${lines[1]}" = "false	bad argument #1 to 'verbs.wait_fds' (an empty list: nothing could ever wake the wait)" ]
-    [ "${lines[2]}" = "false	bad argument #1 to 'verbs.wait_fds' ([1]: a comp_channel, cm_channel, context, socket (getfd) or integer fd expected, got string)" ]
+    [ "${lines[2]}" = "false	bad argument #1 to 'verbs.wait_fds' ([1]: a comp_channel, cm_channel, context, cm_id, socket (getfd) or integer fd expected, got string)" ]
     [ "${lines[3]}" = "false	bad argument #2 to 'verbs.wait_fds' (timeout_ms: integer expected, got string)" ]
     [ "${lines[4]}" = "silent	0	true" ]
     [ "${lines[5]}" = "false	bad argument #1 to 'verbs.wait_fds' ([1]: fd 999 is not open)" ]

@@ -46,6 +46,7 @@ e = raises("post without a QP", listen.post_send, listen, 1, nil)
 check(tostring(e):find("this id has no QP", 1, true), "%s", tostring(e))
 listen:listen(1)
 eq(listen:get_request(0), nil, "no request yet: nil at the timeout")
+eq(#verbs.wait_fds({ listen }, 0), 0, "no request yet: the listener's own channel (id->channel->fd) is quiet")
 
 -- The client, as cm_rc.lua does it, with an event channel.
 local ch = verbs.create_event_channel()
@@ -59,6 +60,9 @@ local cqp = cid:create_qp(cpd, { qp_type = "RC", send_cq = ccq, recv_cq = ccq, c
 local cmr = cpd:reg_mr(4096, { "LOCAL_WRITE", "REMOTE_READ", "REMOTE_WRITE" })
 cqp:post_recv{ wr_id = 31, sg_list = { { mr = cmr, offset = 0, length = 64 } } }
 cid:connect{ responder_resources = 1, initiator_depth = 1, retry_count = 7, rnr_retry_count = 7 }
+-- the request makes the listener's private channel readable, not the client's
+local ready = verbs.wait_fds({ ch, listen }, 5000)
+eq(#ready, 1, "one entry readable"); eq(ready[1], listen, "the listener, by its id")
 
 -- rdma_get_request: the new id comes with its QP, made from the listener's attributes.
 local id = listen:get_request(5000)
@@ -125,6 +129,8 @@ for _, m in ipairs { recv_mr, send_mr, read_mr, write_mr } do m:dereg() end
 id:destroy_ep()
 e = raises("after destroy_ep", function() return id.qp end)
 check(tostring(e):find("cm_id is destroyed", 1, true), "%s", tostring(e))
+e = raises("wait_fds on a destroyed id", verbs.wait_fds, { ch, id })
+check(tostring(e):find("bad argument #1 to 'verbs.wait_fds' ([2]: cm_id is destroyed", 1, true), "%s", tostring(e))
 listen:destroy_ep()
 res:free(); cres = nil
 cqp:destroy(); cid:destroy(); ch:destroy()

@@ -154,7 +154,7 @@ return {
   { "a prepared WR's field misspelt", [[local w = verbs.send_wr{opcode = "SEND"}; return w.opcdoe]],
     { "struct ibv_send_wr has no field 'opcdoe' (did you mean 'opcode'?)" } },
   { "a verbs object with no fd given to wait_fds", [[verbs.wait_fds({mr}, 10)]],
-    { "[1]: a comp_channel, cm_channel, context, socket (getfd) or integer fd expected, got verbs.mr" } },
+    { "[1]: a comp_channel, cm_channel, context, cm_id, socket (getfd) or integer fd expected, got verbs.mr" } },
   { "a negative access flags value", [[pd:reg_mr(16, math.mininteger)]],
     { "ibv_access_flags: -9223372036854775808 is negative" } },
 }
