@@ -227,18 +227,25 @@ static int l_getaddrinfo(lua_State *L)
 
 /* ---- endpoints ------------------------------------------------------------------ */
 
-/* An endpoint's id has three user values: its channel (none), the PD given
- * to create_ep, and the QP librdmacm made (EP_QP_UV), which nothing else
- * holds: without it the collector would destroy the QP under the id. */
+/* An endpoint's id has these user values: its channel (none), the PD given
+ * to create_ep, the QP librdmacm made (EP_QP_UV), which nothing else holds:
+ * without it the collector would destroy the QP under the id; and for a
+ * listener, the send_cq, recv_cq and srq of its qp_init_attr (EP_CQ_UV..),
+ * which librdmacm keeps to make each request's QP with them: the listener
+ * uses them, so none is destroyed (or collected) under it. */
 #define EP_QP_UV 3
+#define EP_CQ_UV 4
+#define EP_UVS 6
 
-/* Wraps a QP that librdmacm made on the id at idx (create_ep, get_request):
- * it uses the PD at pdidx (0: librdmacm's own) and the id, which keeps it. */
-static void wrap_ep_qp(lua_State *L, struct rdma_cm_id *id, int pdidx, int idx)
+/* Wraps the QP that librdmacm made on the id at idx (create_ep, get_request;
+ * none on a listener): it uses the PD at pdidx (0: none), the CQs and SRQ
+ * at cqidx, cqidx + 1 and cqidx + 2 (nil: librdmacm's own, or none), and the
+ * id, which keeps it. */
+static void wrap_ep_qp(lua_State *L, struct rdma_cm_id *id, int pdidx, int cqidx, int idx)
 {
 	if (!id->qp)
 		return;
-	int deps[] = { pdidx, 0, 0, 0, idx };
+	int deps[] = { pdidx, cqidx, cqidx + 1, cqidx + 2, idx };
 	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
 	vobj_set(q, id->qp);
 	lua_setiuservalue(L, idx, EP_QP_UV);
@@ -281,9 +288,10 @@ static int l_create_ep(lua_State *L)
 					       " both, which id:get_send_comp and id:get_recv_comp read)");
 		iap = &ia;
 	}
-	lua_settop(L, 3);
-	int deps[] = { 0, p ? 2 : 0, 0 };
-	struct vnode *n = vobj_new(L, &vc_cm_id, EP_QP_UV, deps);   /* 4 */
+	lua_settop(L, 6);
+	bool passive = (((struct rdma_addrinfo *)r->h)->ai_flags & RAI_PASSIVE) != 0;
+	int deps[EP_UVS] = { 0, p ? 2 : 0, 0, passive ? 4 : 0, passive ? 5 : 0, passive ? 6 : 0 };
+	struct vnode *n = vobj_new(L, &vc_cm_id, EP_UVS, deps);   /* 7 */
 	vobj_recheck(L, 3, used, 4);
 	struct rdma_cm_id *id;
 	int ret = rdma_create_ep(&id, r->h, p ? p->h : NULL, iap);
@@ -292,14 +300,8 @@ static int l_create_ep(lua_State *L)
 		return ep_error(L, "rdma_create_ep", err, 1);
 	vcmid(n)->ep = true;
 	vobj_set(n, id);
-	if (iap && (ia.send_cq || ia.srq)) {
-		/* the CQs and SRQ given are the user's objects: the QP uses them */
-		int qdeps[] = { p ? 2 : 0, 0, 0, 0, 4 };
-		struct vnode *q = vobj_new(L, &vc_qp, 5, qdeps);
-		vobj_set(q, id->qp);
-		lua_setiuservalue(L, 4, EP_QP_UV);
-	} else
-		wrap_ep_qp(L, id, p ? 2 : 0, 4);
+	/* the CQs and SRQ given are the user's objects: the QP uses them */
+	wrap_ep_qp(L, id, p ? 2 : 0, 4, 7);
 	return 1;
 }
 
@@ -317,12 +319,15 @@ static int l_get_request(lua_State *L)
 				     " get_request is for a listener made by verbs.create_ep");
 	lua_settop(L, 1);
 	lua_getiuservalue(L, 1, 2);   /* 2: the listener's PD, or nil */
+	lua_getiuservalue(L, 1, EP_CQ_UV);       /* 3, 4, 5: its send_cq, recv_cq and srq, or nil */
+	lua_getiuservalue(L, 1, EP_CQ_UV + 1);
+	lua_getiuservalue(L, 1, EP_CQ_UV + 2);
 	if (listen->channel && !wait_readable(L, listen->channel->fd, timeout)) {
 		lua_pushnil(L);
 		return 1;
 	}
-	int deps[] = { 0, lua_isnil(L, 2) ? 0 : 2, 0 };
-	struct vnode *id_n = vobj_new(L, &vc_cm_id, EP_QP_UV, deps);   /* 3 */
+	int deps[EP_UVS] = { 0, lua_isnil(L, 2) ? 0 : 2 };
+	struct vnode *id_n = vobj_new(L, &vc_cm_id, EP_UVS, deps);   /* 6 */
 	struct rdma_cm_id *id;
 	int ret = rdma_get_request(listen, &id);
 	int err = errno;
@@ -330,7 +335,7 @@ static int l_get_request(lua_State *L)
 		return vraise(L, "rdma_get_request", err, 1, 0);
 	vcmid(id_n)->ep = true;
 	vobj_set(id_n, id);
-	wrap_ep_qp(L, id, lua_isnil(L, 2) ? 0 : 2, 3);
+	wrap_ep_qp(L, id, lua_isnil(L, 2) ? 0 : 2, 3, 6);
 	return 1;
 }
 

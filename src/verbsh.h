@@ -170,7 +170,8 @@ void marsh_gid_push(lua_State *L, const union ibv_gid *gid);
 enum { VC_CONTEXT, VC_PD, VC_MR, VC_CQ, VC_CHANNEL, VC_QP, VC_AH, VC_SRQ, VC_CM_CHANNEL, VC_CM_ID, VC_CM_EVENT, VC_DEVOBJ,
        VC_MW, VC_CM_ADDRINFO, VCLASS_MAX_ };
 
-#define VN_MAXDEPS 5   /* a QP made by rdma_create_qp: pd, send_cq, recv_cq, srq, cm_id */
+#define VN_MAXDEPS 6   /* a QP made by rdma_create_qp: pd, send_cq, recv_cq, srq, cm_id; a listener of
+			  * create_ep: (channel), pd, (its QP's slot), send_cq, recv_cq, srq */
 
 struct vnode {
 	const struct vclass *cls;

@@ -136,6 +136,39 @@ res:free(); cres = nil
 cqp:destroy(); cid:destroy(); ch:destroy()
 collectgarbage(); collectgarbage()
 
+-- A listener made with CQs of the user's: librdmacm keeps them to make each
+-- request's QP, so the listener uses them (C would hand a freed CQ to the
+-- next rdma_get_request), and the request's QP has them.
+do
+  local lres = verbs.getaddrinfo(nil, tostring(PORT + 2), { ai_flags = "PASSIVE", ai_port_space = "TCP" })
+  local lctx   -- the request's QP is made on librdmacm's own context of the device: its PD and CQs must be of it
+  for _, c in ipairs(verbs.get_devices()) do if c.name == DEV then lctx = c end end
+  local lpd = lctx:alloc_pd()
+  local scq, rcq = lctx:create_cq(4), lctx:create_cq(5)
+  local l2 = verbs.create_ep(lres, lpd, { send_cq = scq, recv_cq = rcq, cap = cap })
+  eq(l2.qp, nil, "a listener with CQs has no QP either")
+  local e3 = raises("destroying a listener's CQ", scq.destroy, scq)
+  check(tostring(e3):find("is still used by 1 object: cm_id", 1, true), "%s", tostring(e3))
+  l2:listen(1)
+  local ch2 = verbs.create_event_channel()
+  local c2 = ch2:create_id("TCP")
+  c2:resolve_addr(nil, ADDR .. ":" .. (PORT + 2))
+  ch2:get_cm_event(5000):expect("ADDR_RESOLVED"):ack()
+  c2:resolve_route()
+  ch2:get_cm_event(5000):expect("ROUTE_RESOLVED"):ack()
+  local c2pd, c2cq = c2.verbs:alloc_pd(), c2.verbs:create_cq(8)
+  local c2qp = c2:create_qp(c2pd, { qp_type = "RC", send_cq = c2cq, recv_cq = c2cq, cap = cap })
+  c2:connect{ responder_resources = 1, initiator_depth = 1 }
+  local r2 = l2:get_request(5000)
+  eq(r2.qp.send_cq, scq, "the request's QP: the listener's send_cq")
+  eq(r2.qp.recv_cq, rcq, "the request's QP: the listener's recv_cq (another CQ)")
+  r2:destroy_ep()
+  c2qp:destroy(); c2:destroy(); c2cq:destroy(); c2pd:dealloc(); ch2:destroy()
+  l2:destroy_ep()
+  check(pcall(scq.destroy, scq), "the CQ is free once the listener is destroyed")
+  rcq:destroy(); lpd:dealloc(); lres:free()
+end
+
 verbs.trace(false)
 local text = table.concat(trace, "\n")
 for _, want in ipairs { "rdma_getaddrinfo(NULL, \"7493\", &hints1, &addrinfo1) = 0",
