@@ -72,8 +72,8 @@ static int l_migrate(lua_State *L)
 	if (old != ch) {
 		n->deps[0] = ch;
 		ch->users++;
-		if (old)
-			old->users--;
+		if (old)   /* collected already, it is destroyed now */
+			vobj_unuse(L, old);
 		lua_pushvalue(L, 2);
 		lua_setiuservalue(L, 1, 1);
 	}

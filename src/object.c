@@ -214,6 +214,12 @@ static void maybe_free(lua_State *L, struct vnode *n)
 	free(n);
 }
 
+void vobj_unuse(lua_State *L, struct vnode *n)
+{
+	n->users--;
+	maybe_free(L, n);
+}
+
 struct vnode **vud_test(lua_State *L, int idx, const struct vclass *cls)
 {
 	struct vud *u = lua_touserdata(L, idx);

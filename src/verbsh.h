@@ -289,6 +289,9 @@ struct vclass {
 struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const int *deps);
 /* Gives the node its handle, and counts it as a user of its deps. */
 void vobj_set(struct vnode *n, void *h);
+/* n lost one user that stays (id:migrate's old channel): n is freed now if
+ * that was the last and its Lua side is gone */
+void vobj_unuse(lua_State *L, struct vnode *n);
 /* NULL when idx holds a live object of class cls (*out: its node); else
  * pushes and returns why not: "verbs.cq expected, got number", "cq is destroyed". */
 const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out);

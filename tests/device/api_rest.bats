@@ -86,6 +86,24 @@ setup() { require_device; cd "$ROOT"; }
     [ "${lines[1]}" = "moved" ]
 }
 
+@test "api: migrate lets go of the old channel: once collected, its descriptor is closed" {
+    run vsh '
+      local pid = io.open("/proc/self/stat"):read("n")
+      local function open(fd) local p = io.popen("readlink /proc/" .. pid .. "/fd/" .. fd); local l = p:read("l"); p:close(); return l end
+      local ch, ch2 = verbs.create_event_channel(), verbs.create_event_channel()
+      local fd, fd2 = ch.fd, ch2.fd
+      local id = ch:create_id("TCP")
+      ch = nil; collectgarbage(); collectgarbage()
+      print(open(fd), open(fd2))     -- the id keeps its channel
+      id:migrate(ch2); collectgarbage(); collectgarbage()
+      print(open(fd), open(fd2))     -- nothing uses the first one now
+      id:destroy()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "/dev/infiniband/rdma_cm	/dev/infiniband/rdma_cm" ]
+    [ "${lines[1]}" = "nil	/dev/infiniband/rdma_cm" ]
+}
+
 @test "api: the trace writes the new calls as C, with rxe's outcomes" {
     run vsh '
       local ctx = verbs.open(os.getenv("RXE_DEV")); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(16)
