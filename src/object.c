@@ -442,6 +442,12 @@ static int obj_destroy(lua_State *L)
 	const char *refused = cls->refuse_destroy ? cls->refuse_destroy(n) : NULL;
 	if (refused)
 		return luaL_error(L, "%s: %s", cls->destroy_method, refused);
+	/* Users that are garbage are users no more once collected: collect them
+	 * first, so that whether (and with which list) a destroy is refused does
+	 * not depend on when the collector last ran. lua_gc does nothing inside
+	 * a finalizer. */
+	if (n->users)
+		lua_gc(L, LUA_GCCOLLECT);
 	if (n->users) {
 		char name[32];
 		const char *how = "destroy";
