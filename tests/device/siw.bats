@@ -73,6 +73,18 @@ wait_cm_listen() {
     [ "$(grep -c '(retry drill: the check refused them: ' <<<"$output")" -eq 4 ]
     [[ $output == *"you predicted iWARP: right; RoCE fetched 41 and left 42, iWARP's post returned -22"* ]]
     [[ $output == *"iWARP: atomic_cap NONE, max_ah 0, max_mcast_grp 0"* ]]
+    # the wire steps: the frames of the three WRs, then the TCP ACK of the WRITE
+    grep -Eq 'Send in frame 8, Write in frame (9|10), Read Request in frame [0-9]+, its Read Response in frame [0-9]+' <<<"$output"
+    grep -Eq "frame [0-9]+: TCP's ACK, a field of an ordinary segment, acknowledges the WRITE; RoCE's 2 ACKNOWLEDGEs" <<<"$output"
+}
+
+@test "lesson 22 iwarp: each wire step refuses its wrong answer (a capture on the RoCE device; a READ counted as acknowledged) and then passes" {
+    run "$VERBSH" "$ROOT/tests/lua/lesson_wrong.lua" iwarp
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"ok iwarp step 8: REFUSED"* ]]
+    [[ $output == *"ok iwarp step 9: REFUSED"* ]]
+    [[ $output == *"2 of 2 wrong answers refused with their hint, then the step passed"* ]]
 }
 
 @test "lessons on siw alone (-d siw0): a RoCE lesson is skipped (77) naming the lessons that run on iWARP; the list marks the others" {
