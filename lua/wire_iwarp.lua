@@ -98,7 +98,7 @@ function M.decode(b, skip)
     if off + whole > stop then
       fp.truncated = true            -- continues in the next segment
       fp.rest = off + whole - stop
-      if hdr_here then fp.head = {}; fp.head.ddp, fp.head.rdmap = ddp_rdmap(b, off + 2, ulen) end
+      if hdr_here then fp.head = {}; fp.head.ddp, fp.head.rdmap, fp.head.payload_len = ddp_rdmap(b, off + 2, ulen) end
       p.fpdus[#p.fpdus + 1] = fp
       break
     end

@@ -74,7 +74,7 @@ wait_cm_listen() {
     [[ $output == *"you predicted iWARP: right; RoCE fetched 41 and left 42, iWARP's post returned -22"* ]]
     [[ $output == *"iWARP: atomic_cap NONE, max_ah 0, max_mcast_grp 0"* ]]
     # the wire steps: the frames of the three WRs, then the TCP ACK of the WRITE
-    grep -Eq 'Send in frame 8, Write in frame (9|10), Read Request in frame [0-9]+, its Read Response in frame [0-9]+' <<<"$output"
+    grep -Eq 'Send in frame 1, Write in frame [0-9]+, Read Request in frame [0-9]+, its Read Response in frame [0-9]+' <<<"$output"
     grep -Eq "frame [0-9]+: TCP's ACK, a field of an ordinary segment, acknowledges the WRITE; RoCE's 2 ACKNOWLEDGEs" <<<"$output"
 }
 
