@@ -30,7 +30,8 @@ local function fpdu_text(f)
   if not d then return ("FPDU of %d bytes (headers not captured)"):format(f.ulpdulength) end
   local where = d.tagged and ("STag 0x%08x TO 0x%x"):format(d.stag, d.to)
     or ("QN %d MSN %d MO %d"):format(d.qn, d.msn, d.mo)
-  return ("%s %s%s len %d"):format(r.opname, where, d.last and " last" or "", f.payload_len)
+  local rr = r.rr and (" reads %d bytes at STag 0x%08x TO 0x%x"):format(r.rr.rdmardsz, r.rr.srcstag, r.rr.srcto) or ""
+  return ("%s %s%s len %d%s"):format(r.opname, where, d.last and " last" or "", f.payload_len, rr)
 end
 
 -- rows(list, posts) -> rows, summary. list: frames (cap:packets(), read_pcap)

@@ -102,8 +102,7 @@ wait_cm_listen() {
     ! grep -q 'needs RoCE' <<<"$output"
 }
 
-@test "siw wire: verbs.capture{device = siw0} live over lo: Send, Write, Read decode as tshark does; the ladder ties frames to WRs, TCP's ACKs to what they acknowledge; rxe0's capture beside it stays RoCE" {
-    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+@test "siw wire: verbs.capture{device = siw0} live over lo: Send, Write, Read decoded, STags, offsets, seq and ack as they must be; the ladder ties frames to WRs, TCP's ACKs to what they acknowledge; rxe0's capture beside it stays RoCE" {
     run "$VERBSH" "$ROOT/tests/wire/iwarp_capture.lua" i.pcap
     echo "$output"
     [ "$status" -eq 0 ]
@@ -112,32 +111,19 @@ wait_cm_listen() {
     [[ $output == *"roce RoCE $RXE_NETDEV udp port 4791 0 no RoCEv2 frame crossed $RXE_NETDEV"* ]]
     ladder=$output
     read -r _ _ wstag wto _ rstag rto _ sstag sto <<<"$(grep '^keys ' <<<"$ladder")"
-    # the decoder against tshark, field by field (tshark takes ~10 s in the
-    # guest; the decoder is the same Lua in both binaries: once, with ./verbsh)
-    if [[ $VERBSH != *asan* ]]; then
-        tshark -T json -r i.pcap 2>/dev/null | python3 "$ROOT/tests/wire/tshark_flat_iwarp.py" >flat
-        run "$VERBSH" "$ROOT/tests/wire/oracle_iwarp.lua" i.pcap flat
-        echo "$output"
-        [ "$status" -eq 0 ]
-        [[ ${lines[-1]} == "15 frames, 176 fields compared, 0 mismatches; FPDUs: Read Request 1, Read Response 1, Send 1, Write 1" ]]
-        grep -q "Write (tagged STag $wstag TO $wto, last) 300 bytes" <<<"$output"
-        grep -q "Read Response (tagged STag $sstag TO $sto, last) 200 bytes" <<<"$output"
-        grep -q $'^[0-9]*\tiwarp_rdma.srcstag\t'"$rstag"'$' flat
-        grep -q $'^[0-9]*\tiwarp_rdma.srcto\t0x0000'"${rto#0x}"'$' flat
-        # the ladder's relative seq (data rows) and ack (all but the SYN) of each frame are tshark's
-        run awk -F'\t' 'NR == FNR { if ($2 == "tcp.seq") s[$1] = $3; if ($2 == "tcp.ack") a[$1] = $3; next }
-            match($0, /\| #[0-9]+/) { n = substr($0, RSTART + 3, RLENGTH - 3) + 0
-                if (index($0, "(seq ")) { c++; if (!index($0, "(seq " s[n] ")")) print "frame " n " seq " s[n] ": " $0 }
-                if (n > 1) { c++; if (!index($0, "ack " a[n])) print "frame " n " ack " a[n] ": " $0 } }
-            END { print c " compared" }' flat - <<<"$ladder"
-        echo "$output"
-        [ "$output" = "18 compared" ]   # 4 data segments' seq, 14 acks
-    fi
+    # (tshark, the oracle of every field, takes ~12 s in this guest: tests/vm/siw.bats
+    # compares it with a live verbs.capture on siw0's veth, on the host; here the
+    # ladder's lines are checked against known values: the MRs' STags and
+    # addresses, the WRs, and TCP's relative seq and ack, which follow from the
+    # lengths: the MPA Request and Reply (24 bytes each), the Send FPDU (2 + 18 + 100
+    # + 4 CRC = 124), the Write (2 + 14 + 300 + 4 = 320), the Read Request (2 + 18
+    # + 28 + 4 = 52), the Read Response (2 + 14 + 200 + 4 = 220))
     # frame -> WR ties, opcodes and lengths, and the ACK that carries each
     grep -q "|Send QN 0 MSN 1 MO 0 last len 100 (seq 25) ack 25 ------> *| #8  wr_id 11's SEND$" <<<"$ladder"
     grep -q "<------ TCP ACK ack 149| #9  TCP acknowledges wr_id 11's SEND$" <<<"$ladder"
     grep -q "|Write STag $wstag TO $wto last len 300 (seq 149) ack 25 ------>| #10  wr_id 12's RDMA_WRITE$" <<<"$ladder"
-    grep -q "|Read Request QN 1 MSN 1 MO 0 last len 0 (seq 469) ack 25 ------>| #12  wr_id 13's RDMA_READ$" <<<"$ladder"
+    grep -q "|Read Request QN 1 MSN 1 MO 0 last len 0 reads 200 bytes at STag $rstag TO $rto (seq 469) ack 25 ------>| #12  wr_id 13's RDMA_READ$" <<<"$ladder"
+    grep -q "<------ TCP ACK ack 521| #13  TCP acknowledges wr_id 13's RDMA_READ$" <<<"$ladder"
     grep -q "|<------ Read Response STag $sstag TO $sto last len 200 (seq 25) ack 521| #14  wr_id 13's RDMA_READ data (last: it completes)$" <<<"$ladder"
     grep -q "|TCP ACK ack 245 ------> *| #15  TCP acknowledges wr_id 13's RDMA_READ data$" <<<"$ladder"
     grep -qx "wr_id 11 (qp1 SEND, 100 bytes): frame 8 (TCP ACK in frame 9)" <<<"$ladder"
