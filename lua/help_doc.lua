@@ -355,7 +355,9 @@ M.methods = {
     ex = "p = verbs.wire.decode(cap:packets()[1].bytes)" },
   ["capture:info"] = { "capture", "cap:info()", "(none: the capture's own state)",
     "{ netdev=, device= (only when opened with device =), count= (frames so far), stopped= (true after cap:stop()),"
-    .. " drops= (frames the kernel dropped: libpcap's ps_drop), snaplen=, lost= (why frames were lost, when some were) }",
+    .. " drops= (frames the kernel dropped: libpcap's ps_drop), snaplen=, lost= (why frames were lost, when some were),"
+    .. " transport= (\"RoCE\", or \"iWARP\" for a siw device's TCP), filter= (the BPF filter), device_netdev= (an"
+    .. " iWARP device's own netdev, when its traffic crosses lo) }",
     ex = "cap:info().count" },
   ["capture:posts"] = { "capture", "cap:posts()", "(none: the struct ibv_send_wr lists qp:post_send gave ibv_post_send)",
     "the send WRs this process posted with qp:post_send (a table, a list or a verbs.send_wr) while the capture ran,"
@@ -383,7 +385,8 @@ M.methods = {
     "\"capture on NETDEV (N frames, stopped)\", then the ladder (cap:ladder) with, after each arrow, the WR of this"
     .. " process that caused the frame (\"wr_id 7's SEND\", \"RNR NAK on ...\", \"completes wr_id 7\"), then a line per"
     .. " WR: its frames, answers and the frame that completed it (verbs.wire.attribute of cap:packets() and"
-    .. " cap:posts())", ex = "print(cap)" },
+    .. " cap:posts()). For an iWARP capture, the TCP segments as verbs.wire_iwarp_ladder draws them: each FPDU's"
+    .. " RDMAP opcode and DDP fields with its WR, and the TCP ACKs that carry iWARP's reliability", ex = "print(cap)" },
   -- verbs.wire: decoding RoCEv2 frames (lua/wire.lua)
   wire = { "verbs", "verbs.wire", "(none: Lua, lua/wire.lua; the IBA spec's header layouts)",
     "RoCEv2 frames (one userdata each, its headers read when asked) and diagrams, for a capture, a pcap file or"
