@@ -1,6 +1,7 @@
 -- Lesson 22: iWARP and RoCE side by side -- one rdma_cm program on both, then
 -- what iWARP (siw) refuses that RoCE (rxe) does, each predicted first.
 local K = require "verbs.lesson_kit"
+local LADDER = require "verbs.wire_iwarp_ladder"
 
 local function G(name) return rawget(_G, name) end
 local function set(name, v) rawset(_G, name, v) return v end
@@ -10,7 +11,8 @@ local function set(name, v) rawset(_G, name, v) return v end
 local made = {}
 local function keep(fn) made[#made + 1] = fn end
 local NAMES = { "roce", "iwarp", "roce_addr", "iwarp_addr", "cm_connect", "rtr_qp", "R", "W", "qr", "qw",
-  "guess_ud", "guess_imm", "guess_atomic", "guess_oob", "ok_r", "ok_w", "err_r", "err_w", "dr", "dw" }
+  "guess_ud", "guess_imm", "guess_atomic", "guess_oob", "ok_r", "ok_w", "err_r", "err_w", "dr", "dw",
+  "cap", "write_ack", "roce_acks" }
 
 local function link_layer(dev)
   local f = io.open(("/sys/class/infiniband/%s/ports/1/link_layer"):format(dev))
@@ -165,6 +167,7 @@ return {
     if not (G"roce_addr" and G"iwarp_addr") then
       return "no IPv4 address on " .. (G"roce_addr" and G"iwarp" or G"roce") .. "'s netdev: rdma_cm needs one"
     end
+    if verbs.sysinfo().euid ~= 0 then return "its wire steps capture packets, which needs root (CAP_NET_RAW)" end
   end,
 
   steps = {
@@ -373,6 +376,106 @@ return {
         if dr.atomic_cap == "NONE" or dr.max_ah == 0 then return false, "dr is not the RoCE device's: dr = R.ctx:query_device()" end
         return true, ("RoCE: atomic_cap %s, max_ah %d, max_mcast_grp %d; iWARP: atomic_cap NONE, max_ah 0, max_mcast_grp %d")
           :format(dr.atomic_cap, dr.max_ah, dr.max_mcast_grp, dw.max_mcast_grp)
+      end,
+    },
+    {
+      title = "On the wire: iWARP's ladder",
+      text = [[
+        Lesson 17 drew RoCE's packets: a BTH with a PSN in each, and the
+        responder's own ACKNOWLEDGE packets. iWARP puts its messages in a TCP
+        byte stream instead: each MPA FPDU holds a DDP header (tagged: STag and
+        offset of the memory it lands in; untagged: queue number, message
+        sequence number, offset) and an RDMAP opcode. Capture a SEND, a WRITE
+        and a READ on W, then print(cap) draws the TCP segments as a ladder,
+        each with the WR that caused it. (Between two QPs of one rxe, RoCE
+        never reaches a netdev; siw's TCP to its own address crosses lo, so
+        this capture sees it.)]],
+      c = [[/* no C: what ibv_post_send of a SEND, an RDMA_WRITE and an RDMA_READ puts on the wire */]],
+      task = [[
+        cap = verbs.capture{device = iwarp}; on W.qp: SEND 10 bytes (wr_id 5), RDMA_WRITE 20 bytes to
+        W.peer_mr offset 1024 (wr_id 6), RDMA_READ 30 bytes from W.peer_mr offset 2048 (wr_id 7),
+        each SIGNALED and waited for; cap:stop(); print(cap)]],
+      hint = [[W.qp:post_send{wr_id = 6, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = {{mr = W.mr, offset = 0, length = 20}}, rdma = {remote_addr = W.peer_mr.addr + 1024, rkey = W.peer_mr.rkey}}]],
+      solution = [[
+        cap = verbs.capture{device = iwarp}
+        W.qp:post_send{wr_id = 5, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = W.mr, offset = 0, length = 10}}}
+        W.cq:wait(2)
+        W.qp:post_send{wr_id = 6, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = {{mr = W.mr, offset = 0, length = 20}}, rdma = {remote_addr = W.peer_mr.addr + 1024, rkey = W.peer_mr.rkey}}
+        W.cq:wait(1)
+        W.qp:post_send{wr_id = 7, opcode = "RDMA_READ", send_flags = "SIGNALED", sg_list = {{mr = W.mr, offset = 512, length = 30}}, rdma = {remote_addr = W.peer_mr.addr + 2048, rkey = W.peer_mr.rkey}}
+        W.cq:wait(1)
+        cap:stop()
+        print(cap)]],
+      check = function()
+        local cap = G"cap"
+        if not K.is(cap, "capture") then return false, "cap is not a capture: cap = verbs.capture{device = iwarp}" end
+        local info = cap:info()
+        if info.device ~= G"iwarp" then
+          return false, ("cap captures %s, not the iWARP device %s: cap = verbs.capture{device = iwarp}")
+            :format(tostring(info.device or info.netdev), tostring(G"iwarp"))
+        end
+        if not info.stopped then return false, "cap still runs: cap:stop() once the READ has completed" end
+        local rows = LADDER.rows(cap:packets(), cap:posts())
+        local at = {}
+        for _, r in ipairs(rows) do
+          for _, want in ipairs{ "wr_id 5's SEND", "wr_id 6's RDMA_WRITE", "wr_id 7's RDMA_READ data", "wr_id 7's RDMA_READ" } do
+            if not at[want] and r.kind == "DATA" and (r.note or ""):find(want, 1, true) then at[want] = r.frame; break end
+          end
+        end
+        for _, want in ipairs{ "wr_id 5's SEND", "wr_id 6's RDMA_WRITE", "wr_id 7's RDMA_READ", "wr_id 7's RDMA_READ data" } do
+          if not at[want] then
+            return false, ("no frame of %s in cap: start the capture first, post on W.qp, wait, then cap:stop()"):format(want)
+          end
+        end
+        return true, ("Send in frame %d, Write in frame %d, Read Request in frame %d, its Read Response in frame %d")
+          :format(at["wr_id 5's SEND"], at["wr_id 6's RDMA_WRITE"], at["wr_id 7's RDMA_READ"], at["wr_id 7's RDMA_READ data"])
+      end,
+    },
+    {
+      title = "Two ladders: who acknowledges?",
+      text = [[
+        The same three operations between two rxe devices (lesson 17, with
+        make run TWO=1) draw this RoCE ladder:
+            SEND_ONLY psn 0 ------>
+                    <------ ACKNOWLEDGE psn 0 ACK msn 1
+            RDMA_WRITE_ONLY psn 1 ------>
+                    <------ ACKNOWLEDGE psn 1 ACK msn 2
+            RDMA_READ_REQUEST psn 2 ------>
+                    <------ RDMA_READ_RESPONSE_ONLY psn 2 ACK msn 3
+        RoCE's responder acknowledges by itself, per PSN; a READ's response
+        carries its AETH, so it needs no ACKNOWLEDGE of its own. In your
+        iWARP ladder, find what acknowledges the WRITE.]],
+      c = [[/* RoCE: the ACK is a packet of the RDMA transport; iWARP: TCP's ack field */]],
+      task = [[
+        write_ack = the frame number (#N) of the segment that says "TCP acknowledges wr_id 6's RDMA_WRITE";
+        roce_acks = how many ACKNOWLEDGE packets the RoCE ladder above has.]],
+      hint = [[for _, r in ipairs(require("verbs.wire_iwarp_ladder").rows(cap:packets(), cap:posts())) do print(r.frame, r.text, r.note) end]],
+      solution = [[
+        for _, r in ipairs(require("verbs.wire_iwarp_ladder").rows(cap:packets(), cap:posts())) do
+          if (r.note or ""):find("TCP acknowledges wr_id 6's", 1, true) then write_ack = r.frame end
+        end
+        roce_acks = 2
+        write_ack, roce_acks]],
+      check = function()
+        local cap = G"cap"
+        if not K.is(cap, "capture") then return false, "cap is gone: do the step before again" end
+        local want, write
+        for _, r in ipairs(LADDER.rows(cap:packets(), cap:posts())) do
+          if (r.note or ""):find("TCP acknowledges wr_id 6's", 1, true) then want = r.frame end
+          if r.kind == "DATA" and (r.note or ""):find("wr_id 6's RDMA_WRITE", 1, true) then write = r.frame end
+        end
+        if not want then return false, "cap holds no TCP ACK of the WRITE: capture again (the step before) and wait for it" end
+        local got = G"write_ack"
+        if got == write then
+          return false, ("frame %d is the WRITE itself; what acknowledges it comes back from the other side"):format(write)
+        end
+        if got ~= want then return false, ("write_ack should be the frame whose note says \"TCP acknowledges wr_id 6's RDMA_WRITE\" (it is not %s)"):format(tostring(got)) end
+        if G"roce_acks" == 3 then
+          return false, "roce_acks is 3: a READ's response is its acknowledgement, RoCE sends no ACKNOWLEDGE for it"
+        end
+        if G"roce_acks" ~= 2 then return false, "roce_acks: count the ACKNOWLEDGE lines of the RoCE ladder" end
+        return true, ("frame %d: TCP's ACK, a field of an ordinary segment, acknowledges the WRITE; RoCE's 2 ACKNOWLEDGEs are packets of the RDMA transport itself")
+          :format(want)
       end,
     },
   },

@@ -328,7 +328,10 @@ M.methods = {
     .. " pthread_create(&t, NULL, read_frames, cap)  /* libpcap, then a thread of its own reads the frames */",
     "a capture object (cap) collecting the RoCEv2 frames (UDP port 4791) that cross a netdev: device = an rxe"
     .. " device (its netdev is read from /sys/class/infiniband/DEV/ports/1/gid_attrs/ndevs) or netdev = the netdev"
-    .. " itself, not both; snaplen = the bytes kept of each frame (default 9216, every RoCEv2 frame whole; 128 to"
+    .. " itself, not both. device = an iWARP (siw) device captures the TCP segments of its netdev's addresses"
+    .. " instead (filter \"tcp and (host A ...)\"), on that netdev, or on lo when the netdev is a dummy (it sends"
+    .. " nothing: siw's TCP between addresses of this host crosses lo); cap:info() gives transport \"iWARP\","
+    .. " filter and device_netdev, and print(cap) draws the segments (verbs.wire_iwarp_ladder); snaplen = the bytes kept of each frame (default 9216, every RoCEv2 frame whole; 128 to"
     .. " 262144: 128 keeps every header, the frame count of a bulk transfer in little memory, but no ICRC). A"
     .. " thread reads the frames as they come, so the kernel's buffer does not fill while Lua waits (cq:wait);"
     .. " frames it dropped anyway are counted (libpcap's ps_drop) in cap:stop(), cap:info().drops and print(cap)."
@@ -352,7 +355,9 @@ M.methods = {
     ex = "p = verbs.wire.decode(cap:packets()[1].bytes)" },
   ["capture:info"] = { "capture", "cap:info()", "(none: the capture's own state)",
     "{ netdev=, device= (only when opened with device =), count= (frames so far), stopped= (true after cap:stop()),"
-    .. " drops= (frames the kernel dropped: libpcap's ps_drop), snaplen=, lost= (why frames were lost, when some were) }",
+    .. " drops= (frames the kernel dropped: libpcap's ps_drop), snaplen=, lost= (why frames were lost, when some were),"
+    .. " transport= (\"RoCE\", or \"iWARP\" for a siw device's TCP), filter= (the BPF filter), device_netdev= (an"
+    .. " iWARP device's own netdev, when its traffic crosses lo) }",
     ex = "cap:info().count" },
   ["capture:posts"] = { "capture", "cap:posts()", "(none: the struct ibv_send_wr lists qp:post_send gave ibv_post_send)",
     "the send WRs this process posted with qp:post_send (a table, a list or a verbs.send_wr) while the capture ran,"
@@ -380,7 +385,8 @@ M.methods = {
     "\"capture on NETDEV (N frames, stopped)\", then the ladder (cap:ladder) with, after each arrow, the WR of this"
     .. " process that caused the frame (\"wr_id 7's SEND\", \"RNR NAK on ...\", \"completes wr_id 7\"), then a line per"
     .. " WR: its frames, answers and the frame that completed it (verbs.wire.attribute of cap:packets() and"
-    .. " cap:posts())", ex = "print(cap)" },
+    .. " cap:posts()). For an iWARP capture, the TCP segments as verbs.wire_iwarp_ladder draws them: each FPDU's"
+    .. " RDMAP opcode and DDP fields with its WR, and the TCP ACKs that carry iWARP's reliability", ex = "print(cap)" },
   -- verbs.wire: decoding RoCEv2 frames (lua/wire.lua)
   wire = { "verbs", "verbs.wire", "(none: Lua, lua/wire.lua; the IBA spec's header layouts)",
     "RoCEv2 frames (one userdata each, its headers read when asked) and diagrams, for a capture, a pcap file or"
@@ -410,13 +416,27 @@ M.methods = {
     .. " payload_len, ddp {tagged, last, rsvd, dv, and stag, to (tagged) or rsvdulp, qn, msn, mo (untagged)}, rdmap"
     .. " {version, rsv, opcode, opname (Send, Write, Read Request, Read Response, ...), reserved, rr {sinkstag, sinkto,"
     .. " rdmardsz, srcstag, srcto} for a Read Request}}; a bare TCP ACK has neither (TCP carries iWARP's reliability)."
-    .. " An FPDU split across segments is {ulpdulength, truncated = true}; markers are not removed (siw negotiates none)."
+    .. " An FPDU split across segments is {ulpdulength, truncated = true, rest, head {ddp, rdmap}}; decode(bytes, skip)"
+    .. " first skips the bytes that end an FPDU of an earlier segment; markers are not removed (siw negotiates none)."
     .. " nil and why for a frame that is not IPv4 TCP",
     ex = 'W = require "verbs.wire_iwarp"; for _, b in ipairs(frames) do print(W.describe(W.decode(b))) end' },
   ["wire_iwarp.describe"] = { "verbs.wire_iwarp", 'require("verbs.wire_iwarp").describe(packet)', "(none: Lua)",
     "one line for a decoded iWARP frame: its MPA frame, its FPDUs (opcode, tagged STag and TO or untagged QN, MSN,"
     .. " MO, last, payload bytes), or the TCP flags of a bare segment",
     ex = 'print(require("verbs.wire_iwarp").describe(p))' },
+  ["wire_iwarp_ladder.rows"] = { "verbs.wire_iwarp_ladder", 'require("verbs.wire_iwarp_ladder").rows(list [, posts])', "(none: Lua)",
+    "the rows of an iWARP ladder, one per TCP segment of list (cap:packets(), read_pcap, or strings), each direction's"
+    .. " byte stream followed so that an FPDU split across segments is read in step: {frame, t, conn, src, dst, seq, ack"
+    .. " (relative, as tshark shows them), len, kind (SYN, FIN, MPA, DATA, ACK, RETRANSMISSION), text, fpdus {op, last,"
+    .. " tagged, len, stag, to, qn, msn, mo}, note (the WR of posts, cap:posts(), that caused it; for an ACK, whose"
+    .. " bytes it acknowledges)}; then a summary line per WR and the connections",
+    ex = 'for _, r in ipairs(require("verbs.wire_iwarp_ladder").rows(cap:packets(), cap:posts())) do print(r.frame, r.text, r.note) end' },
+  ["wire_iwarp_ladder.ladder"] = { "verbs.wire_iwarp_ladder", 'require("verbs.wire_iwarp_ladder").ladder(list [, posts])', "(none: Lua)",
+    "the rows as a ladder diagram (a string): per connection, its first sender on the left, one arrow per TCP"
+    .. " segment with its #frame and note; the bare TCP ACKs are rows of their own (where RoCE has ACKNOWLEDGE"
+    .. " packets); then a line per WR: its frames and the frame of the TCP ACK of its last byte. print(cap) of an"
+    .. " iWARP capture shows it",
+    ex = 'print(require("verbs.wire_iwarp_ladder").ladder(cap:packets(), cap:posts()))' },
   ["wire.read_pcap"] = { "verbs.wire", "verbs.wire.read_pcap(file)",
     "p = pcap_open_offline(file, err); pcap_next_ex(p, &hdr, &bytes) per frame  /* libpcap */",
     "every frame of a pcap file in a list, as cap:packets() gives them (a frame each: help \"wire.decode\"). Any"

@@ -55,11 +55,19 @@ local function list_of(packets)
   return type(packets) == "table" and packets or nil
 end
 
+-- A capture of an iWARP device: TCP segments, drawn by lua/wire_iwarp_ladder.lua.
+local function is_iwarp(cap)
+  if type(cap) ~= "userdata" then return false end
+  local ok, info = pcall(cap.info, cap)
+  return ok and info.transport == "iWARP"
+end
+
 -- A ladder diagram: the requester (the sender of the first frame) on the
 -- left, its peer on the right, one arrow per frame; runs of more than four
 -- MIDDLE frames fold. packets: a capture or a list from cap:packets().
 -- notes (optional): text shown after a frame's arrow, by its index in the list.
 function M.ladder(packets, notes)
+  if is_iwarp(packets) then return require("verbs.wire_iwarp_ladder").ladder(packets:packets(), packets:posts()) end
   local list = list_of(packets)
   if not list then
     error(("bad argument #1 to 'ladder' (capture or packet list expected, got %s)"):format(type(packets)), 2)
@@ -153,6 +161,11 @@ local list_mt = { __tostring = function(l) return M.ladder(l) end }
 -- as_method: called as cap:filter{...} (src/capture.c), where the table is
 -- argument #1.
 function M.filter(packets, want, as_method)
+  if is_iwarp(packets) then
+    error(("bad argument #1 to 'filter' (a capture of iWARP device %s: filter selects RoCEv2 frames by their BTH;"
+      .. " an iWARP capture has TCP segments: read require('verbs.wire_iwarp_ladder').rows(cap:packets(), cap:posts()))")
+      :format(packets:info().device), 2)
+  end
   local list = list_of(packets)
   if not list then
     error(("bad argument #1 to 'filter' (capture or packet list expected, got %s)"):format(type(packets)), 2)
@@ -341,6 +354,12 @@ function M.show(cap)
     info.count == 1 and "" or "s", info.drops > 0 and (", %d dropped by the kernel"):format(info.drops) or "",
     info.stopped and ", stopped" or "")
   if info.lost then head = head .. "\n" .. info.lost end
+  if info.transport == "iWARP" then
+    head = head .. ("\n%s is iWARP: TCP segments of %s (on %s, it crosses %s); TCP's ACKs carry its reliability")
+      :format(info.device, info.filter, info.device_netdev or info.netdev, info.netdev)
+    if #list == 0 then return head end
+    return head .. "\n" .. require("verbs.wire_iwarp_ladder").ladder(list, cap:posts())
+  end
   if #list == 0 then return head end
   local notes, summary = M.attribute(list, cap:posts())
   local out = { head, M.ladder(list, notes) }

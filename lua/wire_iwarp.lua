@@ -58,9 +58,14 @@ local function mpa_frame(s, off)
     privatedata = s:sub(off + 20, off + 19 + pdlen) }
 end
 
--- decode(frame) -> { ip =, tcp =, mpa = {Request/Reply} or fpdus = {...} },
--- or nil, why (not IPv4 TCP, or nothing MPA in it).
-function M.decode(b)
+-- decode(frame [, skip]) -> { ip =, tcp =, mpa = {Request/Reply} or fpdus = {...} },
+-- or nil, why (not IPv4 TCP, or nothing MPA in it). skip: bytes at the
+-- start of the payload that end an FPDU begun in an earlier segment (the
+-- ladder follows each direction's stream; a single frame has none). An
+-- FPDU that goes on in the next segment is `truncated` (with `rest`, the
+-- bytes still to come, and `head`, its DDP and RDMAP headers when they are
+-- here); one cut by the capture's snaplen is `cut`.
+function M.decode(b, skip)
   if #b < 14 + 20 + 20 or string.unpack(">I2", b, 13) ~= 0x0800 then return nil, "not an IPv4 frame" end
   local ip0 = 15
   local ihl = (b:byte(ip0) & 0x0F) * 4
@@ -74,26 +79,39 @@ function M.decode(b)
   t.len = p.ip.len - ihl - doff
   p.tcp = t
   local off, stop = t0 + doff, t0 + doff + t.len   -- the payload: [off, stop)
+  local have = #b + 1                                 -- the bytes captured: [1, have)
   if t.len <= 0 then return p end                   -- a bare ACK: TCP's reliability, no RDMA in it
-  local key = b:sub(off, off + 15)
+  skip = math.min(skip or 0, t.len)
+  if skip > 0 then p.continued = skip; off = off + skip end
+  local key = skip == 0 and b:sub(off, off + 15)
   if key == MPA_REQ or key == MPA_REP then
     p.mpa = mpa_frame(b, off)
     return p
   end
   p.fpdus = {}
-  while off + 2 <= stop do
+  while off + 2 <= stop and off + 2 <= have do
     local ulen = string.unpack(">I2", b, off)
     local pad = (4 - (2 + ulen) % 4) % 4
     local fp = { ulpdulength = ulen, pad = pad }
-    if off + 2 + ulen + pad + 4 > stop then
+    local whole = 2 + ulen + pad + 4                 -- length, ULPDU, pad, CRC (0 when CRC is off)
+    local hdr_here = math.min(stop, have) >= off + 2 + 18   -- room for the longer DDP header
+    if off + whole > stop then
       fp.truncated = true            -- continues in the next segment
+      fp.rest = off + whole - stop
+      if hdr_here then fp.head = {}; fp.head.ddp, fp.head.rdmap, fp.head.payload_len = ddp_rdmap(b, off + 2, ulen) end
+      p.fpdus[#p.fpdus + 1] = fp
+      break
+    end
+    if off + whole > have then
+      fp.cut = true                  -- the snaplen cut it: headers only
+      if hdr_here then fp.ddp, fp.rdmap, fp.payload_len = ddp_rdmap(b, off + 2, ulen) end
       p.fpdus[#p.fpdus + 1] = fp
       break
     end
     fp.ddp, fp.rdmap, fp.payload_len = ddp_rdmap(b, off + 2, ulen)
     fp.crc = string.unpack(">I4", b, off + 2 + ulen + pad)
     p.fpdus[#p.fpdus + 1] = fp
-    off = off + 2 + ulen + pad + 4
+    off = off + whole
   end
   return p
 end
@@ -115,8 +133,9 @@ function M.describe(p)
   end
   local parts = {}
   for _, f in ipairs(p.fpdus) do
-    if f.truncated then
-      parts[#parts + 1] = ("FPDU of %d bytes continued in the next segment"):format(f.ulpdulength)
+    if f.truncated or not f.ddp then
+      parts[#parts + 1] = ("FPDU of %d bytes %s"):format(f.ulpdulength,
+        f.truncated and "continued in the next segment" or "cut by the snaplen")
     else
       local d = f.ddp
       local where = d.tagged and ("tagged STag 0x%08x TO 0x%x"):format(d.stag, d.to)

@@ -1,5 +1,6 @@
 /* verbs.capture: RoCEv2 frames (UDP 4791) seen on the netdev under an rxe
- * device, through libpcap. A thread of its own reads them as they come, so
+ * device, or the TCP segments of an iWARP (siw) device's addresses, through
+ * libpcap. A thread of its own reads them as they come, so
  * that the kernel's buffer never fills while Lua waits in cq:wait during a
  * bulk transfer, and keeps them in a store of large chunks (no Lua value
  * per frame until one is asked for). Decoding is src/wire.c's and the
@@ -12,6 +13,14 @@
 #include <string.h>
 #include <dirent.h>
 #include <unistd.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <pcap/pcap.h>
 #include "verbsh.h"
 #include "wire.h"
@@ -51,7 +60,10 @@ struct store {
 struct capture {
 	pcap_t *p;               /* NULL once stopped: the frames stay readable */
 	char netdev[64];
-	char device[64];         /* the rxe device asked for, or "" */
+	char device[64];         /* the rxe or siw device asked for, or "" */
+	char via[64];            /* an iWARP device's own netdev, when its traffic crosses another (lo) */
+	char filter[256];        /* the BPF filter: RoCEv2's UDP port, or TCP of the iWARP addresses */
+	int iwarp;               /* TCP segments of an iWARP device, not RoCEv2 frames */
 	int ref;                 /* nonzero until __gc: the store (user value 1) is reachable */
 	struct store *store;
 	pthread_t thread;
@@ -155,6 +167,99 @@ static int netdev_of(const char *dev, char *out, size_t len)
 	}
 	closedir(d);
 	return found;
+}
+
+/* Reads the first line of a sysfs file into out; 0 on success. */
+static int read_line(const char *path, char *out, size_t len)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	int ok = fgets(out, (int)len, fp) != NULL;
+	fclose(fp);
+	if (!ok)
+		return -1;
+	out[strcspn(out, "\n")] = 0;
+	return 0;
+}
+
+/* Whether dev is an iWARP device (node_type "4: RNIC"). */
+static int is_iwarp(const char *dev)
+{
+	char path[256], buf[64];
+	snprintf(path, sizeof path, "/sys/class/infiniband/%s/node_type", dev);
+	return read_line(path, buf, sizeof buf) == 0 && strncmp(buf, "4:", 2) == 0;
+}
+
+/* The netdev of an iWARP device: its GID table has no netdev attribute,
+ * but its one GID starts with the netdev's MAC (siw). */
+static int iwarp_netdev(const char *dev, char *out, size_t len)
+{
+	char path[512], gid[64], mac[64], want[20];
+	snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/1/gids/0", dev);
+	if (read_line(path, gid, sizeof gid) < 0 || strlen(gid) < 14)
+		return -1;
+	/* "eadc:fbc3:9850:..." -> "ea:dc:fb:c3:98:50" */
+	snprintf(want, sizeof want, "%.2s:%.2s:%.2s:%.2s:%.2s:%.2s", gid, gid + 2, gid + 5, gid + 7, gid + 10, gid + 12);
+	DIR *d = opendir("/sys/class/net");
+	if (!d)
+		return -1;
+	struct dirent *e;
+	int found = -1;
+	while (found < 0 && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/sys/class/net/%s/address", e->d_name);
+		if (read_line(path, mac, sizeof mac) == 0 && strcmp(mac, want) == 0) {
+			if (strlen(e->d_name) < len) {   /* an interface name is at most 15 bytes */
+				memcpy(out, e->d_name, strlen(e->d_name) + 1);
+				found = 0;
+			}
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* Whether netdev is a dummy: it drops what it sends, so TCP to its
+ * addresses is local and crosses lo (ethtool's driver name). */
+static int is_dummy(const char *netdev)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	if (strlen(netdev) >= sizeof ifr.ifr_name)
+		return 0;
+	memcpy(ifr.ifr_name, netdev, strlen(netdev) + 1);
+	ifr.ifr_data = (void *)&info;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return 0;
+	int rc = ioctl(fd, SIOCETHTOOL, &ifr);
+	close(fd);
+	return rc == 0 && strcmp(info.driver, "dummy") == 0;
+}
+
+/* "tcp and (host A or host B)" for the IPv4 addresses of netdev, or "tcp":
+ * siw's connections are TCP ones from and to those addresses. */
+static void iwarp_filter(const char *netdev, char *out, size_t len)
+{
+	struct ifaddrs *all, *a;
+	size_t n = (size_t)snprintf(out, len, "tcp");
+	int hosts = 0;
+	if (getifaddrs(&all) < 0)
+		return;
+	for (a = all; a; a = a->ifa_next) {
+		if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || strcmp(a->ifa_name, netdev))
+			continue;
+		char ip[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &((struct sockaddr_in *)a->ifa_addr)->sin_addr, ip, sizeof ip);
+		if (n + 40 < len)
+			n += (size_t)snprintf(out + n, len - n, "%shost %s", hosts++ ? " or " : " and (", ip);
+	}
+	freeifaddrs(all);
+	if (hosts && n + 2 < len)
+		snprintf(out + n, len - n, ")");
 }
 
 static struct capture *check_cap(lua_State *L, int live)
@@ -331,9 +436,22 @@ static int l_capture(lua_State *L)
 		return luaL_error(L, "bad argument #1 to 'capture' (give device = \"rxe1\" or netdev = \"veth1\")");
 	if (device[0] && netdev[0])
 		return luaL_error(L, "bad argument #1 to 'capture' (give device or netdev, not both)");
-	if (device[0] && netdev_of(device, netdev, sizeof netdev) < 0)
+	char via[64] = "", filter[256] = "udp port 4791";
+	int iwarp = device[0] && is_iwarp(device);
+	if (iwarp) {
+		if (iwarp_netdev(device, netdev, sizeof netdev) < 0)
+			return luaL_error(L, "capture: no netdev found under iWARP device '%s' (none has the MAC of "
+				"its GID 0, /sys/class/infiniband/%s/ports/1/gids/0): `rdma link show %s/1` names it; "
+				"give netdev = that name", device, device, device);
+		iwarp_filter(netdev, filter, sizeof filter);
+		/* a dummy netdev sends nothing: siw's TCP to its addresses crosses lo */
+		if (is_dummy(netdev)) {
+			snprintf(via, sizeof via, "%s", netdev);
+			snprintf(netdev, sizeof netdev, "lo");
+		}
+	} else if (device[0] && netdev_of(device, netdev, sizeof netdev) < 0)
 		return luaL_error(L, "capture: no netdev found under device '%s' "
-			"(/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs): is it an rxe device? "
+			"(/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs): is it an rxe or siw device? "
 			"list them with verbs.devices()", device, device);
 	/* the userdata first: once pcap_create succeeds, nothing may raise
 	 * before the handle is the capture's (its __gc closes it) */
@@ -345,6 +463,9 @@ static int l_capture(lua_State *L)
 	c->snaplen = (int)snaplen;
 	snprintf(c->netdev, sizeof c->netdev, "%s", netdev);
 	snprintf(c->device, sizeof c->device, "%s", device);
+	snprintf(c->via, sizeof c->via, "%s", via);
+	snprintf(c->filter, sizeof c->filter, "%s", filter);
+	c->iwarp = iwarp;
 	luaL_setmetatable(L, CAP_MT);
 	c->store = new_store(L);
 	lua_setiuservalue(L, -2, 1);
@@ -369,9 +490,9 @@ static int l_capture(lua_State *L)
 		return luaL_error(L, "capture: pcap_activate(%s): %s", netdev, msg);
 	}
 	struct bpf_program prog;
-	if (pcap_compile(p, &prog, "udp port 4791", 1, PCAP_NETMASK_UNKNOWN) < 0 ||
+	if (pcap_compile(p, &prog, c->filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
 	    pcap_setfilter(p, &prog) < 0)
-		return luaL_error(L, "capture: filter 'udp port 4791' on %s: %s", netdev, pcap_geterr(p));
+		return luaL_error(L, "capture: filter '%s' on %s: %s", c->filter, netdev, pcap_geterr(p));
 	pcap_freecode(&prog);
 	if ((rc = pthread_create(&c->thread, NULL, drain_thread, c)) != 0)
 		return luaL_error(L, "capture: pthread_create: %s", strerror(rc));
@@ -434,6 +555,13 @@ static int l_stop(lua_State *L)
 		return 2;
 	if (n > 0)
 		return 1;
+	if (c->iwarp) {
+		lua_pushfstring(L, "no TCP segment of %s's addresses crossed %s (filter: %s). siw's "
+			"traffic is kernel TCP: it crosses the netdev the route to the peer takes (lo when "
+			"both ends are addresses of this host); capture{netdev = ...} picks another",
+			c->device, c->netdev, c->filter);
+		return 2;
+	}
 	/* The usual reason: both QPs were on one rxe device, which loops its
 	 * own traffic back inside the driver. */
 	lua_pushfstring(L, "no RoCEv2 frame crossed %s. Traffic between two QPs of one "
@@ -517,13 +645,21 @@ static int l_posts(lua_State *L)
 static int l_info(lua_State *L)
 {
 	struct capture *c = check_cap(L, 0);
-	lua_createtable(L, 0, 6);
+	lua_createtable(L, 0, 10);
 	lua_pushstring(L, c->netdev);
 	lua_setfield(L, -2, "netdev");
 	if (c->device[0]) {
 		lua_pushstring(L, c->device);
 		lua_setfield(L, -2, "device");
 	}
+	if (c->via[0]) {
+		lua_pushstring(L, c->via);
+		lua_setfield(L, -2, "device_netdev");
+	}
+	lua_pushstring(L, c->iwarp ? "iWARP" : "RoCE");
+	lua_setfield(L, -2, "transport");
+	lua_pushstring(L, c->filter);
+	lua_setfield(L, -2, "filter");
 	lua_pushboolean(L, c->stopped);
 	lua_setfield(L, -2, "stopped");
 	lua_pushinteger(L, (lua_Integer)store_count(c->store));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Every step of lessons 1-16 refuses its most likely wrong answer with the
+# Every step of lessons 1-16 (and lesson 22's wire steps) refuses its most likely wrong answer with the
 # message that says what is wrong, and passes on the model solution typed
 # after it (the table: tests/lua/lesson_wrong.lua).
 load ../helpers
@@ -18,3 +18,10 @@ wrong() {
 @test "lessons 9-12 (ud, rc-errors, srq, ud-drops): each step refuses its wrong answer" { wrong ud rc-errors srq ud-drops; }
 @test "lessons 13-14 (pair-lab, rdma-cm; partner processes): each step refuses its wrong answer" { wrong pair-lab rdma-cm; }
 @test "lessons 15-16 (post-send-ex, events): each step refuses its wrong answer" { wrong post-send-ex events; }
+@test "lesson 22 (iwarp, rxe and siw side by side): each wire step refuses its wrong answer (a capture on the RoCE device; a READ counted as acknowledged)" {
+    [ -n "${SIW_DEV:-}" ] || skip "no siw device here (scripts/rxe-vm --siw gives one beside rxe0)"
+    wrong iwarp
+    [[ $output == *"ok iwarp step 8: REFUSED"* ]]
+    [[ $output == *"ok iwarp step 9: REFUSED"* ]]
+    [[ $output == *"2 of 2 wrong answers refused with their hint, then the step passed"* ]]
+}

@@ -110,3 +110,49 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
     run x '{verb = "ibv_create_cq_ex", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IWARP", device = "siw0"}}'
     [[ $output == *"fix: use the classic verbs on siw: ctx:create_cq(cqe) and cq:poll"* ]]
 }
+
+@test "iwarp ladder: tests/wire/iwarp.pcap as print(cap) draws it: frames tied to WRs, the TCP ACK of each, relative seq and ack as tshark's; an FPDU split across two segments keeps the stream in step" {
+    run "$VERBSH" -e '
+        local L = require "verbs.wire_iwarp_ladder"
+        local list = verbs.wire.read_pcap("'"$ROOT"'/tests/wire/iwarp.pcap")
+        local posts = { { qp = "qp1", wr_id = 1, opcode = "SEND", length = 100 },
+                        { qp = "qp1", wr_id = 2, opcode = "RDMA_WRITE", length = 3000 },
+                        { qp = "qp1", wr_id = 3, opcode = "RDMA_READ", length = 2000 },
+                        { qp = "qp1", wr_id = 4, opcode = "SEND", length = 5 } }
+        print(L.ladder(list, posts))
+        -- frame 10 (a 1428-byte Write FPDU in 1448 bytes of TCP) cut in two segments of 700 and 748
+        local b = list[10].bytes
+        local function seg(from, n, seq)
+          local ip = b:sub(15, 16) .. string.pack(">I2", 20 + 32 + n) .. b:sub(19, 34)
+          local tcp = b:sub(35, 38) .. string.pack(">I4", seq) .. b:sub(43, 66)
+          return b:sub(1, 14) .. ip .. tcp .. b:sub(67 + from, 66 + from + n)
+        end
+        local seq = string.unpack(">I4", b, 39)
+        local split = {}
+        for i, p in ipairs(list) do
+          if i == 10 then split[#split + 1] = seg(0, 700, seq); split[#split + 1] = seg(700, 748, seq + 700)
+          else split[#split + 1] = p end
+        end
+        print("== split")
+        for _, r in ipairs(L.rows(split, posts)) do
+          if r.frame >= 10 and r.frame <= 13 then print(r.frame, r.text, r.note) end
+        end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line '   112.007  |Send QN 0 MSN 1 MO 0 last len 100 (seq 25) ack 25 ------>       | #8  wr_id 1'"'"'s SEND'
+    has_line '   168.011  |                                         <------ TCP ACK ack 149| #9  TCP acknowledges wr_id 1'"'"'s SEND'
+    has_line '   400.025  |Write STag 0x5b3d5300 TO 0x557ee9d8cc28 last len 144 (seq 3045) ack 25 ------>| #14  wr_id 2'"'"'s RDMA_WRITE'
+    has_line '   400.025  |                                        <------ TCP ACK ack 3209| #15  TCP acknowledges wr_id 2'"'"'s RDMA_WRITE'
+    has_line '   428.027  |                                        <------ TCP ACK ack 3261| #17  TCP acknowledges wr_id 3'"'"'s RDMA_READ'
+    has_line '   436.027  |<------ Read Response STag 0x5c697900 TO 0x557ee9d8991c last len 572 (seq 1473) ack 3261| #19  wr_id 3'"'"'s RDMA_READ data (last: it completes)'
+    has_line '   436.027  |TCP ACK ack 2065 ------>                                        | #20  TCP acknowledges wr_id 3'"'"'s RDMA_READ data'
+    has_line '   476.030  |                                    <------ TCP FIN+ACK ack 3262| #22'
+    has_line 'wr_id 1 (qp1 SEND, 100 bytes): frame 8 (TCP ACK in frame 9)'
+    has_line 'wr_id 2 (qp1 RDMA_WRITE, 3000 bytes): frames 10, 12, 14 (TCP ACK in frame 15)'
+    has_line 'wr_id 3 (qp1 RDMA_READ, 2000 bytes): request in frame 16 (TCP ACK in frame 17), Read Responses in frames 18, 19 (TCP ACK in frame 20)'
+    has_line 'wr_id 4 (qp1 SEND, 5 bytes): no frame in the capture'
+    # the split: the first part names the FPDU, the second ends it, the next Write is read in step
+    has_line $'10\tWrite STag 0x5b3d5300 TO 0x557ee9d8c100 len 1428, continued (seq 149)\twr_id 2\'s RDMA_WRITE'
+    has_line $'11\t(748 bytes end the FPDU before) (seq 849)\tnil'
+    has_line $'13\tWrite STag 0x5b3d5300 TO 0x557ee9d8c694 len 1428 (seq 1597)\twr_id 2\'s RDMA_WRITE'
+}

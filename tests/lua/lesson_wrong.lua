@@ -369,6 +369,19 @@ local wrong = {
       wcs = cq_a:wait(1)
       wcs_b = cq_b:wait(2, 300)
       cap:stop()]], "the SEND was sent once" },
+  -- lesson 22: iwarp (rxe and siw side by side: tests/device/siw.bats runs these)
+  -- the capture on the RoCE device: one rxe loops its own traffic, nothing to see
+  { "iwarp", 8, [[
+      cap = verbs.capture{device = roce}
+      W.qp:post_send{wr_id = 5, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = W.mr, offset = 0, length = 10}}}
+      W.cq:wait(2)
+      cap:stop()]], "not the iWARP device" },
+  -- the READ's response counted as an ACKNOWLEDGE of RoCE's
+  { "iwarp", 9, [[
+      for _, r in ipairs(require("verbs.wire_iwarp_ladder").rows(cap:packets(), cap:posts())) do
+        if (r.note or ""):find("TCP acknowledges wr_id 6's", 1, true) then write_ack = r.frame end
+      end
+      roce_acks = 3]], "a READ's response is its acknowledgement" },
 }
 
 local L, repl = require "verbs.lesson", require "verbs.repl"

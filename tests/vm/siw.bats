@@ -72,14 +72,13 @@ siw1/1 veth3" ]
     report other | grep -qx 'exit 0'
 }
 
-@test "iwarp wire: a live capture on veth2 while siw0 and siw1 Send, Write 3000 bytes and Read 2000 decodes as tshark does; STags and offsets are the MRs'" {
+@test "iwarp wire: verbs.capture on siw0 (veth2) while siw0 and siw1 Send, Write 3000 bytes and Read 2000 decodes as tshark does; the ladder ties them; rxe0's RoCE capture in the same guest still draws its own" {
     cd "$ROOT"
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     scripts/rxe-vm --siw --two -- bash -c '
-        dumpcap -q -P -i veth2 -f tcp -w /tmp/x.pcap >/dev/null 2>&1 & p=$!
-        for _ in $(seq 100); do [ -s /tmp/x.pcap ] && break; sleep 0.1; done
-        "$VERBSH" tests/wire/iwarp_scenario.lua >&2 || exit 1
-        sleep 0.5; kill -INT $p; wait $p; cat /tmp/x.pcap' >"$BATS_TEST_TMPDIR/x.pcap" 2>"$BATS_TEST_TMPDIR/log" ||
+        "$VERBSH" tests/wire/iwarp_scenario.lua /tmp/x.pcap >&2 || exit 1
+        "$VERBSH" tests/wire/scenarios.lua /tmp/r.pcap send >&2 || exit 1
+        cat /tmp/x.pcap' >"$BATS_TEST_TMPDIR/x.pcap" 2>"$BATS_TEST_TMPDIR/log" ||
         { cat "$BATS_TEST_TMPDIR/log"; return 1; }
     cd "$BATS_TEST_TMPDIR"
     cat log
@@ -96,6 +95,15 @@ siw1/1 veth3" ]
     grep -q $'^[0-9]*\tiwarp_rdma.srcstag\t'"$rstag"'$' flat
     grep -q $'^[0-9]*\tiwarp_rdma.srcto\t0x0000'"${rto#0x}"'$' flat
     grep -q "Send (untagged QN 0 MSN 1 MO 0, last) 100 bytes" <<<"$output"
+    # print(cap) on veth2: the connection from SYN, each FPDU with its WR, TCP's ACKs
+    grep -q "^capture on veth2 (2[0-9] frames, stopped)$" log
+    grep -q "|MPA Request rev 2, markers off, CRC off ack 1 ------> *| #4$" log
+    grep -q "|Write STag $wstag TO $wto len 1428 (seq 149) ack 25 ------>| #10  wr_id 2's RDMA_WRITE$" log
+    grep -Eq "^wr_id 2 \(qp1 RDMA_WRITE, 3000 bytes\): frames 10, 12, 14 \(TCP ACK in frame 15\)$" log
+    grep -Eq "^wr_id 3 \(qp1 RDMA_READ, 2000 bytes\): request in frame 16 \(TCP ACK in frame 17\), Read Responses in frames 18, 19 \(TCP ACK in frame 20\)$" log
+    # RoCE beside it, rxe0 to rxe1 on veth0: the 5000-byte SEND in five frames, one ACKNOWLEDGE completes it
+    grep -q "^capture on veth0 (" log
+    grep -q "wr_id 7 (qp1 SEND, 5000 bytes): 5 frames from psn 100, completed by frame 6 (ACKNOWLEDGE)" log
 }
 
 @test "rxe-vm --siw in two seats on a link: siw0 on eth1 (ports + 2), verbsh's rping client on seat 1 against rping -s on seat 2" {

@@ -3,7 +3,10 @@
 -- --two), then a 100-byte SEND, a 3000-byte RDMA WRITE and a 2000-byte RDMA
 -- READ, each with its own bytes; prints the STags and addresses the frames
 -- must carry: "send", "write STAG ADDR", "read STAG ADDR".
+--   verbsh tests/wire/iwarp_scenario.lua [OUT.pcap]: with OUT.pcap, under
+--   verbs.capture{device = SIW_DEV} (veth2), saved there, print(cap) after
 local A, B, PORT = os.getenv("SIW_ADDR"), os.getenv("SIW1_ADDR"), 7497
+local capture = arg[1] and verbs.capture{ device = os.getenv("SIW_DEV") }
 local sch, cch = verbs.create_event_channel(), verbs.create_event_channel()
 local listen = sch:create_id("TCP")
 listen:bind_addr(B .. ":" .. PORT); listen:listen(1)
@@ -48,3 +51,13 @@ assert(mr:read(5000, 2000) == pattern(2000, 13))
 print(("read 0x%08x 0x%x 0x%08x 0x%x"):format(smr.rkey, smr.addr + 4096, mr.lkey, mr.addr + 5000))
 id:disconnect()
 sch:get_cm_event(5000):expect("DISCONNECTED"):ack()
+if capture then
+  -- the FINs and their ACKs, then the capture ends quiet
+  for _ = 1, 40 do
+    if capture:info().count >= 23 then break end
+    os.execute("sleep 0.05")
+  end
+  capture:stop()
+  capture:save(arg[1])
+  print(capture)
+end
