@@ -57,7 +57,7 @@ function M.partner(which)
     error(("partner(): which lesson's partner? \"pair-lab\" (13), \"rdma-cm\" (14), or nothing for both, got %s")
       :format(tostring(which)), 2)
   end
-  if running and os.execute(("kill -0 %d 2>/dev/null"):format(running.pid)) == true then
+  if running and running:alive() then
     error(("partner(): one is running already (pid %d, output in %s): partner(false) stops it")
       :format(running.pid, running.log), 2)
   end
@@ -77,7 +77,13 @@ function M.partner(which)
   p:close()
   if not pid then error("partner(): could not start the partner", 2) end
   running = setmetatable({ pid = pid, log = log }, { __index = {
-    alive = function(self) return os.execute(("kill -0 %d 2>/dev/null"):format(self.pid)) == true end,
+    -- (not kill -0: a killed partner whose reaper is slow stays a zombie)
+    alive = function(self)
+      local f = io.open(("/proc/%d/stat"):format(self.pid))
+      local stat = f and f:read("l")
+      if f then f:close() end
+      return stat ~= nil and stat:match("^%d+ %b() (%a)") ~= "Z"
+    end,
     output = function(self)
       local f = io.open(self.log)
       local s = f and f:read("a") or ""
