@@ -30,11 +30,11 @@ return {
     K.base()
     rawset(_G, "gid", K.gid)
     rawset(_G, "qp", K.rc_qp())
-    local host, port, who = K.remote_partner("PAIR_PEER", 18600)
+    local host, port, who, short = K.remote_partner("PAIR_PEER", 18600)
     if host then
       rawset(_G, "partner_host", host)
       rawset(_G, "partner_port", port)
-      remote = who
+      remote = short
       io.write("\nYour partner: ", who, ". They run:\n    verbsh examples/pair_partner.lua --listen ",
                host, " --port ", port, "\n(or make run ... ROLE=partner in their seat)\n")
     else

@@ -20,8 +20,8 @@ local function expect_event(want)
   -- Reject reason 8 (no one listens on that port): a partner in another
   -- seat may simply not have started yet.
   if name == "REJECTED" and G"ev".status == 8 and remote then
-    return false, ("waiting for your partner (%s) to start cm_partner (rejected: no one listens " ..
-      "there yet); when they have, restart(\"lesson\") connects again"):format(remote), "partner"
+    return false, ("waiting for your partner (%s) to start cm_partner (rejected: no one listens at %s:%s " ..
+      "yet); when they have, restart(\"lesson\") connects again"):format(remote, G"partner_addr", G"partner_port"), "partner"
   end
   if name ~= want then return false, ("ev is %s, not %s yet:\n%s"):format(name, want, verbs.explain(G"ev")) end
   return true, want
@@ -43,11 +43,11 @@ return {
   setup = function()
     K.open()
     remote = nil
-    local host, port, who = K.remote_partner("CM_PEER", 7471)
+    local host, port, who, short = K.remote_partner("CM_PEER", 7471)
     if host then
       rawset(_G, "partner_addr", host)
       rawset(_G, "partner_port", port)
-      remote = who
+      remote = short
       io.write("\nYour partner: ", who, ". They run:\n    verbsh examples/cm_partner.lua --port ", port,
                "\n(or make run ... ROLE=partner in their seat)\n")
     else

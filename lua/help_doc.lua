@@ -690,6 +690,12 @@ M.lesson = {
     ex = 'restart(); restart("lesson")' },
   doctor = { "doctor()", "checks what RDMA needs on this host, one line each (ok, warn or fail) with the exact"
     .. " fix for each problem, as verbsh --doctor does", ex = "doctor()" },
+  partner = { "partner([\"pair-lab\" | \"rdma-cm\" | false])",
+    "in a lab seat with a partner (RXE_PEER_ADDR): starts the partner's side of lesson 13 (examples/pair_partner.lua,"
+    .. " listening on this seat's RXE_ADDR:18600) and then of lesson 14 (examples/cm_partner.lua, rdma_cm port"
+    .. " 7471) in the background, as make run ... ROLE=partner does, and says where its output goes; \"pair-lab\""
+    .. " or \"rdma-cm\" starts that one only; partner(false) stops it. Outside a seat it refuses, saying why",
+    ex = 'partner(); partner "rdma-cm"; partner(false)' },
   progress = { "progress()", "where you are: the lesson, the step number and its title; and the lessons you have finished (kept across sessions in $XDG_STATE_HOME/verbsh/finished, default ~/.local/state)", ex = "progress()" },
   rc_connect = { "rc_connect(qp, peer [, opts])",
     "moves an RC qp through RESET, INIT, RTR, RTS, connected to peer (a QP, or a qp_num) on this device,"

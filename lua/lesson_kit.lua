@@ -543,18 +543,19 @@ function K.check(cond, why, note) if cond then return true, note end return fals
 
 -- The partner of a lab across machines: VAR (PAIR_PEER, CM_PEER) as
 -- HOST:PORT when set, else the seat's partner (RXE_PEER_ADDR, set by
--- rxe-vm --peer-seat) at the lab's PORT. Returns host, port and who that is
--- in words; nil when neither is set (the lesson starts a local partner).
+-- rxe-vm --peer-seat) at the lab's PORT. Returns host, port, who that is
+-- in words, and a short name for messages ("seat 2", or HOST:PORT); nil
+-- when neither is set (the lesson starts a local partner).
 function K.remote_partner(var, port)
   local peer = os.getenv(var)
   if peer and peer ~= "" then
     local host, p = peer:match("^(.+):(%d+)$")
     if not host then error(var .. " must be HOST:PORT, got " .. peer, 0) end
-    return host, math.tointeger(tonumber(p)), ("%s (%s)"):format(peer, var)
+    return host, math.tointeger(tonumber(p)), ("%s (%s)"):format(peer, var), peer
   end
   local addr = os.getenv("RXE_PEER_ADDR")
   if addr and addr ~= "" then
-    return addr, port, ("%s at %s:%d (RXE_PEER_ADDR)"):format(K.partner_name(), addr, port)
+    return addr, port, ("%s at %s:%d (RXE_PEER_ADDR)"):format(K.partner_name(), addr, port), K.partner_name()
   end
 end
 

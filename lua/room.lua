@@ -562,7 +562,10 @@ function M.main(args)
   while true do
     local t = socket.gettime()
     if stop and t >= stop then break end
-    if t >= next_write then room:write(tty) next_write = t + o.every end
+    -- The next write is `every` seconds after this one ends: on a slow
+    -- host (a loaded seat's guest) a write may take longer than `every`,
+    -- and the room must still spend time receiving between writes.
+    if t >= next_write then room:write(tty) t = socket.gettime() next_write = t + o.every end
     s:settimeout(math.max(0.01, math.min(next_write, stop or next_write) - t))
     local data, ip, port = s:receivefrom()
     if data then

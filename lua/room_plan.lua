@@ -74,6 +74,7 @@ local function handout(s, mode)
   for _, c in ipairs(s.learner) do lines[#lines + 1] = "     " .. c end
   lines[#lines + 1] = ("3. As the partner, when %s learns: instead of step 1,"):format(who)
   lines[#lines + 1] = "     " .. s.partner_role
+  lines[#lines + 1] = "   (or, at your seat's verbsh> prompt: partner())"
   return lines
 end
 

@@ -305,6 +305,8 @@ static void prelude(lua_State *L)
 	lua_setglobal(L, "help");
 	push_module_fn(L, "verbs.doctor", "doctor", 0);
 	lua_setglobal(L, "doctor");
+	push_module_fn(L, "verbs.partner", "partner", 0);
+	lua_setglobal(L, "partner");
 }
 
 static void create_arg_table(lua_State *L, char **argv, int argc, int script)

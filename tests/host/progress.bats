@@ -154,6 +154,7 @@ room_lua='
         grep -qx "     make run CLASS=239.78.0.1:7100 SEAT=$k PEER_SEAT=$p" <<<"$output"
         grep -qx "     make run CLASS=239.78.0.1:7100 SEAT=$k PEER_SEAT=$p ROLE=partner" <<<"$output"
     done
+    [ "$(grep -cx "   (or, at your seat's verbsh> prompt: partner())" <<<"$output")" -eq 30 ]
     [[ $output == *"── The teacher: the room in seat 254"*"make run CLASS=239.78.0.1:7100 SEAT=254 ARGS=--room"* ]]
     [ "$(grep -c '<div class="handout" id="seat-' room-plan.html)" -eq 30 ]
     grep -q '<div class="handout" id="teacher">' room-plan.html

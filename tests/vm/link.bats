@@ -54,22 +54,34 @@ setup() { cd "$ROOT"; }
     [ "$(grep -c 'ping data: rdma-ping-' <<<"$output")" -eq 10 ]
 }
 
-@test "link: lessons 13 (pair lab) and 14 (rdma_cm) --auto find the seat's partner, the learner (seat 1) started first" {
-    # The partner starts after the learner: lesson 13's oob.connect retries
-    # until it listens; lesson 14 usually starts before cm_partner listens
-    # (REJECTED, reason 8) and starts again. (How long lesson 14's first
-    # steps take decides which: the wait is not asserted.)
+@test "link: lessons 13 (pair lab) and 14 (rdma_cm) --auto find the seat's partner, the learner (seat 1) started first; partner() serves them" {
+    # Seat 2 starts each partner with partner() at its prompt, and only once
+    # it has seen the learner try: for lesson 13 a connection it refused (a
+    # TCP RST sent: nothing listened yet), for lesson 14 a connect request
+    # its ib_cm rejected (a REJ sent: reason 8, no listener), which the
+    # learner must retry, saying whom it waits for.
     run pair '
         "$VERBSH" --lesson pair-lab --auto || exit 1
         "$VERBSH" --lesson rdma-cm --auto || exit 2' '
-        sleep 5
-        "$VERBSH" examples/pair_partner.lua -g $RXE_GID_INDEX --listen $RXE_ADDR --port 18600 || exit 1
-        sleep 20
-        "$VERBSH" examples/cm_partner.lua --port 7471 || exit 2'
+        rsts() { awk '\''/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == "OutRsts") c = i; h = 1 } else print $c }'\'' /proc/net/snmp; }
+        rej=/sys/class/infiniband/rxe0/ports/1/cm_tx_msgs/rej
+        serve() { "$VERBSH" -e "local p = partner \"$1\"; while p:alive() do require(\"socket\").sleep(0.2) end; io.write(p:output())"; }
+        for i in $(seq 1500); do [ "$(rsts)" -gt 0 ] && break; sleep 0.2; done
+        echo "learner first: $(rsts) connections refused"
+        serve pair-lab || exit 1
+        for i in $(seq 1500); do [ "$(cat $rej)" -gt 0 ] && break; sleep 0.2; done
+        echo "learner first: $(cat $rej) connect requests rejected"
+        serve rdma-cm || exit 2'
     echo "$output"
     [[ $output == *"seats 0 0"* ]]
+    [[ $output =~ learner\ first:\ [1-9][0-9]*\ connections\ refused ]]
+    [[ $output =~ learner\ first:\ [1-9][0-9]*\ connect\ requests\ rejected ]]
     [[ $output == *"Your partner: seat 2 at 10.78.0.2:18600 (RXE_PEER_ADDR). They run:"* ]]
     [[ $output == *"Your partner: seat 2 at 10.78.0.2:7471 (RXE_PEER_ADDR). They run:"* ]]
+    [[ $output == *"waiting for your partner (seat 2) to start cm_partner (rejected: no one listens at 10.78.0.2:7471 yet)"* ]]
+    [ "$(grep -c '^partner: started in the background (pid [0-9]*) for your partner, seat 1 (10.78.0.1):$' <<<"$output")" -eq 2 ]
+    has_line "  lesson 13 (pair-lab): examples/pair_partner.lua listens on 10.78.0.2:18600 (verbs.oob)"
+    has_line "  lesson 14 (rdma-cm): examples/cm_partner.lua listens on rdma_cm port 7471 (your partner connects to 10.78.0.2:7471)"
     [[ $output == *"partner: your RDMA WRITE left \"written by verbsh\" in my memory"* ]]
     [[ $output == *"gid ::ffff:10.78.0.1"* ]]
     has_line "PASS pair-lab"
