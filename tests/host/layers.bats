@@ -1,0 +1,73 @@
+#!/usr/bin/env bats
+# src/ in one-way layers, checked where the compiler cannot: at link level,
+# with nm on the objects of the binary under test (issue 33). The foundation
+# (the object layer, the marshaller, the error layer, enum names, "did you
+# mean", warnings, verbs.fields and the calls into Lua) names no symbol that
+# a class file or the module entry defines; main.c uses repl.c, never the
+# reverse.
+load ../helpers
+
+FOUNDATION="error object marshal enums suggest warn fields policy"
+# below the foundation too: the libraries opened on first use, Ctrl-C, the embedded Lua
+LIBS="lazylib pcap_lazy zlib_lazy rdmacm_lazy interrupt embedded embedded_lua"
+
+# The objects of $VERBSH: build/asan/obj for build/asan/verbsh, else build/obj.
+objdir() {
+    local d
+    d=$(dirname "$VERBSH")/obj
+    [ -d "$d" ] || d=$ROOT/build/obj
+    [ -f "$d/object.o" ] || { echo "no objects in $d: build first (make all asan)" >&2; return 1; }
+    echo "$d"
+}
+
+# refs DIR FROM "TO...": "from -> symbol (to)" for each undefined symbol of
+# FROM.o that one of the TO objects defines.
+refs() {
+    local dir=$1 from=$2 to
+    for to in $3; do
+        [ -f "$dir/$to.o" ] || continue
+        nm --defined-only -g "$dir/$to.o" | awk -v to="$to" '{ print $3, to }'
+    done | sort -u >"$BATS_TEST_TMPDIR/defs"
+    nm -u "$dir/$from.o" | awk '{ print $2 }' | sort -u |
+        join - "$BATS_TEST_TMPDIR/defs" | awk -v from="$from" '{ print from " -> " $1 " (" $2 ")" }'
+}
+
+@test "layers: the foundation's objects reference nothing a class file or the module entry defines" {
+    dir=$(objdir)
+    upper=
+    for o in "$dir"/*.o; do
+        o=$(basename "$o" .o)
+        [[ " $FOUNDATION $LIBS main repl " == *" $o "* ]] || upper+=" $o"
+    done
+    # the classes are there to be found: qp, pd and the module entry lverbs
+    [[ "$upper " == *" qp "* && "$upper " == *" pd "* && "$upper " == *" lverbs "* ]]
+    # the check sees a reference where there is one: qp.o uses the object layer
+    [[ $(refs "$dir" qp "$FOUNDATION") == *"qp -> vobj_new (object)"* ]]
+    found=
+    for f in $FOUNDATION; do
+        [ -f "$dir/$f.o" ] || { found+="missing $dir/$f.o"$'\n'; continue; }
+        found+=$(refs "$dir" "$f" "$upper")$'\n'
+    done
+    echo "$found"
+    [ -z "${found//$'\n'/}" ]
+}
+
+@test "layers: main.o uses repl.o, and repl.o nothing of main.o" {
+    dir=$(objdir)
+    [ "$(refs "$dir" main repl)" = "main -> shell_repl (repl)" ]
+    run refs "$dir" repl main
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+}
+
+@test "layers: the foundation's sources include the core header alone, so a class there fails to compile" {
+    cd "$ROOT/src"
+    for f in $FOUNDATION; do
+        grep -q '^#include "core.h"' "$f.c" || { echo "$f.c does not include core.h"; return 1; }
+        if grep -n '^#include "\(verbsh\|prepared\|wire\|shell\)\.h"' "$f.c"; then return 1; fi
+    done
+    # core.h itself names no class descriptor
+    run grep -n 'vc_\(context\|pd\|mr\|cq\|qp\)\b' core.h
+    [ "$status" -eq 1 ]
+}
