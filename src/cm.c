@@ -235,26 +235,19 @@ static void event_describe(lua_State *L, struct vnode *n)
 	default:
 		return;
 	}
-	lua_getglobal(L, "require");
-	lua_pushliteral(L, "verbs.explain_cm");
-	if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-		lua_pop(L, 1);
-		return;
-	}
-	lua_getfield(L, -1, "event_cause");
 	lua_pushstring(L, name);
 	lua_pushinteger(L, ev->status);
-	if (lua_pcall(L, 2, 2, 0) != LUA_OK) {
-		lua_pop(L, 2);   /* the module and the error */
+	if (vpcall(L, "verbs.explain_cm", "event_cause", 2, 2) != LUA_OK) {
+		lua_pop(L, 1);   /* the error */
 		return;
 	}
 	if (!lua_isstring(L, -2)) {
-		lua_pop(L, 3);
+		lua_pop(L, 2);
 		return;
 	}
-	lua_pushfstring(L, "%s\n  why: %s\n  fix: %s", lua_tostring(L, -4), lua_tostring(L, -2), lua_tostring(L, -1));
-	lua_replace(L, -5);
-	lua_pop(L, 3);
+	lua_pushfstring(L, "%s\n  why: %s\n  fix: %s", lua_tostring(L, -3), lua_tostring(L, -2), lua_tostring(L, -1));
+	lua_replace(L, -4);
+	lua_pop(L, 2);
 }
 
 static void push_private_data(lua_State *L, const void *p, uint8_t len)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "verbsh.h"
+#include "core.h"
 
 /* The one source of errno names, C's and the Lua explanations' alike (the
  * Lua side reads them through require "verbs.errno"): glibc's own table. */
@@ -55,13 +55,6 @@ static int fallback_tostring(lua_State *L)
 	return 1;
 }
 
-static int explain(lua_State *L)
-{
-	lua_settop(L, 1);
-	vcall(L, "verbs.explain", "verb_error", 1, 1);
-	return 1;
-}
-
 int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx)
 {
 	const char *name = verrname(err);
@@ -90,9 +83,8 @@ int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx)
 
 	/* The explanation must never hide the verb's own error. */
 	int e = lua_gettop(L);
-	lua_pushcfunction(L, explain);
 	lua_pushvalue(L, e);
-	if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+	if (vpcall(L, "verbs.explain", "verb_error", 1, 1) != LUA_OK || !lua_istable(L, -1)) {
 		lua_pop(L, 1);
 		if (luaL_newmetatable(L, "verbs.error")) {
 			lua_pushcfunction(L, fallback_tostring);

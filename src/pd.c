@@ -214,3 +214,12 @@ void pd_open(lua_State *L)
 	vobj_register(L, &vc_pd);
 	vobj_register(L, &vc_mr);
 }
+
+bool vobj_mr_covers(lua_State *L, uint64_t addr, uint64_t len)
+{
+	FOR_NODES(L, n)
+		if (n->cls == &vc_mr && n->h && addr >= (uintptr_t)vmr(n)->buf &&
+		    addr - (uintptr_t)vmr(n)->buf <= vmr(n)->len && len <= vmr(n)->len - (addr - (uintptr_t)vmr(n)->buf))
+			return true;
+	return false;
+}

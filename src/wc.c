@@ -239,9 +239,7 @@ static void push_wc_class(lua_State *L)
 	lua_setfield(L, -2, "__fields");
 	/* explain's line, with the cause and fix of a failed status */
 	int top = lua_gettop(L);
-	lua_getglobal(L, "require");
-	lua_pushliteral(L, "verbs.explain");
-	if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1) && lua_getfield(L, -1, "wc_tostring") == LUA_TFUNCTION)
+	if (vprequire(L, "verbs.explain") == LUA_OK && lua_istable(L, -1) && lua_getfield(L, -1, "wc_tostring") == LUA_TFUNCTION)
 		lua_setfield(L, top, "__tostring");
 	lua_settop(L, top);
 	lua_pushvalue(L, -1);
