@@ -189,7 +189,7 @@ void capture_open(lua_State *L);   /* verbs.capture (libpcap) */
  * which tie frames to the WRs that caused them. Call when st->capturing. */
 void capture_note_posts(lua_State *L, struct vnode *n, const struct ibv_send_wr *wrs);
 
-/* ---- post.c: reading and posting WRs (tables, and prepared ones: wr.c) -- */
+/* ---- wr_read.c: reading and checking WRs (post.c posts them, wr.c prepares them) -- */
 
 /* Where the SGEs of the WRs being read go. */
 struct sge_pool {

@@ -72,3 +72,14 @@ refs() {
     run grep -n 'vc_\(context\|pd\|mr\|cq\|qp\)\b' core.h
     [ "$status" -eq 1 ]
 }
+
+@test "layers: post.c uses wr.c (the prepared WRs) and wr_read.c (reading WR tables), never the reverse" {
+    dir=$(objdir)
+    # the ways down are seen
+    [[ $(refs "$dir" post wr) == *"post -> prepared_post_send (wr)"* ]]
+    [[ $(refs "$dir" wr wr_read) == *"wr -> wrs_read (wr_read)"* ]]
+    [[ $(refs "$dir" qp_ex wr_read) == *"qp_ex -> sge_list_read (wr_read)"* ]]
+    up=$(refs "$dir" wr post; refs "$dir" wr_read "post wr qp_ex")
+    echo "$up"
+    [ -z "$up" ]
+}
