@@ -588,7 +588,7 @@ static struct rdma_conn_param *read_conn_param(lua_State *L, int arg, struct rdm
 	return cp;
 }
 
-static const char *read_private_data(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_private_data(lua_State *L, int idx, void *dst, const struct vfield *f VUNUSED)
 {
 	size_t len;
 	if (lua_type(L, idx) != LUA_TSTRING)

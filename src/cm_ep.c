@@ -27,7 +27,7 @@ static double now_s(void)
 
 /* ---- rdma_getaddrinfo --------------------------------------------------------- */
 
-static const char *read_ai_addr(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_ai_addr(lua_State *L, int idx, void *dst VUNUSED, const struct vfield *f VUNUSED)
 {
 	if (lua_type(L, idx) != LUA_TSTRING)
 		return lua_pushfstring(L, "address expected as \"host:port\", got %s", luaL_typename(L, idx));

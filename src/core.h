@@ -95,6 +95,8 @@ struct vclass;
 /* A custom reader: the value is at stack index idx; dst is the whole struct.
  * Returns NULL or an error message pushed on the stack. */
 typedef const char *(*vcustom_fn)(lua_State *L, int idx, void *dst, const struct vfield *f);
+/* A parameter a callback's signature demands and this one does not use. */
+#define VUNUSED __attribute__((unused))
 
 struct vfield {
 	const char *name;

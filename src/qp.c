@@ -209,7 +209,6 @@ int qp_create(lua_State *L)
 	int deps[] = { 1, 3, 4, 5 };
 	struct vnode *n = vobj_new(L, &vc_qp, 4, deps);
 	vobj_recheck(L, 2, used, 4);
-	struct ibv_qp_init_attr ;   /* the provider writes the real cap back into ia */
 	struct ibv_qp *qp = ibv_create_qp(p->h, &ia);
 	int err = errno;
 	if (!qp) {
@@ -240,11 +239,6 @@ static int l_modify(lua_State *L)
 	vchecktable(L, 2);
 	lua_settop(L, 3);
 	mask = marsh_read(L, 2, 2, vf_qp_attr, &a);
-	lua_pushliteral(L, "sq_draining");
-	if (lua_rawget(L, 2) != LUA_TNIL)   /* raw, as the marshaller read the table */
-		return vargerror(L, 2, "key 'sq_draining' is what ibv_query_qp reports (the SQ is draining in SQD);"
-				       " ibv_modify_qp ignores it, and no attr_mask bit sets it");
-	lua_pop(L, 1);
 	if (!lua_isnil(L, 3)) {
 		if ((e = venum_read(L, 3, &ve_qp_attr_mask, &given)))
 			return vargerror(L, 3, e);

@@ -123,6 +123,8 @@ int ah_create(lua_State *L);
 int ah_create_from_wc(lua_State *L);   /* pd:create_ah_from_wc */
 int ah_init_from_wc(lua_State *L);     /* ctx:init_ah_from_wc */
 
+/* lverbs.c: the module's entry, require "verbs" (main.c declares it too) */
+int luaopen_verbs(lua_State *L);
 void context_open(lua_State *L);   /* each adds its functions to the module table at -1 */
 void pd_open(lua_State *L);
 void cq_open(lua_State *L);

@@ -32,7 +32,7 @@ static bool wc_has_imm(const void *src)
 
 /* imm_data is in network order in the struct and in host order in Lua, as
  * a C program would print ntohl(wc.imm_data). */
-static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f VUNUSED)
 {
 	if (!lua_isinteger(L, idx) || lua_tointeger(L, idx) < 0 || lua_tointeger(L, idx) > 0xffffffff)
 		return "32-bit unsigned integer expected";
@@ -62,7 +62,7 @@ static bool wc_has_inv(const void *src)
 	       ((wc->wc_flags & IBV_WC_IP_CSUM_OK) && wc->opcode == IBV_WC_RECV && wc->src_qp == 0);
 }
 
-static const char *read_inv(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_inv(lua_State *L, int idx, void *dst, const struct vfield *f VUNUSED)
 {
 	lua_Integer v = lua_isinteger(L, idx) ? lua_tointeger(L, idx) : -1;
 	if (v < 0 || v > (lua_Integer)UINT32_MAX)

@@ -129,13 +129,14 @@ static const char *read_sges(lua_State *L, struct sge_pool *p, int idx, struct i
 /* sg_list is read once the WR's other keys are, by wrs_read (read_wr_sges),
  * which has the pool at hand: here the key only counts as present (W_SGES).
  * Passing the pool through the registry cost more than reading an SGE. */
-static const char *sges_later(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *sges_later(lua_State *L VUNUSED, int idx VUNUSED, void *dst VUNUSED,
+			      const struct vfield *f VUNUSED)
 {
 	return NULL;
 }
 
 /* imm_data is big-endian on the wire; Lua gives and gets host order. */
-static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f VUNUSED)
 {
 	int isint;
 	lua_Integer v = lua_tointegerx(L, idx, &isint);
@@ -147,7 +148,7 @@ static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfiel
 
 /* invalidate_rkey shares its bytes with imm_data (wrs_read refuses both),
  * and is in host order: it is an rkey, not data on the wire. */
-static const char *read_inv(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_inv(lua_State *L, int idx, void *dst, const struct vfield *f VUNUSED)
 {
 	int isint;
 	lua_Integer v = lua_tointegerx(L, idx, &isint);
