@@ -238,8 +238,8 @@ static void wrap_ep_qp(lua_State *L, struct rdma_cm_id *id, int pdidx, int idx)
 {
 	if (!id->qp)
 		return;
-	int deps[] = { pdidx, 0, 0, 0, idx };
-	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
+	int deps[QP_NDEPS] = { [QP_DEP_PD] = pdidx, [QP_DEP_CM_ID] = idx };
+	struct vnode *q = vobj_new(L, &vc_qp, QP_NDEPS, deps);
 	vobj_set(q, id->qp);
 	lua_setiuservalue(L, idx, EP_QP_UV);
 }
@@ -256,9 +256,7 @@ static int ep_error(lua_State *L, const char *verb, int err, int resarg)
 			lua_setfield(L, -2, "dst_addr");
 		}
 	}
-	vraise_push_memlock(L);
-	lua_setfield(L, -2, "memlock");
-	return vraise(L, verb, err, 0, -1);
+	return vraise_create(L, verb, err, 0);
 }
 
 /* verbs.create_ep(res [, pd [, qp_init_attr]]) -> cm_id (id.qp: its QP) */
@@ -294,8 +292,8 @@ static int l_create_ep(lua_State *L)
 	vobj_set(n, id);
 	if (iap && (ia.send_cq || ia.srq)) {
 		/* the CQs and SRQ given are the user's objects: the QP uses them */
-		int qdeps[] = { p ? 2 : 0, 0, 0, 0, 4 };
-		struct vnode *q = vobj_new(L, &vc_qp, 5, qdeps);
+		int qdeps[QP_NDEPS] = { [QP_DEP_PD] = p ? 2 : 0, [QP_DEP_CM_ID] = 4 };
+		struct vnode *q = vobj_new(L, &vc_qp, QP_NDEPS, qdeps);
 		vobj_set(q, id->qp);
 		lua_setiuservalue(L, 4, EP_QP_UV);
 	} else
@@ -627,9 +625,7 @@ static int l_create_srq(lua_State *L)
 	int err = errno;
 	if (ret) {
 		lua_createtable(L, 0, 1);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
-		return vraise(L, "rdma_create_srq", err, 1, -1);
+		return vraise_create(L, "rdma_create_srq", err, 1);
 	}
 	vobj_set(s, id->srq);
 	return 1;
@@ -668,9 +664,7 @@ static int l_create_srq_ex(lua_State *L)
 	int err = errno;
 	if (ret) {
 		lua_createtable(L, 0, 1);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
-		return vraise(L, "rdma_create_srq_ex", err, 1, -1);
+		return vraise_create(L, "rdma_create_srq_ex", err, 1);
 	}
 	vobj_set(s, id->srq);
 	return 1;

@@ -324,8 +324,11 @@ bool vobj_push(lua_State *L, struct vnode *n);
  * index of the object the verb was called on (0: none); ctxidx: index of a
  * context table (0: empty). Never returns. */
 int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx);
-/* Pushes the soft RLIMIT_MEMLOCK: bytes, or "unlimited". */
-void vraise_push_memlock(lua_State *L);
+/* vraise for a verb that creates an object (ibv_create_qp, ibv_reg_mr, ...):
+ * the context table on the top gets memlock, the soft RLIMIT_MEMLOCK (bytes,
+ * or "unlimited"), since pinned memory is what creates run out of first and
+ * the explanation names the limit. Never returns. */
+int vraise_create(lua_State *L, const char *verb, int err, int obj);
 /* luaL_argerror / luaL_typeerror naming the binding itself ("modify", "verbs.open")
  * and counting arguments as in a method call, however it was called. */
 int vargerror(lua_State *L, int arg, const char *msg);

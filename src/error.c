@@ -32,7 +32,7 @@ static int l_errno_module(lua_State *L)
 	return 1;
 }
 
-void vraise_push_memlock(lua_State *L)
+static void push_memlock(lua_State *L)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)
@@ -212,4 +212,11 @@ void vchecktable(lua_State *L, int arg)
 {
 	if (!lua_istable(L, arg))
 		vtypeerror(L, arg, "table");
+}
+
+int vraise_create(lua_State *L, const char *verb, int err, int obj)
+{
+	push_memlock(L);
+	lua_setfield(L, -2, "memlock");
+	return vraise(L, verb, err, obj, -1);
 }

@@ -104,26 +104,24 @@ int qp_create_ex(lua_State *L)
 	if (!(ia.comp_mask & IBV_QP_INIT_ATTR_PD))
 		return vargerror(L, 2, "comp_mask lacks PD: without IBV_QP_INIT_ATTR_PD the pd is not read");
 	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, QP_TYPES);
-	struct vnode *used[5] = { vobj_field(L, 2, 2, "pd", &vc_pd, &ia.pd) };   /* 3 */
-	vobj_same_context(L, 2, "pd", used[0], c);
+	struct vnode *used[QP_NDEPS] = { [QP_DEP_PD] = vobj_field(L, 2, 2, "pd", &vc_pd, &ia.pd) };   /* 3 */
+	vobj_same_context(L, 2, "pd", used[QP_DEP_PD], c);
 	qp_read_deps(L, 2, 2, &ia.send_cq, &ia.recv_cq, &ia.srq, c, used);   /* 4, 5, 6 */
-	used[4] = c;
-	int deps[] = { 3, 4, 5, 6 };   /* the order of qp.c's user values: pd, send_cq, recv_cq, srq */
-	struct vnode *n = vobj_new(L, &vc_qp, 4, deps);
-	vobj_recheck(L, 2, used, 5);
+	used[QP_DEP_CM_ID] = c;   /* no id here: the slot rechecks the context */
+	int deps[QP_DEP_CM_ID] = { [QP_DEP_PD] = 3, [QP_DEP_SEND_CQ] = 4, [QP_DEP_RECV_CQ] = 5, [QP_DEP_SRQ] = 6 };
+	struct vnode *n = vobj_new(L, &vc_qp, QP_DEP_CM_ID, deps);
+	vobj_recheck(L, 2, used, QP_NDEPS);
 	struct ibv_qp_init_attr_ex asked = ia;
 	struct ibv_qp *qp = ibv_create_qp_ex(c->h, &ia);
 	int err = errno;
 	if (!qp) {
 		lua_createtable(L, 0, 3);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
 		venum_push(L, &ve_qp_type, asked.qp_type);
 		lua_setfield(L, -2, "qp_type");
 		vflags_push(L, &ve_send_ops_flags, asked.send_ops_flags);
 		lua_setfield(L, -2, "send_ops_flags");
 		vpush_device(L, c->h);
-		return vraise(L, "ibv_create_qp_ex", err, 1, -1);
+		return vraise_create(L, "ibv_create_qp_ex", err, 1);
 	}
 	vobj_set(n, qp);
 	vqp(n)->ex = has_post_send_api(qp, &asked);

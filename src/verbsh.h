@@ -66,10 +66,14 @@ extern const struct vclass vc_context, vc_pd, vc_mr, vc_cq, vc_channel, vc_qp, v
 extern const struct vfield vf_ah_attr[], vf_qp_init_attr[], vf_qp_attr[], vf_global_route[], vf_wc[],
 	vf_conn_param[], vf_device_attr[], vf_port_attr[], vf_cq_opts[], vf_cq_init_attr_ex[],
 	vf_qp_init_attr_ex[], vf_srq_attr[];
-/* cm.c: rdma_cm event channels, ids and events. A QP created through a
- * cm_id holds the id as dependency QP_DEP_CM_ID and is destroyed through it. */
+/* A QP's dependencies: their slots in its node's deps[] and, one up
+ * (QP_UV), its userdata's user values, the same at every constructor. A QP
+ * created through a cm_id holds the id as QP_DEP_CM_ID and is destroyed
+ * through it; the others have QP_DEP_CM_ID slots. */
+enum { QP_DEP_PD, QP_DEP_SEND_CQ, QP_DEP_RECV_CQ, QP_DEP_SRQ, QP_DEP_CM_ID, QP_NDEPS };
+#define QP_UV(dep) ((dep) + 1)
+/* cm.c: rdma_cm event channels, ids and events. */
 extern const struct vclass vc_cm_channel, vc_cm_id, vc_cm_event;
-#define QP_DEP_CM_ID 4
 int cm_destroy_qp(struct vnode *id);
 /* mw.c: memory windows (pd:alloc_mw, qp:bind_mw, verbs.inc_rkey). */
 extern const struct vclass vc_mw;
@@ -154,7 +158,7 @@ int srq_create(lua_State *L);       /* srq.c: pd:create_srq */
 
 /* qp.c: pushes send_cq, recv_cq and srq of the table at tidx (read by
  * vobj_field: raw, checked, their handles stored in the attribute struct),
- * puts their nodes in used[1..3], and raises unless each belongs to owner's
+ * puts their nodes in used[QP_DEP_SEND_CQ .. QP_DEP_SRQ], and raises unless each belongs to owner's
  * context (owner NULL: not checked). */
 void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, struct ibv_cq **recv_cq,
 		  struct ibv_srq **srq, struct vnode *owner, struct vnode **used);
