@@ -8,15 +8,6 @@
 static const char *const lazy[] = { "enums", "oob", "explain", "wire", "record", "export_c", "trace" };
 #define NLAZY ((int)(sizeof lazy / sizeof lazy[0]))
 
-/* help's c_function(k) (lua/help.lua), under lua_pcall: the C function k
- * names, its verbsh form, and the field of verbs that is that form. */
-static int c_function(lua_State *L)
-{
-	lua_settop(L, 1);
-	vcall(L, "verbs.help", "c_function", 1, 3);
-	return 3;
-}
-
 /* verbs.opne is a typo, never a silent nil (README "When you get it
  * wrong"), at the prompt, in scripts and under verbs.strict alike: the
  * closest name of the module, and for the name of a C function
@@ -25,9 +16,10 @@ static int c_function(lua_State *L)
 static int no_such_name(lua_State *L, const char *k)
 {
 	struct vsuggest s;
-	lua_pushcfunction(L, c_function);
+	/* help's c_function(k) (lua/help.lua): the C function k names, its
+	 * verbsh form, and the field of verbs that is that form */
 	lua_pushstring(L, k);
-	if (lua_pcall(L, 1, 3, 0) == LUA_OK && lua_type(L, -3) == LUA_TSTRING) {
+	if (vpcall(L, "verbs.help", "c_function", 1, 3) == LUA_OK && lua_type(L, -3) == LUA_TSTRING) {
 		const char *cname = lua_tostring(L, -3), *form = lua_tostring(L, -2);
 		if (lua_type(L, -1) == LUA_TSTRING)
 			return luaL_error(L, "verbs has no field '%s'; did you mean '%s'? (C's %s is %s in verbsh)", k,
@@ -71,11 +63,8 @@ static int lazy_index(lua_State *L)
 		 * functions of the recorder's Lua modules. The recorder wraps
 		 * verbs.open of this very table (a state may hold two, after
 		 * package.loaded.verbs = nil). */
-		vrequire(L, "verbs.record");
-		lua_getfield(L, -1, "adopt");
 		lua_pushvalue(L, 1);
-		lua_call(L, 1, 0);
-		lua_pop(L, 1);
+		vcall(L, "verbs.record", "adopt", 1, 0);
 		vrequire(L, lua_pushfstring(L, "verbs.%s", k));
 		lua_getfield(L, -1, k);
 		lua_pushvalue(L, -1);
@@ -88,10 +77,8 @@ static int lazy_index(lua_State *L)
 	if (strcmp(k, "explain") == 0) {
 		/* verbs.explain(x) is the module's explain, its result shown as
 		 * text at the prompt (verbs.pretty.text_results) */
-		vrequire(L, "verbs.pretty");
-		lua_getfield(L, -1, "text_results");
-		lua_getfield(L, -3, "explain");
-		lua_call(L, 1, 1);
+		lua_getfield(L, -1, "explain");
+		vcall(L, "verbs.pretty", "text_results", 1, 1);
 	}
 	lua_pushvalue(L, -1);
 	lua_setfield(L, 1, k);
