@@ -18,7 +18,7 @@
 PKGS    := libibverbs librdmacm lua5.4 readline
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
+WARN    := -Wall -Wextra -Werror -Wmissing-prototypes -Wunused-parameter
 DEPCFLAGS = $(shell pkg-config --cflags $(PKGS))
 DEPLIBS   = $(shell pkg-config --libs libibverbs)
 # ./verbsh links Lua in, as Debian's lua5.4 does, and exports its C API

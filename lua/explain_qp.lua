@@ -6,42 +6,53 @@ local sys = require "verbs.explain_sys"
 
 local M = {}
 
--- The ibv_qp_attr_mask bits: name, the attr keys that set the bit, and an
--- example for the fix line. Their values come from the C enum (verbs.enum).
-M.BITS = {
-  { "STATE", { "qp_state" }, 'qp_state = "RTS"' },
-  { "CUR_STATE", { "cur_qp_state" }, 'cur_qp_state = "RTS"' },
-  { "EN_SQD_ASYNC_NOTIFY", { "en_sqd_async_notify" }, "en_sqd_async_notify = 1" },
-  { "ACCESS_FLAGS", { "qp_access_flags" }, 'qp_access_flags = { "REMOTE_WRITE", "REMOTE_READ" }' },
-  { "PKEY_INDEX", { "pkey_index" }, "pkey_index = 0" },
-  { "PORT", { "port_num" }, "port_num = 1" },
-  { "QKEY", { "qkey" }, "qkey = 0x11111111" },
-  { "AV", { "ah_attr" },
-    "ah_attr = { is_global = 1, port_num = 1, grh = { dgid = PEER_GID, sgid_index = GID_INDEX, hop_limit = 1 } }" },
-  { "PATH_MTU", { "path_mtu" }, 'path_mtu = "1024"' },
-  { "TIMEOUT", { "timeout" }, "timeout = 14" },
-  { "RETRY_CNT", { "retry_cnt" }, "retry_cnt = 7" },
-  { "RNR_RETRY", { "rnr_retry" }, "rnr_retry = 7" },
-  { "RQ_PSN", { "rq_psn" }, "rq_psn = PEER_SQ_PSN" },
-  { "MAX_QP_RD_ATOMIC", { "max_rd_atomic" }, "max_rd_atomic = 1" },
-  { "ALT_PATH", { "alt_ah_attr", "alt_pkey_index", "alt_port_num", "alt_timeout" }, "alt_ah_attr = {...}" },
-  { "MIN_RNR_TIMER", { "min_rnr_timer" }, "min_rnr_timer = 12" },
-  { "SQ_PSN", { "sq_psn" }, "sq_psn = MY_PSN" },
-  { "MAX_DEST_RD_ATOMIC", { "max_dest_rd_atomic" }, "max_dest_rd_atomic = 1" },
-  { "PATH_MIG_STATE", { "path_mig_state" }, 'path_mig_state = "MIGRATED"' },
-  { "CAP", { "cap" }, "cap = {...}" },
-  { "DEST_QPN", { "dest_qp_num" }, "dest_qp_num = PEER_QPN" },
-  { "RATE_LIMIT", { "rate_limit" }, "rate_limit = 0" },
+-- The ibv_qp_attr_mask bits: an example of each for the fix line. Which
+-- attr keys set a bit, and its value, come from the marshaller's own
+-- descriptor (verbs.fields: mask, bit), the map the binding ORs in.
+local EXAMPLE = {
+  STATE = 'qp_state = "RTS"',
+  CUR_STATE = 'cur_qp_state = "RTS"',
+  EN_SQD_ASYNC_NOTIFY = "en_sqd_async_notify = 1",
+  ACCESS_FLAGS = 'qp_access_flags = { "REMOTE_WRITE", "REMOTE_READ" }',
+  PKEY_INDEX = "pkey_index = 0",
+  PORT = "port_num = 1",
+  QKEY = "qkey = 0x11111111",
+  AV = "ah_attr = { is_global = 1, port_num = 1, grh = { dgid = PEER_GID, sgid_index = GID_INDEX, hop_limit = 1 } }",
+  PATH_MTU = 'path_mtu = "1024"',
+  TIMEOUT = "timeout = 14",
+  RETRY_CNT = "retry_cnt = 7",
+  RNR_RETRY = "rnr_retry = 7",
+  RQ_PSN = "rq_psn = PEER_SQ_PSN",
+  MAX_QP_RD_ATOMIC = "max_rd_atomic = 1",
+  ALT_PATH = "alt_ah_attr = {...}",
+  MIN_RNR_TIMER = "min_rnr_timer = 12",
+  SQ_PSN = "sq_psn = MY_PSN",
+  MAX_DEST_RD_ATOMIC = "max_dest_rd_atomic = 1",
+  PATH_MIG_STATE = 'path_mig_state = "MIGRATED"',
+  CAP = "cap = {...}",
+  DEST_QPN = "dest_qp_num = PEER_QPN",
+  RATE_LIMIT = "rate_limit = 0",
 }
-local BIT = {}          -- name -> { name, keys, example, order = bit number }
+local BIT = {}          -- name -> { name, keys, example, order = bit value }
 local KEY_BIT = {}      -- attr key -> bit name
 local verbs = require "verbs"
-local MASK = verbs.enum("ibv_qp_attr_mask").values
-for _, b in ipairs(M.BITS) do
-  b.value = MASK[b[1]] or error("explain_qp: " .. b[1] .. " is not an ibv_qp_attr_mask bit")
-  BIT[b[1]] = { name = b[1], keys = b[2], example = b[3], order = b.value }
-  for _, k in ipairs(b[2]) do KEY_BIT[k] = b[1] end
+-- M.BITS: { name, keys, example, value = bit }, by bit value
+M.BITS = {}
+for _, f in ipairs(verbs.fields("ibv_qp_attr")) do
+  if f.bit then
+    local name = f.mask:gsub("^IBV_QP_", "")
+    local b = BIT[name]
+    if not b then
+      local bits = { name, {}, EXAMPLE[name] or error("explain_qp: no example for " .. f.mask), value = f.bit }
+      M.BITS[#M.BITS + 1] = bits
+      b = { name = name, keys = bits[2], example = bits[3], order = f.bit }
+      BIT[name] = b
+    end
+    b.keys[#b.keys + 1] = f.name
+    KEY_BIT[f.name] = name
+  end
 end
+table.sort(M.BITS, function(x, y) return x.value < y.value end)
 M.KEY_BIT = KEY_BIT
 
 M.STATES = verbs.enum("ibv_qp_state").names   -- [0] = "RESET", ...

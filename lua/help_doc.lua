@@ -30,8 +30,8 @@ M.methods = {
     "seconds on the monotonic clock, for timing", ex = "t = verbs.now(); cq:wait(1); print(verbs.now() - t)" },
   fields = { "verbs", "verbs.fields([ctype])", "(none: verbsh's own field descriptors)",
     "the keys a table of C type ctype takes, as the marshaller checks them: a list of { name=, type=,"
-    .. " c=, enum=, struct=, class=, min=, max=, boolean=, input_only=, mask= } (mask: the C bit the key sets in"
-    .. " the verb's mask, \"IBV_QP_PATH_MTU\"); with no argument, the C types described", ex = 'for _, f in ipairs(verbs.fields("ibv_qp_attr")) do print(f.name, f.type, f.enum) end' },
+    .. " c=, enum=, struct=, class=, min=, max=, boolean=, input_only=, mask=, bit= } (mask: the C bit the key sets"
+    .. " in the verb's mask, \"IBV_QP_PATH_MTU\", and bit its value); with no argument, the C types described", ex = 'for _, f in ipairs(verbs.fields("ibv_qp_attr")) do print(f.name, f.type, f.enum) end' },
   enum = { "verbs", "verbs.enum(ctype)", "(none: verbsh's own enum tables)",
     "a C enum or flag set: { ctype=, prefix=, flags=, names = {...}, values = { NAME = number } }"
     .. " (verbs.enums[ctype] is the list of names alone)", ex = 'verbs.enum("ibv_wr_opcode").values.SEND' },

@@ -181,9 +181,7 @@ static int l_create_srq_ex(lua_State *L)
 		lua_createtable(L, 0, 2);
 		venum_push(L, &ve_srq_type, a.srq_type);
 		lua_setfield(L, -2, "srq_type");
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
-		return vraise(L, "ibv_create_srq_ex", err, 1, -1);
+		return vraise_create(L, "ibv_create_srq_ex", err, 1);
 	}
 	vobj_set(n, srq);
 	return 1;
@@ -267,8 +265,6 @@ static int reg_iova(lua_State *L, bool two)
 				" IOVA and the buffer must be at the same offset in a page: give an iova that is a multiple"
 				" of %d", verb, (lua_Integer)iova, (lua_Integer)(iova % (uint64_t)page), (int)page);
 		lua_createtable(L, 0, 5);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
 		lua_pushinteger(L, (lua_Integer)len);
 		lua_setfield(L, -2, "length");
 		lua_pushinteger(L, (lua_Integer)access);
@@ -277,7 +273,7 @@ static int reg_iova(lua_State *L, bool two)
 		lua_setfield(L, -2, "iova");
 		lua_pushinteger(L, page);
 		lua_setfield(L, -2, "page");
-		return vraise(L, verb, err ? err : EINVAL, 1, -1);
+		return vraise_create(L, verb, err ? err : EINVAL, 1);
 	}
 	vobj_set(n, mr);
 	return 1;

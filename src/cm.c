@@ -235,26 +235,19 @@ static void event_describe(lua_State *L, struct vnode *n)
 	default:
 		return;
 	}
-	lua_getglobal(L, "require");
-	lua_pushliteral(L, "verbs.explain_cm");
-	if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-		lua_pop(L, 1);
-		return;
-	}
-	lua_getfield(L, -1, "event_cause");
 	lua_pushstring(L, name);
 	lua_pushinteger(L, ev->status);
-	if (lua_pcall(L, 2, 2, 0) != LUA_OK) {
-		lua_pop(L, 2);   /* the module and the error */
+	if (vpcall(L, "verbs.explain_cm", "event_cause", 2, 2) != LUA_OK) {
+		lua_pop(L, 1);   /* the error */
 		return;
 	}
 	if (!lua_isstring(L, -2)) {
-		lua_pop(L, 3);
+		lua_pop(L, 2);
 		return;
 	}
-	lua_pushfstring(L, "%s\n  why: %s\n  fix: %s", lua_tostring(L, -4), lua_tostring(L, -2), lua_tostring(L, -1));
-	lua_replace(L, -5);
-	lua_pop(L, 3);
+	lua_pushfstring(L, "%s\n  why: %s\n  fix: %s", lua_tostring(L, -3), lua_tostring(L, -2), lua_tostring(L, -1));
+	lua_replace(L, -4);
+	lua_pop(L, 2);
 }
 
 static void push_private_data(lua_State *L, const void *p, uint8_t len)
@@ -524,14 +517,15 @@ static int l_create_qp(lua_State *L)
 	if (id->qp)
 		return luaL_error(L, "create_qp: %s already has a QP (id.qp); an rdma_cm_id holds one",
 				  idname(n, x, sizeof x));
-	struct vnode *used[5] = { p, NULL, NULL, NULL, n };
+	struct vnode *used[QP_NDEPS] = { [QP_DEP_PD] = p, [QP_DEP_CM_ID] = n };
 	/* A PD of another context than the id's: rdma_create_qp refuses it itself (EINVAL, explained);
 	 * with the id's PD, the CQs and SRQ must be of the same context. */
 	struct vnode *owner = ((struct ibv_pd *)p->h)->context == id->verbs ? p : NULL;
 	qp_read_deps(L, 3, 3, &ia.send_cq, &ia.recv_cq, &ia.srq, owner, used);   /* 4, 5, 6 */
-	int deps[] = { 2, 4, 5, 6, 1 };   /* pd, send_cq, recv_cq, srq, then the id: QP_DEP_CM_ID */
-	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
-	vobj_recheck(L, 3, used, 5);
+	int deps[QP_NDEPS] = { [QP_DEP_PD] = 2, [QP_DEP_SEND_CQ] = 4, [QP_DEP_RECV_CQ] = 5, [QP_DEP_SRQ] = 6,
+			       [QP_DEP_CM_ID] = 1 };
+	struct vnode *q = vobj_new(L, &vc_qp, QP_NDEPS, deps);
+	vobj_recheck(L, 3, used, QP_NDEPS);
 	int ret = rdma_create_qp(id, p->h, &ia);
 	int err = errno;
 	if (ret) {
@@ -541,13 +535,11 @@ static int l_create_qp(lua_State *L)
 		lua_setfield(L, -2, "bound");
 		lua_pushboolean(L, id->verbs == pd->context);
 		lua_setfield(L, -2, "same_device");
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
 		venum_push(L, &ve_qp_type, ia.qp_type);
 		lua_setfield(L, -2, "qp_type");
 		if (id->verbs)
 			vpush_device(L, id->verbs);
-		return vraise(L, "rdma_create_qp", err, 1, -1);
+		return vraise_create(L, "rdma_create_qp", err, 1);
 	}
 	vobj_set(q, id->qp);
 	return 1;
@@ -595,7 +587,7 @@ static struct rdma_conn_param *read_conn_param(lua_State *L, int arg, struct rdm
 	return cp;
 }
 
-static const char *read_private_data(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_private_data(lua_State *L, int idx, void *dst, const struct vfield *f VUNUSED)
 {
 	size_t len;
 	if (lua_type(L, idx) != LUA_TSTRING)

@@ -27,7 +27,7 @@ static double now_s(void)
 
 /* ---- rdma_getaddrinfo --------------------------------------------------------- */
 
-static const char *read_ai_addr(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_ai_addr(lua_State *L, int idx, void *dst VUNUSED, const struct vfield *f VUNUSED)
 {
 	if (lua_type(L, idx) != LUA_TSTRING)
 		return lua_pushfstring(L, "address expected as \"host:port\", got %s", luaL_typename(L, idx));
@@ -245,8 +245,9 @@ static void wrap_ep_qp(lua_State *L, struct rdma_cm_id *id, int pdidx, int cqidx
 {
 	if (!id->qp)
 		return;
-	int deps[] = { pdidx, cqidx, cqidx + 1, cqidx + 2, idx };
-	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
+	int deps[QP_NDEPS] = { [QP_DEP_PD] = pdidx, [QP_DEP_SEND_CQ] = cqidx, [QP_DEP_RECV_CQ] = cqidx + 1,
+			       [QP_DEP_SRQ] = cqidx + 2, [QP_DEP_CM_ID] = idx };
+	struct vnode *q = vobj_new(L, &vc_qp, QP_NDEPS, deps);
 	vobj_set(q, id->qp);
 	lua_setiuservalue(L, idx, EP_QP_UV);
 }
@@ -263,9 +264,7 @@ static int ep_error(lua_State *L, const char *verb, int err, int resarg)
 			lua_setfield(L, -2, "dst_addr");
 		}
 	}
-	vraise_push_memlock(L);
-	lua_setfield(L, -2, "memlock");
-	return vraise(L, verb, err, 0, -1);
+	return vraise_create(L, verb, err, 0);
 }
 
 /* verbs.create_ep(res [, pd [, qp_init_attr]]) -> cm_id (id.qp: its QP) */
@@ -632,9 +631,7 @@ static int l_create_srq(lua_State *L)
 	int err = errno;
 	if (ret) {
 		lua_createtable(L, 0, 1);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
-		return vraise(L, "rdma_create_srq", err, 1, -1);
+		return vraise_create(L, "rdma_create_srq", err, 1);
 	}
 	vobj_set(s, id->srq);
 	return 1;
@@ -673,9 +670,7 @@ static int l_create_srq_ex(lua_State *L)
 	int err = errno;
 	if (ret) {
 		lua_createtable(L, 0, 1);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
-		return vraise(L, "rdma_create_srq_ex", err, 1, -1);
+		return vraise_create(L, "rdma_create_srq_ex", err, 1);
 	}
 	vobj_set(s, id->srq);
 	return 1;

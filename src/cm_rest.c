@@ -198,21 +198,20 @@ static int l_create_qp_ex(lua_State *L)
 	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, "\"RC\" on a TCP id, \"UD\" on a UDP id");
 	if (id->qp)
 		return luaL_error(L, "create_qp_ex: this id already has a QP (id.qp); an rdma_cm_id holds one");
-	struct vnode *used[5] = { vobj_field(L, 2, 2, "pd", &vc_pd, &ia.pd) };   /* 3 */
-	struct vnode *owner = ((struct ibv_pd *)ia.pd)->context == id->verbs ? used[0] : NULL;
+	struct vnode *used[QP_NDEPS] = { [QP_DEP_PD] = vobj_field(L, 2, 2, "pd", &vc_pd, &ia.pd) };   /* 3 */
+	struct vnode *owner = ((struct ibv_pd *)ia.pd)->context == id->verbs ? used[QP_DEP_PD] : NULL;
 	qp_read_deps(L, 2, 2, &ia.send_cq, &ia.recv_cq, &ia.srq, owner, used);   /* 4, 5, 6 */
-	used[4] = n;
-	int deps[] = { 3, 4, 5, 6, 1 };   /* pd, send_cq, recv_cq, srq, then the id: QP_DEP_CM_ID */
-	struct vnode *q = vobj_new(L, &vc_qp, 5, deps);
-	vobj_recheck(L, 2, used, 5);
+	used[QP_DEP_CM_ID] = n;
+	int deps[QP_NDEPS] = { [QP_DEP_PD] = 3, [QP_DEP_SEND_CQ] = 4, [QP_DEP_RECV_CQ] = 5, [QP_DEP_SRQ] = 6,
+			       [QP_DEP_CM_ID] = 1 };
+	struct vnode *q = vobj_new(L, &vc_qp, QP_NDEPS, deps);
+	vobj_recheck(L, 2, used, QP_NDEPS);
 	if (rdma_create_qp_ex(id, &ia)) {
 		int err = errno;
 		lua_createtable(L, 0, 2);
 		lua_pushboolean(L, id->verbs != NULL);
 		lua_setfield(L, -2, "bound");
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
-		return vraise(L, "rdma_create_qp_ex", err, 1, -1);
+		return vraise_create(L, "rdma_create_qp_ex", err, 1);
 	}
 	vobj_set(q, id->qp);
 	vqp(q)->ex = (ia.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && ibv_qp_to_qp_ex(id->qp) != NULL;

@@ -92,9 +92,7 @@ int cq_create(lua_State *L)
 	int err = errno;
 	if (!cq) {
 		lua_createtable(L, 0, 1);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
-		return vraise(L, "ibv_create_cq", err, 1, -1);
+		return vraise_create(L, "ibv_create_cq", err, 1);
 	}
 	vobj_set(n, cq);
 	return 1;

@@ -139,12 +139,10 @@ int cq_create_ex(lua_State *L)
 	int err = errno;
 	if (!x) {
 		lua_createtable(L, 0, 3);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
 		vflags_push(L, &ve_create_cq_wc_flags, asked.wc_flags);
 		lua_setfield(L, -2, "wc_flags");
 		vpush_device(L, c->h);
-		return vraise(L, "ibv_create_cq_ex", err, 1, -1);
+		return vraise_create(L, "ibv_create_cq_ex", err, 1);
 	}
 	vobj_set(n, ibv_cq_ex_to_cq(x));
 	vcq(n)->ex = x->start_poll && x->next_poll && x->end_poll && x->read_opcode && x->read_vendor_err &&

@@ -3,7 +3,7 @@
  * them keyed by C type name. */
 #include <string.h>
 #include <rdma/rdma_cma.h>
-#include "verbsh.h"
+#include "core.h"
 
 #define E(p, n) { #n, p##n }
 #define TABLE(var, ct, pfx, fl, ...) \

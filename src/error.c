@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "verbsh.h"
+#include "core.h"
 
 /* The one source of errno names, C's and the Lua explanations' alike (the
  * Lua side reads them through require "verbs.errno"): glibc's own table. */
@@ -32,7 +32,7 @@ static int l_errno_module(lua_State *L)
 	return 1;
 }
 
-void vraise_push_memlock(lua_State *L)
+static void push_memlock(lua_State *L)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)
@@ -52,13 +52,6 @@ static int fallback_tostring(lua_State *L)
 	lua_getfield(L, 1, "message");
 	lua_pushfstring(L, "%s failed: %s (errno %s, %s)", luaL_optstring(L, 2, "verb"),
 			luaL_optstring(L, 3, "?"), luaL_tolstring(L, 4, NULL), luaL_optstring(L, 5, ""));
-	return 1;
-}
-
-static int explain(lua_State *L)
-{
-	lua_settop(L, 1);
-	vcall(L, "verbs.explain", "verb_error", 1, 1);
 	return 1;
 }
 
@@ -90,9 +83,8 @@ int vraise(lua_State *L, const char *verb, int err, int obj, int ctxidx)
 
 	/* The explanation must never hide the verb's own error. */
 	int e = lua_gettop(L);
-	lua_pushcfunction(L, explain);
 	lua_pushvalue(L, e);
-	if (lua_pcall(L, 1, 1, 0) != LUA_OK || !lua_istable(L, -1)) {
+	if (vpcall(L, "verbs.explain", "verb_error", 1, 1) != LUA_OK || !lua_istable(L, -1)) {
 		lua_pop(L, 1);
 		if (luaL_newmetatable(L, "verbs.error")) {
 			lua_pushcfunction(L, fallback_tostring);
@@ -220,4 +212,11 @@ void vchecktable(lua_State *L, int arg)
 {
 	if (!lua_istable(L, arg))
 		vtypeerror(L, arg, "table");
+}
+
+int vraise_create(lua_State *L, const char *verb, int err, int obj)
+{
+	push_memlock(L);
+	lua_setfield(L, -2, "memlock");
+	return vraise(L, verb, err, obj, -1);
 }

@@ -3,57 +3,25 @@
  * completion offers them, so neither can drift from what the marshaller
  * accepts. */
 #include <string.h>
-#include "verbsh.h"
+#include "core.h"
 
-/* Every table verbsh reads or gives, by the C type it stands for. */
-static const struct {
-	const char *ctype;
-	const struct vfield *f;
-} structs[] = {
-	{ "ibv_qp_attr", vf_qp_attr },
-	{ "ibv_qp_init_attr", vf_qp_init_attr },
-	{ "ibv_qp_init_attr_ex", vf_qp_init_attr_ex },
-	{ "ibv_qp_cap", vf_qp_cap },
-	{ "ibv_ah_attr", vf_ah_attr },
-	{ "ibv_global_route", vf_global_route },
-	{ "ibv_send_wr", vf_send_wr },
-	{ "ibv_recv_wr", vf_recv_wr },
-	{ "ibv_sge", vf_sge },
-	{ "ibv_send_wr.wr.rdma", vf_wr_rdma },
-	{ "ibv_send_wr.wr.atomic", vf_wr_atomic },
-	{ "ibv_send_wr.wr.ud", vf_wr_ud },
-	{ "ibv_send_wr.bind_mw", vf_wr_bind_mw },
-	{ "ibv_mw_bind", vf_mw_bind },
-	{ "ibv_mw_bind_info", vf_mw_bind_info },
-	{ "ibv_srq_attr", vf_srq_attr },
-	{ "ibv_cq_init_attr_ex", vf_cq_init_attr_ex },
-	{ "ibv_create_cq options", vf_cq_opts },
-	{ "rdma_conn_param", vf_conn_param },
-	{ "rdma_cm_join_mc_attr_ex", vf_join_mc_attr_ex },
-	{ "rdma_addrinfo", vf_rdma_addrinfo },
-	{ "ibv_wc", vf_wc },
-	{ "ibv_device_attr", vf_device_attr },
-	{ "ibv_port_attr", vf_port_attr },
-	{ "ibv_srq_init_attr_ex", vf_srq_init_attr_ex },
-	{ "ibv_tm_cap", vf_tm_cap },
+/* The structs described (fields_open's list): upvalues 1 and 2 of
+ * verbs.fields and verbs.enum. */
+struct structs {
+	const struct vstruct *s;
+	size_t n;
 };
-#define NSTRUCTS (sizeof structs / sizeof structs[0])
-
-/* The structs whose fields' bits are a C mask, and its enum (post.c's bits
- * are its own bookkeeping, not C's). */
-static const struct {
-	const struct vfield *f;
-	const struct venum *mask;
-} masks[] = {
-	{ vf_qp_attr, &ve_qp_attr_mask }, { vf_srq_attr, &ve_srq_attr_mask },
-	{ vf_qp_init_attr_ex, &ve_qp_init_attr_mask }, { vf_cq_init_attr_ex, &ve_cq_init_attr_mask },
-};
-
-static const char *struct_name(const struct vfield *f)
+static struct structs structs_of(lua_State *L)
 {
-	for (size_t i = 0; i < NSTRUCTS; i++)
-		if (structs[i].f == f)
-			return structs[i].ctype;
+	struct structs l = { lua_touserdata(L, lua_upvalueindex(1)), (size_t)lua_tointeger(L, lua_upvalueindex(2)) };
+	return l;
+}
+
+static const char *struct_name(const struct structs *l, const struct vfield *f)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->s[i].f == f)
+			return l->s[i].ctype;
 	return NULL;
 }
 
@@ -103,12 +71,13 @@ static void push_range(lua_State *L, const struct vfield *f)
  * describes the other kind. */
 static int unknown_ctype(lua_State *L, const char *ctype, bool want_enum)
 {
+	struct structs l = structs_of(L);
 	struct vsuggest s;
 	vsuggest_init(&s, ctype);
 	if (want_enum) {
 		if (venum_find(ctype) == NULL)
-			for (size_t i = 0; i < NSTRUCTS; i++)
-				if (strcmp(structs[i].ctype, ctype) == 0)
+			for (size_t i = 0; i < l.n; i++)
+				if (strcmp(l.s[i].ctype, ctype) == 0)
 					return vargerror(L, 1, lua_pushfstring(L, "%s is a struct, not an enum: "
 						"verbs.fields(\"%s\") gives its keys", ctype, ctype));
 		for (size_t i = 0; venum_at(i); i++)
@@ -117,8 +86,8 @@ static int unknown_ctype(lua_State *L, const char *ctype, bool want_enum)
 		if (venum_find(ctype))
 			return vargerror(L, 1, lua_pushfstring(L, "%s is an enum, not a struct: verbs.enum(\"%s\") "
 				"gives its names and values", ctype, ctype));
-		for (size_t i = 0; i < NSTRUCTS; i++)
-			vsuggest_offer(&s, structs[i].ctype);
+		for (size_t i = 0; i < l.n; i++)
+			vsuggest_offer(&s, l.s[i].ctype);
 	}
 	const char *kind = want_enum ? "enum" : "struct";
 	const char *list = want_enum ? "pairs(verbs.enums)" : "verbs.fields()";
@@ -130,15 +99,16 @@ static int unknown_ctype(lua_State *L, const char *ctype, bool want_enum)
 
 /* verbs.fields() -> the C type names described; verbs.fields(ctype) -> a
  * list of { name=, type=, c=, enum=, struct=, class=, min=, max=, boolean=,
- * input_only=, mask= }, in the C struct's order; an error for an unknown
+ * input_only=, mask=, bit= }, in the C struct's order; an error for an unknown
  * ctype. mask: the C name of the bit the key sets in the verb's mask
- * ("IBV_QP_PATH_MTU"), the very bit the binding ORs in. */
+ * ("IBV_QP_PATH_MTU"), the very bit the binding ORs in; bit: its value. */
 static int l_fields(lua_State *L)
 {
+	struct structs l = structs_of(L);
 	if (lua_isnoneornil(L, 1)) {
-		lua_createtable(L, NSTRUCTS, 0);
-		for (size_t i = 0; i < NSTRUCTS; i++) {
-			lua_pushstring(L, structs[i].ctype);
+		lua_createtable(L, (int)l.n, 0);
+		for (size_t i = 0; i < l.n; i++) {
+			lua_pushstring(L, l.s[i].ctype);
 			lua_rawseti(L, -2, (lua_Integer)i + 1);
 		}
 		return 1;
@@ -149,12 +119,11 @@ static int l_fields(lua_State *L)
 		ctype += 7;
 	const struct vfield *f = NULL;
 	const struct venum *mask = NULL;
-	for (size_t i = 0; i < NSTRUCTS && !f; i++)
-		if (strcmp(structs[i].ctype, ctype) == 0)
-			f = structs[i].f;
-	for (size_t i = 0; f && i < sizeof masks / sizeof masks[0]; i++)
-		if (masks[i].f == f)
-			mask = masks[i].mask;
+	for (size_t i = 0; i < l.n && !f; i++)
+		if (strcmp(l.s[i].ctype, ctype) == 0) {
+			f = l.s[i].f;
+			mask = l.s[i].mask;
+		}
 	if (!f)
 		return unknown_ctype(L, ctype, false);
 	lua_newtable(L);
@@ -168,7 +137,7 @@ static int l_fields(lua_State *L)
 		if (f->en)
 			set_str(L, "enum", f->en->ctype);
 		if (f->sub)
-			set_str(L, "struct", struct_name(f->sub));
+			set_str(L, "struct", struct_name(&l, f->sub));
 		if (f->cls)
 			set_str(L, "class", f->cls->kind);
 		if (f->no_output) {
@@ -182,6 +151,7 @@ static int l_fields(lua_State *L)
 			else
 				lua_pushinteger(L, (lua_Integer)f->bit);
 			lua_setfield(L, -2, "mask");
+			set_int(L, "bit", (lua_Integer)f->bit);   /* the one key->mask source for Lua */
 		}
 		lua_rawseti(L, -2, i);
 	}
@@ -217,10 +187,14 @@ static int l_enum(lua_State *L)
 	return 1;
 }
 
-void fields_open(lua_State *L)
+void fields_open(lua_State *L, const struct vstruct *list, size_t n)
 {
-	lua_pushcfunction(L, l_fields);
+	lua_pushlightuserdata(L, (void *)list);
+	lua_pushinteger(L, (lua_Integer)n);
+	lua_pushcclosure(L, l_fields, 2);
 	lua_setfield(L, -2, "fields");
-	lua_pushcfunction(L, l_enum);
+	lua_pushlightuserdata(L, (void *)list);
+	lua_pushinteger(L, (lua_Integer)n);
+	lua_pushcclosure(L, l_enum, 2);
 	lua_setfield(L, -2, "enum");
 }

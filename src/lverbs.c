@@ -4,38 +4,9 @@
 #include "wire.h"
 #include "embedded.h"
 
-/* Pushes require(module) (raising as require does). */
-void vrequire(lua_State *L, const char *module)
-{
-	lua_getglobal(L, "require");
-	lua_pushstring(L, module);
-	lua_call(L, 1, 1);
-}
-
-/* Calls require(module)[fn] with the top nargs values as its arguments,
- * leaving nresults in their place (raising as the call does): C hands
- * policy to Lua this way. */
-void vcall(lua_State *L, const char *module, const char *fn, int nargs, int nresults)
-{
-	vrequire(L, module);
-	lua_getfield(L, -1, fn);
-	lua_replace(L, -2);
-	lua_insert(L, -(nargs + 1));
-	lua_call(L, nargs, nresults);
-}
-
 /* What lazy_index answers besides the module's own fields. */
 static const char *const lazy[] = { "enums", "oob", "explain", "wire", "record", "export_c", "trace" };
 #define NLAZY ((int)(sizeof lazy / sizeof lazy[0]))
-
-/* help's c_function(k) (lua/help.lua), under lua_pcall: the C function k
- * names, its verbsh form, and the field of verbs that is that form. */
-static int c_function(lua_State *L)
-{
-	lua_settop(L, 1);
-	vcall(L, "verbs.help", "c_function", 1, 3);
-	return 3;
-}
 
 /* verbs.opne is a typo, never a silent nil (README "When you get it
  * wrong"), at the prompt, in scripts and under verbs.strict alike: the
@@ -45,9 +16,10 @@ static int c_function(lua_State *L)
 static int no_such_name(lua_State *L, const char *k)
 {
 	struct vsuggest s;
-	lua_pushcfunction(L, c_function);
+	/* help's c_function(k) (lua/help.lua): the C function k names, its
+	 * verbsh form, and the field of verbs that is that form */
 	lua_pushstring(L, k);
-	if (lua_pcall(L, 1, 3, 0) == LUA_OK && lua_type(L, -3) == LUA_TSTRING) {
+	if (vpcall(L, "verbs.help", "c_function", 1, 3) == LUA_OK && lua_type(L, -3) == LUA_TSTRING) {
 		const char *cname = lua_tostring(L, -3), *form = lua_tostring(L, -2);
 		if (lua_type(L, -1) == LUA_TSTRING)
 			return luaL_error(L, "verbs has no field '%s'; did you mean '%s'? (C's %s is %s in verbsh)", k,
@@ -91,11 +63,8 @@ static int lazy_index(lua_State *L)
 		 * functions of the recorder's Lua modules. The recorder wraps
 		 * verbs.open of this very table (a state may hold two, after
 		 * package.loaded.verbs = nil). */
-		vrequire(L, "verbs.record");
-		lua_getfield(L, -1, "adopt");
 		lua_pushvalue(L, 1);
-		lua_call(L, 1, 0);
-		lua_pop(L, 1);
+		vcall(L, "verbs.record", "adopt", 1, 0);
 		vrequire(L, lua_pushfstring(L, "verbs.%s", k));
 		lua_getfield(L, -1, k);
 		lua_pushvalue(L, -1);
@@ -108,15 +77,45 @@ static int lazy_index(lua_State *L)
 	if (strcmp(k, "explain") == 0) {
 		/* verbs.explain(x) is the module's explain, its result shown as
 		 * text at the prompt (verbs.pretty.text_results) */
-		vrequire(L, "verbs.pretty");
-		lua_getfield(L, -1, "text_results");
-		lua_getfield(L, -3, "explain");
-		lua_call(L, 1, 1);
+		lua_getfield(L, -1, "explain");
+		vcall(L, "verbs.pretty", "text_results", 1, 1);
 	}
 	lua_pushvalue(L, -1);
 	lua_setfield(L, 1, k);
 	return 1;
 }
+
+/* Every table verbsh reads or gives, by the C type it stands for, for
+ * verbs.fields (fields.c); with the C mask enum of the structs whose
+ * fields' bits are one. */
+static const struct vstruct structs[] = {
+	{ "ibv_qp_attr", vf_qp_attr, &ve_qp_attr_mask },
+	{ "ibv_qp_init_attr", vf_qp_init_attr, NULL },
+	{ "ibv_qp_init_attr_ex", vf_qp_init_attr_ex, &ve_qp_init_attr_mask },
+	{ "ibv_qp_cap", vf_qp_cap, NULL },
+	{ "ibv_ah_attr", vf_ah_attr, NULL },
+	{ "ibv_global_route", vf_global_route, NULL },
+	{ "ibv_send_wr", vf_send_wr, NULL },
+	{ "ibv_recv_wr", vf_recv_wr, NULL },
+	{ "ibv_sge", vf_sge, NULL },
+	{ "ibv_send_wr.wr.rdma", vf_wr_rdma, NULL },
+	{ "ibv_send_wr.wr.atomic", vf_wr_atomic, NULL },
+	{ "ibv_send_wr.wr.ud", vf_wr_ud, NULL },
+	{ "ibv_send_wr.bind_mw", vf_wr_bind_mw, NULL },
+	{ "ibv_mw_bind", vf_mw_bind, NULL },
+	{ "ibv_mw_bind_info", vf_mw_bind_info, NULL },
+	{ "ibv_srq_attr", vf_srq_attr, &ve_srq_attr_mask },
+	{ "ibv_cq_init_attr_ex", vf_cq_init_attr_ex, &ve_cq_init_attr_mask },
+	{ "ibv_create_cq options", vf_cq_opts, NULL },
+	{ "rdma_conn_param", vf_conn_param, NULL },
+	{ "rdma_cm_join_mc_attr_ex", vf_join_mc_attr_ex, NULL },
+	{ "rdma_addrinfo", vf_rdma_addrinfo, NULL },
+	{ "ibv_wc", vf_wc, NULL },
+	{ "ibv_device_attr", vf_device_attr, NULL },
+	{ "ibv_port_attr", vf_port_attr, NULL },
+	{ "ibv_srq_init_attr_ex", vf_srq_init_attr_ex, NULL },
+	{ "ibv_tm_cap", vf_tm_cap, NULL },
+};
 
 /* The only symbol verbs.so exports (the Makefile hides the rest). */
 __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
@@ -135,7 +134,7 @@ __attribute__((visibility("default"))) int luaopen_verbs(lua_State *L)
 	wc_open(L);
 	cq_ex_open(L);
 	wait_open(L);
-	fields_open(L);
+	fields_open(L, structs, sizeof structs / sizeof structs[0]);
 	sysinfo_open(L);
 	capture_open(L);
 	wire_open(L);

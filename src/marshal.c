@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "verbsh.h"
+#include "core.h"
 
 #define PATH_MAX_LEN 96
 
@@ -354,13 +354,6 @@ uint64_t marsh_read_path(lua_State *L, int arg, int tidx, const struct vfield *f
 	return read_table(L, arg, tidx, f, dst, &at);
 }
 
-uint64_t marsh_read_at(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix,
-		       const char *key, int index)
-{
-	struct at at = { prefix, key, index, NULL };
-	return read_table(L, arg, tidx, f, dst, &at);
-}
-
 uint64_t marsh_read_ctx(lua_State *L, int arg, int tidx, const struct vfield *f, void *dst, const char *prefix,
 			const char *key, int index, void *ctx)
 {
@@ -411,80 +404,3 @@ void marsh_push(lua_State *L, const struct vfield *f, const void *src)
 			lua_setfield(L, -2, f->name);
 }
 
-static bool all_zero(const char *p, size_t n)
-{
-	while (n--)
-		if (*p++)
-			return false;
-	return true;
-}
-
-/* The size of the whole nested struct: the end of its last member. */
-static size_t struct_span(const struct vfield *f)
-{
-	size_t end = 0;
-	for (; f->name; f++)
-		if ((size_t)f->offset + f->size > end)
-			end = (size_t)f->offset + f->size;
-	return end;
-}
-
-void marsh_c_init(luaL_Buffer *b, const struct vfield *f, const void *src)
-{
-	char num[48];
-	bool first = true;
-	luaL_addstring(b, "{");
-	for (; f->name; f++) {
-		const char *p = (const char *)src + f->offset;
-		size_t size = f->type == VT_STRUCT ? struct_span(f->sub) : f->size;
-		if (f->type == VT_CUSTOM || all_zero(p, size))
-			continue;
-		luaL_addstring(b, first ? " ." : ", .");
-		first = false;
-		luaL_addstring(b, f->cname ? f->cname : f->name);
-		luaL_addstring(b, " = ");
-		switch (f->type) {
-		case VT_INT: snprintf(num, sizeof num, "%lld", (long long)get_int(p, f->size)); break;
-		case VT_UINT: {
-			uint64_t v = get_uint(p, f->size);
-			snprintf(num, sizeof num, v > 0xffff ? "0x%llx" : "%llu", (unsigned long long)v);
-			break;
-		}
-		case VT_ENUM:
-		case VT_FLAGS:
-			venum_c(b, f->en, f->type == VT_ENUM && f->size == 4 ? get_int(p, 4) : (int64_t)get_uint(p, f->size));
-			continue;
-		case VT_GID: {
-			luaL_addstring(b, "{ .raw = {");
-			for (int i = 0; i < 16; i++) {
-				snprintf(num, sizeof num, "%s0x%02x", i ? ", " : " ", ((const uint8_t *)p)[i]);
-				luaL_addstring(b, num);
-			}
-			luaL_addstring(b, " } }");
-			continue;
-		}
-		case VT_STRUCT: marsh_c_init(b, f->sub, p); continue;
-		case VT_OBJ: {
-			struct vnode *n = vobj_find(b->L, *(void *const *)p);
-			if (n)
-				vobj_cname(n, num, sizeof num);
-			else
-				snprintf(num, sizeof num, "%p", *(void *const *)p);
-			break;
-		}
-		}
-		luaL_addstring(b, num);
-	}
-	luaL_addstring(b, first ? "}" : " }");
-}
-
-const char *marsh_c_decl(lua_State *L, const char *head, const struct vfield *f, const void *src, const char *tail)
-{
-	luaL_Buffer b;
-	luaL_buffinit(L, &b);
-	luaL_addstring(&b, head);
-	marsh_c_init(&b, f, src);
-	luaL_addstring(&b, tail);
-	luaL_pushresult(&b);
-	return lua_tostring(L, -1);
-}

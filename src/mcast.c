@@ -223,7 +223,7 @@ struct mc_attr {
 
 /* The address is read after the table (its text names argument 2): here
  * only its type is checked. */
-static const char *read_mc_addr(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_mc_addr(lua_State *L, int idx, void *dst VUNUSED, const struct vfield *f VUNUSED)
 {
 	if (lua_type(L, idx) != LUA_TSTRING)
 		return lua_pushfstring(L, "address expected as a string (\"239.1.2.3\"), got %s", luaL_typename(L, idx));

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include "verbsh.h"
+#include "core.h"
 
 static const char OBJECTS[] = "verbs.objects";
 
@@ -38,8 +38,6 @@ struct vstate *vstate(lua_State *L)
 }
 
 /* Every node of this state, live or destroyed. */
-#define FOR_NODES(L, n) for (struct vnode *head_ = &vstate(L)->all, *n = head_->next; n != head_; n = n->next)
-
 bool vobj_push(lua_State *L, struct vnode *n)
 {
 	lua_getfield(L, LUA_REGISTRYINDEX, OBJECTS);
@@ -59,15 +57,6 @@ struct vnode *vobj_find(lua_State *L, void *h)
 		if (n->h == h)
 			return n;
 	return NULL;
-}
-
-bool vobj_mr_covers(lua_State *L, uint64_t addr, uint64_t len)
-{
-	FOR_NODES(L, n)
-		if (n->cls == &vc_mr && n->h && addr >= (uintptr_t)vmr(n)->buf &&
-		    addr - (uintptr_t)vmr(n)->buf <= vmr(n)->len && len <= vmr(n)->len - (addr - (uintptr_t)vmr(n)->buf))
-			return true;
-	return false;
 }
 
 bool vobj_live_handle(lua_State *L, const struct vclass *cls, const void *h)
@@ -310,7 +299,7 @@ void vobj_recheck(lua_State *L, int arg, struct vnode *const *nodes, int count)
 
 struct vnode *vobj_context(struct vnode *n)
 {
-	while (n && n->cls != &vc_context)
+	while (n && n->cls->index != VC_CONTEXT)
 		n = n->deps[0];   /* pd -> context, qp/mr/srq/ah -> pd, cq/channel -> context */
 	return n;
 }

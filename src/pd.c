@@ -107,13 +107,11 @@ int mr_register(lua_State *L, int dep, struct ibv_pd *pd, int arg, int access, c
 		free(buf);
 		vmr(n)->buf = NULL;
 		lua_createtable(L, 0, 2);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
 		lua_pushinteger(L, (lua_Integer)len);
 		lua_setfield(L, -2, "length");
 		lua_pushinteger(L, (lua_Integer)access);
 		lua_setfield(L, -2, "access");
-		return vraise(L, verb, err, dep, -1);
+		return vraise_create(L, verb, err, dep);
 	}
 	vobj_set(n, mr);
 	return 1;
@@ -213,4 +211,13 @@ void pd_open(lua_State *L)
 {
 	vobj_register(L, &vc_pd);
 	vobj_register(L, &vc_mr);
+}
+
+bool vobj_mr_covers(lua_State *L, uint64_t addr, uint64_t len)
+{
+	FOR_NODES(L, n)
+		if (n->cls == &vc_mr && n->h && addr >= (uintptr_t)vmr(n)->buf &&
+		    addr - (uintptr_t)vmr(n)->buf <= vmr(n)->len && len <= vmr(n)->len - (addr - (uintptr_t)vmr(n)->buf))
+			return true;
+	return false;
 }

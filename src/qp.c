@@ -152,7 +152,8 @@ static void qp_describe(lua_State *L, struct vnode *n)
 static int qp_field(lua_State *L, struct vnode *n, const char *key)
 {
 	struct ibv_qp *qp = n->h;
-	static const char *const uv[] = { "pd", "send_cq", "recv_cq", "srq", NULL };
+	static const char *const uv[] = { [QP_DEP_PD] = "pd", [QP_DEP_SEND_CQ] = "send_cq",
+					  [QP_DEP_RECV_CQ] = "recv_cq", [QP_DEP_SRQ] = "srq", [QP_DEP_CM_ID] = NULL };
 	if (strcmp(key, "qp_num") == 0)
 		lua_pushinteger(L, qp->qp_num);
 	else if (strcmp(key, "state") == 0)
@@ -164,7 +165,7 @@ static int qp_field(lua_State *L, struct vnode *n, const char *key)
 	else {
 		for (int i = 0; uv[i]; i++)
 			if (strcmp(key, uv[i]) == 0) {
-				lua_getiuservalue(L, 1, i + 1);
+				lua_getiuservalue(L, 1, QP_UV(i));
 				return 1;
 			}
 		return qp_ex_field(L, n, key);   /* qp.wr_id, qp.wr_flags: the ibv_qp_ex members */
@@ -189,8 +190,8 @@ void qp_read_deps(lua_State *L, int arg, int tidx, struct ibv_cq **send_cq, stru
 	static const char *const key[] = { "send_cq", "recv_cq", "srq" };
 	void *slot[] = { send_cq, recv_cq, srq };
 	for (int i = 0; i < 3; i++) {
-		used[i + 1] = vobj_field(L, arg, tidx, key[i], i < 2 ? &vc_cq : &vc_srq, slot[i]);
-		vobj_same_context(L, arg, key[i], used[i + 1], owner);
+		used[QP_DEP_SEND_CQ + i] = vobj_field(L, arg, tidx, key[i], i < 2 ? &vc_cq : &vc_srq, slot[i]);
+		vobj_same_context(L, arg, key[i], used[QP_DEP_SEND_CQ + i], owner);
 	}
 }
 
@@ -204,22 +205,19 @@ int qp_create(lua_State *L)
 	lua_settop(L, 2);
 	marsh_read(L, 2, 2, vf_qp_init_attr, &ia);
 	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, QP_TYPES);
-	struct vnode *used[4] = { p };
+	struct vnode *used[QP_DEP_CM_ID] = { [QP_DEP_PD] = p };
 	qp_read_deps(L, 2, 2, &ia.send_cq, &ia.recv_cq, &ia.srq, p, used);   /* 3, 4, 5 */
-	int deps[] = { 1, 3, 4, 5 };
-	struct vnode *n = vobj_new(L, &vc_qp, 4, deps);
-	vobj_recheck(L, 2, used, 4);
-	struct ibv_qp_init_attr ;   /* the provider writes the real cap back into ia */
+	int deps[QP_DEP_CM_ID] = { [QP_DEP_PD] = 1, [QP_DEP_SEND_CQ] = 3, [QP_DEP_RECV_CQ] = 4, [QP_DEP_SRQ] = 5 };
+	struct vnode *n = vobj_new(L, &vc_qp, QP_DEP_CM_ID, deps);
+	vobj_recheck(L, 2, used, QP_DEP_CM_ID);
 	struct ibv_qp *qp = ibv_create_qp(p->h, &ia);
 	int err = errno;
 	if (!qp) {
 		lua_createtable(L, 0, 4);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
 		venum_push(L, &ve_qp_type, ia.qp_type);
 		lua_setfield(L, -2, "qp_type");
 		vpush_device(L, ((struct ibv_pd *)p->h)->context);
-		return vraise(L, "ibv_create_qp", err, 1, -1);
+		return vraise_create(L, "ibv_create_qp", err, 1);
 	}
 	vobj_set(n, qp);
 	return 1;
@@ -240,11 +238,6 @@ static int l_modify(lua_State *L)
 	vchecktable(L, 2);
 	lua_settop(L, 3);
 	mask = marsh_read(L, 2, 2, vf_qp_attr, &a);
-	lua_pushliteral(L, "sq_draining");
-	if (lua_rawget(L, 2) != LUA_TNIL)   /* raw, as the marshaller read the table */
-		return vargerror(L, 2, "key 'sq_draining' is what ibv_query_qp reports (the SQ is draining in SQD);"
-				       " ibv_modify_qp ignores it, and no attr_mask bit sets it");
-	lua_pop(L, 1);
 	if (!lua_isnil(L, 3)) {
 		if ((e = venum_read(L, 3, &ve_qp_attr_mask, &given)))
 			return vargerror(L, 3, e);
@@ -312,10 +305,10 @@ static int l_query(lua_State *L)
 	lua_pushinteger(L, ((struct ibv_qp *)n->h)->qp_num);
 	lua_setfield(L, -2, "qp_num");
 	marsh_push(L, vf_qp_init_attr, &ia);
-	const char *keys[] = { "send_cq", "recv_cq", "srq" };
-	for (int i = 0; i < 3; i++) {
-		lua_getiuservalue(L, 1, i + 2);
-		lua_setfield(L, -2, keys[i]);
+	const char *keys[] = { [QP_DEP_SEND_CQ] = "send_cq", [QP_DEP_RECV_CQ] = "recv_cq", [QP_DEP_SRQ] = "srq" };
+	for (int d = QP_DEP_SEND_CQ; d <= QP_DEP_SRQ; d++) {
+		lua_getiuservalue(L, 1, QP_UV(d));
+		lua_setfield(L, -2, keys[d]);
 	}
 	return 2;
 }

@@ -104,26 +104,24 @@ int qp_create_ex(lua_State *L)
 	if (!(ia.comp_mask & IBV_QP_INIT_ATTR_PD))
 		return vargerror(L, 2, "comp_mask lacks PD: without IBV_QP_INIT_ATTR_PD the pd is not read");
 	qp_check_required(L, 2, ia.send_cq, ia.recv_cq, ia.qp_type, QP_TYPES);
-	struct vnode *used[5] = { vobj_field(L, 2, 2, "pd", &vc_pd, &ia.pd) };   /* 3 */
-	vobj_same_context(L, 2, "pd", used[0], c);
+	struct vnode *used[QP_NDEPS] = { [QP_DEP_PD] = vobj_field(L, 2, 2, "pd", &vc_pd, &ia.pd) };   /* 3 */
+	vobj_same_context(L, 2, "pd", used[QP_DEP_PD], c);
 	qp_read_deps(L, 2, 2, &ia.send_cq, &ia.recv_cq, &ia.srq, c, used);   /* 4, 5, 6 */
-	used[4] = c;
-	int deps[] = { 3, 4, 5, 6 };   /* the order of qp.c's user values: pd, send_cq, recv_cq, srq */
-	struct vnode *n = vobj_new(L, &vc_qp, 4, deps);
-	vobj_recheck(L, 2, used, 5);
+	used[QP_DEP_CM_ID] = c;   /* no id here: the slot rechecks the context */
+	int deps[QP_DEP_CM_ID] = { [QP_DEP_PD] = 3, [QP_DEP_SEND_CQ] = 4, [QP_DEP_RECV_CQ] = 5, [QP_DEP_SRQ] = 6 };
+	struct vnode *n = vobj_new(L, &vc_qp, QP_DEP_CM_ID, deps);
+	vobj_recheck(L, 2, used, QP_NDEPS);
 	struct ibv_qp_init_attr_ex asked = ia;
 	struct ibv_qp *qp = ibv_create_qp_ex(c->h, &ia);
 	int err = errno;
 	if (!qp) {
 		lua_createtable(L, 0, 3);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
 		venum_push(L, &ve_qp_type, asked.qp_type);
 		lua_setfield(L, -2, "qp_type");
 		vflags_push(L, &ve_send_ops_flags, asked.send_ops_flags);
 		lua_setfield(L, -2, "send_ops_flags");
 		vpush_device(L, c->h);
-		return vraise(L, "ibv_create_qp_ex", err, 1, -1);
+		return vraise_create(L, "ibv_create_qp_ex", err, 1);
 	}
 	vobj_set(n, qp);
 	vqp(n)->ex = has_post_send_api(qp, &asked);
@@ -212,7 +210,7 @@ static struct ibv_qp_ex *op_begin(lua_State *L, struct vnode *n, const char *fn,
 	return x;
 }
 
-static void op_end(lua_State *L, struct vnode *n, const char *verb, uint64_t flag, const char *args)
+static void op_end(struct vnode *n, uint64_t flag)
 {
 	struct ibv_qp *qp = n->h;
 	vqp(n)->wr_count++;
@@ -310,7 +308,7 @@ static int l_wr_send(lua_State *L)
 	vnoextra(L, 1, "qp:wr_send()", NULL);
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_send", IBV_QP_EX_WITH_SEND);
 	ibv_wr_send(x);
-	op_end(L, n, "ibv_wr_send", IBV_QP_EX_WITH_SEND, "");
+	op_end(n, IBV_QP_EX_WITH_SEND);
 	return 0;
 }
 
@@ -320,19 +318,16 @@ static int l_wr_send_imm(lua_State *L)
 	struct vnode *n = self(L);
 	uint32_t imm = arg_u32(L, 2, "imm_data");
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_send_imm", IBV_QP_EX_WITH_SEND_WITH_IMM);
-	char args[48];
 	ibv_wr_send_imm(x, htonl(imm));
-	snprintf(args, sizeof args, "htobe32(0x%x)", imm);
-	op_end(L, n, "ibv_wr_send_imm", IBV_QP_EX_WITH_SEND_WITH_IMM, args);
+	op_end(n, IBV_QP_EX_WITH_SEND_WITH_IMM);
 	return 0;
 }
 
 /* rkey, remote_addr: the order of the C calls. */
-static void remote_args(lua_State *L, uint32_t *rkey, uint64_t *addr, char *args, size_t len)
+static void remote_args(lua_State *L, uint32_t *rkey, uint64_t *addr)
 {
 	*rkey = arg_u32(L, 2, "rkey");
 	*addr = arg_u64(L, 3, "remote_addr");
-	snprintf(args, len, "0x%x, 0x%llx", *rkey, (unsigned long long)*addr);
 }
 
 static int l_wr_rdma_write(lua_State *L)
@@ -340,11 +335,10 @@ static int l_wr_rdma_write(lua_State *L)
 	struct vnode *n = self(L);
 	uint32_t rkey;
 	uint64_t addr;
-	char args[64];
-	remote_args(L, &rkey, &addr, args, sizeof args);
+	remote_args(L, &rkey, &addr);
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_rdma_write", IBV_QP_EX_WITH_RDMA_WRITE);
 	ibv_wr_rdma_write(x, rkey, addr);
-	op_end(L, n, "ibv_wr_rdma_write", IBV_QP_EX_WITH_RDMA_WRITE, args);
+	op_end(n, IBV_QP_EX_WITH_RDMA_WRITE);
 	return 0;
 }
 
@@ -353,14 +347,11 @@ static int l_wr_rdma_write_imm(lua_State *L)
 	struct vnode *n = self(L);
 	uint32_t rkey;
 	uint64_t addr;
-	char args[96];
-	remote_args(L, &rkey, &addr, args, sizeof args);
+	remote_args(L, &rkey, &addr);
 	uint32_t imm = arg_u32(L, 4, "imm_data");
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_rdma_write_imm", IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM);
 	ibv_wr_rdma_write_imm(x, rkey, addr, htonl(imm));
-	size_t l = strlen(args);
-	snprintf(args + l, sizeof args - l, ", htobe32(0x%x)", imm);
-	op_end(L, n, "ibv_wr_rdma_write_imm", IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM, args);
+	op_end(n, IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM);
 	return 0;
 }
 
@@ -369,11 +360,10 @@ static int l_wr_rdma_read(lua_State *L)
 	struct vnode *n = self(L);
 	uint32_t rkey;
 	uint64_t addr;
-	char args[64];
-	remote_args(L, &rkey, &addr, args, sizeof args);
+	remote_args(L, &rkey, &addr);
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_rdma_read", IBV_QP_EX_WITH_RDMA_READ);
 	ibv_wr_rdma_read(x, rkey, addr);
-	op_end(L, n, "ibv_wr_rdma_read", IBV_QP_EX_WITH_RDMA_READ, args);
+	op_end(n, IBV_QP_EX_WITH_RDMA_READ);
 	return 0;
 }
 
@@ -392,15 +382,12 @@ static int l_wr_atomic_cmp_swp(lua_State *L)
 	struct vnode *n = self(L);
 	uint32_t rkey;
 	uint64_t addr;
-	char args[128];
-	remote_args(L, &rkey, &addr, args, sizeof args);
+	remote_args(L, &rkey, &addr);
 	uint64_t cmp = arg_u64(L, 4, "compare"), swap = arg_u64(L, 5, "swap");
 	check_aligned(L, addr);
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_atomic_cmp_swp", IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP);
 	ibv_wr_atomic_cmp_swp(x, rkey, addr, cmp, swap);
-	size_t l = strlen(args);
-	snprintf(args + l, sizeof args - l, ", %llu, %llu", (unsigned long long)cmp, (unsigned long long)swap);
-	op_end(L, n, "ibv_wr_atomic_cmp_swp", IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, args);
+	op_end(n, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP);
 	return 0;
 }
 
@@ -410,15 +397,12 @@ static int l_wr_atomic_fetch_add(lua_State *L)
 	struct vnode *n = self(L);
 	uint32_t rkey;
 	uint64_t addr;
-	char args[96];
-	remote_args(L, &rkey, &addr, args, sizeof args);
+	remote_args(L, &rkey, &addr);
 	uint64_t add = arg_u64(L, 4, "add");
 	check_aligned(L, addr);
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_atomic_fetch_add", IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
 	ibv_wr_atomic_fetch_add(x, rkey, addr, add);
-	size_t l = strlen(args);
-	snprintf(args + l, sizeof args - l, ", %llu", (unsigned long long)add);
-	op_end(L, n, "ibv_wr_atomic_fetch_add", IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, args);
+	op_end(n, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
 	return 0;
 }
 
@@ -439,7 +423,7 @@ static int l_wr_bind_mw(lua_State *L)
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_bind_mw", IBV_QP_EX_WITH_BIND_MW);
 	ibv_wr_bind_mw(x, w->h, rkey, &info);
 	mw_note_bind(L, w->h, rkey);
-	op_end(L, n, "ibv_wr_bind_mw", IBV_QP_EX_WITH_BIND_MW, "");
+	op_end(n, IBV_QP_EX_WITH_BIND_MW);
 	return 0;
 }
 
@@ -451,7 +435,7 @@ static int l_wr_local_inv(lua_State *L)
 	vnoextra(L, 2, "qp:wr_local_inv(invalidate_rkey)", NULL);
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_local_inv", IBV_QP_EX_WITH_LOCAL_INV);
 	ibv_wr_local_inv(x, rkey);
-	op_end(L, n, "ibv_wr_local_inv", IBV_QP_EX_WITH_LOCAL_INV, "");
+	op_end(n, IBV_QP_EX_WITH_LOCAL_INV);
 	return 0;
 }
 
@@ -463,7 +447,7 @@ static int l_wr_send_inv(lua_State *L)
 	vnoextra(L, 2, "qp:wr_send_inv(invalidate_rkey)", NULL);
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_send_inv", IBV_QP_EX_WITH_SEND_WITH_INV);
 	ibv_wr_send_inv(x, rkey);
-	op_end(L, n, "ibv_wr_send_inv", IBV_QP_EX_WITH_SEND_WITH_INV, "");
+	op_end(n, IBV_QP_EX_WITH_SEND_WITH_INV);
 	return 0;
 }
 
@@ -484,7 +468,6 @@ static int l_wr_set_sge(lua_State *L)
 	struct vnode *n = self(L);
 	struct vnode *m = vobj_test(L, 2, &vc_mr);
 	struct ibv_sge s;
-	char args[96];
 	if (m) {
 		struct ibv_mr *mr = vobj_check(L, 2, &vc_mr)->h;
 		if (vobj_other_context(m, n))
@@ -495,13 +478,10 @@ static int l_wr_set_sge(lua_State *L)
 			return vargerror(L, 4, lua_pushfstring(L, "offset %I + length %I is beyond the MR's %I bytes",
 							       (lua_Integer)off, (lua_Integer)len, (lua_Integer)mr->length));
 		s = (struct ibv_sge){ .addr = (uintptr_t)mr->addr + off, .length = (uint32_t)len, .lkey = mr->lkey };
-		snprintf(args, sizeof args, "mr%u->lkey, (uintptr_t)mr%u->addr + %llu, %u", m->id, m->id,
-			 (unsigned long long)off, s.length);
 	} else if (lua_type(L, 2) == LUA_TNUMBER) {
 		s.lkey = arg_u32(L, 2, "lkey");
 		s.addr = arg_u64(L, 3, "addr");
 		s.length = arg_u32(L, 4, "length");
-		snprintf(args, sizeof args, "0x%x, 0x%llx, %u", s.lkey, (unsigned long long)s.addr, s.length);
 	} else {
 		return vtypeerror(L, 2, "verbs.mr (mr, offset, length) or lkey (lkey, addr, length)");
 	}
@@ -652,8 +632,7 @@ static int l_wr_atomic_write(lua_State *L)
 	struct vnode *n = self(L);
 	uint32_t rkey;
 	uint64_t addr;
-	char args[64];
-	remote_args(L, &rkey, &addr, args, sizeof args);
+	remote_args(L, &rkey, &addr);
 	size_t len;
 	const char *data = luaL_checklstring(L, 4, &len);
 	if (len != 8)
@@ -661,7 +640,7 @@ static int l_wr_atomic_write(lua_State *L)
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_atomic_write");
 	x = hw_op_begin(L, n, "wr_atomic_write", IBV_QP_EX_WITH_ATOMIC_WRITE, (const void *)x->wr_atomic_write);
 	ibv_wr_atomic_write(x, rkey, addr, data);
-	op_end(L, n, "ibv_wr_atomic_write", IBV_QP_EX_WITH_ATOMIC_WRITE, args);
+	op_end(n, IBV_QP_EX_WITH_ATOMIC_WRITE);
 	return 0;
 }
 
@@ -677,7 +656,7 @@ static int l_wr_send_tso(lua_State *L)
 	struct ibv_qp_ex *x = qpx_of(L, n, "wr_send_tso");
 	x = hw_op_begin(L, n, "wr_send_tso", IBV_QP_EX_WITH_TSO, (const void *)x->wr_send_tso);
 	ibv_wr_send_tso(x, (void *)hdr, (uint16_t)len, mss);
-	op_end(L, n, "ibv_wr_send_tso", IBV_QP_EX_WITH_TSO, "");
+	op_end(n, IBV_QP_EX_WITH_TSO);
 	return 0;
 }
 

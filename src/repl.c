@@ -17,8 +17,104 @@
 #include <readline/history.h>
 #include <lua.h>
 #include <lauxlib.h>
+#include "core.h"
+#include "interrupt.h"
 #include "lazylib.h"
 #include "shell.h"
+
+/* --------------------------------------------------- calling, Ctrl-C */
+static lua_State *global_L;
+
+static void stop_hook(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	lua_sethook(L, NULL, 0, 0);
+	luaL_error(L, "interrupted");
+}
+
+/* Lua code notices Ctrl-C through a hook at its next instruction; C loops
+ * that may block (cq:wait, get_cq_event) notice verbsh_interrupted. */
+static void on_sigint(int sig)
+{
+	(void)sig;
+	verbsh_interrupted = 1;
+	lua_sethook(global_L, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+static int msg_handler(lua_State *L)
+{
+	lua_pushvalue(L, 1);   /* the error itself, for verbs.repl's hooks */
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.last_error");
+	const char *msg = lua_tostring(L, 1);
+	if (msg == NULL) {
+		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+			msg = lua_tostring(L, -1);
+		else
+			msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+static int plain_handler(lua_State *L)
+{
+	/* the error itself (a verbs.error table), for verbs.repl's hooks */
+	lua_pushvalue(L, 1);
+	lua_setfield(L, LUA_REGISTRYINDEX, "verbsh.last_error");
+	if (lua_type(L, 1) != LUA_TSTRING && luaL_callmeta(L, 1, "__tostring") &&
+	    lua_type(L, -1) == LUA_TSTRING)
+		return 1;
+	lua_settop(L, 1);
+	return 1;
+}
+
+int shell_docall(lua_State *L, int narg, int nres, int traceback)
+{
+	int base = lua_gettop(L) - narg;
+	struct sigaction sa = { .sa_handler = on_sigint }, old;
+
+	lua_pushcfunction(L, traceback ? msg_handler : plain_handler);
+	lua_insert(L, base);
+	global_L = L;
+	verbsh_interrupted = 0;
+	/* No SA_RESTART: a blocking poll() or read() returns EINTR at once. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	int status = lua_pcall(L, narg, nres, base);
+	sigaction(SIGINT, &old, NULL);
+	lua_sethook(L, NULL, 0, 0);
+	verbsh_interrupted = 0;
+	lua_remove(L, base);
+	return status;
+}
+
+int shell_report(lua_State *L, int status)
+{
+	if (status != LUA_OK) {
+		const char *msg = lua_tostring(L, -1);
+		if (msg == NULL)
+			msg = luaL_tolstring(L, -1, NULL);
+		fprintf(stderr, "%s\n", msg);
+		fflush(stderr);
+		lua_settop(L, 0);
+	}
+	return status;
+}
+
+int shell_call_lua(lua_State *L, const char *module, const char *fn, int nargs, int nres)
+{
+	int status = vprequire(L, module);
+	if (status != LUA_OK) {
+		lua_remove(L, -1 - nargs);   /* drop the arguments under the message */
+		lua_insert(L, -1 - nargs);
+		lua_pop(L, nargs);
+		return status;
+	}
+	lua_getfield(L, -1, fn);
+	lua_remove(L, -2);
+	lua_insert(L, -1 - nargs);
+	return shell_docall(L, nargs, nres, 0);
+}
 
 /* GNU Readline is opened when the shell first meets a terminal, not linked:
  * scripts and -e never read a line from it, and loading it (with libtinfo)

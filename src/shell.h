@@ -1,5 +1,6 @@
-/* The shell around the verbs module: main.c (arguments, scripts) and
- * repl.c (the interactive loop, Readline, completion). */
+/* The shell around the verbs module: main.c (arguments, scripts) uses
+ * repl.c (calls into Lua under Ctrl-C, the interactive loop, Readline,
+ * completion), never the reverse. */
 #ifndef VERBSH_SHELL_H
 #define VERBSH_SHELL_H
 #include <lua.h>

@@ -41,9 +41,7 @@ int srq_create(lua_State *L)
 	int err = errno;
 	if (!srq) {
 		lua_createtable(L, 0, 1);
-		vraise_push_memlock(L);
-		lua_setfield(L, -2, "memlock");
-		return vraise(L, "ibv_create_srq", err, 1, -1);
+		return vraise_create(L, "ibv_create_srq", err, 1);
 	}
 	vobj_set(n, srq);
 	return 1;

@@ -2,7 +2,7 @@
  * once for unknown table keys, enum names and object fields. */
 #include <ctype.h>
 #include <string.h>
-#include "verbsh.h"
+#include "core.h"
 
 /* Optimal-string-alignment distance, case-insensitive, capped at 9 (names
  * further apart than that are never suggested). */

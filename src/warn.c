@@ -5,7 +5,7 @@
  * of the state, not in the process. */
 #include <stdarg.h>
 #include <stdio.h>
-#include "verbsh.h"
+#include "core.h"
 
 static const char STRICT[] = "verbsh.strict", QUIET[] = "verbsh.quiet";
 
@@ -52,10 +52,7 @@ static int l_strict(lua_State *L)
 {
 	toggle(L, STRICT, false);
 	if (lua_toboolean(L, 1)) {
-		vrequire(L, "verbs.repl");
-		lua_getfield(L, -1, "guard_globals");
-		lua_call(L, 0, 0);
-		lua_pop(L, 1);
+		vcall(L, "verbs.repl", "guard_globals", 0, 0);
 	}
 	return 1;
 }

@@ -32,7 +32,7 @@ static bool wc_has_imm(const void *src)
 
 /* imm_data is in network order in the struct and in host order in Lua, as
  * a C program would print ntohl(wc.imm_data). */
-static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_imm(lua_State *L, int idx, void *dst, const struct vfield *f VUNUSED)
 {
 	if (!lua_isinteger(L, idx) || lua_tointeger(L, idx) < 0 || lua_tointeger(L, idx) > 0xffffffff)
 		return "32-bit unsigned integer expected";
@@ -62,7 +62,7 @@ static bool wc_has_inv(const void *src)
 	       ((wc->wc_flags & IBV_WC_IP_CSUM_OK) && wc->opcode == IBV_WC_RECV && wc->src_qp == 0);
 }
 
-static const char *read_inv(lua_State *L, int idx, void *dst, const struct vfield *f)
+static const char *read_inv(lua_State *L, int idx, void *dst, const struct vfield *f VUNUSED)
 {
 	lua_Integer v = lua_isinteger(L, idx) ? lua_tointeger(L, idx) : -1;
 	if (v < 0 || v > (lua_Integer)UINT32_MAX)
@@ -239,9 +239,7 @@ static void push_wc_class(lua_State *L)
 	lua_setfield(L, -2, "__fields");
 	/* explain's line, with the cause and fix of a failed status */
 	int top = lua_gettop(L);
-	lua_getglobal(L, "require");
-	lua_pushliteral(L, "verbs.explain");
-	if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1) && lua_getfield(L, -1, "wc_tostring") == LUA_TFUNCTION)
+	if (vprequire(L, "verbs.explain") == LUA_OK && lua_istable(L, -1) && lua_getfield(L, -1, "wc_tostring") == LUA_TFUNCTION)
 		lua_setfield(L, top, "__tostring");
 	lua_settop(L, top);
 	lua_pushvalue(L, -1);

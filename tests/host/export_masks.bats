@@ -92,3 +92,32 @@ load ../helpers
     diff "$BATS_TEST_TMPDIR/c.txt" "$BATS_TEST_TMPDIR/verbsh.txt"
     [ "$(wc -l <"$BATS_TEST_TMPDIR/c.txt")" -gt 250 ]
 }
+
+@test "verbs.fields: bit is the value of the mask it names, the one map explain_qp.lua reads; a struct without a C mask has none" {
+    run "$VERBSH" -e '
+      local n, bad = 0, {}
+      for _, t in ipairs{ { "ibv_qp_attr", "ibv_qp_attr_mask" }, { "ibv_srq_attr", "ibv_srq_attr_mask" } } do
+        local e = verbs.enum(t[2])
+        for _, f in ipairs(verbs.fields(t[1])) do
+          if f.mask then
+            n = n + 1
+            if f.bit ~= e.values[f.mask:sub(#e.prefix + 1)] then bad[#bad + 1] = f.name end
+          elseif f.bit ~= nil then bad[#bad + 1] = f.name .. " (bit without mask)" end
+        end
+      end
+      print(n, table.concat(bad, ","))
+      local by = {}
+      for _, f in ipairs(verbs.fields("ibv_qp_attr")) do by[f.name] = f end
+      print(by.path_mtu.bit, by.rate_limit.bit, by.sq_draining.bit)
+      local sent = 0
+      for _, f in ipairs(verbs.fields("ibv_send_wr")) do if f.bit then sent = sent + 1 end end
+      print(sent)
+      local qp = require "verbs.explain_qp"
+      print(qp.KEY_BIT.path_mtu, qp.KEY_BIT.alt_timeout, qp.KEY_BIT.sq_draining, #qp.BITS, qp.BITS[1][1], qp.BITS[#qp.BITS][1])'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'27\t' ]              # 25 qp_attr keys with a bit, 2 of srq_attr; none wrong
+    [ "${lines[1]}" = $'256\t33554432\tnil' ] # IBV_QP_PATH_MTU 1<<8, IBV_QP_RATE_LIMIT 1<<25; sq_draining has none
+    [ "${lines[2]}" = 0 ]                      # post.c's bits are its own bookkeeping, not C's
+    [ "${lines[3]}" = $'PATH_MTU\tALT_PATH\tnil\t22\tSTATE\tRATE_LIMIT' ]
+}

@@ -21,8 +21,9 @@ load ../helpers
     [ "$status" -eq 0 ]
     # Allowed, each for a reason a second Lua state cannot change:
     #   interrupt.c  the SIGINT flag (one handler per process)
-    #   main.c       the shell's name and the state its SIGINT handler stops
-    #   repl.c       GNU Readline's callbacks, completion and history (one terminal per process)
+    #   main.c       the shell's name
+    #   repl.c       the state its SIGINT handler stops; GNU Readline's callbacks, completion
+    #                and history (one terminal per process)
     #   pcap_lazy.c, rdmacm_lazy.c, zlib_lazy.c  the handle of libpcap, librdmacm or zlib, opened on first use
     #                (one dynamic loader per process)
     local bad

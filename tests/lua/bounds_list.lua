@@ -42,7 +42,7 @@ local function connect(E, over)
 end
 
 return {
-  { src = "post.c", field = "remote_qpn", key = "ud.remote_qpn", max = 0xffffff, try = function(E, v)
+  { src = "wr_read.c", field = "remote_qpn", key = "ud.remote_qpn", max = 0xffffff, try = function(E, v)
       E.ud:post_send{ opcode = "SEND", ud = { ah = E.ah, remote_qpn = v, remote_qkey = 0x11111111 },
                       sg_list = { { mr = E.mr, offset = 0, length = 8 } } }
     end },
