@@ -432,6 +432,63 @@ static int pmain(lua_State *L)
 	return 1;
 }
 
+#ifdef VERBSH_COVERAGE
+/* Lua line coverage, for tests/mutate-coverage's test selection; compiled
+ * only into build/cov/verbsh (make ... CFLAGS=-DVERBSH_COVERAGE). With
+ * VERBSH_LUA_COVERAGE=DIR, a line hook keeps every (chunk, line) of lua/ and
+ * lessons/ that runs, and exit appends them to DIR/lua.PID. Coroutines
+ * inherit the hook. Chunks are keyed by their name's text, not its address:
+ * a collected chunk's name may be freed and its address reused. */
+#include <stdint.h>
+#define COV_SLOTS (1u << 18)
+static struct cov_slot { char *src; int line; uint32_t h; } *cov;
+
+static uint32_t cov_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void cov_hook(lua_State *L, lua_Debug *ar)
+{
+	if (!lua_getinfo(L, "S", ar) || !(strstr(ar->source, "lua/") || strstr(ar->source, "lessons/")))
+		return;
+	uint32_t h = cov_hash(ar->source);
+	for (uint32_t i = (h ^ (uint32_t)ar->currentline * 2654435761u) & (COV_SLOTS - 1);; i = (i + 1) & (COV_SLOTS - 1)) {
+		struct cov_slot *c = &cov[i];
+		if (!c->src) {
+			c->src = strdup(ar->source), c->line = ar->currentline, c->h = h;
+			return;
+		}
+		if (c->h == h && c->line == ar->currentline && strcmp(c->src, ar->source) == 0)
+			return;
+	}
+}
+
+static void cov_write(void)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/lua.%ld", getenv("VERBSH_LUA_COVERAGE"), (long)getpid());
+	FILE *f = fopen(path, "a");
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < COV_SLOTS; i++)
+		if (cov[i].src)
+			fprintf(f, "%s\t%d\n", cov[i].src, cov[i].line);
+	fclose(f);
+}
+
+static void cov_start(lua_State *L)
+{
+	if (!getenv("VERBSH_LUA_COVERAGE") || !(cov = calloc(COV_SLOTS, sizeof *cov)))
+		return;
+	lua_sethook(L, cov_hook, LUA_MASKLINE, 0);
+	atexit(cov_write);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	if (argv[0] && argv[0][0])
@@ -441,6 +498,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: cannot create the Lua state: not enough memory\n", progname);
 		return EXIT_FAILURE;
 	}
+#ifdef VERBSH_COVERAGE
+	cov_start(L);
+#endif
 	lua_pushcfunction(L, pmain);
 	lua_pushinteger(L, argc);
 	lua_pushlightuserdata(L, argv);

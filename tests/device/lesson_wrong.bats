@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
-# Every step of lessons 1-16 (and lesson 22's wire steps) refuses its most likely wrong answer with the
+# Every step of lessons 1-16 and 18-22 refuses its most likely wrong answer with the
 # message that says what is wrong, and passes on the model solution typed
-# after it (the table: tests/lua/lesson_wrong.lua).
+# after it (the table: tests/lua/lesson_wrong.lua; lesson 17's steps need
+# two devices: tests/vm/wire.bats runs them).
 load ../helpers
 
 setup() { require_device; }
@@ -18,10 +19,12 @@ wrong() {
 @test "lessons 9-12 (ud, rc-errors, srq, ud-drops): each step refuses its wrong answer" { wrong ud rc-errors srq ud-drops; }
 @test "lessons 13-14 (pair-lab, rdma-cm; partner processes): each step refuses its wrong answer" { wrong pair-lab rdma-cm; }
 @test "lessons 15-16 (post-send-ex, events): each step refuses its wrong answer" { wrong post-send-ex events; }
-@test "lesson 22 (iwarp, rxe and siw side by side): each wire step refuses its wrong answer (a capture on the RoCE device; a READ counted as acknowledged)" {
+@test "lessons 18-19 (memory-windows, uc): each step refuses its wrong answer" { wrong memory-windows uc; }
+@test "lessons 20-21 (multicast, rdma-verbs; a server process): each step refuses its wrong answer" { wrong multicast rdma-verbs; }
+@test "lesson 22 (iwarp, rxe and siw side by side): each step refuses its wrong answer, the wire steps too (a capture on the RoCE device; a READ counted as acknowledged)" {
     [ -n "${SIW_DEV:-}" ] || skip "no siw device here (scripts/rxe-vm --siw gives one beside rxe0)"
     wrong iwarp
     [[ $output == *"ok iwarp step 8: REFUSED"* ]]
     [[ $output == *"ok iwarp step 9: REFUSED"* ]]
-    [[ $output == *"2 of 2 wrong answers refused with their hint, then the step passed"* ]]
+    [[ $output == *"9 of 9 wrong answers refused with their hint, then the step passed"* ]]
 }

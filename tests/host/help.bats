@@ -357,3 +357,16 @@ help_first() { "$VERBSH" -e "help '$1'" | head -n 1; }
     [ "$(help_first oob.decode)" = 'no help for "oob.decode"' ]
     [ "$("$VERBSH" -e 'help(verbs.oob.listen)' | head -n 1)" = "verbs.oob.listen(port [, addr])" ]
 }
+
+# (a random mutant wrote the "gives" line over the one before it: out[#out + 0])
+@test "help of a method that returns a struct: its meaning, then the struct it gives, each on its own line" {
+    run "$VERBSH" -e 'help "query_port"'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ctx:query_port([port])" ]
+    [ "${lines[2]}" = "    state, MTUs, link layer, GID table length" ]
+    [ "${lines[3]}" = "  gives a table of struct ibv_port_attr:" ]
+    [[ ${lines[4]} == "    state = a name of enum ibv_port_state: "* ]]
+    run "$VERBSH" -e 'help "poll"'
+    [ "${lines[2]}" = "    take up to max completions now (an empty list when there is none)" ]
+    [ "${lines[3]}" = "  gives a list of completions, each a copy of struct ibv_wc:" ]
+}

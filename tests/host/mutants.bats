@@ -51,3 +51,27 @@ load ../helpers
     [ "${#lines[@]}" -eq 1 ]
     [ "${lines[0]%% *}" -ge 18 ]
 }
+
+# A made-up coverage map: which file ran which line, and which lines hold code.
+@test "random mutants: coverage selects the files that ran the mutant's lines, none for code no file runs, the source file's files for a line without code, the files naming a script" {
+    local m=$BATS_TEST_TMPDIR/cov
+    mkdir -p "$m/lines"
+    printf '%s\n' src/wc.c:10 lua/help.lua:5 >"$m/lines/host.a.bats"
+    printf '%s\n' src/wc.c:30 >"$m/lines/host.c.bats"
+    printf '%s\n' src/wc.c:10 src/wc.c:12 >"$m/lines/device.b.bats"
+    printf '%s\n' src/wc.c:10 src/wc.c:11 src/wc.c:12 src/wc.c:30 lua/help.lua:5 >"$m/code"
+    (cd "$ROOT" && tests/mutate-coverage stamp) >"$m/stamp"
+    sel() {   # sel FILE LINE FROM: the selection for a mutant there
+        printf 'file: %s\nline: %s\nfrom: %s\n' "$1" "$2" "$3" >"$m/x.rmut"
+        MUTATE_COV=$m "$ROOT/tests/mutate-coverage" select "$m/x.rmut" | paste -sd'|'
+    }
+    [ "$(sel src/wc.c 10 '<')" = "host a.bats|device b.bats" ]       # ran by two files
+    [ "$(sel src/wc.c 11 '<')" = "none" ]                            # code no file runs
+    [ "$(sel src/wc.c 12 '<')" = "host |device b.bats" ]             # ran on the device only
+    [ "$(sel src/wc.c 11 'a\nb')" = "host |device b.bats" ]          # two lines: 11 and 12
+    [ "$(sel src/wc.c 13 '<')" = "host a.bats c.bats|device b.bats" ]   # no code: wc.c's files
+    [ "$(sel lua/help.lua 5 'x')" = "host a.bats|device " ]
+    [ "$(sel lua/help.lua 6 'x')" = "host a.bats|device " ]
+    [ "$(sel lua/pretty.lua 6 'x')" = "none" ]                       # no file runs any of it
+    [ "$(sel scripts/rxe-host 3 x)" = "host doctor.bats mutants.bats|device " ]   # the files naming it (this one too)
+}

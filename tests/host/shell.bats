@@ -234,3 +234,16 @@ b	true
 b	false
 0" ]
 }
+
+# (a random mutant made the enum lookup run whenever `verbs` was set OR its enums a table)
+@test "an undefined name's message without the verbs table, or with one that has no enums, and with it" {
+    run "$VERBSH" -e 'local r = require "verbs.repl"; local v = verbs
+        verbs = nil; print(r.undefined("RTS"))
+        verbs = {}; print(r.undefined("IBV_QPS_RTS"))
+        verbs = v; print(r.undefined("IBV_QPS_RTS"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "RTS is not defined (no global of that name has been set)" ]
+    [ "${lines[1]}" = "IBV_QPS_RTS is not defined (no global of that name has been set)" ]
+    [ "${lines[2]}" = 'IBV_QPS_RTS is not defined: did you mean "RTS"? (enum values are strings: a name of ibv_qp_state)' ]
+}

@@ -369,7 +369,169 @@ local wrong = {
       wcs = cq_a:wait(1)
       wcs_b = cq_b:wait(2, 300)
       cap:stop()]], "the SEND was sent once" },
-  -- lesson 22: iwarp (rxe and siw side by side: tests/device/siw.bats runs these)
+  -- lesson 18: memory-windows
+  -- the window's rkey kept before the bind, which moves it on
+  { "memory-windows", 1, [[
+      mw1 = pd:alloc_mw("TYPE_1")
+      rkey1 = mw1.rkey
+      qp_b:bind_mw(mw1, {wr_id = 1, send_flags = "SIGNALED", bind_info = {mr = mr_b, addr = mr_b.addr + 64, length = 64, mw_access_flags = {"REMOTE_READ", "REMOTE_WRITE"}}})
+      wcs = cq:wait(1)]], "rkey1 should be what bind_mw returned (mw1.rkey)" },
+  -- the MR's own rkey, which grants no remote access
+  { "memory-windows", 2, [[
+      mr_a:write(100, "through mw1")
+      qp_a:post_send{wr_id = 2, opcode = "RDMA_READ", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 24}}, rdma = {remote_addr = mr_b.addr + 64, rkey = mr_b.rkey}}
+      qp_a:post_send{wr_id = 3, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 100, length = 11}}, rdma = {remote_addr = mr_b.addr + 100, rkey = mr_b.rkey}}
+      wcs = cq:wait(2)]], "the READ (wr_id 2) completed REM_ACCESS_ERR, not SUCCESS",
+    [[rc_connect(qp_a, qp_b); rc_connect(qp_b, qp_a)]] },
+  -- the READ with the old rkey, the window never unbound
+  { "memory-windows", 3, [[
+      qp_a:post_send{wr_id = 5, opcode = "RDMA_READ", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 8}}, rdma = {remote_addr = mr_b.addr + 64, rkey = rkey1}}
+      wcs = cq:wait(1)]], "the READ with the old rkey1 (wr_id 5) completed SUCCESS, not REM_ACCESS_ERR: unbind mw1 first (length = 0)" },
+  -- mw2.rkey never set: a bind WR does not write C's struct ibv_mw
+  { "memory-windows", 4, [[
+      rc_connect(qp_a, qp_b); rc_connect(qp_b, qp_a)
+      mw2 = pd:alloc_mw("TYPE_2")
+      rkey2 = verbs.inc_rkey(mw2.rkey)
+      qp_b:post_send{wr_id = 6, opcode = "BIND_MW", send_flags = "SIGNALED", bind_mw = {mw = mw2, rkey = rkey2, bind_info = {mr = mr_b, addr = mr_b.addr, length = 4096, mw_access_flags = "REMOTE_READ"}}}
+      wcs = cq:wait(1)
+      qp_a:post_send{wr_id = 7, opcode = "RDMA_READ", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 24}}, rdma = {remote_addr = mr_b.addr + 64, rkey = rkey2}}
+      wcs = cq:wait(1)]], "set mw2.rkey = rkey2 (C: mw2->rkey = rkey2)" },
+  -- a plain SEND: nothing invalidated
+  { "memory-windows", 5, [[
+      qp_b:post_recv{wr_id = 8, sg_list = {{mr = mr_b, offset = 2048, length = 64}}}
+      qp_a:post_send{wr_id = 9, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 4}}}
+      wcs = cq:wait(2)]], "send with opcode SEND_WITH_INV and invalidate_rkey = rkey2" },
+  -- bound again and read, the LOCAL_INV left out
+  { "memory-windows", 6, [[
+      rkey3 = verbs.inc_rkey(mw2.rkey)
+      qp_b:post_send{wr_id = 10, opcode = "BIND_MW", send_flags = "SIGNALED", bind_mw = {mw = mw2, rkey = rkey3, bind_info = {mr = mr_b, addr = mr_b.addr, length = 4096, mw_access_flags = "REMOTE_READ"}}}
+      wcs = cq:wait(1)
+      mw2.rkey = rkey3
+      qp_a:post_send{wr_id = 12, opcode = "RDMA_READ", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 8}}, rdma = {remote_addr = mr_b.addr, rkey = rkey3}}
+      wcs = cq:wait(1)]], "the READ after LOCAL_INV (wr_id 12) completed SUCCESS, not REM_ACCESS_ERR", [[
+      qp_b:post_send{wr_id = 13, opcode = "LOCAL_INV", send_flags = "SIGNALED", invalidate_rkey = rkey3}
+      inv = cq:wait(1)]] },
+  -- lesson 19: uc
+  -- UC's RTR, which works: the step's point is RC's failing
+  { "uc", 1, [[qp_a:modify{qp_state = "RTR", path_mtu = "1024", dest_qp_num = qp_b.qp_num, rq_psn = 0, ah_attr = {is_global = 1, port_num = 1, grh = {dgid = gid, sgid_index = gid_index, hop_limit = 1}}}]],
+    "no EINVAL from ibv_modify_qp yet: try RC's RTR (with max_dest_rd_atomic and min_rnr_timer) on qp_a", [[
+      qp_a:modify{qp_state = "RESET"}
+      qp_a:modify{qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = "REMOTE_WRITE"}]] },
+  -- RC's RTS attributes at RTS: EINVAL, qp_a left in RTR
+  { "uc", 2, [[
+      qp_a:modify{qp_state = "RTR", path_mtu = "1024", dest_qp_num = qp_b.qp_num, rq_psn = 0, ah_attr = {is_global = 1, port_num = 1, grh = {dgid = gid, sgid_index = gid_index, hop_limit = 1}}}
+      qp_b:modify{qp_state = "RTR", path_mtu = "1024", dest_qp_num = qp_a.qp_num, rq_psn = 0, ah_attr = {is_global = 1, port_num = 1, grh = {dgid = gid, sgid_index = gid_index, hop_limit = 1}}}
+      qp_a:modify{qp_state = "RTS", sq_psn = 0, timeout = 14, retry_cnt = 7, rnr_retry = 7, max_rd_atomic = 1}]],
+    "qp_a is in RTR, not RTS yet", [[
+      for _, q in ipairs{qp_a, qp_b} do q:modify{qp_state = "RESET"}; q:modify{qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = "REMOTE_WRITE"} end]] },
+  -- remote_addr as an offset: UC's sender completes SUCCESS all the same
+  { "uc", 3, [[
+      mr_a:write(0, "one-way"); mr_a:write(64, "landed")
+      qp_b:post_recv{wr_id = 100, sg_list = {{mr = mr_b, offset = 0, length = 64}}}
+      qp_a:post_send{wr_id = 1, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 7}}}
+      qp_a:post_send{wr_id = 2, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 64, length = 6}}, rdma = {remote_addr = 512, rkey = mr_b.rkey}}
+      wcs = cq:wait(3, 500)]], "mr_b does not hold both messages" },
+  -- the opcode misnamed: an error, but not UC's refusal
+  { "uc", 4, [[ok, err = pcall(qp_a.post_send, qp_a, {wr_id = 3, opcode = "READ", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 8}}, rdma = {remote_addr = mr_b.addr, rkey = mr_b.rkey}})]],
+    "no refusal yet: post an RDMA_READ on qp_a" },
+  -- the receive posted before the first SEND: nothing is lost
+  { "uc", 5, [[
+      mr_a:write(0, "first"); mr_a:write(64, "second")
+      qp_b:post_recv{wr_id = 101, sg_list = {{mr = mr_b, offset = 1024, length = 64}}}
+      qp_a:post_send{wr_id = 4, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 5}}}
+      first = cq:wait(2, 300)]], "qp_b got a completion: was a receive posted?" },
+  -- lesson 20: multicast
+  -- a QP of the PD, not the id's: rdma_cm attaches only the id's QP
+  { "multicast", 1, [[qp_a = pd:create_qp{ qp_type = "UD", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 } }]],
+    "qp_a should be id:create_qp(...): the id's own QP" },
+  -- lesson 9's Q_Key, not the group's
+  { "multicast", 2, [[
+      ud = ev.param.ud
+      ev:ack()
+      qp_b = pd:create_qp{ qp_type = "UD", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 } }
+      qp_b:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qkey = 0x11111111 }
+      qp_b:modify{ qp_state = "RTR" }
+      qp_b:attach_mcast(ud.ah_attr.grh.dgid, 0)]], "qp_b's qkey is 0x11111111, the group's", [[
+      qp_b:detach_mcast(ud.ah_attr.grh.dgid, 0)
+      qp_b:modify{ qp_state = "RESET" }
+      qp_b:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qkey = ud.qkey }
+      qp_b:modify{ qp_state = "RTR" }
+      qp_b:attach_mcast(ud.ah_attr.grh.dgid, 0)]], true },
+  -- sent to qp_a's number, not to the group's QPN 0xffffff
+  { "multicast", 3, [[
+      if not qp_s then qp_s = lesson.kit.ud_ready(pd:create_qp{ qp_type = "UD", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 } }, ud.qkey) end
+      ah = ah or pd:create_ah(ud.ah_attr)
+      qp_a:post_recv{ wr_id = 1, sg_list = {{ mr = mr_a, offset = 0, length = 1024 }} }
+      qp_b:post_recv{ wr_id = 2, sg_list = {{ mr = mr_b, offset = 0, length = 1024 }} }
+      mr_s:write(0, "hello, group")
+      qp_s:post_send{ wr_id = 3, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{ mr = mr_s, offset = 0, length = 12 }}, ud = { ah = ah, remote_qpn = qp_a.qp_num, remote_qkey = ud.qkey } }
+      wcs = cq:wait(3, 500)]], "qp_b got nothing yet: post a receive on both, and send to the group (remote_qpn = 0xffffff)" },
+  -- qp_b detached, the id still in the group
+  { "multicast", 4, [[
+      qp_b:detach_mcast(ud.ah_attr.grh.dgid, 0)
+      qp_a:post_recv{ wr_id = 11, sg_list = {{ mr = mr_a, offset = 0, length = 1024 }} }
+      qp_b:post_recv{ wr_id = 12, sg_list = {{ mr = mr_b, offset = 0, length = 1024 }} }
+      qp_s:post_send{ wr_id = 4, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{ mr = mr_s, offset = 0, length = 12 }}, ud = { ah = ah, remote_qpn = 0xffffff, remote_qkey = ud.qkey } }
+      wcs = cq:wait(2, 500)]], "still received it: detach qp_b and leave with id:leave_multicast(group)", [[
+      id:leave_multicast(group)
+      qp_a:post_recv{ wr_id = 13, sg_list = {{ mr = mr_a, offset = 0, length = 1024 }} }
+      qp_s:post_send{ wr_id = 4, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{ mr = mr_s, offset = 0, length = 12 }}, ud = { ah = ah, remote_qpn = 0xffffff, remote_qkey = ud.qkey } }
+      wcs = cq:wait(1)]], true },
+  -- lesson 21: rdma-verbs (examples/rdma_server.lua as the partner)
+  -- a datagram port space for a connection
+  { "rdma-verbs", 1, [[res = verbs.getaddrinfo(server_addr, server_port, { ai_port_space = "UDP" })]],
+    "give hints { ai_port_space = \"TCP\" }: this is a connection" },
+  -- no QP attributes: an endpoint with no QP
+  { "rdma-verbs", 2, [[id = verbs.create_ep(res)]], "id has no QP: give create_ep the QP attributes (its third argument)" },
+  -- a message of 13 bytes, where the server takes 16 (deregistered after:
+  -- MRs left on the id keep destroy_ep from freeing it)
+  { "rdma-verbs", 3, [[recv_mr = id:reg_msgs(16); send_mr = id:reg_msgs("hello, server")]], "send_mr should hold the 16 bytes \"hello, server!!!\"",
+    [[recv_mr:dereg(); send_mr:dereg()]] },
+  -- create_ep resolved the route: taken for connected
+  { "rdma-verbs", 4, [[state = id.qp.state]], "id.qp is INIT: id:connect()" },
+  -- the send's completion awaited, the answer's never
+  { "rdma-verbs", 5, [[
+      id:post_recv(1, recv_mr)
+      id:post_send(2, send_mr)
+      wcs = { id:get_send_comp(5000) }]], "no answer yet: id:post_recv(1, recv_mr) before the send, then id:get_recv_comp(5000)" },
+  -- res never freed
+  { "rdma-verbs", 6, [[
+      id:disconnect()
+      recv_mr:dereg()
+      send_mr:dereg()
+      id:destroy_ep()]], "res is not freed yet: res:free()", [[res:free()]], true },
+  -- lesson 22: iwarp (rxe and siw side by side)
+  { "iwarp", 1, [[R = cm_connect(iwarp_addr)]], "give cm_connect roce_addr" },
+  { "iwarp", 2, [[W = cm_connect(roce_addr)]], "give cm_connect iwarp_addr" },
+  -- the device's name, not one of the four answers
+  { "iwarp", 3, [[
+      guess_ud = "siw"
+      ok_r, err_r = pcall(R.pd.create_qp, R.pd, {qp_type = "UD", send_cq = R.cq, recv_cq = R.cq, cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}})
+      ok_w, err_w = pcall(W.pd.create_qp, W.pd, {qp_type = "UD", send_cq = W.cq, recv_cq = W.cq, cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}})
+      if ok_r then err_r:destroy() end]],
+    'predict first: guess_ud = "RoCE", "iWARP", "both" or "neither" (which device refuses?)' },
+  -- iWARP's post without pcall: its error raised, err_w still the last step's
+  { "iwarp", 4, [[
+      guess_imm = "iWARP"
+      R.mr:write(0, "imm")
+      R.qp:post_send{wr_id = 3, opcode = "SEND_WITH_IMM", imm_data = 0x12345678, send_flags = "SIGNALED", sg_list = {{mr = R.mr, offset = 0, length = 3}}}
+      wcs = R.cq:wait(2)
+      W.qp:post_send{wr_id = 3, opcode = "SEND_WITH_IMM", imm_data = 0x12345678, send_flags = "SIGNALED", sg_list = {{mr = W.mr, offset = 0, length = 3}}}]],
+    "err_w should hold the error of W.qp:post_send (SEND_WITH_IMM)" },
+  -- the counter never set to 41
+  { "iwarp", 5, [[
+      guess_atomic = "iWARP"
+      R.qp:post_send{wr_id = 4, opcode = "ATOMIC_FETCH_AND_ADD", send_flags = "SIGNALED", sg_list = {{mr = R.mr, offset = 8, length = 8}}, atomic = {remote_addr = R.peer_mr.addr, rkey = R.peer_mr.rkey, compare_add = 1}}
+      wcs = R.cq:wait(1)]], "fetched 0, counter 1: want 41 and 42" },
+  { "iwarp", 6, [[
+      guess_oob = "iWARP"
+      qr, qw = rtr_qp(roce), rtr_qp(iwarp)
+      qr:modify{qp_state = "RTS", timeout = 14, retry_cnt = 7, rnr_retry = 7, sq_psn = 0, max_rd_atomic = 1}
+      qw:modify{qp_state = "RTS", timeout = 14, retry_cnt = 7, rnr_retry = 7, sq_psn = 0, max_rd_atomic = 1}]],
+    "err_w should hold ibv_modify_qp's EINVAL for qw's RTS" },
+  -- the two devices swapped
+  { "iwarp", 7, [[dr = W.ctx:query_device(); dw = R.ctx:query_device()]], "dw is not the iWARP device's: dw = W.ctx:query_device()" },
+  -- lesson 22's wire steps
   -- the capture on the RoCE device: one rxe loops its own traffic, nothing to see
   { "iwarp", 8, [[
       cap = verbs.capture{device = roce}
