@@ -122,6 +122,19 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
     [[ $output == *"/dev/hvc0"* ]]
 }
 
+# make run's shell with its input piped in: the guest's console never sees
+# the pipe's end, so rxe-vm types Ctrl-D after the input.
+@test "rxe-vm --tty with input piped in: each line runs at the prompt, and the shell ends where the input ends" {
+    cd "$ROOT"
+    run timeout 120 scripts/rxe-vm --tty -- ./verbsh < <(printf 'print(6 * 7 * 1000 + 1)\nprint(verbs.open(os.getenv("RXE_DEV")))\n')
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *42001* ]]
+    [[ $output == *"context rxe0"* ]]
+    run timeout 120 scripts/rxe-vm --tty -- ./verbsh < <(printf 'print(6 * 7)\nos.exit(3)\n')
+    [ "$status" -eq 3 ]
+}
+
 @test "rxe-vm --two: rxe0 and rxe1 on a veth pair carry ibv_rc_pingpong" {
     run vm --two -- sh -c '
         echo "$RXE_DEV $RXE_NETDEV $RXE1_DEV $RXE1_NETDEV"
