@@ -96,7 +96,7 @@ siw1/1 veth3" ]
     grep -q $'^[0-9]*\tiwarp_rdma.srcto\t0x0000'"${rto#0x}"'$' flat
     grep -q "Send (untagged QN 0 MSN 1 MO 0, last) 100 bytes" <<<"$output"
     # print(cap) on veth2: the connection from SYN, each FPDU with its WR, TCP's ACKs
-    grep -Eq "^capture on veth2 ((19|2[0-9]) frames, stopped)$" log
+    grep -Eq "^capture on veth2 \((19|2[0-9]) frames, stopped\)$" log
     grep -q "|MPA Request rev 2, markers off, CRC off ack 1 ------> *| #4$" log
     grep -Eq "\|Write STag $wstag TO $wto len 1428 \(seq 149\) ack 25 ------>\| #[0-9]+  wr_id 2's RDMA_WRITE$" log
     # the summaries name the frames the rows are tied to (where TCP's own ACKs
