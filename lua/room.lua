@@ -556,6 +556,16 @@ function M.main(args)
   local room = M.new(o)
   room:replay(o.dir .. "/room.log")
   local tty = os.execute("[ -t 1 ]") == true
+  -- A room run in a seat (RXE_SEAT and RXE_ADDR: a class guest) takes that
+  -- seat's health itself at every write: the guest's heartbeat went to the
+  -- group before the room listened, and the next one is 15 s away.
+  local own = tonumber(os.getenv("RXE_SEAT") or "") and os.getenv("RXE_ADDR")
+  local function own_health()
+    if not own or own == "" then return end
+    local m = M.health()
+    m.kind, m.seat, m.machine, m.log, m.addr = "health", P.seat(), P.machine(), "0", own
+    room:handle(M.encode(m), own)
+  end
   io.stderr:write(("verbsh --room: listening on %s; %s/room.json and room.html every %s s\n"):format(o.where, o.dir, o.every))
   local stop = o["for"] and socket.gettime() + o["for"]
   local next_write = 0
@@ -565,7 +575,7 @@ function M.main(args)
     -- The next write is `every` seconds after this one ends: on a slow
     -- host (a loaded seat's guest) a write may take longer than `every`,
     -- and the room must still spend time receiving between writes.
-    if t >= next_write then room:write(tty) t = socket.gettime() next_write = t + o.every end
+    if t >= next_write then own_health() room:write(tty) t = socket.gettime() next_write = t + o.every end
     s:settimeout(math.max(0.01, math.min(next_write, stop or next_write) - t))
     local data, ip, port = s:receivefrom()
     if data then
@@ -573,6 +583,7 @@ function M.main(args)
       if reply then s:sendto(M.encode(reply), ip, port) end
     end
   end
+  own_health()
   local snap = room:write(false)
   print(V.table_text(snap))
   s:close()

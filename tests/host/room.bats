@@ -99,3 +99,20 @@ teardown_file() {
     sleep 1.2
     grep -q "\"duplicates_dropped\":12,\"events\":$EVENTS," "$d/room/room.json"
 }
+
+@test "a room run in a seat shows that seat from its first write, with its health; a room on a host shows no seat of its own" {
+    local d=$BATS_TEST_TMPDIR
+    # seat 6 on 127.0.0.1 (its netdev lo, MTU 65536; a device that is not there)
+    RXE_SEAT=6 RXE_ADDR=127.0.0.1 RXE_NETDEV=lo RXE_DEV=rxe9 RXE_PEER_ADDR=127.0.0.7 \
+        run "$VERBSH" --room --listen 127.0.0.1:0 --dir "$d/seat" --every 1 --for 0.3
+    [ "$status" -eq 0 ]
+    run python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); s=r["seats"]; h=s[0]["health"]
+print(len(s), s[0]["seat"], s[0]["ip"], s[0]["events"], s[0]["silent"], h["dev"], h["state"], h["mtu"], h["peer"], h["heard"], r["duplicates"])' "$d/seat/room.json"
+    echo "$output"
+    [ "$output" = "1 seat 6 127.0.0.1 0 False rxe9 missing 65536 127.0.0.7 False []" ]
+    # RXE_SEAT without RXE_ADDR is not a class seat: nothing of its own
+    RXE_SEAT=6 run env -u RXE_ADDR "$VERBSH" --room --listen 127.0.0.1:0 --dir "$d/host" --every 1 --for 0.3
+    [ "$status" -eq 0 ]
+    run python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["seats"]))' "$d/host/room.json"
+    [ "$output" = 0 ]
+}
