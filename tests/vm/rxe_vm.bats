@@ -109,7 +109,9 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
 
 @test "rxe-vm with no command gives an interactive shell on a real tty" {
     cd "$ROOT"
-    run expect -c '
+    # a HOME of its own: the guest's login shell reads $HOME's dotfiles, and
+    # this host's (pyenv init) take 40 s under TCG
+    HOME=$BATS_TEST_TMPDIR run expect -c '
         set timeout 60
         spawn scripts/rxe-vm
         expect -re {[#$] $}
