@@ -228,9 +228,12 @@ end
 
 ---------------------------------------------------------------------------
 -- Teardown: every verbs object in a global, children first, then the
--- globals the lessons use.
+-- globals the lessons use. Memory windows go before the QPs, the dropped
+-- ones too (a window replaced by a second pd:alloc_mw, collected first): a
+-- type 2 window bound through a QP holds it, and rxe's ibv_destroy_qp then
+-- waits 50 s for it and the kernel logs a warning.
 
-local order = { "capture", "qp", "cm_event", "ah", "srq", "mw", "mr", "cq", "comp_channel", "pd", "cm_id", "cm_channel",
+local order = { "capture", "mw", "qp", "cm_event", "ah", "srq", "mr", "cq", "comp_channel", "pd", "cm_id", "cm_channel",
                 "context" }
 local closers = { capture = "stop", qp = "destroy", cm_event = "ack", ah = "destroy", srq = "destroy", mw = "dealloc",
                   mr = "dereg", cq = "destroy",
@@ -251,6 +254,7 @@ function K.at_teardown(fn) at_teardown[#at_teardown + 1] = fn end
 function K.teardown()
   for i = #at_teardown, 1, -1 do pcall(at_teardown[i]) end
   at_teardown = {}
+  collectgarbage()
   local found, names = {}, {}
   for name, v in pairs(_G) do
     local kind = K.kind(v)
