@@ -116,3 +116,14 @@ print(len(s), s[0]["seat"], s[0]["ip"], s[0]["events"], s[0]["silent"], h["dev"]
     run python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["seats"]))' "$d/host/room.json"
     [ "$output" = 0 ]
 }
+
+@test "room.json's writer: keys sorted, objects and arrays nested, every member separated by one comma; Python's json reads the same values back" {
+    run "$VERBSH" -e 'print(require("verbs.room").json{ seats = { { seat = 3, ip = "10.78.0.3", health = { mtu = 1500, dev = "rxe0" } },
+      { seat = 12 } }, events = 65, title = "a \"quoted\" name" })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"events":65,"seats":[{"health":{"dev":"rxe0","mtu":1500},"ip":"10.78.0.3","seat":3},{"seat":12}],"title":"a \u0022quoted\u0022 name"}' ]
+    run python3 -c 'import json,sys; r=json.loads(sys.argv[1]); s=r["seats"]
+print(r["events"], r["title"], len(s), s[0]["seat"], s[0]["ip"], s[0]["health"]["dev"], s[0]["health"]["mtu"], s[1]["seat"])' "$output"
+    [ "$output" = '65 a "quoted" name 2 3 10.78.0.3 rxe0 1500 12' ]
+}
