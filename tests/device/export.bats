@@ -68,6 +68,11 @@ export_run() {
     grep -q '.qp_num = qp2->qp_num, .opcode = IBV_WC_RECV, .byte_len = 49, .src_qp = qp1->qp_num, .wc_flags = IBV_WC_GRH' "$c"
     grep -q 'ibv_init_ah_from_wc(ctx1, 1, &wc1, (struct ibv_grh \*)((char \*)mr1->addr + 1024), &ah_attr2)' "$c"
     grep -q 'struct ibv_ah \*ah2 = ibv_create_ah_from_wc(pd1, &wc2, (struct ibv_grh \*)((char \*)mr1->addr + 1024), 1);' "$c"
+    # the AH attributes init_ah_from_wc filled are compared too: global, port 1,
+    # and the GID index the GRH's destination GID has (the only one it was sent to)
+    grep -q 'expect_int("ah_attr.is_global", 1, ah_attr2.is_global);' "$c"
+    grep -q 'expect_int("ah_attr.port_num", 1, ah_attr2.port_num);' "$c"
+    grep -q "expect_int(\"ah_attr.grh.sgid_index\", $RXE_GID_INDEX, ah_attr2.grh.sgid_index);" "$c"
 }
 @test "export: an SRQ and its SRQ_LIMIT_REACHED async event reproduce" {
     export_run srq
