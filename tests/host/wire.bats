@@ -236,6 +236,25 @@ load ../helpers
     [ "${lines[4]}" = $'4\t192.0.2.1\t2048\tRC_SEND_FIRST\tnil\tnil' ]
 }
 
+@test "wire: the BTH's second byte is SE (bit 7), M (bit 6), PadCnt (bits 5-4) and TVer (bits 3-0), each read from its own bits" {
+    # a captured SEND_FIRST (all four 0) with that byte set to distinct patterns;
+    # the ICRC covers the byte, so it no longer matches
+    run "$VERBSH" -e '
+      local b = verbs.wire.read_pcap("tests/wire/scenarios.pcap")[1].bytes
+      print(b:byte(44))   -- Ethernet 14, IPv4 20, UDP 8 bytes, then the BTH: its byte 1 is the 44th
+      for _, v in ipairs{ 0x40, 0x80, 0xb5, 0x63 } do
+        local d = verbs.wire.decode(b:sub(1, 43) .. string.char(v) .. b:sub(45))
+        print(("0x%02x"):format(v), d.bth.se, d.bth.m, d.bth.padcnt, d.bth.tver, d.opcode, d.icrc_ok)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 0 ]
+    [ "${lines[1]}" = $'0x40\t0\t1\t0\t0\tSEND_FIRST\tfalse' ]
+    [ "${lines[2]}" = $'0x80\t1\t0\t0\t0\tSEND_FIRST\tfalse' ]
+    [ "${lines[3]}" = $'0xb5\t1\t0\t3\t5\tSEND_FIRST\tfalse' ]
+    [ "${lines[4]}" = $'0x63\t0\t1\t2\t3\tSEND_FIRST\tfalse' ]
+}
+
 @test "wire: verbs.capture on lo keeps each datagram to UDP 4791 as a frame; snaplen 128 keeps the headers, 127 is refused" {
     [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
     run "$VERBSH" -e '
