@@ -186,6 +186,37 @@ load ../helpers
     [ "${lines[3]}" = $'7\t... 2 more times the same two' ]
 }
 
+@test "wire: a fold of 20000 MIDDLE frames, or of 10000 rounds, holds no row per frame while the ladder reads on (under 1 MiB more, each frame a 1082-byte copy)" {
+    # the list holds one packet table 20000 times; each row the ladder reads
+    # makes its own frame of it. Its notes are read once per row: there the
+    # memory in use is measured, after a full collection, every 1000 rows.
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local l = w.read_pcap("tests/wire/scenarios.pcap")
+      local function peak_of(list)
+        collectgarbage(); collectgarbage()
+        local base, peak = collectgarbage("count"), 0
+        local notes = setmetatable({}, { __index = function(_, k)
+          if k % 1000 == 0 then collectgarbage(); collectgarbage(); peak = math.max(peak, collectgarbage("count") - base) end
+        end })
+        return w.ladder(list, notes), peak
+      end
+      local mid = { bytes = l[2].bytes, time = 1 }
+      local list = { l[1] }
+      for i = 2, 20001 do list[i] = mid end
+      local s, peak = peak_of(list)
+      print(#l[2].bytes, s:match("%.%.%. %d+ more SEND_MIDDLE"), peak < 1024)
+      local send, ack = { bytes = l[18].bytes, time = 1 }, { bytes = l[19].bytes, time = 1 }
+      local rounds = {}
+      for i = 1, 10000 do rounds[2 * i - 1], rounds[2 * i] = send, ack end
+      s, peak = peak_of(rounds)
+      print(s:match("%.%.%. %d+ more times the same two"), peak < 1024)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'1082\t... 19998 more SEND_MIDDLE\ttrue' ]
+    [ "${lines[1]}" = $'... 9998 more times the same two\ttrue' ]
+}
+
 @test "wire: frames(file) yields the frames read_pcap lists, one at a time; a break closes the file; bad files are named" {
     bad=$BATS_TEST_TMPDIR/raw.pcap
     printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x65\x00\x00\x00' >"$bad"
