@@ -127,3 +127,12 @@ print(len(s), s[0]["seat"], s[0]["ip"], s[0]["events"], s[0]["silent"], h["dev"]
 print(r["events"], r["title"], len(s), s[0]["seat"], s[0]["ip"], s[0]["health"]["dev"], s[0]["health"]["mtu"], s[1]["seat"])' "$output"
     [ "$output" = '65 a "quoted" name 2 3 10.78.0.3 rxe0 1500 12' ]
 }
+
+@test "a seat's health: a device the kernel does not have is 'missing'; the netdev's MTU is what sysfs says (lo here)" {
+    run env RXE_DEV=rxe_gone7 RXE_NETDEV=lo RXE_PEER_ADDR= "$VERBSH" -e '
+      local h = require("verbs.room").health()
+      print(h.dev, h.state, h.mtu, h.peer)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "rxe_gone7	missing	$(cat /sys/class/net/lo/mtu)	nil" ]
+}
