@@ -301,3 +301,22 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
     [ "$status" -eq 0 ]
     [ "$output" = "true	FETCH_ADD (AtomicETH add 5), ATOMIC_ACKNOWLEDGE with orig_rem_dt 37" ]
 }
+
+@test "kit: roce_gid takes the RoCE v2 GID holding an IPv4 address, else the first RoCE v2 GID, else says the port has none" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local function ctx(list) return { gids = function(_, port) assert(port == 1) return list end } end
+      local v1 = { index = 0, type = "IB/RoCE v1", gid = "fe80::5054:ff:fe12:3456" }
+      local v2_6 = { index = 1, type = "RoCE v2", gid = "fe80::5054:ff:fe12:3456" }
+      local v2_6b = { index = 2, type = "RoCE v2", gid = "2001:db8::7" }
+      local v1_4 = { index = 3, type = "IB/RoCE v1", gid = "::ffff:192.0.2.7" }
+      local v2_4 = { index = 4, type = "RoCE v2", gid = "::ffff:192.0.2.7" }
+      print(K.roce_gid(ctx{ v1, v2_6, v2_6b, v1_4, v2_4 }, 1))
+      print(K.roce_gid(ctx{ v1, v2_6, v2_6b, v1_4 }, 1))
+      print(K.roce_gid(ctx{ v1, v1_4 }, 1))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'4\t::ffff:192.0.2.7' ]
+    [ "${lines[1]}" = $'1\tfe80::5054:ff:fe12:3456' ]
+    [ "${lines[2]}" = $'nil\tport 1 has no RoCE v2 GID (is the netdev up with an address?)' ]
+}
