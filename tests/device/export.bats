@@ -100,7 +100,12 @@ export_run() {
     grep -q 'ibv_wr_bind_mw(qp2_ex, mw1, ibv_inc_rkey(mw1->rkey), &bind_info1);' "$BATS_TEST_TMPDIR/mw_ex.c"
     grep -q 'ibv_wr_local_inv(qp2_ex, ibv_inc_rkey(mw1->rkey));' "$BATS_TEST_TMPDIR/mw_ex.c"
 }
-@test "export: rdma_cm connect, SEND and disconnect between two ids of one process reproduce" { export_run cm; }
+@test "export: rdma_cm connect, SEND and disconnect between two ids of one process reproduce; set_option's TOS is RDMA_OPTION_ID_TOS of a uint8_t" {
+    export_run cm
+    grep -n 'optval' "$BATS_TEST_TMPDIR/cm.c"
+    grep -Eq 'uint8_t optval1 = 32;' "$BATS_TEST_TMPDIR/cm.c"
+    grep -Eq 'rdma_set_option\(cm_id2, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &optval1, sizeof optval1\)' "$BATS_TEST_TMPDIR/cm.c"
+}
 @test "export: completion events, the extended CQ and prepared WRs reproduce" { export_run events; }
 
 @test "export: rdma_cm and completion events read like C: event types checked, ids from events, symbolic QP numbers" {
