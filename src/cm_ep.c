@@ -159,7 +159,10 @@ static struct rdma_addrinfo *read_hints(lua_State *L, struct rdma_addrinfo *h, s
 	for (int i = 0; i < 2; i++) {
 		lua_pushstring(L, keys[i]);
 		if (lua_rawget(L, 3) != LUA_TNIL) {
-			cm_read_addr_at(L, 3, lua_gettop(L), ss[i], lua_pushfstring(L, "key '%s'", keys[i]));
+			/* the value's index before the label is pushed: C leaves the
+			 * order of a call's arguments open, and gcc pushed first */
+			int at = lua_gettop(L);
+			cm_read_addr_at(L, 3, at, ss[i], lua_pushfstring(L, "key '%s'", keys[i]));
 			lua_pop(L, 1);
 			socklen_t len = ss[i]->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 								      : sizeof(struct sockaddr_in);

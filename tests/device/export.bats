@@ -68,6 +68,11 @@ export_run() {
     grep -q '.qp_num = qp2->qp_num, .opcode = IBV_WC_RECV, .byte_len = 49, .src_qp = qp1->qp_num, .wc_flags = IBV_WC_GRH' "$c"
     grep -q 'ibv_init_ah_from_wc(ctx1, 1, &wc1, (struct ibv_grh \*)((char \*)mr1->addr + 1024), &ah_attr2)' "$c"
     grep -q 'struct ibv_ah \*ah2 = ibv_create_ah_from_wc(pd1, &wc2, (struct ibv_grh \*)((char \*)mr1->addr + 1024), 1);' "$c"
+    # the AH attributes init_ah_from_wc filled are compared too: global, port 1,
+    # and the GID index the GRH's destination GID has (the only one it was sent to)
+    grep -q 'expect_int("ah_attr.is_global", 1, ah_attr2.is_global);' "$c"
+    grep -q 'expect_int("ah_attr.port_num", 1, ah_attr2.port_num);' "$c"
+    grep -q "expect_int(\"ah_attr.grh.sgid_index\", $RXE_GID_INDEX, ah_attr2.grh.sgid_index);" "$c"
 }
 @test "export: an SRQ and its SRQ_LIMIT_REACHED async event reproduce" {
     export_run srq
@@ -95,7 +100,12 @@ export_run() {
     grep -q 'ibv_wr_bind_mw(qp2_ex, mw1, ibv_inc_rkey(mw1->rkey), &bind_info1);' "$BATS_TEST_TMPDIR/mw_ex.c"
     grep -q 'ibv_wr_local_inv(qp2_ex, ibv_inc_rkey(mw1->rkey));' "$BATS_TEST_TMPDIR/mw_ex.c"
 }
-@test "export: rdma_cm connect, SEND and disconnect between two ids of one process reproduce" { export_run cm; }
+@test "export: rdma_cm connect, SEND and disconnect between two ids of one process reproduce; set_option's TOS is RDMA_OPTION_ID_TOS of a uint8_t" {
+    export_run cm
+    grep -n 'optval' "$BATS_TEST_TMPDIR/cm.c"
+    grep -Eq 'uint8_t optval1 = 32;' "$BATS_TEST_TMPDIR/cm.c"
+    grep -Eq 'rdma_set_option\(cm_id2, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &optval1, sizeof optval1\)' "$BATS_TEST_TMPDIR/cm.c"
+}
 @test "export: completion events, the extended CQ and prepared WRs reproduce" { export_run events; }
 
 @test "export: rdma_cm and completion events read like C: event types checked, ids from events, symbolic QP numbers" {

@@ -7,6 +7,7 @@ local listen = server:create_id("TCP")
 listen:bind_addr("*:" .. PORT)
 listen:listen(4)
 local cid = client:create_id("TCP")
+cid:set_option("ID", "TOS", 32)   -- the export names the option and its uint8_t
 cid:resolve_addr(nil, ADDR .. ":" .. PORT, 2000)
 client:get_cm_event(5000):expect("ADDR_RESOLVED"):ack()
 cid:resolve_route(2000)

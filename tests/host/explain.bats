@@ -224,6 +224,22 @@ REQUIRED='
     [ "${lines[3]}" = "ibv_post_send failed: EINVAL (errno 22)" ]
 }
 
+@test "explain: when verbs.explain itself fails, a verb's error still says which verb failed, its errno name, number and message" {
+    # (rdma_create_event_channel fails here with ENODEV: this host has no RDMA)
+    run "$VERBSH" -e '
+      package.loaded["verbs.explain"] = { verb_error = function() error("explain is broken") end }
+      local ok, e = pcall(verbs.create_event_channel)
+      print(ok, getmetatable(e).__name, e.verb, e.errname, e.errno)
+      print(tostring(e))
+      verbs.create_event_channel()'
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "false	verbs.error	rdma_create_event_channel	ENODEV	19" ]
+    [ "${lines[1]}" = "rdma_create_event_channel failed: ENODEV (errno 19, No such device)" ]
+    [[ ${lines[2]} == *"rdma_create_event_channel failed: ENODEV (errno 19, No such device)" ]]
+    [[ $output != *"explain is broken"* ]]
+}
+
 @test "wc_meta: one line for SUCCESS, with imm_data, wc_flags and src_qp when present" {
     xl 'print(setmetatable({ wr_id = 1, status = "SUCCESS", opcode = "SEND", byte_len = 64, qp_num = 0x11, vendor_err = 0 }, x.wc_meta))
         print(setmetatable({ wr_id = 2, status = "SUCCESS", opcode = "RECV", byte_len = 5, imm_data = 0x1234,

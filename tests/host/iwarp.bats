@@ -156,3 +156,20 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
     has_line $'11\t(748 bytes end the FPDU before) (seq 849)\tnil'
     has_line $'13\tWrite STag 0x5b3d5300 TO 0x557ee9d8c694 len 1428 (seq 1597)\twr_id 2\'s RDMA_WRITE'
 }
+
+@test "iwarp doctor: a siw port that is not ACTIVE is one failure, its state and netdev, and the fix; nothing else is checked on a port that carries no traffic" {
+    # `rdma link` names the port's netdev (siw has no netdev in sysfs); this one says DOWN
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    printf '#!/bin/sh\n[ "$*" = "link show siw7/2" ] && echo "link siw7/2 state DOWN physical_state DISABLED netdev dummy7 "\n' >"$BATS_TEST_TMPDIR/bin/rdma"
+    chmod +x "$BATS_TEST_TMPDIR/bin/rdma"
+    run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" "$VERBSH" -e '
+      local nd = require("verbs.doctor_iwarp").port_checks(function(n, st, m, fix) print(st, n, m); print("fix", fix) end,
+        {}, "siw7", 2, { state = "DOWN" })
+      print("netdev", nd)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 3 ]
+    [ "${lines[0]}" = "fail	port	siw7 port 2 (iWARP) is DOWN, on netdev dummy7: no traffic until it is ACTIVE" ]
+    [ "${lines[1]}" = "fix	sudo ip link set dev dummy7 up" ]
+    [ "${lines[2]}" = "netdev	dummy7" ]
+}

@@ -267,3 +267,56 @@ lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
     [[ $output != *"Task: Set y to x + 1."* ]]
     has_line "at	2"
 }
+
+# Lesson 17's step checks read a capture's frames: here the committed RoCEv2
+# capture tests/wire/scenarios.pcap (rxe0 at 192.0.2.1 and rxe1, both QPs
+# numbered 17; tests/host/wire.bats checks its decoding against tshark's),
+# handed to the check as the capture in the global cap.
+on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
+    run "$VERBSH" -e '
+      local frames = {}
+      for i, p in ipairs(verbs.wire.read_pcap(os.getenv("ROOT") .. "/tests/wire/scenarios.pcap")) do frames[i] = p.bytes end
+      '"$2"'
+      local packets = {}
+      for i, b in ipairs(frames) do packets[i] = { bytes = b } end
+      cap = io.tmpfile()   -- a userdata that the kit takes for a capture
+      debug.setmetatable(cap, { __name = "verbs.capture", __index = { packets = function() return packets end } })
+      addr_a, qp_a, qp_b = "192.0.2.1", { qp_num = 17 }, { qp_num = 17 }
+      for _, s in ipairs(dofile(os.getenv("ROOT") .. "/lessons/17-on-the-wire.lua").steps) do
+        if s.title == "'"$1"'" then print(s.check()) end
+      end'
+}
+
+@test "lesson 17's atomic step reads the AtomicAckETH of the ATOMIC_ACKNOWLEDGE to qp_a, not of a later frame to qp_a; it passes with the counter at 37 and names the value otherwise" {
+    # the capture's FETCH_ADD (frame 16) adds 5 to a counter of 0; ACKs to qp_a follow its ATOMIC_ACKNOWLEDGE
+    on_the_wire_check "An atomic and its AtomicAckETH" ''
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "false	the AtomicAckETH holds 0; the counter was 37" ]
+    # the same frames with the AtomicAckETH's original value made 37 (bytes 59-66: Ethernet 14, IPv4 20,
+    # UDP 8, BTH 12, AETH 4 before it)
+    on_the_wire_check "An atomic and its AtomicAckETH" \
+      'frames[17] = frames[17]:sub(1, 58) .. string.pack(">I8", 37) .. frames[17]:sub(67)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "true	FETCH_ADD (AtomicETH add 5), ATOMIC_ACKNOWLEDGE with orig_rem_dt 37" ]
+}
+
+@test "kit: roce_gid takes the RoCE v2 GID holding an IPv4 address, else the first RoCE v2 GID, else says the port has none" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local function ctx(list) return { gids = function(_, port) assert(port == 1) return list end } end
+      local v1 = { index = 0, type = "IB/RoCE v1", gid = "fe80::5054:ff:fe12:3456" }
+      local v2_6 = { index = 1, type = "RoCE v2", gid = "fe80::5054:ff:fe12:3456" }
+      local v2_6b = { index = 2, type = "RoCE v2", gid = "2001:db8::7" }
+      local v1_4 = { index = 3, type = "IB/RoCE v1", gid = "::ffff:192.0.2.7" }
+      local v2_4 = { index = 4, type = "RoCE v2", gid = "::ffff:192.0.2.7" }
+      print(K.roce_gid(ctx{ v1, v2_6, v2_6b, v1_4, v2_4 }, 1))
+      print(K.roce_gid(ctx{ v1, v2_6, v2_6b, v1_4 }, 1))
+      print(K.roce_gid(ctx{ v1, v1_4 }, 1))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'4\t::ffff:192.0.2.7' ]
+    [ "${lines[1]}" = $'1\tfe80::5054:ff:fe12:3456' ]
+    [ "${lines[2]}" = $'nil\tport 1 has no RoCE v2 GID (is the netdev up with an address?)' ]
+}

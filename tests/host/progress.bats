@@ -130,6 +130,23 @@ room_lua='
     [ "${lines[14]}" = "2	seat 4 must report from 10.78.0.4, not 10.78.0.5" ]
 }
 
+@test "the room: a lesson a seat reports that this verbsh does not have is a column after its own (here 01-devices alone), the others sorted, each once" {
+    run "$VERBSH" -e "$room_lua"'
+      local function lesson(seat, ip, seq, name)
+        room:handle(R.encode { kind = "rec", seat = seat, machine = "m1", log = "abc123", seq = seq, t = now,
+          lesson = name, what = "step 1/2 passed", title = "T" }, ip)
+      end
+      lesson("seat 3", "10.78.0.3", 1, "zz-own-lab")
+      lesson("seat 3", "10.78.0.3", 2, "05-rc-send")
+      lesson("seat 7", "10.78.0.7", 1, "aa-warmup")
+      lesson("seat 7", "10.78.0.7", 2, "zz-own-lab")
+      local cols = room:snapshot().lessons
+      print(#cols, cols[1], cols[2], cols[3], cols[4], cols[5])'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "4	01-devices	05-rc-send	aa-warmup	zz-own-lab	nil" ]
+}
+
 @test "--lesson all --auto on a host without RDMA: every lesson a SKIP (lesson 1 too), exit 77; no traceback from the runner" {
     [ ! -d /sys/class/infiniband ] || skip "this host has RDMA"
     unset VERBSH_LESSONS

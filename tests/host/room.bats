@@ -116,3 +116,23 @@ print(len(s), s[0]["seat"], s[0]["ip"], s[0]["events"], s[0]["silent"], h["dev"]
     run python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["seats"]))' "$d/host/room.json"
     [ "$output" = 0 ]
 }
+
+@test "room.json's writer: keys sorted, objects and arrays nested, every member separated by one comma; Python's json reads the same values back" {
+    run "$VERBSH" -e 'print(require("verbs.room").json{ seats = { { seat = 3, ip = "10.78.0.3", health = { mtu = 1500, dev = "rxe0" } },
+      { seat = 12 } }, events = 65, title = "a \"quoted\" name" })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"events":65,"seats":[{"health":{"dev":"rxe0","mtu":1500},"ip":"10.78.0.3","seat":3},{"seat":12}],"title":"a \u0022quoted\u0022 name"}' ]
+    run python3 -c 'import json,sys; r=json.loads(sys.argv[1]); s=r["seats"]
+print(r["events"], r["title"], len(s), s[0]["seat"], s[0]["ip"], s[0]["health"]["dev"], s[0]["health"]["mtu"], s[1]["seat"])' "$output"
+    [ "$output" = '65 a "quoted" name 2 3 10.78.0.3 rxe0 1500 12' ]
+}
+
+@test "a seat's health: a device the kernel does not have is 'missing'; the netdev's MTU is what sysfs says (lo here)" {
+    run env RXE_DEV=rxe_gone7 RXE_NETDEV=lo RXE_PEER_ADDR= "$VERBSH" -e '
+      local h = require("verbs.room").health()
+      print(h.dev, h.state, h.mtu, h.peer)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "rxe_gone7	missing	$(cat /sys/class/net/lo/mtu)	nil" ]
+}

@@ -217,6 +217,24 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [ "${lines[13]}" = "nil" ]
 }
 
+@test "completion: a string closed before the cursor ends at its closing quote; a bracket or an escaped quote inside it changes nothing" {
+    run "$VERBSH" -e '
+      local C = require "verbs.complete"
+      qp_a = setmetatable({}, { __name = "verbs.qp" })
+      local function show(before, word)
+        local r = C.candidates(before, word)
+        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
+      end
+      show("qp_a:modify{path_mtu = \"1024\", qp_state = \"", "R")
+      show("qp_a:modify{qp_state = \"RTR\", ", "qp_st")
+      show("qp_a:modify{ah_attr = {grh = {dgid = \"a\\\"}\", ", "s")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "RESET RTR RTS" ]   # the enum of qp_state, not of path_mtu
+    [ "${lines[1]}" = "qp_state" ]
+    [ "${lines[2]}" = "sgid_index" ]      # still inside grh: the } was in the string
+}
+
 @test "REPL hooks: after_eval runs each added hook with the chunk's outcome; a removed one no longer runs" {
     run "$VERBSH" -e '
       local repl = require "verbs.repl"

@@ -206,6 +206,20 @@ load ../helpers
     [[ $output == *"fix: modprobe rdma_ucm; or run in the micro-VM: scripts/rxe-vm"* ]]
 }
 
+@test "getaddrinfo hints: ai_src_addr and ai_dst_addr are each read from its own value: good ones get to rdma_getaddrinfo (ENODEV here), a bad port is refused naming the key and the value" {
+    [ ! -e /dev/infiniband/rdma_cm ] || skip "this host has /dev/infiniband/rdma_cm (tests/lua/cm_ep.lua covers it)"
+    run "$VERBSH" -e '
+      local ok, e = pcall(verbs.getaddrinfo, "127.0.0.1", 7471, { ai_src_addr = "127.0.0.1:7000", ai_dst_addr = "[::1]:7001" })
+      print(ok, e.verb, e.errname)
+      print(select(2, pcall(verbs.getaddrinfo, "127.0.0.1", 7471, { ai_src_addr = "127.0.0.1:65536" })))
+      print(select(2, pcall(verbs.getaddrinfo, "127.0.0.1", 7471, { ai_src_addr = "127.0.0.1:65535", ai_dst_addr = "127.0.0.1:7000x" })))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	rdma_getaddrinfo	ENODEV" ]
+    [ "${lines[1]}" = "bad argument #3 to 'verbs.getaddrinfo' (key 'ai_src_addr' '127.0.0.1:65536': port 65536 is out of range (0..65535))" ]
+    [ "${lines[2]}" = "bad argument #3 to 'verbs.getaddrinfo' (key 'ai_dst_addr' '127.0.0.1:7000x': the port '7000x' is not a number (0..65535))" ]
+}
+
 @test "verbs.wait_fds: a readable pipe end is returned, silence times out, bad entries are named; getrusage" {
     run "$VERBSH" -e '
       local r, w = io.popen("printf x", "r"), nil

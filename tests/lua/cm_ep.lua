@@ -169,6 +169,12 @@ do
   rcq:destroy(); lpd:dealloc(); lres:free()
 end
 
+-- a source address in the hints is the result's source (rdma_getaddrinfo copies it)
+local sres = verbs.getaddrinfo(ADDR, PORT, { ai_port_space = "TCP", ai_src_addr = ADDR .. ":7493" })
+eq(sres.ai_src_addr, ADDR .. ":7493", "hints' ai_src_addr")
+eq(sres.ai_dst_addr, ADDR .. ":" .. PORT, "with a source: the destination")
+sres:free()
+
 verbs.trace(false)
 local text = table.concat(trace, "\n")
 for _, want in ipairs { "rdma_getaddrinfo(NULL, \"7493\", &hints1, &addrinfo1) = 0",

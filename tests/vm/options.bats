@@ -65,9 +65,12 @@ opt_bad() {
     opt_bad "--listen wants [ADDR:]PORT (PORT 1-65535), got '0'" --link 127.0.0.1:5000 --listen 0
 }
 
-@test "rxe-vm: --class groups 224.0.0.1 and 239.255.255.255 pass, 223.255.255.255 and 240.0.0.1 fail; --mem 256 passes, 255 fails; --smp 1 passes, 0 fails" {
+@test "rxe-vm: --class groups 224.0.0.1, 229.255.255.255, 230.0.0.1 and 239.255.255.255 pass, 223.255.255.255 and 240.0.0.1 fail; --mem 256 passes, 255 fails; --smp 1 passes, 0 fails" {
     opt_ok --class 224.0.0.1:5000 --listen 127.0.0.1
     opt_ok --class 239.255.255.255:5000 --listen 127.0.0.1
+    # every first octet between them too: 229 ends the 22x band, 230 starts the 23x one
+    opt_ok --class 229.255.255.255:5000 --listen 127.0.0.1
+    opt_ok --class 230.0.0.1:5000 --listen 127.0.0.1
     opt_bad "--class wants a multicast GROUP (224.0.0.0-239.255.255.255), got '223.255.255.255'" --class 223.255.255.255:5000
     opt_bad "--class wants a multicast GROUP (224.0.0.0-239.255.255.255), got '240.0.0.1'" --class 240.0.0.1:5000
     opt_ok --mem 256
