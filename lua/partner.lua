@@ -42,20 +42,21 @@ end
 
 function M.partner(which)
   if which == false or which == "stop" then return stop() end
-  local peer, addr = os.getenv("RXE_PEER_ADDR") or "", os.getenv("RXE_ADDR") or ""
-  if peer == "" or addr == "" then
-    error("partner(): this is not a lab seat with a partner (RXE_PEER_ADDR is not set), so there is no one to"
-      .. " serve. Start a seat with its partner's number (make run LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M,"
-      .. " or CLASS=GROUP:PORT SEAT=N PEER_SEAT=M); on one machine lessons 13 and 14 start their partner"
-      .. " themselves", 2)
-  end
+  -- the argument first: a wrong one is named wherever it is typed
   local chosen = {}
   for _, r in ipairs(roles) do
     if which == nil or which == r.lesson or which == r.number then chosen[#chosen + 1] = r end
   end
   if #chosen == 0 then
     error(("partner(): which lesson's partner? \"pair-lab\" (13), \"rdma-cm\" (14), or nothing for both, got %s")
-      :format(tostring(which)), 2)
+      :format(type(which) == "string" and which or math.type(which) and tostring(which) or "a " .. type(which)), 2)
+  end
+  local peer, addr = os.getenv("RXE_PEER_ADDR") or "", os.getenv("RXE_ADDR") or ""
+  if peer == "" or addr == "" then
+    error("partner(): this is not a lab seat with a partner (RXE_PEER_ADDR is not set), so there is no one to"
+      .. " serve. Start a seat with its partner's number (make run LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M,"
+      .. " or CLASS=GROUP:PORT SEAT=N PEER_SEAT=M); on one machine lessons 13 and 14 start their partner"
+      .. " themselves", 2)
   end
   if running and running:alive() then
     error(("partner(): one is running already (pid %d, output in %s): partner(false) stops it")

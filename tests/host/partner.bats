@@ -11,6 +11,11 @@ wait_lua='local function done(p) while p:alive() do require("socket").sleep(0.05
 @test "partner(): outside a seat it refuses and says why; a wrong lesson is named" {
     run env -u RXE_PEER_ADDR "$VERBSH" -e 'print(pcall(partner))'
     [ "${lines[0]}" = "false	partner(): this is not a lab seat with a partner (RXE_PEER_ADDR is not set), so there is no one to serve. Start a seat with its partner's number (make run LINK=HOST:PORT LISTEN=PORT SEAT=N PEER_SEAT=M, or CLASS=GROUP:PORT SEAT=N PEER_SEAT=M); on one machine lessons 13 and 14 start their partner themselves" ]
+    # the argument is judged first: outside a seat too, a wrong one is named
+    run env -u RXE_PEER_ADDR "$VERBSH" -e 'print(pcall(partner, {})); print(pcall(partner, "rdma-cm")); print(pcall(partner, 14.5))'
+    [ "${lines[0]}" = 'false	partner(): which lesson'"'"'s partner? "pair-lab" (13), "rdma-cm" (14), or nothing for both, got a table' ]
+    [[ ${lines[1]} == "false	partner(): this is not a lab seat with a partner"* ]]
+    [[ ${lines[2]} == *"or nothing for both, got 14.5" ]]
     run seat2 'print(pcall(partner, "rc-send")); print(pcall(partner, 15)); partner(false)'
     [ "${lines[0]}" = 'false	partner(): which lesson'"'"'s partner? "pair-lab" (13), "rdma-cm" (14), or nothing for both, got rc-send' ]
     [[ ${lines[1]} == *"got 15" ]]
