@@ -347,16 +347,23 @@ function M.run()
   return { ok = ok, checks = checks }
 end
 
-function M.format(r)
-  local out, n = { "verbsh doctor: what RDMA needs on this host, check by check" }, { ok = 0, warn = 0, fail = 0 }
+-- A report as text: the title, a line per check (and its fix), then the
+-- counts and what they mean (`ready` when nothing failed, else `not_ready`).
+-- verbsh --doctor --vm (verbs.doctor_vm) prints its checks the same way.
+function M.report(r, title, ready, not_ready)
+  local out, n = { title }, { ok = 0, warn = 0, fail = 0 }
   for _, c in ipairs(r.checks) do
     n[c.status] = n[c.status] + 1
     out[#out + 1] = ("%-5s %-9s %s"):format(c.status, c.name, c.message)
     if c.fix then out[#out + 1] = ("      fix: %s"):format(c.fix) end
   end
-  out[#out + 1] = ("%d ok, %d warn, %d fail: %s"):format(n.ok, n.warn, n.fail, r.ok
-    and "the lessons can run here" or "fix the fail lines (first one first), then run verbsh --doctor again")
+  out[#out + 1] = ("%d ok, %d warn, %d fail: %s"):format(n.ok, n.warn, n.fail, r.ok and ready or not_ready)
   return table.concat(out, "\n")
+end
+
+function M.format(r)
+  return M.report(r, "verbsh doctor: what RDMA needs on this host, check by check", "the lessons can run here",
+    "fix the fail lines (first one first), then run verbsh --doctor again")
 end
 
 -- JSON by hand: strings, numbers, booleans, arrays and string-keyed tables.

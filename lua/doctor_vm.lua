@@ -105,15 +105,8 @@ function M.run(args)
 end
 
 function M.format(r)
-  local out, n = { "verbsh doctor --vm: is this PC ready for the VM lab (seats in the micro-VM)?" }, { ok = 0, warn = 0, fail = 0 }
-  for _, c in ipairs(r.checks) do
-    n[c.status] = n[c.status] + 1
-    out[#out + 1] = ("%-5s %-9s %s"):format(c.status, c.name, c.message)
-    if c.fix then out[#out + 1] = ("      fix: %s"):format(c.fix) end
-  end
-  out[#out + 1] = ("%d ok, %d warn, %d fail: %s"):format(n.ok, n.warn, n.fail, r.ok
-    and "ready for the VM lab" or "not ready: fix the fail lines, then run verbsh --doctor --vm again")
-  return table.concat(out, "\n")
+  return require("verbs.doctor").report(r, "verbsh doctor --vm: is this PC ready for the VM lab (seats in the micro-VM)?",
+    "ready for the VM lab", "not ready: fix the fail lines, then run verbsh --doctor --vm again")
 end
 
 return M
