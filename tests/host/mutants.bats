@@ -79,7 +79,7 @@ load ../helpers
 # The map is of one set of sources. Its stamp was the files' text end to end,
 # which a file split at its end, or renamed in place, leaves the same: then
 # mutants in the new files were selected from the old files' lines.
-@test "random mutants: select refuses a map of other sources, naming the files split off, renamed or removed since; ensure will not build a tree that is not the checkout" {
+@test "random mutants: select refuses a map of other sources, naming the files split off, renamed or removed since and a test file it never ran; ensure will not build a tree that is not the checkout" {
     local m=$BATS_TEST_TMPDIR/cov t=$BATS_TEST_TMPDIR/tree
     mkdir -p "$m/lines" "$t"
     cp -a "$ROOT"/src "$ROOT"/lua "$ROOT"/lessons "$ROOT"/scripts "$t/"
@@ -105,7 +105,7 @@ load ../helpers
     run sel
     echo "$output"
     [ "$status" -eq 3 ]
-    [[ ${lines[0]} == "tests/mutate-coverage: the coverage map in $m is not of the sources the mutants come from ($t):" ]]
+    [ "${lines[0]}" = "tests/mutate-coverage: the coverage map in $m is not of these mutants' sources ($t) and test files ($ROOT/tests):" ]
     [ "${lines[1]}" = "  changed since the map: lua/${last##*/}" ]   # (in the files' order)
     [ "${lines[2]}" = "  added since the map: lua/zzzz_split.lua" ]
     [[ ${lines[3]} == "  rebuild it from those sources"* ]]
@@ -129,14 +129,27 @@ load ../helpers
     [ "${lines[1]}" = "  gone since the map: lessons/${lessons[0]##*/}" ]
     [ "${#lines[@]}" -eq 3 ]
 
-    # ensure: the checkout differs from this tree, so it refuses at once (a build takes 45 minutes)
-    run timeout 20 env MUTATE_COV="$m" MUTATE_COV_TREE="$t" "$ROOT/tests/mutate-coverage" ensure
+    cp "${lessons[0]/$t/$ROOT}" "${lessons[0]}"
+    run sel
+    [ "$status" -eq 0 ]
+
+    # a test file the map never ran (the tests' names, as a run copied them)
+    mkdir -p "$t/tests/host" "$t/tests/device"
+    for f in "$ROOT"/tests/host/*.bats "$ROOT"/tests/device/*.bats; do touch "$t/tests/${f#"$ROOT"/tests/}"; done
+    [ "$(MUTATE_COV=$m MUTATE_COV_TREE=$t MUTATE_COV_TESTS=$t/tests "$ROOT/tests/mutate-coverage" select "$m/x.rmut" | paste -sd'|')" = "host a.bats|device " ]
+    touch "$t/tests/device/zz_new.bats"
+    run env MUTATE_COV="$m" MUTATE_COV_TREE="$t" MUTATE_COV_TESTS="$t/tests" "$ROOT/tests/mutate-coverage" select "$m/x.rmut"
+    [ "$status" -eq 3 ]
+    [ "${lines[1]}" = "  added since the map: tests/device/zz_new.bats" ]
+    [ "${#lines[@]}" -eq 3 ]
+
+    # ensure: the checkout lacks that test file, so it refuses at once (a build takes 45 minutes)
+    run timeout 20 env MUTATE_COV="$m" MUTATE_COV_TREE="$t" MUTATE_COV_TESTS="$t/tests" "$ROOT/tests/mutate-coverage" ensure
     echo "$output"
     [ "$status" -eq 3 ]
-    [ "${lines[-1]}" = "  (the checkout's sources differ from them too: build the map where they are)" ]
+    [ "${lines[-1]}" = "  (the checkout's sources or test files differ from them too: build the map where they are)" ]
     [ -f "$m/stamp" ] && [ ! -e "$m/root" ]
     # a map without a stamp (of some files only) is refused too
-    cp "${lessons[0]/$t/$ROOT}" "${lessons[0]}"
     rm "$m/stamp"
     run sel
     [ "$status" -eq 3 ]
