@@ -79,7 +79,7 @@ load ../helpers
 # The map is of one set of sources. Its stamp was the files' text end to end,
 # which a file split at its end, or renamed in place, leaves the same: then
 # mutants in the new files were selected from the old files' lines.
-@test "random mutants: select refuses a map of other sources, naming the files split off, renamed or removed since and a test file it never ran; ensure will not build a tree that is not the checkout" {
+@test "random mutants: select refuses a map of other sources, naming the files split off, renamed or removed since and a test file edited or added; ensure will not build a tree that is not the checkout" {
     local m=$BATS_TEST_TMPDIR/cov t=$BATS_TEST_TMPDIR/tree
     mkdir -p "$m/lines" "$t"
     cp -a "$ROOT"/src "$ROOT"/lua "$ROOT"/lessons "$ROOT"/scripts "$t/"
@@ -133,15 +133,19 @@ load ../helpers
     run sel
     [ "$status" -eq 0 ]
 
-    # a test file the map never ran (the tests' names, as a run copied them)
-    mkdir -p "$t/tests/host" "$t/tests/device"
-    for f in "$ROOT"/tests/host/*.bats "$ROOT"/tests/device/*.bats; do touch "$t/tests/${f#"$ROOT"/tests/}"; done
+    # the tests as a run copied them: one edited, one added since the map;
+    # the judged equivalents may change
+    cp -a "$ROOT/tests" "$t/tests"
     [ "$(MUTATE_COV=$m MUTATE_COV_TREE=$t MUTATE_COV_TESTS=$t/tests "$ROOT/tests/mutate-coverage" select "$m/x.rmut" | paste -sd'|')" = "host a.bats|device " ]
+    echo "# judged" >>"$t/tests/mutants/equivalent.txt"
+    echo "# edited" >>"$t/tests/device/siw.bats"
     touch "$t/tests/device/zz_new.bats"
     run env MUTATE_COV="$m" MUTATE_COV_TREE="$t" MUTATE_COV_TESTS="$t/tests" "$ROOT/tests/mutate-coverage" select "$m/x.rmut"
+    echo "$output"
     [ "$status" -eq 3 ]
-    [ "${lines[1]}" = "  added since the map: tests/device/zz_new.bats" ]
-    [ "${#lines[@]}" -eq 3 ]
+    [ "${lines[1]}" = "  changed since the map: tests/device/siw.bats" ]
+    [ "${lines[2]}" = "  added since the map: tests/device/zz_new.bats" ]
+    [ "${#lines[@]}" -eq 4 ]
 
     # ensure: the checkout lacks that test file, so it refuses at once (a build takes 45 minutes)
     run timeout 20 env MUTATE_COV="$m" MUTATE_COV_TREE="$t" MUTATE_COV_TESTS="$t/tests" "$ROOT/tests/mutate-coverage" ensure
@@ -149,11 +153,20 @@ load ../helpers
     [ "$status" -eq 3 ]
     [ "${lines[-1]}" = "  (the checkout's sources or test files differ from them too: build the map where they are)" ]
     [ -f "$m/stamp" ] && [ ! -e "$m/root" ]
-    # a map without a stamp (of some files only) is refused too
-    rm "$m/stamp"
+    # a map without a stamp (of some files only) is refused too; one whose
+    # host part is done (stamp.host) serves the host stage alone
+    rm -rf "$t/tests"
+    mv "$m/stamp" "$m/stamp.host"
     run sel
     [ "$status" -eq 3 ]
     [ "${lines[1]}" = "  (no stamp: a map never finished, or of some files only)" ]
+    run env MUTATE_COV="$m" MUTATE_COV_TREE="$t" "$ROOT/tests/mutate-coverage" select --host "$m/x.rmut"
+    [ "$status" -eq 0 ]
+    [ "$output" = "host a.bats" ]
+    echo "# edited" >>"$t/src/wc.c"
+    run env MUTATE_COV="$m" MUTATE_COV_TREE="$t" "$ROOT/tests/mutate-coverage" select --host "$m/x.rmut"
+    [ "$status" -eq 3 ]
+    [ "${lines[1]}" = "  changed since the map: src/wc.c" ]
 }
 
 @test "random mutants: MUTATE_COV_FILES names device files of the suite, or the map's device part refuses before building anything" {
