@@ -515,3 +515,34 @@ int main(int argc, char **argv)
 	lua_close(L);
 	return code;
 }
+
+#ifdef VERBSH_COVERAGE
+/* A process that a test ends with a signal (the room server, a partner: kill
+ * or TERM) never reaches exit, where the Lua lines and gcc's counters are
+ * written, so its lines would look unrun to tests/mutate-coverage. Here
+ * (only in build/cov/verbsh, and below main so that the other builds' lines
+ * do not move) SIGTERM, SIGINT and SIGHUP write both, then the process dies
+ * by the same signal as before. A disposition inherited as ignored stays so;
+ * a handler set later (the shell's Ctrl-C) replaces this one as before. The
+ * writing is not async-signal-safe; a coverage run can afford that. */
+void __gcov_dump(void);
+
+static void cov_die(int sig)
+{
+	if (cov)
+		cov_write();
+	__gcov_dump();
+	signal(sig, SIG_DFL);
+	raise(sig);   /* blocked in this handler: delivered, by default, as it returns */
+}
+
+__attribute__((constructor)) static void cov_catch(void)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction old, sa = { .sa_handler = cov_die };
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+#endif

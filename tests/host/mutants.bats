@@ -75,3 +75,138 @@ load ../helpers
     [ "$(sel lua/pretty.lua 6 'x')" = "none" ]                       # no file runs any of it
     [ "$(sel scripts/rxe-host 3 x)" = "host doctor.bats mutants.bats|device " ]   # the files naming it (this one too)
 }
+
+# The map is of one set of sources. Its stamp was the files' text end to end,
+# which a file split at its end, or renamed in place, leaves the same: then
+# mutants in the new files were selected from the old files' lines.
+@test "random mutants: select refuses a map of other sources, naming the files split off, renamed or removed since and a test file edited or added; ensure will not build a tree that is not the checkout" {
+    local m=$BATS_TEST_TMPDIR/cov t=$BATS_TEST_TMPDIR/tree
+    mkdir -p "$m/lines" "$t"
+    cp -a "$ROOT"/src "$ROOT"/lua "$ROOT"/lessons "$ROOT"/scripts "$t/"
+    printf '%s\n' src/wc.c:10 >"$m/lines/host.a.bats"
+    printf '%s\n' src/wc.c:10 >"$m/code"
+    "$ROOT/tests/mutate-coverage" manifest "$t" >"$m/manifest"
+    sha256sum <"$m/manifest" | cut -d' ' -f1 >"$m/stamp"
+    [ "$(cat "$m/stamp")" = "$("$ROOT/tests/mutate-coverage" stamp "$t")" ]
+    printf 'file: src/wc.c\nline: 10\nfrom: <\n' >"$m/x.rmut"
+    sel() { MUTATE_COV=$m MUTATE_COV_TREE=$t "$ROOT/tests/mutate-coverage" select "$m/x.rmut"; }
+    old_stamp() { cat "$t"/src/*.c "$t"/src/*.h "$t"/lua/*.lua "$t"/lessons/*.lua "$t"/scripts/* | sha256sum; }
+    run sel
+    [ "$status" -eq 0 ]
+    [ "$output" = $'host a.bats\ndevice ' ]
+    local before; before=$(old_stamp)
+
+    # the last Lua file's second half split off into a new last file
+    local luas=("$t"/lua/*.lua); local last=${luas[-1]} n
+    n=$(wc -l <"$last")
+    tail -n +$((n / 2 + 1)) "$last" >"$t/lua/zzzz_split.lua"
+    head -n $((n / 2)) "$last" >"$t/head" && mv "$t/head" "$last"
+    [ "$(old_stamp)" = "$before" ]   # what the old stamp saw: nothing
+    run sel
+    echo "$output"
+    [ "$status" -eq 3 ]
+    [ "${lines[0]}" = "tests/mutate-coverage: the coverage map in $m is not of these mutants' sources ($t) and test files ($ROOT/tests):" ]
+    [ "${lines[1]}" = "  changed since the map: lua/${last##*/}" ]   # (in the files' order)
+    [ "${lines[2]}" = "  added since the map: lua/zzzz_split.lua" ]
+    [[ ${lines[3]} == "  rebuild it from those sources"* ]]
+    [ "${#lines[@]}" -eq 4 ]
+    cat "$last" "$t/lua/zzzz_split.lua" >"$t/whole" && mv "$t/whole" "$last" && rm "$t/lua/zzzz_split.lua"
+    run sel
+    [ "$status" -eq 0 ]
+
+    # renamed in place (wc.c to wc_old.c: the same order end to end), then a lesson removed
+    mv "$t/src/wc.c" "$t/src/wc_old.c"
+    [ "$(old_stamp)" = "$before" ]
+    run sel
+    [ "$status" -eq 3 ]
+    [ "${lines[1]}" = "  gone since the map: src/wc.c" ]
+    [ "${lines[2]}" = "  added since the map: src/wc_old.c" ]
+    mv "$t/src/wc_old.c" "$t/src/wc.c"
+    local lessons=("$t"/lessons/*.lua)
+    rm "${lessons[0]}"
+    run sel
+    [ "$status" -eq 3 ]
+    [ "${lines[1]}" = "  gone since the map: lessons/${lessons[0]##*/}" ]
+    [ "${#lines[@]}" -eq 3 ]
+
+    cp "${lessons[0]/$t/$ROOT}" "${lessons[0]}"
+    run sel
+    [ "$status" -eq 0 ]
+
+    # the tests as a run copied them: one edited, one added since the map;
+    # the judged equivalents may change
+    cp -a "$ROOT/tests" "$t/tests"
+    [ "$(MUTATE_COV=$m MUTATE_COV_TREE=$t MUTATE_COV_TESTS=$t/tests "$ROOT/tests/mutate-coverage" select "$m/x.rmut" | paste -sd'|')" = "host a.bats|device " ]
+    echo "# judged" >>"$t/tests/mutants/equivalent.txt"
+    echo "# edited" >>"$t/tests/device/siw.bats"
+    touch "$t/tests/device/zz_new.bats"
+    run env MUTATE_COV="$m" MUTATE_COV_TREE="$t" MUTATE_COV_TESTS="$t/tests" "$ROOT/tests/mutate-coverage" select "$m/x.rmut"
+    echo "$output"
+    [ "$status" -eq 3 ]
+    [ "${lines[1]}" = "  changed since the map: tests/device/siw.bats" ]
+    [ "${lines[2]}" = "  added since the map: tests/device/zz_new.bats" ]
+    [ "${#lines[@]}" -eq 4 ]
+
+    # ensure: the checkout lacks that test file, so it refuses at once (a build takes 45 minutes)
+    run timeout 20 env MUTATE_COV="$m" MUTATE_COV_TREE="$t" MUTATE_COV_TESTS="$t/tests" "$ROOT/tests/mutate-coverage" ensure
+    echo "$output"
+    [ "$status" -eq 3 ]
+    [ "${lines[-1]}" = "  (the checkout's sources or test files differ from them too: build the map where they are)" ]
+    [ -f "$m/stamp" ] && [ ! -e "$m/root" ]
+    # a map without a stamp (of some files only) is refused too; one whose
+    # host part is done (stamp.host) serves the host stage alone
+    rm -rf "$t/tests"
+    mv "$m/stamp" "$m/stamp.host"
+    run sel
+    [ "$status" -eq 3 ]
+    [ "${lines[1]}" = "  (no stamp: a map never finished, or of some files only)" ]
+    run env MUTATE_COV="$m" MUTATE_COV_TREE="$t" "$ROOT/tests/mutate-coverage" select --host "$m/x.rmut"
+    [ "$status" -eq 0 ]
+    [ "$output" = "host a.bats" ]
+    echo "# edited" >>"$t/src/wc.c"
+    run env MUTATE_COV="$m" MUTATE_COV_TREE="$t" "$ROOT/tests/mutate-coverage" select --host "$m/x.rmut"
+    [ "$status" -eq 3 ]
+    [ "${lines[1]}" = "  changed since the map: src/wc.c" ]
+}
+
+@test "random mutants: MUTATE_COV_FILES names device files of the suite, or the map's device part refuses before building anything" {
+    local m=$BATS_TEST_TMPDIR/cov
+    run env MUTATE_COV="$m" MUTATE_COV_FILES="siw.bats nosuch.bats" "$ROOT/tests/mutate-coverage" device
+    echo "$output"
+    [ "$status" -eq 2 ]
+    [ "$output" = "tests/mutate-coverage: MUTATE_COV_FILES: no tests/device/nosuch.bats" ]
+    [ ! -e "$m" ]
+}
+
+# Processes the tests end with a signal (the room server, a partner) wrote no
+# coverage, so their lines looked unrun. The coverage build (only it) writes
+# the Lua hook's lines and gcc's counters on SIGTERM/SIGHUP, then dies by the
+# signal as before; a signal inherited as ignored stays ignored. (-O0 build of
+# build/cov-signal/verbsh: a few seconds, then make finds it current.)
+@test "coverage build: SIGTERM and SIGHUP end the room server by that signal (143, 129) after it wrote its Lua lines and gcc's counters; an ignored SIGINT stays ignored; ./verbsh has none of it" {
+    cd "$ROOT"
+    ! nm ./verbsh | grep -E '__gcov|cov_die|cov_catch'
+    make --no-print-directory -j2 ASAN_DIR=build/cov-signal OBJ_DIR=build/cov-signal/obj PIC_DIR=build/cov-signal/pic \
+        CFLAGS="-O0 -g --coverage -DVERBSH_COVERAGE" LDFLAGS=--coverage build/cov-signal/verbsh >"$BATS_TEST_TMPDIR/make.log" 2>&1 ||
+        { cat "$BATS_TEST_TMPDIR/make.log"; false; }
+    local sig want d pid rc
+    for sig in TERM HUP; do
+        d=$BATS_TEST_TMPDIR/$sig
+        mkdir -p "$d/lua" "$d/gcda" "$d/room"
+        VERBSH_LUA_COVERAGE=$d/lua GCOV_PREFIX=$d/gcda build/cov-signal/verbsh --room --listen 127.0.0.1:0 --dir "$d/room" --for 100 >"$d/out" 2>&1 &
+        pid=$!
+        for _ in $(seq 100); do grep -q listening "$d/out" && break; sleep 0.1; done
+        grep -q listening "$d/out"
+        kill -INT "$pid"   # a background job of a script: SIGINT ignored, and still so
+        sleep 0.3
+        kill -0 "$pid"
+        kill -"$sig" "$pid"
+        rc=0; wait "$pid" || rc=$?
+        want=$((128 + $(kill -l "$sig")))
+        echo "SIG$sig: status $rc (want $want)"
+        [ "$rc" -eq "$want" ]
+        [ "$(ls "$d/lua")" = "lua.$pid" ]
+        grep -q "lua/room.lua	" "$d/lua/lua.$pid"
+        [ -s "$(find "$d/gcda" -name main.gcda)" ]
+    done
+}
