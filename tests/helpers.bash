@@ -38,3 +38,7 @@ has_line() {
     echo "no line is exactly '$1'" >&2
     return 1
 }
+
+# ladder_frames REGEX < LADDER: the frame numbers ("| #N ") of the rows of a
+# printed capture ladder that match REGEX, in order, on one line
+ladder_frames() { grep -E "$1" | sed -E 's/.*\| #([0-9]+) .*/\1/' | paste -sd' '; }

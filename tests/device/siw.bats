@@ -113,7 +113,7 @@ wait_cm_listen() {
     # + 28 + 4 = 52), the Read Response (2 + 14 + 200 + 4 = 220))
     # frame -> WR ties, opcodes and lengths; the frame numbers are read from
     # the rows, since where TCP's own ACKs fall between the FPDUs varies
-    frame() { grep -E "$1" <<<"$ladder" | sed -E 's/.*\| #([0-9]+) .*/\1/' | head -1; }
+    frame() { local f; f=$(ladder_frames "$1" <<<"$ladder"); echo "${f%% *}"; }
     send=$(frame "\|Send QN 0 MSN 1 MO 0 last len 100 \(seq 25\) ack 25 ------> *\| #[0-9]+  wr_id 11's SEND$")
     write=$(frame "\|Write STag $wstag TO $wto last len 300 \(seq 149\) ack 25 ------>\| #[0-9]+  wr_id 12's RDMA_WRITE$")
     rreq=$(frame "\|Read Request QN 1 MSN 1 MO 0 last len 0 reads 200 bytes at STag $rstag TO $rto \(seq 469\) ack 25 ------>\| #[0-9]+  wr_id 13's RDMA_READ$")

@@ -101,7 +101,7 @@ siw1/1 veth3" ]
     grep -Eq "\|Write STag $wstag TO $wto len 1428 \(seq 149\) ack 25 ------>\| #[0-9]+  wr_id 2's RDMA_WRITE$" log
     # the summaries name the frames the rows are tied to (where TCP's own ACKs
     # fall between the FPDUs varies from run to run: the frame numbers do too)
-    rows() { grep -E "$1" log | sed -E 's/.*\| #([0-9]+) .*/\1/' | paste -sd' '; }
+    rows() { ladder_frames "$1" <log; }
     read -r w1 w2 w3 <<<"$(rows "\| #[0-9]+  wr_id 2's RDMA_WRITE$")"
     wack=$(rows "TCP acknowledges wr_id 2's RDMA_WRITE$")
     grep -q "^wr_id 2 (qp1 RDMA_WRITE, 3000 bytes): frames $w1, $w2, $w3 (TCP ACK in frame $wack)$" log
