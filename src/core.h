@@ -228,6 +228,10 @@ struct vclass {
 	/* Optional: a reason why the explicit destroy is refused (a context that
 	 * librdmacm opened is not the user's to close), or NULL. */
 	const char *(*refuse_destroy)(struct vnode *n);
+	/* Optional: true when garbage not yet collected may hold n in the
+	 * kernel (a dropped type 2 window bound through a QP): the explicit
+	 * destroy collects first. */
+	bool (*collect_first)(struct vnode *n);
 	/* Optional: the C call that destroys n, when not destroy_verb(n). */
 	void (*destroy_call)(struct vnode *n, char *buf, size_t len);
 	/* Optional: obj.key = value (qp.wr_id); returns 0 when key is not settable. */

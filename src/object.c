@@ -435,7 +435,7 @@ static int obj_destroy(lua_State *L)
 	 * first, so that whether (and with which list) a destroy is refused does
 	 * not depend on when the collector last ran. lua_gc does nothing inside
 	 * a finalizer. */
-	if (n->users)
+	if (n->users || (cls->collect_first && cls->collect_first(n)))
 		lua_gc(L, LUA_GCCOLLECT);
 	if (n->users) {
 		char name[32];

@@ -62,6 +62,9 @@ const struct vfield vf_qp_attr[] = {
 /* A QP that rdma_create_qp made belongs to its cm_id too (its fifth
  * dependency): rdma_destroy_qp also clears id->qp, which the CM would
  * otherwise still modify at disconnect. */
+/* A dropped type 2 window bound through this QP would hold it (mw.c). */
+static bool qp_collect_first(struct vnode *n VUNUSED) { return mw_bound_any(); }
+
 static int qp_destroy(struct vnode *n)
 {
 	qp_ex_abort(n);   /* an open wr_start session holds the send queue's lock */
@@ -327,7 +330,7 @@ const struct vclass vc_qp = {
 	.fields = (const char *const[]){ "qp_num", "state", "qp_type", "handle", "pd", "send_cq", "recv_cq", "srq",
 					  "wr_id", "wr_flags", NULL },
 	.methods = qp_methods, .more_methods = qp_ex_methods, .destroy_call = qp_destroy_call,
-	.setfield = qp_ex_setfield, .refuse_destroy = mcast_refuse_destroy,
+	.setfield = qp_ex_setfield, .refuse_destroy = mcast_refuse_destroy, .collect_first = qp_collect_first,
 };
 
 void qp_open(lua_State *L)

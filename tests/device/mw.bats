@@ -124,3 +124,17 @@ setup() { require_device; }
     [ "${lines[0]}" = "2	SUCCESS	4	true	IP_CSUM_OK" ]
     [ "${lines[1]}" = "4	true	nil" ]
 }
+
+@test "memory windows: a dropped type 2 window bound through a QP is collected before the QP is destroyed (rxe would wait 50 s for it and warn in the kernel log)" {
+    local before
+    before=$(dmesg 2>/dev/null | grep -c "WARNING: .*drivers/infiniband/sw/rxe/" || true)
+    run "$VERBSH" "$ROOT/tests/lua/mw_dropped.lua"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "ibv_destroy_qp(qp3) = 0"
+    has_line "ibv_destroy_qp(qp2) = 0"
+    has_line $'kept\tTYPE_2\ttrue'
+    [ "${lines[-1]}" = done ]
+    dmesg 2>/dev/null | grep "WARNING: .*drivers/infiniband/sw/rxe/" || true
+    [ "$(dmesg 2>/dev/null | grep -c "WARNING: .*drivers/infiniband/sw/rxe/" || true)" = "$before" ]
+}
