@@ -28,23 +28,22 @@ struct vmw {
 };
 VCLASS_DATA(vmw, vmw)
 
-/* Windows a BIND_MW work request named that are not deallocated yet. In
- * rxe a type 2 window bound through a QP holds that QP until it is
- * deallocated or invalidated: ibv_destroy_qp then waits 50 s and the kernel
- * logs a warning. So while there are any, qp:destroy() first collects the
- * garbage, which deallocates the windows a program dropped (C has no such
- * windows: there a dropped window is a leak). */
-static unsigned bound_by_wr;
-
-bool mw_bound_any(void) { return bound_by_wr > 0; }
-
-static int mw_destroy(struct vnode *n)
+/* Whether a window that a BIND_MW work request named is still allocated in
+ * this state. In rxe a type 2 window bound through a QP holds that QP until
+ * it is deallocated or invalidated: ibv_destroy_qp then waits 50 s and the
+ * kernel logs a warning. So while there is one, qp:destroy() first collects
+ * the garbage, which deallocates the windows a program dropped (C has no
+ * such windows: there a dropped window is a leak). A walk of the state's
+ * nodes: a QP is destroyed seldom. */
+bool mw_bound_any(struct vstate *st)
 {
-	int err = ibv_dealloc_mw(n->h);
-	if (!err && vmw(n)->posted)
-		bound_by_wr--;
-	return err;
+	for (struct vnode *m = st->all.next; m != &st->all; m = m->next)
+		if (m->cls == &vc_mw && m->h && vmw(m)->posted)
+			return true;
+	return false;
 }
+
+static int mw_destroy(struct vnode *n) { return ibv_dealloc_mw(n->h); }
 
 /* mw.rkey = k: C's mw->rkey = k, which a program writes after it bound a
  * type 2 window with a work request. */
@@ -65,8 +64,6 @@ void mw_note_bind(lua_State *L, struct ibv_mw *mw, uint32_t rkey)
 	struct vnode *n = vobj_find(L, mw);
 	if (!n)
 		return;
-	if (!vmw(n)->posted)
-		bound_by_wr++;
 	vmw(n)->posted = true;
 	vmw(n)->posted_rkey = rkey;
 }

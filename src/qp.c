@@ -63,7 +63,7 @@ const struct vfield vf_qp_attr[] = {
  * dependency): rdma_destroy_qp also clears id->qp, which the CM would
  * otherwise still modify at disconnect. */
 /* A dropped type 2 window bound through this QP would hold it (mw.c). */
-static bool qp_collect_first(struct vnode *n VUNUSED) { return mw_bound_any(); }
+static bool qp_collect_first(struct vnode *n) { return mw_bound_any(n->st); }
 
 static int qp_destroy(struct vnode *n)
 {

@@ -86,7 +86,7 @@ void mw_open(lua_State *L);
 /* After a BIND_MW WR was posted: the rkey it gives the window. */
 void mw_note_bind(lua_State *L, struct ibv_mw *mw, uint32_t rkey);
 /* whether a window that a BIND_MW work request named is still allocated */
-bool mw_bound_any(void);
+bool mw_bound_any(struct vstate *st);
 void mw_bind_check(lua_State *L, int arg, const char *at, struct vnode *qp, struct ibv_mw *mw,
 		   const struct ibv_mw_bind_info *b);
 int cm_destroy_srq(struct vnode *id);   /* rdma_destroy_srq: an SRQ of id:create_srq */
