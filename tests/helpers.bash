@@ -38,3 +38,15 @@ has_line() {
     echo "no line is exactly '$1'" >&2
     return 1
 }
+
+# The per-test coverage map (tests/mutate-coverage build sets
+# MUTATE_COV_PER_TEST=DIR, nothing else does): this file is sourced again for
+# each test, so each test's processes write their gcc counters and Lua lines
+# to DIR/<test number>; setup_file's and teardown_file's (no test number) to
+# DIR/file.
+if [ -n "${MUTATE_COV_PER_TEST:-}" ]; then
+    GCOV_PREFIX=$MUTATE_COV_PER_TEST/${BATS_TEST_NUMBER:-file}
+    VERBSH_LUA_COVERAGE=$GCOV_PREFIX
+    mkdir -p "$GCOV_PREFIX"
+    export GCOV_PREFIX VERBSH_LUA_COVERAGE
+fi
