@@ -105,6 +105,26 @@ load ../helpers
     [ "$(sel src/wc.c 10 '<')" = "host a.bats|device " ]
 }
 
+# tests/helpers.bash, sourced again for each test, sends each test's counters
+# to a directory of its own when the map asks, and changes nothing otherwise.
+@test "random mutants: helpers.bash points GCOV_PREFIX and VERBSH_LUA_COVERAGE at DIR/<test number> (setup_file's at DIR/file) only under MUTATE_COV_PER_TEST" {
+    local f=$BATS_TEST_TMPDIR/per.bats d=$BATS_TEST_TMPDIR/per
+    printf '%s\n' "load $ROOT/tests/helpers" \
+        'setup_file() { echo "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" >"$OUT.0"; }' \
+        '@test "first" { echo "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" >"$OUT.1"; }' \
+        '@test "second" { echo "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" >"$OUT.2"; }' >"$f"
+    OUT=$BATS_TEST_TMPDIR/env MUTATE_COV_PER_TEST=$d bats --tap "$f" >/dev/null
+    [ "$(cat "$BATS_TEST_TMPDIR/env.0")" = "$d/file $d/file" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/env.1")" = "$d/1 $d/1" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/env.2")" = "$d/2 $d/2" ]
+    [ -d "$d/1" ] && [ -d "$d/2" ] && [ -d "$d/file" ]
+    rm -rf "$d" "$BATS_TEST_TMPDIR"/env.*
+    OUT=$BATS_TEST_TMPDIR/env env -u MUTATE_COV_PER_TEST bats --tap "$f" >/dev/null   # (as a map runs this file too)
+    [ "$(cat "$BATS_TEST_TMPDIR/env.1")" = "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/env.0")" = "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" ]
+    [ ! -e "$d" ]
+}
+
 # The names bats -f must pick out, each beside a near-duplicate: the regex
 # select's names become runs exactly the tests named.
 @test "random mutants: a test name's regex (bats -f) matches that test and only it, whatever regex characters it holds" {
