@@ -42,3 +42,16 @@ has_line() {
 # ladder_frames REGEX < LADDER: the frame numbers ("| #N ") of the rows of a
 # printed capture ladder that match REGEX, in order, on one line
 ladder_frames() { grep -E "$1" | sed -E 's/.*\| #([0-9]+) .*/\1/' | paste -sd' '; }
+
+# The per-test coverage map (tests/mutate-coverage build sets
+# MUTATE_COV_PER_TEST=DIR, nothing else does): this file is sourced again for
+# each test, so each test's processes write their gcc counters and Lua lines
+# to DIR/<test number>; setup_file's and teardown_file's to DIR/file (there
+# BATS_TEST_NAME is empty; BATS_TEST_NUMBER may be a calling bats' own).
+if [ -n "${MUTATE_COV_PER_TEST:-}" ]; then
+    GCOV_PREFIX=$MUTATE_COV_PER_TEST/file
+    [ -z "${BATS_TEST_NAME:-}" ] || GCOV_PREFIX=$MUTATE_COV_PER_TEST/$BATS_TEST_NUMBER
+    VERBSH_LUA_COVERAGE=$GCOV_PREFIX
+    mkdir -p "$GCOV_PREFIX"
+    export GCOV_PREFIX VERBSH_LUA_COVERAGE
+fi

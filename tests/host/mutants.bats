@@ -76,6 +76,86 @@ load ../helpers
     [ "$(sel scripts/rxe-host 3 x)" = "host doctor.bats mutants.bats|device " ]   # the files naming it (this one too)
 }
 
+# A made-up per-test map: of a.bats, test 1 ran wc.c:10 and test 2 did not;
+# both ran wc.c:12; wc.c:20 only setup_file ran (no test's row).
+@test "random mutants: per-test selection names exactly the tests of a file that ran the mutant's lines; whole files where the map cannot say or MUTATE_PER_TEST=0" {
+    local m=$BATS_TEST_TMPDIR/cov
+    mkdir -p "$m/lines" "$m/tests" "$m/names"
+    printf '%s\n' src/wc.c:10 src/wc.c:12 src/wc.c:20 >"$m/lines/host.a.bats"
+    printf 'src/wc.c:10\t1\nsrc/wc.c:12\t1 2\n' >"$m/tests/host.a.bats"
+    printf '1\tfirst (one) [x]\n2\tsecond\n' >"$m/names/host.a.bats"
+    printf '%s\n' src/wc.c:12 >"$m/lines/device.b.bats"   # a file without per-test rows (an older map)
+    printf '%s\n' src/wc.c:10 src/wc.c:11 src/wc.c:12 src/wc.c:20 >"$m/code"
+    (cd "$ROOT" && tests/mutate-coverage stamp) >"$m/stamp"
+    cp "$m/stamp" "$m/stamp.host"
+    sel() {   # sel FILE LINE FROM: the selection for a mutant there
+        printf 'file: %s\nline: %s\nfrom: %s\n' "$1" "$2" "$3" >"$m/x.rmut"
+        MUTATE_COV=$m "$ROOT/tests/mutate-coverage" select "$m/x.rmut" | paste -sd'|'
+    }
+    [ "$(sel src/wc.c 10 '<')" = "host a.bats|device |test host a.bats	first (one) [x]" ]   # test 1 only
+    [ "$(sel src/wc.c 12 '<')" = "host a.bats|device b.bats|test host a.bats	first (one) [x]|test host a.bats	second" ]
+    [ "$(sel src/wc.c 11 'a\nb')" = "host a.bats|device b.bats|test host a.bats	first (one) [x]|test host a.bats	second" ]
+    [ "$(sel src/wc.c 20 '<')" = "host a.bats|device " ]              # setup_file ran it: the whole file
+    [ "$(sel src/wc.c 19 'a\nb')" = "host a.bats|device " ]           # one of its lines: the whole file
+    [ "$(sel src/wc.c 13 '<')" = "host a.bats|device b.bats" ]        # no code: widened to whole files
+    [ "$(MUTATE_PER_TEST=0 sel src/wc.c 10 '<')" = "host a.bats|device " ]
+    printf 'file: src/wc.c\nline: 10\nfrom: <\n' >"$m/x.rmut"
+    [ "$(MUTATE_COV=$m "$ROOT/tests/mutate-coverage" select --host "$m/x.rmut" | paste -sd'|')" = "host a.bats|test host a.bats	first (one) [x]" ]
+    printf '3\tthird\n' >"$m/names/host.a.bats"                    # a test number without a name: the whole file
+    [ "$(sel src/wc.c 10 '<')" = "host a.bats|device " ]
+}
+
+# tests/helpers.bash, sourced again for each test, sends each test's counters
+# to a directory of its own when the map asks, and changes nothing otherwise.
+@test "random mutants: helpers.bash points GCOV_PREFIX and VERBSH_LUA_COVERAGE at DIR/<test number> (setup_file's at DIR/file) only under MUTATE_COV_PER_TEST" {
+    local f=$BATS_TEST_TMPDIR/per.bats d=$BATS_TEST_TMPDIR/per
+    printf '%s\n' "load $ROOT/tests/helpers" \
+        'setup_file() { echo "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" >"$OUT.0"; }' \
+        '@test "first" { echo "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" >"$OUT.1"; }' \
+        '@test "second" { echo "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" >"$OUT.2"; }' >"$f"
+    OUT=$BATS_TEST_TMPDIR/env MUTATE_COV_PER_TEST=$d bats --tap "$f" >/dev/null
+    [ "$(cat "$BATS_TEST_TMPDIR/env.0")" = "$d/file $d/file" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/env.1")" = "$d/1 $d/1" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/env.2")" = "$d/2 $d/2" ]
+    [ -d "$d/1" ] && [ -d "$d/2" ] && [ -d "$d/file" ]
+    rm -rf "$d" "$BATS_TEST_TMPDIR"/env.*
+    OUT=$BATS_TEST_TMPDIR/env env -u MUTATE_COV_PER_TEST bats --tap "$f" >/dev/null   # (as a map runs this file too)
+    [ "$(cat "$BATS_TEST_TMPDIR/env.1")" = "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/env.0")" = "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" ]
+    [ ! -e "$d" ]
+}
+
+# The names bats -f must pick out, each beside a near-duplicate: the regex
+# select's names become runs exactly the tests named.
+@test "random mutants: a test name's regex (bats -f) matches that test and only it, whatever regex characters it holds" {
+    local f=$BATS_TEST_TMPDIR/names.bats re
+    # (written with printf: bats would read an @test line here as a test of this file)
+    printf '@%s\n' \
+        'test "a (b) [c] d.e*f+g? '\''h'\'' \"i\" | j {2} ^k$ \\l" { echo 1 >>"$RAN"; }' \
+        'test "a (b) [c] d.e*f+g? '\''h'\'' \"i\" | j {2} ^k$ \\l2" { echo 2 >>"$RAN"; }' \
+        'test "a (b) [c] dxe*f+g? '\''h'\'' \"i\" | j {2} ^k$ \\l" { echo 3 >>"$RAN"; }' \
+        'test "a" { echo 4 >>"$RAN"; }' \
+        'test "plain name" { echo 5 >>"$RAN"; }' >"$f"
+    export RAN=$BATS_TEST_TMPDIR/ran
+    ran() {   # ran NAME...: the numbers of the tests bats -f runs
+        rm -f "$RAN"
+        re=$("$ROOT/tests/mutate-coverage" regex "$@")
+        bats --tap -f "$re" "$f" >/dev/null || return 1
+        sort "$RAN" 2>/dev/null | paste -sd' '
+    }
+    # the names as the map reads them (the raw text between the quotes)
+    mapfile -t names < <("$ROOT/tests/mutate-coverage" names "$f")
+    [ "${#names[@]}" = 5 ]
+    [ "${names[0]}" = "a (b) [c] d.e*f+g? 'h' \\\"i\\\" | j {2} ^k\$ \\\\l" ]
+    [ "$(ran "${names[0]}")" = 1 ]
+    [ "$(ran "${names[1]}")" = 2 ]
+    [ "$(ran "${names[2]}")" = 3 ]
+    [ "$(ran "${names[1]}" "${names[2]}")" = "2 3" ]
+    [ "$(ran a)" = 4 ]
+    [ "$(ran a "plain name")" = "4 5" ]
+    [ "$("$ROOT/tests/mutate-coverage" regex 'x.y' '(z)|')" = '^(x\.y|\(z\)\|)$' ]
+}
+
 # The map is of one set of sources. Its stamp was the files' text end to end,
 # which a file split at its end, or renamed in place, leaves the same: then
 # mutants in the new files were selected from the old files' lines.
