@@ -162,7 +162,9 @@ load ../helpers
 @test "random mutants: select refuses a map of other sources, naming the files split off, renamed or removed since and a test file edited or added; ensure will not build a tree that is not the checkout" {
     local m=$BATS_TEST_TMPDIR/cov t=$BATS_TEST_TMPDIR/tree
     mkdir -p "$m/lines" "$t"
-    cp -a "$ROOT"/src "$ROOT"/lua "$ROOT"/lessons "$ROOT"/scripts "$t/"
+    # (-L: under the coverage map, ROOT holds symlinks to the checkout, which
+    # the test must never change)
+    cp -RL "$ROOT"/src "$ROOT"/lua "$ROOT"/lessons "$ROOT"/scripts "$t/"
     printf '%s\n' src/wc.c:10 >"$m/lines/host.a.bats"
     printf '%s\n' src/wc.c:10 >"$m/code"
     "$ROOT/tests/mutate-coverage" manifest "$t" >"$m/manifest"
@@ -215,7 +217,7 @@ load ../helpers
 
     # the tests as a run copied them: one edited, one added since the map;
     # the judged equivalents may change
-    cp -a "$ROOT/tests" "$t/tests"
+    cp -RL "$ROOT/tests" "$t/tests"
     [ "$(MUTATE_COV=$m MUTATE_COV_TREE=$t MUTATE_COV_TESTS=$t/tests "$ROOT/tests/mutate-coverage" select "$m/x.rmut" | paste -sd'|')" = "host a.bats|device " ]
     echo "# judged" >>"$t/tests/mutants/equivalent.txt"
     echo "# edited" >>"$t/tests/device/siw.bats"
