@@ -76,6 +76,40 @@ load ../helpers
     [ "$(sel scripts/rxe-host 3 x)" = "host doctor.bats mutants.bats|device " ]   # the files naming it (this one too)
 }
 
+@test "random mutants: the VM stage runs the tests/vm files that name the mutant's source: a script by name, rxe-vm-guest by every file that boots a guest, a lesson by its file or number, a module of 4 letters or more as a word; none for a short C name" {
+    local v=$BATS_TEST_TMPDIR/vm
+    mkdir -p "$v"
+    printf '%s\n' 'run scripts/rxe-vm --two -- true' >"$v/boot.bats"
+    printf '%s\n' 'scripts/rxe-vm -- verbsh --lesson 17 --auto' 'verbs.capture' >"$v/wire.bats"
+    printf '%s\n' 'make run LINK=127.0.0.1:5000' 'lessons 13' >"$v/seat.bats"
+    printf '%s\n' 'lessons/22-iwarp.lua' 'doctor_vm is not doctor' 'qp' >"$v/siw.bats"
+    vmf() { "$ROOT/tests/mutate-random" --vm-files "$v" "$1"; }
+    [ "$(vmf scripts/rxe-vm)" = "boot.bats seat.bats wire.bats " ]   # make run runs it too
+    [ "$(vmf scripts/rxe-vm-guest)" = "boot.bats wire.bats " ]
+    [ "$(vmf scripts/run-shell)" = "seat.bats " ]               # by "make run"
+    [ "$(vmf lessons/17-on-the-wire.lua)" = "wire.bats " ]      # "--lesson 17", not "lessons 13"
+    [ "$(vmf lessons/13-pair-lab.lua)" = "seat.bats " ]
+    [ "$(vmf lessons/01-devices.lua)" = "" ]                    # "lesson 1" is not in "lessons 13"
+    [ "$(vmf lessons/22-iwarp.lua)" = "siw.bats " ]
+    [ "$(vmf lua/doctor_vm.lua)" = "siw.bats " ]
+    [ "$(vmf lua/doctor.lua)" = "siw.bats " ]                   # the word, not doctor_vm's prefix
+    [ "$(vmf src/capture.c)" = "wire.bats " ]
+    [ "$(vmf src/qp.c)" = "" ]                                  # too short a name to mean the file
+}
+
+@test "random mutants: two binaries that differ only by the GNU build id (lines moved, the same code) are the same binary; another code is not" {
+    local d=$BATS_TEST_TMPDIR
+    printf 'int f(int x) { return x + 1; }\nint main(void) { return f(2); }\n' >"$d/a.c"
+    printf 'int f(int x) { return x + 1; }\n\n\nint main(void) { return f(2); }\n' >"$d/b.c"
+    printf 'int f(int x) { return x + 2; }\nint main(void) { return f(2); }\n' >"$d/c.c"
+    local x
+    for x in a b c; do cc -g -O2 -Wl,--build-id -o "$d/$x" "$d/$x.c"; done
+    ! cmp -s "$d/a" "$d/b"                                      # the files differ...
+    "$ROOT/tests/mutate-random" --same-binary "$d/a" "$d/b" "$d/t"   # ...by the build id alone
+    run "$ROOT/tests/mutate-random" --same-binary "$d/a" "$d/c" "$d/t"
+    [ "$status" -eq 1 ]
+}
+
 # A made-up per-test map: of a.bats, test 1 ran wc.c:10 and test 2 did not;
 # both ran wc.c:12; wc.c:20 only setup_file ran (no test's row).
 @test "random mutants: per-test selection names exactly the tests of a file that ran the mutant's lines; whole files where the map cannot say or MUTATE_PER_TEST=0" {
