@@ -320,3 +320,23 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
     [ "${lines[1]}" = $'1\tfe80::5054:ff:fe12:3456' ]
     [ "${lines[2]}" = $'nil\tport 1 has no RoCE v2 GID (is the netdev up with an address?)' ]
 }
+
+# K.repr prints step values when verbs.pretty is not there: three levels of
+# nesting, keyed or listed alike, then {...}, so a table that holds itself
+# (a QP table pointing back at its owner) prints and ends.
+@test "kit: repr stops after three levels of nested tables, keyed or listed, so a table holding itself prints" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local t = { name = "qp_a" }
+      t.self = t
+      print(K.repr(t))
+      print(K.repr({ a = { b = { c = { d = 1 } } } }))
+      print(K.repr({ { { { 7 } } }, "s" }))
+      print(K.repr({ a = { b = { c = 3 } } }))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = '{name="qp_a", self={name="qp_a", self={name="qp_a", self={...}}}}' ]
+    [ "${lines[1]}" = '{a={b={c={...}}}}' ]
+    [ "${lines[2]}" = '{{{{...}}}, "s"}' ]
+    [ "${lines[3]}" = '{a={b={c=3}}}' ]
+}
