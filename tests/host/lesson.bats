@@ -302,6 +302,26 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
     [ "$output" = "true	FETCH_ADD (AtomicETH add 5), ATOMIC_ACKNOWLEDGE with orig_rem_dt 37" ]
 }
 
+# The capture's frames 18-21: two SEND_ONLYs to qp_b, each ACKed (msn 5, 6);
+# frames 1-6: one SEND of 4 packets (SEND_FIRST, 3 SEND_MIDDLE, SEND_LAST), its ACK;
+# frame 22: a UD SEND_ONLY from dev_a to QP 18, not qp_b.
+@test "lesson 17's four-SENDs step counts SEND_ONLY frames to qp_b only: one SEND of four packets is refused, four SEND_ONLYs pass beside a UD SEND_ONLY to another QP" {
+    # the classic wrong answer: one message of four packets, not four messages
+    on_the_wire_check "Every message acknowledged" 'frames = { frames[1], frames[2], frames[3], frames[5], frames[6] }'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "false	0 SEND_ONLY frames to qp_b; expected 4" ]
+    on_the_wire_check "Every message acknowledged" 'frames = { frames[18], frames[19], frames[20], frames[21], frames[22] }'
+    [ "$output" = "false	2 SEND_ONLY frames to qp_b; expected 4" ]
+    # the two SENDs and ACKs again, those ACKs' MSN (bytes 56-58, after the AETH's syndrome) made 7 and 8
+    on_the_wire_check "Every message acknowledged" '
+      local function msn(f, n) return f:sub(1, 55) .. string.pack(">I3", n) .. f:sub(59) end
+      frames = { frames[18], frames[19], frames[20], frames[21], frames[18], msn(frames[19], 7), frames[20],
+                 msn(frames[21], 8), frames[22] }'
+    echo "$output"
+    [ "$output" = "true	4 SEND_ONLY, 4 ACKs, msn 5,6,7,8" ]
+}
+
 @test "kit: roce_gid takes the RoCE v2 GID holding an IPv4 address, else the first RoCE v2 GID, else says the port has none" {
     run "$VERBSH" -e '
       local K = require "verbs.lesson_kit"
