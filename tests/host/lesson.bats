@@ -151,6 +151,38 @@ lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
     [[ $output == *"FAIL lesson broken step 1 (Never): z is 4"* ]]
 }
 
+# A pair lab started before its partner: a check whose third value is
+# "partner" makes --auto start the lesson over (2 s later) until the partner
+# is there, within M.partner_wait; after that it fails like any check.
+@test "auto mode: a check waiting for the partner starts the lesson over until it passes; after partner_wait it fails" {
+    cat >"$FAKE/04-partner.lua" <<'LUA'
+local tries = os.getenv("BATS_TEST_TMPDIR") .. "/tries"
+return { title = "Waits for a partner", steps = {
+  { title = "Connect", text = ".", task = "Connect.", solution = "connected = true",
+    check = function()
+      local f = io.open(tries); local n = f and tonumber(f:read("a")) or 0; if f then f:close() end
+      f = io.open(tries, "w"); f:write(n + 1); f:close()
+      if n < 1 then return false, "the partner has not connected yet (try " .. (n + 1) .. ")", "partner" end
+      return true, "connected on try " .. (n + 1)
+    end },
+} }
+LUA
+    run lua_run 'os.exit(require("verbs.lesson").main{"partner", "--auto"})'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "… the partner has not connected yet (try 1) (trying again in 2 s)"
+    [[ $output == *"connected on try 2"* ]]
+    [[ $output == *"PASS partner"* ]]
+    [ "$(cat "$BATS_TEST_TMPDIR/tries")" = 2 ]
+    # no time left to wait: the same first answer fails the lesson
+    rm "$BATS_TEST_TMPDIR/tries"
+    run lua_run 'local L = require "verbs.lesson"; L.partner_wait = 0; os.exit(L.main{"partner", "--auto"})'
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"FAIL lesson partner step 1 (Connect): the partner has not connected yet (try 1)"* ]]
+    [[ $output != *"trying again"* ]]
+}
+
 @test "a lesson the device cannot run says why and exits 77 in auto mode" {
     run lua_run 'os.exit(require("verbs.lesson").main{"needs", "--auto"})'
     [ "$status" -eq 77 ]
