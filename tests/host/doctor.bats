@@ -78,3 +78,46 @@ load ../helpers
     has_line "3 ok, 1 warn, 2 fail: not ready: fix the fail lines, then run verbsh --doctor --vm again"
     has_line "1 ok, 1 warn, 0 fail: ready for the VM lab"
 }
+
+# The port check with libibverbs' answers made up (verbs.devices, verbs.open)
+# and sysfs under a fake root: a port that is not ACTIVE names its netdev's
+# operstate as sysfs has it, and the fix follows the netdev's IFF_UP bit.
+@test "doctor: a port that is not ACTIVE names its netdev's operstate from sysfs ('?' when sysfs has none) and the fix for that state" {
+    T=$BATS_TEST_TMPDIR/root
+    mkdir -p "$T/sys/class/infiniband/rxe0" "$T/dev/infiniband" "$T/sys/class/net/veth7" "$T/sys/class/net/veth8"
+    touch "$T/dev/infiniband/uverbs0"
+    echo 0x1002 >"$T/sys/class/net/veth7/flags"; echo down >"$T/sys/class/net/veth7/operstate"
+    echo 0x1003 >"$T/sys/class/net/veth8/flags"; echo lowerlayerdown >"$T/sys/class/net/veth8/operstate"
+    run "$VERBSH" -e "
+      require('verbs.explain_sys').root = '$T'
+      local ports = { rxe0 = { 'DOWN', 'DISABLED', 'ETHERNET', 'veth7' }, rxe1 = { 'DOWN', 'POLLING', 'ETHERNET', 'veth8' },
+                      rxe2 = { 'INIT', 'LINK_UP', 'ETHERNET', 'veth9' }, rxe3 = { 'ACTIVE', 'LINK_UP', 'ETHERNET', 'veth8' },
+                      mlx5_0 = { 'DOWN', 'POLLING', 'INFINIBAND' } }
+      verbs.devices = function()
+        return { { name = 'rxe0' }, { name = 'rxe1' }, { name = 'rxe2' }, { name = 'rxe3' }, { name = 'mlx5_0' } }
+      end
+      verbs.open = function(name)
+        local p = ports[name]
+        return { query_device = function() return { phys_port_cnt = 1 } end,
+                 query_port = function() return { state = p[1], phys_state = p[2], link_layer = p[3], active_mtu = 1024 } end,
+                 gids = function() return { { index = 1, type = 'RoCE v2', gid = '::ffff:192.0.2.7', netdev = p[4] } } end,
+                 close = function() end }
+      end
+      for _, c in ipairs(require('verbs.doctor').run().checks) do
+        if c.name == 'port' then print(c.status, c.message) print('fix', c.fix) end
+      end"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line $'fail\trxe0 port 1 is DOWN (phys_state DISABLED), on netdev veth7 which is down: no traffic until it is ACTIVE'
+    has_line $'fix\tsudo ip link set dev veth7 up'
+    has_line $'fail\trxe1 port 1 is DOWN (phys_state POLLING), on netdev veth8 which is lowerlayerdown: no traffic until it is ACTIVE'
+    has_line $'fix\tip link show veth8: it is up but has no carrier; connect its link (cable, peer, switch port)'
+    # a netdev sysfs does not have (another network namespace): no flags, no operstate
+    has_line $'fail\trxe2 port 1 is INIT (phys_state LINK_UP), on netdev veth9 which is ?: no traffic until it is ACTIVE'
+    has_line $'fix\tsudo ip link set dev veth9 up'
+    has_line $'ok\trxe3 port 1 is ACTIVE, link layer ETHERNET on veth8'
+    has_line $'fix\tnil'
+    # InfiniBand: no netdev; the subnet manager brings a port to ACTIVE
+    has_line $'fail\tmlx5_0 port 1 is DOWN (phys_state POLLING): no traffic until it is ACTIVE'
+    has_line $'fix\tstart a subnet manager on the fabric (sudo systemctl start opensm), then check `ibstat`'
+}
