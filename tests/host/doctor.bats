@@ -121,3 +121,58 @@ load ../helpers
     has_line $'fail\tmlx5_0 port 1 is DOWN (phys_state POLLING): no traffic until it is ACTIVE'
     has_line $'fix\tstart a subnet manager on the fabric (sudo systemctl start opensm), then check `ibstat`'
 }
+
+# doctor --vm with every command it runs answered by a fake io.popen (qemu,
+# `command -v verbsh-vm`, the cache build, the test boot): which VM script
+# it picks and which verbsh the test boot runs, from where the binary is.
+doctor_vm_fake() {   # doctor_vm_fake BINARY: the checks, then each command run
+    cat >"$BATS_TEST_TMPDIR/vm.lua" <<'LUA'
+local cmds = {}
+io.popen = function(cmd)
+  cmds[#cmds + 1] = cmd
+  local out = ""
+  if cmd:find("^qemu%-system%-x86_64 %-%-version") then out = "QEMU emulator version 7.2.0\n"
+  elseif cmd:find("^command %-v verbsh%-vm") then out = "/opt/seat7/bin/verbsh-vm\n"
+  elseif cmd:find("RXE_VM_SHARE=0", 1, true) then out = "1: ACTIVE\nmodel name : QEMU Virtual CPU version 2.5+\nverbs.open: rxe0\n" end
+  return { read = function() return out end, close = function() return true end }
+end
+local r = require("verbs.doctor_vm").run { class = "239.78.0.1:0" }   -- port 0: stops before binding one
+for _, c in ipairs(r.checks) do print(c.name, c.status) end
+for _, c in ipairs(cmds) do print("ran", c) end
+-- the test boot's command: the VM script, and the verbsh it runs in the guest
+local vm, exe = cmds[#cmds]:match("^RXE_VM_SHARE=0 '([^']+)' .* '\\''([^']+)'\\'' %-e")
+print("vm", vm)
+print("exe", exe)
+LUA
+    (cd "$BATS_TEST_TMPDIR" && "$1" "$BATS_TEST_TMPDIR/vm.lua")
+}
+
+@test "doctor --vm picks the checkout's scripts/rxe-vm beside the binary from any directory, else verbsh-vm beside it, else on PATH; the test boot runs this very verbsh" {
+    run doctor_vm_fake "$VERBSH"   # a checkout's ./verbsh or build/asan/verbsh, started from elsewhere
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line $'cache\tok'
+    has_line $'boot\tok'
+    [ "$(realpath -m "$(sed -n 's/^vm\t//p' <<<"$output")")" = "$(realpath "$ROOT/scripts/rxe-vm")" ]
+    [ "$(realpath -m "$(sed -n 's/^exe\t//p' <<<"$output")")" = "$(realpath "$VERBSH")" ]
+    [[ $output != *"command -v verbsh-vm"* ]]
+    # a copy of the binary outside any checkout: verbsh-vm from PATH, the copy in the guest
+    B=$BATS_TEST_TMPDIR/opt/bin
+    mkdir -p "$B"
+    cp "$VERBSH" "$B/verbsh"
+    run doctor_vm_fake "$B/verbsh"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "ran	command -v verbsh-vm 2>&1"
+    has_line "ran	'/opt/seat7/bin/verbsh-vm' --build 2>&1"
+    has_line "vm	/opt/seat7/bin/verbsh-vm"
+    has_line "exe	$(realpath "$B/verbsh")"
+    has_line $'boot\tok'
+    # verbsh-vm beside the binary (the installed layout) comes before PATH
+    touch "$B/verbsh-vm"
+    run doctor_vm_fake "$B/verbsh"
+    echo "$output"
+    has_line "vm	$(realpath "$B")/verbsh-vm"
+    has_line "exe	$(realpath "$B/verbsh")"
+    [[ $output != *"command -v verbsh-vm"* ]]
+}
