@@ -354,6 +354,53 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
     [ "$output" = "true	4 SEND_ONLY, 4 ACKs, msn 5,6,7,8" ]
 }
 
+# Lesson 19's wire step exists with a second RoCE device and root; here
+# verbs.devices, verbs.sysinfo and verbs.open answer as two rxe devices and a
+# siw one would (objects that log what the step does with them).
+@test "lesson 19's wire step opens the second RoCE device (not siw) and connects qp_x and qp_y across the two, each to the other's QPN and GID" {
+    run "$VERBSH" -e '
+      local GIDS = { rxe0 = { { index = 1, type = "RoCE v2", gid = "::ffff:192.0.2.1" } },
+                     rxe1 = { { index = 2, type = "IB/RoCE v1", gid = "fe80::2" }, { index = 3, type = "RoCE v2", gid = "::ffff:192.0.2.2" } } }
+      local qpn = 0x50
+      local function pd_of(dev)
+        return { dev = dev, reg_mr = function() return { dev = dev } end,
+          create_qp = function(_, attr)
+            qpn = qpn + 0x13
+            local qp = { dev = dev, qp_num = qpn, state = "RESET", cq = attr.send_cq }
+            function qp:modify(a)
+              self.state = a.qp_state
+              if a.qp_state == "RTR" then self.rtr = a end
+            end
+            return qp
+          end }
+      end
+      verbs.devices = function()
+        return { { name = "rxe0", transport_type = "InfiniBand" }, { name = "siw0", transport_type = "IWARP" },
+                 { name = "rxe1", transport_type = "InfiniBand" } }
+      end
+      verbs.sysinfo = function() return { euid = 0 } end
+      verbs.open = function(name)
+        return { name = name, gids = function() return GIDS[name] end, alloc_pd = function() return pd_of(name) end,
+                 create_cq = function() return { dev = name } end }
+      end
+      pd, cq, gid_index, gid = pd_of("rxe0"), { dev = "rxe0" }, 1, "::ffff:192.0.2.1"
+      for _, s in ipairs(dofile(os.getenv("ROOT") .. "/lessons/19-uc.lua").steps) do
+        if s.title == "A packet lost on the wire" then s.enter() end
+      end
+      print("ctx_b", ctx_b.name, "pd_b", pd_b.dev, "cq_y", cq_y.dev, "mr_y", mr_y.dev, "addr_b", addr_b)
+      for _, n in ipairs { "qp_x", "qp_y" } do
+        local q = _G[n]
+        print(n, q.dev, q.cq.dev, ("%#x"):format(q.qp_num), q.state, ("%#x"):format(q.rtr.dest_qp_num),
+              q.rtr.ah_attr.grh.dgid, q.rtr.ah_attr.grh.sgid_index)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line $'ctx_b\trxe1\tpd_b\trxe1\tcq_y\trxe1\tmr_y\trxe1\taddr_b\t192.0.2.2'
+    # qp_x (on rxe0) to qp_y at rxe1's RoCE v2 GID, from rxe0's sgid_index 1; qp_y back, from rxe1's index 3
+    has_line $'qp_x\trxe0\trxe0\t0x63\tRTS\t0x76\t::ffff:192.0.2.2\t1'
+    has_line $'qp_y\trxe1\trxe1\t0x76\tRTS\t0x63\t::ffff:192.0.2.1\t3'
+}
+
 @test "kit: roce_gid takes the RoCE v2 GID holding an IPv4 address, else the first RoCE v2 GID, else says the port has none" {
     run "$VERBSH" -e '
       local K = require "verbs.lesson_kit"
