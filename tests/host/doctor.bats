@@ -78,3 +78,101 @@ load ../helpers
     has_line "3 ok, 1 warn, 2 fail: not ready: fix the fail lines, then run verbsh --doctor --vm again"
     has_line "1 ok, 1 warn, 0 fail: ready for the VM lab"
 }
+
+# The port check with libibverbs' answers made up (verbs.devices, verbs.open)
+# and sysfs under a fake root: a port that is not ACTIVE names its netdev's
+# operstate as sysfs has it, and the fix follows the netdev's IFF_UP bit.
+@test "doctor: a port that is not ACTIVE names its netdev's operstate from sysfs ('?' when sysfs has none) and the fix for that state" {
+    T=$BATS_TEST_TMPDIR/root
+    mkdir -p "$T/sys/class/infiniband/rxe0" "$T/dev/infiniband" "$T/sys/class/net/veth7" "$T/sys/class/net/veth8"
+    touch "$T/dev/infiniband/uverbs0"
+    echo 0x1002 >"$T/sys/class/net/veth7/flags"; echo down >"$T/sys/class/net/veth7/operstate"
+    echo 0x1003 >"$T/sys/class/net/veth8/flags"; echo lowerlayerdown >"$T/sys/class/net/veth8/operstate"
+    run "$VERBSH" -e "
+      require('verbs.explain_sys').root = '$T'
+      local ports = { rxe0 = { 'DOWN', 'DISABLED', 'ETHERNET', 'veth7' }, rxe1 = { 'DOWN', 'POLLING', 'ETHERNET', 'veth8' },
+                      rxe2 = { 'INIT', 'LINK_UP', 'ETHERNET', 'veth9' }, rxe3 = { 'ACTIVE', 'LINK_UP', 'ETHERNET', 'veth8' },
+                      mlx5_0 = { 'DOWN', 'POLLING', 'INFINIBAND' } }
+      verbs.devices = function()
+        return { { name = 'rxe0' }, { name = 'rxe1' }, { name = 'rxe2' }, { name = 'rxe3' }, { name = 'mlx5_0' } }
+      end
+      verbs.open = function(name)
+        local p = ports[name]
+        return { query_device = function() return { phys_port_cnt = 1 } end,
+                 query_port = function() return { state = p[1], phys_state = p[2], link_layer = p[3], active_mtu = 1024 } end,
+                 gids = function() return { { index = 1, type = 'RoCE v2', gid = '::ffff:192.0.2.7', netdev = p[4] } } end,
+                 close = function() end }
+      end
+      for _, c in ipairs(require('verbs.doctor').run().checks) do
+        if c.name == 'port' then print(c.status, c.message) print('fix', c.fix) end
+      end"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line $'fail\trxe0 port 1 is DOWN (phys_state DISABLED), on netdev veth7 which is down: no traffic until it is ACTIVE'
+    has_line $'fix\tsudo ip link set dev veth7 up'
+    has_line $'fail\trxe1 port 1 is DOWN (phys_state POLLING), on netdev veth8 which is lowerlayerdown: no traffic until it is ACTIVE'
+    has_line $'fix\tip link show veth8: it is up but has no carrier; connect its link (cable, peer, switch port)'
+    # a netdev sysfs does not have (another network namespace): no flags, no operstate
+    has_line $'fail\trxe2 port 1 is INIT (phys_state LINK_UP), on netdev veth9 which is ?: no traffic until it is ACTIVE'
+    has_line $'fix\tsudo ip link set dev veth9 up'
+    has_line $'ok\trxe3 port 1 is ACTIVE, link layer ETHERNET on veth8'
+    has_line $'fix\tnil'
+    # InfiniBand: no netdev; the subnet manager brings a port to ACTIVE
+    has_line $'fail\tmlx5_0 port 1 is DOWN (phys_state POLLING): no traffic until it is ACTIVE'
+    has_line $'fix\tstart a subnet manager on the fabric (sudo systemctl start opensm), then check `ibstat`'
+}
+
+# doctor --vm with every command it runs answered by a fake io.popen (qemu,
+# `command -v verbsh-vm`, the cache build, the test boot): which VM script
+# it picks and which verbsh the test boot runs, from where the binary is.
+doctor_vm_fake() {   # doctor_vm_fake BINARY: the checks, then each command run
+    cat >"$BATS_TEST_TMPDIR/vm.lua" <<'LUA'
+local cmds = {}
+io.popen = function(cmd)
+  cmds[#cmds + 1] = cmd
+  local out = ""
+  if cmd:find("^qemu%-system%-x86_64 %-%-version") then out = "QEMU emulator version 7.2.0\n"
+  elseif cmd:find("^command %-v verbsh%-vm") then out = "/opt/seat7/bin/verbsh-vm\n"
+  elseif cmd:find("RXE_VM_SHARE=0", 1, true) then out = "1: ACTIVE\nmodel name : QEMU Virtual CPU version 2.5+\nverbs.open: rxe0\n" end
+  return { read = function() return out end, close = function() return true end }
+end
+local r = require("verbs.doctor_vm").run { class = "239.78.0.1:0" }   -- port 0: stops before binding one
+for _, c in ipairs(r.checks) do print(c.name, c.status) end
+for _, c in ipairs(cmds) do print("ran", c) end
+-- the test boot's command: the VM script, and the verbsh it runs in the guest
+local vm, exe = cmds[#cmds]:match("^RXE_VM_SHARE=0 '([^']+)' .* '\\''([^']+)'\\'' %-e")
+print("vm", vm)
+print("exe", exe)
+LUA
+    (cd "$BATS_TEST_TMPDIR" && "$1" "$BATS_TEST_TMPDIR/vm.lua")
+}
+
+@test "doctor --vm picks the checkout's scripts/rxe-vm beside the binary from any directory, else verbsh-vm beside it, else on PATH; the test boot runs this very verbsh" {
+    run doctor_vm_fake "$VERBSH"   # a checkout's ./verbsh or build/asan/verbsh, started from elsewhere
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line $'cache\tok'
+    has_line $'boot\tok'
+    [ "$(realpath -m "$(sed -n 's/^vm\t//p' <<<"$output")")" = "$(realpath "$ROOT/scripts/rxe-vm")" ]
+    [ "$(realpath -m "$(sed -n 's/^exe\t//p' <<<"$output")")" = "$(realpath "$VERBSH")" ]
+    [[ $output != *"command -v verbsh-vm"* ]]
+    # a copy of the binary outside any checkout: verbsh-vm from PATH, the copy in the guest
+    B=$BATS_TEST_TMPDIR/opt/bin
+    mkdir -p "$B"
+    cp "$VERBSH" "$B/verbsh"
+    run doctor_vm_fake "$B/verbsh"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "ran	command -v verbsh-vm 2>&1"
+    has_line "ran	'/opt/seat7/bin/verbsh-vm' --build 2>&1"
+    has_line "vm	/opt/seat7/bin/verbsh-vm"
+    has_line "exe	$(realpath "$B/verbsh")"
+    has_line $'boot\tok'
+    # verbsh-vm beside the binary (the installed layout) comes before PATH
+    touch "$B/verbsh-vm"
+    run doctor_vm_fake "$B/verbsh"
+    echo "$output"
+    has_line "vm	$(realpath "$B")/verbsh-vm"
+    has_line "exe	$(realpath "$B/verbsh")"
+    [[ $output != *"command -v verbsh-vm"* ]]
+}

@@ -151,6 +151,38 @@ lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
     [[ $output == *"FAIL lesson broken step 1 (Never): z is 4"* ]]
 }
 
+# A pair lab started before its partner: a check whose third value is
+# "partner" makes --auto start the lesson over (2 s later) until the partner
+# is there, within M.partner_wait; after that it fails like any check.
+@test "auto mode: a check waiting for the partner starts the lesson over until it passes; after partner_wait it fails" {
+    cat >"$FAKE/04-partner.lua" <<'LUA'
+local tries = os.getenv("BATS_TEST_TMPDIR") .. "/tries"
+return { title = "Waits for a partner", steps = {
+  { title = "Connect", text = ".", task = "Connect.", solution = "connected = true",
+    check = function()
+      local f = io.open(tries); local n = f and tonumber(f:read("a")) or 0; if f then f:close() end
+      f = io.open(tries, "w"); f:write(n + 1); f:close()
+      if n < 1 then return false, "the partner has not connected yet (try " .. (n + 1) .. ")", "partner" end
+      return true, "connected on try " .. (n + 1)
+    end },
+} }
+LUA
+    run lua_run 'os.exit(require("verbs.lesson").main{"partner", "--auto"})'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "… the partner has not connected yet (try 1) (trying again in 2 s)"
+    [[ $output == *"connected on try 2"* ]]
+    [[ $output == *"PASS partner"* ]]
+    [ "$(cat "$BATS_TEST_TMPDIR/tries")" = 2 ]
+    # no time left to wait: the same first answer fails the lesson
+    rm "$BATS_TEST_TMPDIR/tries"
+    run lua_run 'local L = require "verbs.lesson"; L.partner_wait = 0; os.exit(L.main{"partner", "--auto"})'
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"FAIL lesson partner step 1 (Connect): the partner has not connected yet (try 1)"* ]]
+    [[ $output != *"trying again"* ]]
+}
+
 @test "a lesson the device cannot run says why and exits 77 in auto mode" {
     run lua_run 'os.exit(require("verbs.lesson").main{"needs", "--auto"})'
     [ "$status" -eq 77 ]
@@ -302,6 +334,73 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
     [ "$output" = "true	FETCH_ADD (AtomicETH add 5), ATOMIC_ACKNOWLEDGE with orig_rem_dt 37" ]
 }
 
+# The capture's frames 18-21: two SEND_ONLYs to qp_b, each ACKed (msn 5, 6);
+# frames 1-6: one SEND of 4 packets (SEND_FIRST, 3 SEND_MIDDLE, SEND_LAST), its ACK;
+# frame 22: a UD SEND_ONLY from dev_a to QP 18, not qp_b.
+@test "lesson 17's four-SENDs step counts SEND_ONLY frames to qp_b only: one SEND of four packets is refused, four SEND_ONLYs pass beside a UD SEND_ONLY to another QP" {
+    # the classic wrong answer: one message of four packets, not four messages
+    on_the_wire_check "Every message acknowledged" 'frames = { frames[1], frames[2], frames[3], frames[5], frames[6] }'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "false	0 SEND_ONLY frames to qp_b; expected 4" ]
+    on_the_wire_check "Every message acknowledged" 'frames = { frames[18], frames[19], frames[20], frames[21], frames[22] }'
+    [ "$output" = "false	2 SEND_ONLY frames to qp_b; expected 4" ]
+    # the two SENDs and ACKs again, those ACKs' MSN (bytes 56-58, after the AETH's syndrome) made 7 and 8
+    on_the_wire_check "Every message acknowledged" '
+      local function msn(f, n) return f:sub(1, 55) .. string.pack(">I3", n) .. f:sub(59) end
+      frames = { frames[18], frames[19], frames[20], frames[21], frames[18], msn(frames[19], 7), frames[20],
+                 msn(frames[21], 8), frames[22] }'
+    echo "$output"
+    [ "$output" = "true	4 SEND_ONLY, 4 ACKs, msn 5,6,7,8" ]
+}
+
+# Lesson 19's wire step exists with a second RoCE device and root; here
+# verbs.devices, verbs.sysinfo and verbs.open answer as two rxe devices and a
+# siw one would (objects that log what the step does with them).
+@test "lesson 19's wire step opens the second RoCE device (not siw) and connects qp_x and qp_y across the two, each to the other's QPN and GID" {
+    run "$VERBSH" -e '
+      local GIDS = { rxe0 = { { index = 1, type = "RoCE v2", gid = "::ffff:192.0.2.1" } },
+                     rxe1 = { { index = 2, type = "IB/RoCE v1", gid = "fe80::2" }, { index = 3, type = "RoCE v2", gid = "::ffff:192.0.2.2" } } }
+      local qpn = 0x50
+      local function pd_of(dev)
+        return { dev = dev, reg_mr = function() return { dev = dev } end,
+          create_qp = function(_, attr)
+            qpn = qpn + 0x13
+            local qp = { dev = dev, qp_num = qpn, state = "RESET", cq = attr.send_cq }
+            function qp:modify(a)
+              self.state = a.qp_state
+              if a.qp_state == "RTR" then self.rtr = a end
+            end
+            return qp
+          end }
+      end
+      verbs.devices = function()
+        return { { name = "rxe0", transport_type = "InfiniBand" }, { name = "siw0", transport_type = "IWARP" },
+                 { name = "rxe1", transport_type = "InfiniBand" } }
+      end
+      verbs.sysinfo = function() return { euid = 0 } end
+      verbs.open = function(name)
+        return { name = name, gids = function() return GIDS[name] end, alloc_pd = function() return pd_of(name) end,
+                 create_cq = function() return { dev = name } end }
+      end
+      pd, cq, gid_index, gid = pd_of("rxe0"), { dev = "rxe0" }, 1, "::ffff:192.0.2.1"
+      for _, s in ipairs(dofile(os.getenv("ROOT") .. "/lessons/19-uc.lua").steps) do
+        if s.title == "A packet lost on the wire" then s.enter() end
+      end
+      print("ctx_b", ctx_b.name, "pd_b", pd_b.dev, "cq_y", cq_y.dev, "mr_y", mr_y.dev, "addr_b", addr_b)
+      for _, n in ipairs { "qp_x", "qp_y" } do
+        local q = _G[n]
+        print(n, q.dev, q.cq.dev, ("%#x"):format(q.qp_num), q.state, ("%#x"):format(q.rtr.dest_qp_num),
+              q.rtr.ah_attr.grh.dgid, q.rtr.ah_attr.grh.sgid_index)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line $'ctx_b\trxe1\tpd_b\trxe1\tcq_y\trxe1\tmr_y\trxe1\taddr_b\t192.0.2.2'
+    # qp_x (on rxe0) to qp_y at rxe1's RoCE v2 GID, from rxe0's sgid_index 1; qp_y back, from rxe1's index 3
+    has_line $'qp_x\trxe0\trxe0\t0x63\tRTS\t0x76\t::ffff:192.0.2.2\t1'
+    has_line $'qp_y\trxe1\trxe1\t0x76\tRTS\t0x63\t::ffff:192.0.2.1\t3'
+}
+
 @test "kit: roce_gid takes the RoCE v2 GID holding an IPv4 address, else the first RoCE v2 GID, else says the port has none" {
     run "$VERBSH" -e '
       local K = require "verbs.lesson_kit"
@@ -319,4 +418,24 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
     [ "${lines[0]}" = $'4\t::ffff:192.0.2.7' ]
     [ "${lines[1]}" = $'1\tfe80::5054:ff:fe12:3456' ]
     [ "${lines[2]}" = $'nil\tport 1 has no RoCE v2 GID (is the netdev up with an address?)' ]
+}
+
+# K.repr prints step values when verbs.pretty is not there: three levels of
+# nesting, keyed or listed alike, then {...}, so a table that holds itself
+# (a QP table pointing back at its owner) prints and ends.
+@test "kit: repr stops after three levels of nested tables, keyed or listed, so a table holding itself prints" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local t = { name = "qp_a" }
+      t.self = t
+      print(K.repr(t))
+      print(K.repr({ a = { b = { c = { d = 1 } } } }))
+      print(K.repr({ { { { 7 } } }, "s" }))
+      print(K.repr({ a = { b = { c = 3 } } }))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = '{name="qp_a", self={name="qp_a", self={name="qp_a", self={...}}}}' ]
+    [ "${lines[1]}" = '{a={b={c={...}}}}' ]
+    [ "${lines[2]}" = '{{{{...}}}, "s"}' ]
+    [ "${lines[3]}" = '{a={b={c=3}}}' ]
 }

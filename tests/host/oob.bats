@@ -68,7 +68,23 @@ port() { echo $((20000 + (RANDOM % 20000))); }
     kill $srv 2>/dev/null || true
     [ "$status" -eq 1 ]
     [[ $output == *"no message from 127.0.0.1:$p within 1s"* ]]
+    # nothing arrived, so no partial line is named
+    has_line "(command line):1: oob: no message from 127.0.0.1:$p within 1s"
     [ "$SECONDS" -lt 5 ]
+}
+
+@test "oob: a peer that stops in the middle of a line times out naming what it sent" {
+    p=$(port)
+    "$VERBSH" -e "
+        local s = require('socket').bind('127.0.0.1', $p)
+        local c = s:accept(); c:send('verbsh-oob/1 qp_num=i:4660'); require('socket').sleep(5)
+    " &
+    srv=$!
+    run "$VERBSH" -e "local oob = require('verbs.oob'); oob.timeout = 1; oob.connect('127.0.0.1', $p):recv()"
+    kill $srv 2>/dev/null || true
+    echo "$output"
+    [ "$status" -eq 1 ]
+    has_line "(command line):1: oob: no message from 127.0.0.1:$p within 1s (a partial line \"verbsh-oob/1 qp_num=i:4660\")"
 }
 
 @test "oob: malformed fields and unsendable values are errors" {

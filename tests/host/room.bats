@@ -136,3 +136,30 @@ print(r["events"], r["title"], len(s), s[0]["seat"], s[0]["ip"], s[0]["health"][
     [ "$status" -eq 0 ]
     [ "$output" = "rxe_gone7	missing	$(cat /sys/class/net/lo/mtu)	nil" ]
 }
+
+# A record must say which machine and which log it comes from (the stream
+# its numbers count in): one without them is refused, never counted.
+@test "a record without a machine id or a hex log id is refused as malformed, not counted; the same record with both is acknowledged" {
+    run "$VERBSH" -e '
+      local R = require "verbs.room"
+      local room = R.new {}
+      local function rec(machine, log)
+        return R.encode { kind = "rec", seat = "seat 3", machine = machine, log = log, seq = 1,
+                          lesson = "05-rc-send", what = "step 1/4", t = "2026-11-26T09:00:00Z" }
+      end
+      for _, c in ipairs { { "pc-17", "zz12" }, { "pc 17", "ab12" }, { nil, "ab12" }, { "pc-17", nil } } do
+        local r = room:handle(rec(c[1], c[2]), "10.78.0.3")
+        print(tostring(c[1]), tostring(c[2]), r and r.kind, r and r.why)
+      end
+      print("malformed", room.malformed, "events", room.events, "rows", #room.order)
+      local r = room:handle(rec("pc-17", "ab12"), "10.78.0.3")
+      print(r.kind, r.upto, "malformed", room.malformed, "events", room.events, "rows", #room.order)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line $'pc-17\tzz12\trefused\tno machine or log id'
+    has_line $'pc 17\tab12\trefused\tno machine or log id'
+    has_line $'nil\tab12\trefused\tno machine or log id'
+    has_line $'pc-17\tnil\trefused\tno machine or log id'
+    has_line $'malformed\t4\tevents\t0\trows\t0'
+    has_line $'ack\t1\tmalformed\t4\tevents\t1\trows\t1'
+}
