@@ -111,6 +111,7 @@ lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
     [[ $output == *"✓ step 1 done: x is 1"* ]]
     [[ $output == *"after x = 1:	2	[devices 2/2] verbsh> "* ]]
     [[ $output == *"★ Lesson devices complete"* ]]
+    has_line '  Next: lesson "broken"  -- A wrong model solution'   # the lesson after this one, by number
     [[ $output == *"finished:	true	prompt:	verbsh> "* ]]
 }
 
@@ -143,6 +144,7 @@ lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
     [[ $output == *"[devices 2/2] verbsh> y = x + 1"* ]]
     [[ $output == *"PASS devices"* ]]
     [ "$(grep -c '── devices' <<<"$output")" -eq 2 ]   # each step shown once
+    [[ $output != *"Next: lesson"* ]]                   # --auto names no next lesson
 }
 
 @test "auto mode: a failing check returns 1 and names the step" {
