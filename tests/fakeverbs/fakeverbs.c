@@ -11,6 +11,9 @@
  * Async events: a QP with an SRQ moved to ERR gets QP_LAST_WQE_REACHED
  * (the IBTA's rule), queued on the context's async_fd.
  *
+ * A QP made by ibv_create_qp_ex has the new post-send API with TSO: the
+ * header and MSS a wr_send_tso hands down are printed.
+ *
  * The exported verbs verbsh calls on the way (device list, open/close, PD,
  * CQ) are interposed; the hardware-only ones are static inline in verbs.h
  * and reach the provider through the verbs_context ops below, as they
@@ -137,6 +140,7 @@ static struct ibv_wq *f_create_wq(struct ibv_context *c, struct ibv_wq_init_attr
 }
 static int f_destroy_wq(struct ibv_wq *wq) { free(wq); return 0; }
 
+static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
 struct ibv_context *ibv_open_device(struct ibv_device *d)
 {
 	struct verbs_context *v = calloc(1, sizeof *v);
@@ -151,6 +155,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *d)
 	v->free_dm = f_free_dm;
 	v->create_wq = f_create_wq;
 	v->destroy_wq = f_destroy_wq;
+	v->create_qp_ex = f_create_qp_ex;
 	v->context.device = d;
 	v->context.cmd_fd = -1;
 	v->context.async_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
@@ -210,16 +215,62 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *a)
 }
 int ibv_destroy_srq(struct ibv_srq *srq) { free(srq); return 0; }
 
-struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
+/* every QP is an ibv_qp_ex; ex says whether ibv_create_qp_ex made it */
+struct fqp {
+	struct ibv_qp_ex x;
+	int ex;
+};
+static struct ibv_qp *new_qp(struct ibv_context *c, struct ibv_pd *pd, struct ibv_qp_init_attr *a, int ex)
 {
 	static uint32_t qpn = 0x111;
-	struct ibv_qp *qp = calloc(1, sizeof *qp);
-	if (qp)
-		*qp = (struct ibv_qp){ .context = pd->context, .pd = pd, .send_cq = a->send_cq, .recv_cq = a->recv_cq,
-				       .srq = a->srq, .qp_num = qpn++, .qp_type = a->qp_type, .state = IBV_QPS_RESET };
+	struct fqp *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	f->x.qp_base = (struct ibv_qp){ .context = c, .pd = pd, .send_cq = a->send_cq, .recv_cq = a->recv_cq,
+					.srq = a->srq, .qp_num = qpn++, .qp_type = a->qp_type, .state = IBV_QPS_RESET };
+	f->ex = ex;
+	return &f->x.qp_base;
+}
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a) { return new_qp(pd->context, pd, a, 0); }
+int ibv_destroy_qp(struct ibv_qp *qp) { free(qp); return 0; }
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp) { return ((struct fqp *)qp)->ex ? (struct ibv_qp_ex *)qp : NULL; }
+
+static void x_start(struct ibv_qp_ex *x) { (void)x; }
+static int x_complete(struct ibv_qp_ex *x) { (void)x; return 0; }
+static void x_abort(struct ibv_qp_ex *x) { (void)x; }
+static void x_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t len) { (void)x; (void)lkey; (void)addr; (void)len; }
+static void x_sge_list(struct ibv_qp_ex *x, size_t n, const struct ibv_sge *l) { (void)x; (void)n; (void)l; }
+static void x_inline(struct ibv_qp_ex *x, void *p, size_t len) { (void)x; (void)p; (void)len; }
+static void x_inline_list(struct ibv_qp_ex *x, size_t n, const struct ibv_data_buf *l) { (void)x; (void)n; (void)l; }
+static void x_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey) { (void)x; (void)ah; (void)qpn; (void)qkey; }
+static void x_send(struct ibv_qp_ex *x) { (void)x; }
+static void x_send_tso(struct ibv_qp_ex *x, void *hdr, uint16_t hdr_sz, uint16_t mss)
+{
+	const char *h = hdr;
+	fprintf(stderr, "fakeverbs: wr_send_tso qp %u hdr_sz %u mss %u first %c last %c\n", x->qp_base.qp_num, hdr_sz,
+		mss, hdr_sz ? h[0] : '-', hdr_sz ? h[hdr_sz - 1] : '-');
+}
+static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
+{
+	struct ibv_qp_init_attr ia = { .send_cq = a->send_cq, .recv_cq = a->recv_cq, .srq = a->srq, .qp_type = a->qp_type };
+	struct ibv_qp *qp = new_qp(c, a->pd, &ia, (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0);
+	struct ibv_qp_ex *x = (struct ibv_qp_ex *)qp;
+	if (x && ((struct fqp *)qp)->ex) {
+		x->wr_start = x_start;
+		x->wr_complete = x_complete;
+		x->wr_abort = x_abort;
+		x->wr_set_sge = x_sge;
+		x->wr_set_sge_list = x_sge_list;
+		x->wr_set_inline_data = x_inline;
+		x->wr_set_inline_data_list = x_inline_list;
+		x->wr_set_ud_addr = x_ud_addr;
+		if (a->send_ops_flags & IBV_QP_EX_WITH_SEND)
+			x->wr_send = x_send;
+		if (a->send_ops_flags & IBV_QP_EX_WITH_TSO)
+			x->wr_send_tso = x_send_tso;
+	}
 	return qp;
 }
-int ibv_destroy_qp(struct ibv_qp *qp) { free(qp); return 0; }
 int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, struct ibv_qp_init_attr *ia)
 {
 	(void)mask;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The paths rxe never takes, on a stand-in device: tests/fakeverbs/fakeverbs.c
 # (LD_PRELOAD) is a provider that HAS the hardware-only verbs (raw clock,
-# counters, device memory, WQs), lacks memory windows, raises a QP's async
+# counters, device memory, WQs, TSO), lacks memory windows, raises a QP's async
 # event, and can make ibv_get_device_list fail. Every value compared below is
 # one that file chose (or received, printed as "fakeverbs: ...").
 load ../helpers
@@ -143,4 +143,23 @@ fvsh() {
     [ "${lines[0]}" = "nil" ]
     [ "${lines[1]}" = "QP_LAST_WQE_REACHED	true	false	true" ]
     [ "${lines[2]}" = "QP_LAST_WQE_REACHED	nil" ]
+}
+
+@test "fake device: qp:wr_send_tso hands the provider the whole header and the MSS: 65535 bytes and MSS 65535 pass, 65536 of either is refused naming it" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, send_ops_flags = { "SEND", "TSO" },
+        cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      q:wr_start()
+      q:wr_send_tso("H" .. string.rep("x", 65533) .. "T", 1400)
+      print(select(2, pcall(q.wr_send_tso, q, string.rep("y", 65536), 1400)))
+      q:wr_send_tso("ab", 0xffff)
+      print(select(2, pcall(q.wr_send_tso, q, "ab", 0x10000)))
+      q:wr_abort()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: wr_send_tso qp 273 hdr_sz 65535 mss 1400 first H last T" ]
+    [[ ${lines[1]} == *"bad argument #1 to 'wr_send_tso' (hdr: at most 65535 bytes)" ]]
+    [ "${lines[2]}" = "fakeverbs: wr_send_tso qp 273 hdr_sz 2 mss 65535 first a last b" ]
+    [[ ${lines[3]} == *"bad argument #2 to 'wr_send_tso' (mss: 65536 is out of range (0..65535))" ]]
 }
