@@ -40,8 +40,10 @@ struct vstate *vstate(lua_State *L)
 /* Every node of this state, live or destroyed. */
 bool vobj_push(lua_State *L, struct vnode *n)
 {
+	if (!n)   /* nothing pushed: the caller's stack stays as it was */
+		return false;
 	lua_getfield(L, LUA_REGISTRYINDEX, OBJECTS);
-	if (!n || lua_rawgetp(L, -1, n) == LUA_TNIL) {
+	if (lua_rawgetp(L, -1, n) == LUA_TNIL) {
 		lua_pop(L, 2);
 		return false;
 	}

@@ -115,3 +115,19 @@ cm_pair() {
     [[ $output == *"rdma_get_cm_event: expected ESTABLISHED, got DISCONNECTED (status 0)"* ]]
     [[ $output == *"why: the peer disconnected (rdma_disconnect) or its process exited"* ]]
 }
+
+@test "rdma_cm: a refused resolve_addr names the addresses it was given: the source (when given) and the destination" {
+    run vsh '
+      local ch = verbs.create_event_channel(); local a = os.getenv("RXE_ADDR")
+      local l = ch:create_id("TCP"); l:bind_addr(a .. ":7611"); l:listen()
+      local id = ch:create_id("TCP")
+      local ok, e = pcall(id.resolve_addr, id, a .. ":7611", a .. ":7612")   -- the source port is taken
+      print(ok, e.verb, e.errname, e.context.src_addr, e.context.dst_addr)
+      id:resolve_addr(nil, a .. ":7613"); ch:get_cm_event(5000):expect("ADDR_RESOLVED"):ack()
+      ok, e = pcall(id.resolve_addr, id, nil, a .. ":7614")                   -- resolved already
+      print(ok, e.verb, e.errname, e.context.src_addr, e.context.dst_addr)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	rdma_resolve_addr	EADDRINUSE	$RXE_ADDR:7611	$RXE_ADDR:7612" ]
+    [ "${lines[1]}" = "false	rdma_resolve_addr	EINVAL	nil	$RXE_ADDR:7614" ]
+}

@@ -82,3 +82,24 @@ pair() {
     has_line "rdma_client: end 0"
     has_line "rdma_server.lua: end 0"
 }
+
+@test "short path: a refused post names the verb, the errno and the id's QP type (RC, UD)" {
+    run vsh '
+      local ch = verbs.create_event_channel(); local a = os.getenv("RXE_ADDR")
+      for i, ps in ipairs { "TCP", "UDP" } do
+        local id = ch:create_id(ps)
+        id:resolve_addr(nil, a .. ":" .. 7614 + i); ch:get_cm_event(5000):expect("ADDR_RESOLVED"):ack()
+        id:resolve_route(); ch:get_cm_event(5000):expect("ROUTE_RESOLVED"):ack()
+        local pd, cq = id.verbs:alloc_pd(), id.verbs:create_cq(8)
+        id:create_qp(pd, { qp_type = ps == "TCP" and "RC" or "UD", send_cq = cq, recv_cq = cq,
+          cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } })
+        local mr = pd:reg_mr(64, "LOCAL_WRITE")
+        local ok, e, n = true, nil, 0
+        while ok and n < 64 do n = n + 1; ok, e = pcall(id.post_recv, id, n, mr) end   -- until the receive queue is full
+        print(ok, e.verb, e.errname, e.context.qp_type)
+      end' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	rdma_post_recv	ENOMEM	RC" ]
+    [ "${lines[1]}" = "false	rdma_post_recv	ENOMEM	UD" ]
+}

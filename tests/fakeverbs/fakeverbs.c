@@ -1,0 +1,311 @@
+/* A stand-in libibverbs device for host tests (LD_PRELOAD): one device,
+ * "fake0", whose provider implements hardware-only verbs that rxe does not
+ * (query_rt_values_ex, counters, device memory, WQs), so that the path where
+ * such a verb SUCCEEDS runs without the hardware. Every answer is a value
+ * chosen here and printed nowhere else, so a test compares what verbsh
+ * returns with this file; what verbsh passes down (a WR's wr_id) the
+ * provider writes to stderr as "fakeverbs: ...".
+ *
+ * FAKEVERBS_LIST_ERRNO=n makes ibv_get_device_list fail with errno n.
+ *
+ * Async events: a QP with an SRQ moved to ERR gets QP_LAST_WQE_REACHED
+ * (the IBTA's rule), queued on the context's async_fd.
+ *
+ * A QP made by ibv_create_qp_ex has the new post-send API with TSO: the
+ * header and MSS a wr_send_tso hands down are printed.
+ *
+ * The exported verbs verbsh calls on the way (device list, open/close, PD,
+ * CQ) are interposed; the hardware-only ones are static inline in verbs.h
+ * and reach the provider through the verbs_context ops below, as they
+ * would reach a real driver's. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#define RT_SEC 1234567
+#define RT_NSEC 891011121
+#define DM_SIZE 64
+
+static struct ibv_device fake_dev = { .node_type = IBV_NODE_CA, .transport_type = IBV_TRANSPORT_IB,
+				      .name = "fake0", .dev_name = "uverbs9" };
+
+struct ibv_device **ibv_get_device_list(int *num)
+{
+	const char *e = getenv("FAKEVERBS_LIST_ERRNO");
+	if (e && *e) {
+		errno = atoi(e);
+		return NULL;
+	}
+	struct ibv_device **l = calloc(2, sizeof *l);
+	if (!l)
+		return NULL;
+	l[0] = &fake_dev;
+	if (num)
+		*num = 1;
+	return l;
+}
+void ibv_free_device_list(struct ibv_device **list) { free(list); }
+const char *ibv_get_device_name(struct ibv_device *d) { return d->name; }
+__be64 ibv_get_device_guid(struct ibv_device *d) { (void)d; return htobe64(0x0123456789abcdefULL); }
+int ibv_get_device_index(struct ibv_device *d) { (void)d; return 7; }
+
+/* query_rt_values_ex: a raw clock with distinct seconds and nanoseconds */
+static int f_query_rt_values(struct ibv_context *c, struct ibv_values_ex *v)
+{
+	(void)c;
+	v->raw_clock.tv_sec = RT_SEC;
+	v->raw_clock.tv_nsec = RT_NSEC;
+	return 0;
+}
+
+/* counters: counter i reads 1000 * (i + 1) + 7 */
+static struct ibv_counters *f_create_counters(struct ibv_context *c, struct ibv_counters_init_attr *a)
+{
+	(void)a;
+	struct ibv_counters *k = calloc(1, sizeof *k);
+	if (k)
+		k->context = c;
+	return k;
+}
+static int f_read_counters(struct ibv_counters *k, uint64_t *v, uint32_t n, uint32_t flags)
+{
+	(void)k; (void)flags;
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = 1000 * (i + 1) + 7;
+	return 0;
+}
+static int f_destroy_counters(struct ibv_counters *k) { free(k); return 0; }
+
+/* device memory: DM_SIZE bytes that start as "0123456789abcdef..." */
+struct fdm {
+	struct ibv_dm dm;
+	size_t len;
+	char mem[];
+};
+static int f_memcpy_to_dm(struct ibv_dm *dm, uint64_t off, const void *p, size_t len)
+{
+	struct fdm *f = (struct fdm *)dm;
+	if (off > f->len || len > f->len - off)
+		return EINVAL;
+	memcpy(f->mem + off, p, len);
+	return 0;
+}
+static int f_memcpy_from_dm(void *p, struct ibv_dm *dm, uint64_t off, size_t len)
+{
+	struct fdm *f = (struct fdm *)dm;
+	if (off > f->len || len > f->len - off)
+		return EINVAL;
+	memcpy(p, f->mem + off, len);
+	return 0;
+}
+static struct ibv_dm *f_alloc_dm(struct ibv_context *c, struct ibv_alloc_dm_attr *a)
+{
+	if (a->length > DM_SIZE) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	struct fdm *f = calloc(1, sizeof *f + a->length);
+	if (!f)
+		return NULL;
+	f->dm = (struct ibv_dm){ .context = c, .memcpy_to_dm = f_memcpy_to_dm, .memcpy_from_dm = f_memcpy_from_dm };
+	f->len = a->length;
+	for (size_t i = 0; i < f->len; i++)
+		f->mem[i] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/"[i % 64];
+	return &f->dm;
+}
+static int f_free_dm(struct ibv_dm *dm) { free(dm); return 0; }
+
+/* WQs: a receive posted to one is reported on stderr */
+static int f_wq_post_recv(struct ibv_wq *wq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	(void)bad;
+	for (; wr; wr = wr->next)
+		fprintf(stderr, "fakeverbs: post_wq_recv wq %u wr_id %llu num_sge %d length %u\n", wq->wq_num,
+			(unsigned long long)wr->wr_id, wr->num_sge, wr->num_sge ? wr->sg_list[0].length : 0);
+	return 0;
+}
+static struct ibv_wq *f_create_wq(struct ibv_context *c, struct ibv_wq_init_attr *a)
+{
+	struct ibv_wq *wq = calloc(1, sizeof *wq);
+	if (!wq)
+		return NULL;
+	*wq = (struct ibv_wq){ .context = c, .pd = a->pd, .cq = a->cq, .wq_num = 0x51, .wq_type = a->wq_type,
+			       .state = IBV_WQS_RESET, .post_recv = f_wq_post_recv };
+	return wq;
+}
+static int f_destroy_wq(struct ibv_wq *wq) { free(wq); return 0; }
+
+static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
+struct ibv_context *ibv_open_device(struct ibv_device *d)
+{
+	struct verbs_context *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	v->sz = sizeof *v;
+	v->query_rt_values = f_query_rt_values;
+	v->create_counters = f_create_counters;
+	v->read_counters = f_read_counters;
+	v->destroy_counters = f_destroy_counters;
+	v->alloc_dm = f_alloc_dm;
+	v->free_dm = f_free_dm;
+	v->create_wq = f_create_wq;
+	v->destroy_wq = f_destroy_wq;
+	v->create_qp_ex = f_create_qp_ex;
+	v->context.device = d;
+	v->context.cmd_fd = -1;
+	v->context.async_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
+	v->context.num_comp_vectors = 1;
+	v->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	return &v->context;
+}
+int ibv_close_device(struct ibv_context *c)
+{
+	close(c->async_fd);
+	free(verbs_get_ctx(c));
+	return 0;
+}
+
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *c)
+{
+	struct ibv_pd *pd = calloc(1, sizeof *pd);
+	if (pd)
+		pd->context = c;
+	return pd;
+}
+int ibv_dealloc_pd(struct ibv_pd *pd) { free(pd); return 0; }
+
+struct ibv_cq *ibv_create_cq(struct ibv_context *c, int cqe, void *cq_context, struct ibv_comp_channel *ch, int vec)
+{
+	(void)vec;
+	struct ibv_cq *cq = calloc(1, sizeof *cq);
+	if (cq)
+		*cq = (struct ibv_cq){ .context = c, .channel = ch, .cq_context = cq_context, .cqe = cqe };
+	return cq;
+}
+int ibv_destroy_cq(struct ibv_cq *cq) { free(cq); return 0; }
+
+/* MRs: the caller's buffer, lkey 0x1234 + n; ops.alloc_mw stays NULL (no
+ * memory windows on this device, as on siw) */
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int access)
+{
+	static uint32_t n;
+	(void)access;
+	struct ibv_mr *mr = calloc(1, sizeof *mr);
+	if (mr)
+		*mr = (struct ibv_mr){ .context = pd->context, .pd = pd, .addr = addr, .length = len,
+				       .lkey = 0x1234 + n, .rkey = 0x5678 + n, .handle = n };
+	n++;
+	(void)iova;
+	return mr;
+}
+int ibv_dereg_mr(struct ibv_mr *mr) { free(mr); return 0; }
+
+/* QPs and SRQs: only what the async event needs (a state, an SRQ) */
+struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *a)
+{
+	struct ibv_srq *srq = calloc(1, sizeof *srq);
+	if (srq)
+		*srq = (struct ibv_srq){ .context = pd->context, .pd = pd, .srq_context = a->srq_context };
+	return srq;
+}
+int ibv_destroy_srq(struct ibv_srq *srq) { free(srq); return 0; }
+
+/* every QP is an ibv_qp_ex; ex says whether ibv_create_qp_ex made it */
+struct fqp {
+	struct ibv_qp_ex x;
+	int ex;
+};
+static struct ibv_qp *new_qp(struct ibv_context *c, struct ibv_pd *pd, struct ibv_qp_init_attr *a, int ex)
+{
+	static uint32_t qpn = 0x111;
+	struct fqp *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	f->x.qp_base = (struct ibv_qp){ .context = c, .pd = pd, .send_cq = a->send_cq, .recv_cq = a->recv_cq,
+					.srq = a->srq, .qp_num = qpn++, .qp_type = a->qp_type, .state = IBV_QPS_RESET };
+	f->ex = ex;
+	return &f->x.qp_base;
+}
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a) { return new_qp(pd->context, pd, a, 0); }
+int ibv_destroy_qp(struct ibv_qp *qp) { free(qp); return 0; }
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp) { return ((struct fqp *)qp)->ex ? (struct ibv_qp_ex *)qp : NULL; }
+
+static void x_start(struct ibv_qp_ex *x) { (void)x; }
+static int x_complete(struct ibv_qp_ex *x) { (void)x; return 0; }
+static void x_abort(struct ibv_qp_ex *x) { (void)x; }
+static void x_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t len) { (void)x; (void)lkey; (void)addr; (void)len; }
+static void x_sge_list(struct ibv_qp_ex *x, size_t n, const struct ibv_sge *l) { (void)x; (void)n; (void)l; }
+static void x_inline(struct ibv_qp_ex *x, void *p, size_t len) { (void)x; (void)p; (void)len; }
+static void x_inline_list(struct ibv_qp_ex *x, size_t n, const struct ibv_data_buf *l) { (void)x; (void)n; (void)l; }
+static void x_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey) { (void)x; (void)ah; (void)qpn; (void)qkey; }
+static void x_send(struct ibv_qp_ex *x) { (void)x; }
+static void x_send_tso(struct ibv_qp_ex *x, void *hdr, uint16_t hdr_sz, uint16_t mss)
+{
+	const char *h = hdr;
+	fprintf(stderr, "fakeverbs: wr_send_tso qp %u hdr_sz %u mss %u first %c last %c\n", x->qp_base.qp_num, hdr_sz,
+		mss, hdr_sz ? h[0] : '-', hdr_sz ? h[hdr_sz - 1] : '-');
+}
+static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
+{
+	struct ibv_qp_init_attr ia = { .send_cq = a->send_cq, .recv_cq = a->recv_cq, .srq = a->srq, .qp_type = a->qp_type };
+	struct ibv_qp *qp = new_qp(c, a->pd, &ia, (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0);
+	struct ibv_qp_ex *x = (struct ibv_qp_ex *)qp;
+	if (x && ((struct fqp *)qp)->ex) {
+		x->wr_start = x_start;
+		x->wr_complete = x_complete;
+		x->wr_abort = x_abort;
+		x->wr_set_sge = x_sge;
+		x->wr_set_sge_list = x_sge_list;
+		x->wr_set_inline_data = x_inline;
+		x->wr_set_inline_data_list = x_inline_list;
+		x->wr_set_ud_addr = x_ud_addr;
+		if (a->send_ops_flags & IBV_QP_EX_WITH_SEND)
+			x->wr_send = x_send;
+		if (a->send_ops_flags & IBV_QP_EX_WITH_TSO)
+			x->wr_send_tso = x_send_tso;
+	}
+	return qp;
+}
+int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, struct ibv_qp_init_attr *ia)
+{
+	(void)mask;
+	memset(a, 0, sizeof *a);
+	memset(ia, 0, sizeof *ia);
+	a->qp_state = a->cur_qp_state = qp->state;
+	ia->send_cq = qp->send_cq;
+	ia->recv_cq = qp->recv_cq;
+	ia->srq = qp->srq;
+	ia->qp_type = qp->qp_type;
+	return 0;
+}
+
+static struct ibv_async_event queued[8];
+static int nqueued;
+int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	if (!(mask & IBV_QP_STATE))
+		return 0;
+	qp->state = a->qp_state;
+	if (a->qp_state == IBV_QPS_ERR && qp->srq && nqueued < 8) {
+		queued[nqueued++] = (struct ibv_async_event){ .element.qp = qp, .event_type = IBV_EVENT_QP_LAST_WQE_REACHED };
+		uint64_t one = 1;
+		if (write(qp->context->async_fd, &one, sizeof one) != sizeof one)
+			return errno;
+	}
+	return 0;
+}
+int ibv_get_async_event(struct ibv_context *c, struct ibv_async_event *ev)
+{
+	uint64_t one;
+	if (read(c->async_fd, &one, sizeof one) != sizeof one)
+		return -1;
+	*ev = queued[0];
+	memmove(queued, queued + 1, --nqueued * sizeof queued[0]);
+	return 0;
+}
+void ibv_ack_async_event(struct ibv_async_event *ev) { (void)ev; }

@@ -1,0 +1,165 @@
+#!/usr/bin/env bats
+# The paths rxe never takes, on a stand-in device: tests/fakeverbs/fakeverbs.c
+# (LD_PRELOAD) is a provider that HAS the hardware-only verbs (raw clock,
+# counters, device memory, WQs, TSO), lacks memory windows, raises a QP's async
+# event, and can make ibv_get_device_list fail. Every value compared below is
+# one that file chose (or received, printed as "fakeverbs: ...").
+load ../helpers
+
+setup_file() {
+    gcc -Wall -Wextra -Werror -shared -fPIC -o "$BATS_FILE_TMPDIR/fakeverbs.so" "$ROOT/tests/fakeverbs/fakeverbs.c"
+}
+
+# fvsh CODE: verbsh -e CODE on the fake device (an ASan build wants its
+# runtime first in the preload list)
+fvsh() {
+    local asan
+    asan=$(ldd "$VERBSH" | awk '/libasan/ { print $3 }')
+    LD_PRELOAD="${asan:+$asan }$BATS_FILE_TMPDIR/fakeverbs.so" "$VERBSH" -e "$1"
+}
+
+@test "fake device: verbs.devices() gives the provider's name, GUID, index, node and transport type" {
+    run fvsh 'for _, d in ipairs(verbs.devices()) do print(d.name, d.guid, d.index, d.node_type, d.transport_type) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "fake0	0123:4567:89ab:cdef	7	CA	IB" ]
+}
+
+@test "fake device: ibv_get_device_list's ENOSYS, ENOENT, ENODEV mean no RDMA here (verbs.devices() is {}); any other errno is an error naming the verb" {
+    for e in 38 2 19; do
+        FAKEVERBS_LIST_ERRNO=$e run fvsh 'print(#verbs.devices())'
+        echo "$e: $output"
+        [ "$status" -eq 0 ]
+        [ "$output" = "0" ]
+    done
+    for e in 13 12; do
+        FAKEVERBS_LIST_ERRNO=$e run fvsh 'local ok, e = pcall(verbs.devices); print(ok, e.verb, e.errno)'
+        echo "$e: $output"
+        [ "$status" -eq 0 ]
+        [ "$output" = "false	ibv_get_device_list	$e" ]
+    done
+}
+
+@test "fake device: ctx:query_rt_values_ex() returns the raw clock's tv_sec and tv_nsec" {
+    run fvsh 'local t = verbs.open("fake0"):query_rt_values_ex(); print(t.tv_sec, t.tv_nsec)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "1234567	891011121" ]
+}
+
+@test "fake device: counters:read_counters(n) returns the first n values in order, n = 1 by default, 1..8 accepted" {
+    run fvsh '
+      local k = verbs.open("fake0"):create_counters()
+      print(k.kind, table.concat(k:read_counters(), " "))
+      print(table.concat(k:read_counters(3), " "))
+      print(#k:read_counters(8), k:read_counters(8)[8])
+      for _, n in ipairs { 0, 9 } do print(n, select(2, pcall(k.read_counters, k, n))) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "counters	1007" ]
+    [ "${lines[1]}" = "1007 2007 3007" ]
+    [ "${lines[2]}" = "8	8007" ]
+    [[ ${lines[3]} == "0	"*"ncounters: 1..8"* ]]
+    [[ ${lines[4]} == "9	"*"ncounters: 1..8"* ]]
+}
+
+@test "fake device: dm:memcpy_from_dm returns the device memory's bytes at an offset, with what memcpy_to_dm wrote" {
+    run fvsh '
+      local dm = verbs.open("fake0"):alloc_dm(32)
+      print(dm.kind, dm:memcpy_from_dm(2, 5))
+      dm:memcpy_to_dm(3, "XYZ")
+      print(dm:memcpy_from_dm(0, 8), #dm:memcpy_from_dm(0, 32), dm:memcpy_from_dm(31, 1))
+      print(pcall(dm.memcpy_from_dm, dm, 30, 3))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "dm	23456" ]
+    [ "${lines[1]}" = "012XYZ67	32	v" ]
+    [[ ${lines[2]} == "false	ibv_memcpy_from_dm failed: EINVAL"* ]]
+}
+
+@test "fake device: wq:post_wq_recv posts all of the MR with the wr_id given, 0 when none is" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd()
+      local wq = ctx:create_wq(pd, ctx:create_cq(4), 8)
+      local mr = pd:reg_mr(100, "LOCAL_WRITE")
+      print(wq.kind)
+      wq:post_wq_recv(mr); wq:post_wq_recv(mr, 0x1234567); wq:post_wq_recv(mr, 1)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "wq" ]
+    [ "${lines[1]}" = "fakeverbs: post_wq_recv wq 81 wr_id 0 num_sge 1 length 100" ]
+    [ "${lines[2]}" = "fakeverbs: post_wq_recv wq 81 wr_id 19088743 num_sge 1 length 100" ]
+    [ "${lines[3]}" = "fakeverbs: post_wq_recv wq 81 wr_id 1 num_sge 1 length 100" ]
+}
+
+@test "fake device: a device object keeps its context open until it is destroyed, then the context closes" {
+    run fvsh '
+      local ctx = verbs.open("fake0")
+      local k, dm = ctx:create_counters(), ctx:alloc_dm(16)
+      print(k.kind, dm.kind)
+      print(select(2, pcall(ctx.close, ctx)))
+      k:destroy()
+      print(select(2, pcall(ctx.close, ctx)))
+      dm:destroy()
+      print(pcall(ctx.close, ctx))
+      print(pcall(k.read_counters, k))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "counters	dm" ]
+    [[ ${lines[1]} == *"ctx1 is still used by 2 objects: devobj1 (devobj counters), devobj2 (devobj dm)"* ]]
+    [[ ${lines[2]} == *"ctx1 is still used by 1 object: devobj2 (devobj dm)"* ]]
+    [ "${lines[3]}" = "true" ]
+    [[ ${lines[4]} == "false	"*"destroyed"* ]]
+}
+
+@test "fake device: pd:alloc_mw on a device without memory windows raises EOPNOTSUPP with the type asked for" {
+    run fvsh '
+      local pd = verbs.open("fake0"):alloc_pd()
+      for _, t in ipairs { "TYPE_2", 1 } do
+        local ok, e = pcall(pd.alloc_mw, pd, t); print(ok, e.verb, e.errname, e.context.type)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	ibv_alloc_mw	EOPNOTSUPP	TYPE_2" ]
+    [ "${lines[1]}" = "false	ibv_alloc_mw	EOPNOTSUPP	TYPE_1" ]
+}
+
+@test "fake device: ctx:get_async_event gives a QP's event with that QP (LAST_WQE_REACHED of an SRQ's QP moved to ERR), and no qp once it is destroyed" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local srq = pd:create_srq{ max_wr = 4, max_sge = 1 }
+      local cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 }
+      local a = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, srq = srq, cap = cap }
+      local b = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, srq = srq, cap = cap }
+      print(ctx:get_async_event(0))
+      b:modify({ qp_state = "ERR" }, "STATE")
+      local ev = ctx:get_async_event(100)
+      print(ev.event_type, ev.qp == b, ev.qp == a, ev.qp.qp_num == b.qp_num)
+      a:modify({ qp_state = "ERR" }, "STATE"); a:destroy()
+      ev = ctx:get_async_event(100)
+      print(ev.event_type, ev.qp)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "nil" ]
+    [ "${lines[1]}" = "QP_LAST_WQE_REACHED	true	false	true" ]
+    [ "${lines[2]}" = "QP_LAST_WQE_REACHED	nil" ]
+}
+
+@test "fake device: qp:wr_send_tso hands the provider the whole header and the MSS: 65535 bytes and MSS 65535 pass, 65536 of either is refused naming it" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, send_ops_flags = { "SEND", "TSO" },
+        cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      q:wr_start()
+      q:wr_send_tso("H" .. string.rep("x", 65533) .. "T", 1400)
+      print(select(2, pcall(q.wr_send_tso, q, string.rep("y", 65536), 1400)))
+      q:wr_send_tso("ab", 0xffff)
+      print(select(2, pcall(q.wr_send_tso, q, "ab", 0x10000)))
+      q:wr_abort()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: wr_send_tso qp 273 hdr_sz 65535 mss 1400 first H last T" ]
+    [[ ${lines[1]} == *"bad argument #1 to 'wr_send_tso' (hdr: at most 65535 bytes)" ]]
+    [ "${lines[2]}" = "fakeverbs: wr_send_tso qp 273 hdr_sz 2 mss 65535 first a last b" ]
+    [[ ${lines[3]} == *"bad argument #2 to 'wr_send_tso' (mss: 65536 is out of range (0..65535))" ]]
+}
