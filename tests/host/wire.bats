@@ -286,6 +286,26 @@ load ../helpers
     [ "${lines[4]}" = $'0x63\t0\t1\t2\t3\tSEND_FIRST\tfalse' ]
 }
 
+@test "wire: the BTH's fifth byte is FECN (bit 7), BECN (bit 6) and 6 reserved bits, apart from the DestQP in the next three" {
+    # tshark 4.0 names that byte reserved, so the IBTA layout is the oracle:
+    # a captured SEND_FIRST (F, B 0, DestQP 17) with bytes 4-7 of its BTH set
+    run "$VERBSH" -e '
+      local b = verbs.wire.read_pcap("tests/wire/scenarios.pcap")[1].bytes
+      print(b:byte(47), b:byte(48, 50))   -- the BTH starts at the 43rd byte
+      for _, v in ipairs{ { 0x80, 0x000011 }, { 0x40, 0x000011 }, { 0x3f, 0x000011 }, { 0x00, 0xc0a5b4 }, { 0xc0, 0x123456 } } do
+        local d = verbs.wire.decode(b:sub(1, 46) .. string.pack(">B I3", v[1], v[2]) .. b:sub(51))
+        print(("0x%02x"):format(v[1]), d.bth.f, d.bth.b, ("0x%06x"):format(d.bth.destqp), d.bth.psn, d.opcode)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'0\t0\t0\t17' ]
+    [ "${lines[1]}" = $'0x80\t1\t0\t0x000011\t100\tSEND_FIRST' ]
+    [ "${lines[2]}" = $'0x40\t0\t1\t0x000011\t100\tSEND_FIRST' ]
+    [ "${lines[3]}" = $'0x3f\t0\t0\t0x000011\t100\tSEND_FIRST' ]
+    [ "${lines[4]}" = $'0x00\t0\t0\t0xc0a5b4\t100\tSEND_FIRST' ]
+    [ "${lines[5]}" = $'0xc0\t1\t1\t0x123456\t100\tSEND_FIRST' ]
+}
+
 @test "wire: verbs.capture on lo keeps each datagram to UDP 4791 as a frame; snaplen 128 keeps the headers, 127 is refused" {
     [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
     run "$VERBSH" -e '
