@@ -405,6 +405,23 @@ load ../helpers
     done
 }
 
+@test "wire: a frame's length on the wire is from its bytes' count to 0xffffffff (pcap's 32 bits), one past either end refused, never wrapped" {
+    run "$VERBSH" -e '
+      local core = require "verbs.wire_core"
+      local b = verbs.wire.read_pcap("tests/wire/scenarios.pcap")[6].bytes
+      for _, n in ipairs{ #b, #b - 1, 0xffffffff, 0x100000000, 0x100000000 + #b } do
+        local ok, f = pcall(core.frame, b, 1.5, n)
+        if ok then print(n, f.length, f.caplen, f.time, f.opcode) else print(n, f) end
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'62\t62\t62\t1.5\tACKNOWLEDGE' ]
+    [ "${lines[1]}" = $'61\tbad argument #3 to \'verbs.wire_core.frame\' (a length on the wire of at least the bytes given)' ]
+    [ "${lines[2]}" = $'4294967295\t4294967295\t62\t1.5\tACKNOWLEDGE' ]
+    [ "${lines[3]}" = $'4294967296\tbad argument #3 to \'verbs.wire_core.frame\' (a length on the wire of at least the bytes given)' ]
+    [ "${lines[4]}" = $'4294967358\tbad argument #3 to \'verbs.wire_core.frame\' (a length on the wire of at least the bytes given)' ]
+}
+
 @test "wire: 3000 mangled frames (cut, bytes changed, lengths on the wire longer) decode or say why, and every field reads" {
     run "$VERBSH" -e '
       local w, core = verbs.wire, require "verbs.wire_core"
