@@ -344,6 +344,44 @@ load ../helpers
     [ "${lines[9]}" = "262144" ]
 }
 
+@test "wire: frames a capture has no memory to keep are counted as lost, in stop's and info's answer; the frames after are kept" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    # in a network namespace of its own (no other test's frames on its lo),
+    # verbsh lowers its own address-space limit to 2 MiB above what it maps:
+    # the capture's first 4 MiB block of frames cannot be had. ASan must then
+    # answer NULL, as malloc does, rather than end the process.
+    ASAN_OPTIONS=$ASAN_OPTIONS:allocator_may_return_null=1 run unshare -n sh -c 'ip link set lo up && exec "$0" -e "$1"' "$VERBSH" '
+      local src = verbs.wire.read_pcap("tests/wire/scenarios.pcap")
+      local socket = require "socket"
+      local u = socket.udp()
+      local pid = io.open("/proc/self/stat"):read("l"):match("^%d+")
+      local function vmsize()
+        for l in io.lines("/proc/self/status") do
+          local k = l:match("^VmSize:%s+(%d+) kB")
+          if k then return tonumber(k) * 1024 end
+        end
+      end
+      local c = verbs.capture{netdev = "lo"}
+      assert(os.execute(("prlimit --pid %s --as=%d:"):format(pid, vmsize() + (2 << 20))))
+      for _, i in ipairs{ 1, 6, 16 } do u:sendto(src[i].bytes:sub(43), "127.0.0.1", 4791) end
+      local lost
+      for _ = 1, 500 do
+        lost = c:info().lost
+        if lost and lost:match("^3 ") then break end
+        socket.sleep(0.01)
+      end
+      assert(os.execute(("prlimit --pid %s --as=unlimited:"):format(pid)))
+      print(lost)
+      u:sendto(src[17].bytes:sub(43), "127.0.0.1", 4791)
+      print(c:stop())
+      print(#c:packets(), c:packets()[1].opcode, c:packets()[1].bth.psn, c:info().lost)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "3 frames were lost: out of memory to keep them" ]
+    [ "${lines[1]}" = $'1\t3 frames were lost: out of memory to keep them' ]
+    [ "${lines[2]}" = $'1\tATOMIC_ACKNOWLEDGE\t111\t3 frames were lost: out of memory to keep them' ]
+}
+
 @test "wire: the ICRC of IPv6 frames (tests/wire/ipv6.pcap, RoCEv2 over IPv6 between rxe0 and rxe1): right for each, masked fields masked, the others not" {
     run "$VERBSH" -e '
       local w = verbs.wire
