@@ -71,3 +71,47 @@ end'
     [ "$status" -eq 0 ]
     [[ $output == $'verbsh '*$'\tmine\tfunction' ]]
 }
+
+# Runs verbsh (args "$@") in a mount namespace where LIB (a soname) is an
+# empty file, as on a machine where it is missing or broken: dlopen fails.
+without() {
+    local lib=$1 path
+    shift
+    path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
+    [ -n "$path" ] || { echo "no $lib in ldconfig -p" >&2; return 1; }
+    unshare -m sh -c 'mount --bind /dev/null "$(readlink -f "$0")" && exec "$@"' "$path" "$VERBSH" "$@"
+}
+
+@test "startup: without a loadable libpcap, verbs.capture, read_pcap and frames fail with the loader's reason, and decode still works" {
+    unshare -m true 2>/dev/null || skip "hiding libpcap needs a mount namespace (root)"
+    run without libpcap.so.0.8 -e '
+      local w = verbs.wire
+      print(pcall(verbs.capture, {netdev = "lo"}))
+      print(pcall(w.read_pcap, "tests/wire/scenarios.pcap"))
+      print(pcall(w.frames, "tests/wire/send5000.pcap"))
+      local d = io.open("tests/wire/scenarios.pcap", "rb"):read("a")
+      local p = w.decode(d:sub(41, 40 + string.unpack("<I4", d, 33)))
+      print(p.opcode, p.bth.psn, p.icrc_ok)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == $'false\tcapture: pcap_create(lo): '*"libpcap.so.0.8: file too short" ]]
+    [[ ${lines[1]} == $'false\tread_pcap: '*"libpcap.so.0.8: file too short" ]]
+    [[ ${lines[2]} == $'false\tframes: '*"libpcap.so.0.8: file too short" ]]
+    [ "${lines[3]}" = $'SEND_FIRST\t100\ttrue' ]
+    [ "${#lines[@]}" -eq 4 ]
+}
+
+@test "startup: without a loadable zlib, the ICRC and crc32 fail with the loader's reason; the other fields still read" {
+    unshare -m true 2>/dev/null || skip "hiding zlib needs a mount namespace (root)"
+    run without libz.so.1 -e '
+      local w = verbs.wire
+      local p = w.read_pcap("tests/wire/scenarios.pcap")[6]
+      print(p.opcode, p.bth.psn, p.aeth.msn)
+      print(pcall(function() return p.icrc_ok end))
+      print(pcall(require("verbs.wire_core").crc32, "123456789"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'ACKNOWLEDGE\t104\t1' ]
+    [[ ${lines[1]} == $'false\t'*"the ICRC is zlib's crc32, and zlib could not be loaded: "*"libz.so.1: file too short" ]]
+    [[ ${lines[2]} == $'false\tcrc32: zlib could not be loaded: '*"libz.so.1: file too short" ]]
+}
