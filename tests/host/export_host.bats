@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# verbs.export_c without a device: sessions written by hand as the events
+# verbs.record notes (tests/export/by_hand.lua), for verbs rxe cannot run
+# or outcomes it never gives. Each program's main() must hold, line for
+# line, the C call of the man page with the recorded outcome checked, and
+# the program must compile with -Wall -Wextra -Werror against the installed
+# headers. tests/device/export.bats runs the programs of real sessions.
+load ../helpers
+
+# export_main LUA: runs the session LUA (S is tests/export/by_hand.lua) and
+# puts its program's main() body in $output. compiles: that program
+# compiles with the export's own flags.
+export_main() {
+    local c=$BATS_TEST_TMPDIR/by_hand.c
+    run "$VERBSH" -e "local S = dofile(os.getenv('ROOT') .. '/tests/export/by_hand.lua')
+      $1
+      S.print_main('$c')"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output != *"could not be written"* ]]
+    [[ $output != *"is not exported"* ]]
+}
+compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand.c"; }
+
+@test "export by hand: ibv_get_pkey_index, ibv_query_qp_data_in_order and rdma_reject_ece are their C call, with the value returned or the errno checked" {
+    export_main '
+      local ctx, qp, id = S.object("context", true), S.object("qp", true), S.object("cm_id", true)
+      S.call(ctx, "get_pkey_index", { 1, 0xffff }, { 0 })
+      S.call(ctx, "get_pkey_index", { 2, 0x8001 }, { 3 })
+      S.failed(ctx, "get_pkey_index", { 1, 0x1234 }, 22, "EINVAL")
+      S.call(qp, "query_data_in_order", { "RDMA_WRITE", 1 }, { 3 })
+      S.call(qp, "query_data_in_order", { "SEND", 0 }, { 1 })
+      S.failed(id, "reject_ece", { "no" }, 22, "EINVAL")
+      S.call(id, "reject_ece", {})'
+    has_line 'expect_int("ibv_get_pkey_index", 0, ibv_get_pkey_index(ctx1, 1, htons(0xffff)));'
+    has_line 'expect_int("ibv_get_pkey_index", 3, ibv_get_pkey_index(ctx1, 2, htons(0x8001)));'
+    has_line 'expect_fail("ibv_get_pkey_index", ibv_get_pkey_index(ctx1, 1, htons(0x1234)), 22);'
+    # ibv_query_qp_data_in_order(qp, op, flags): 1 is IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS
+    has_line 'expect_int("ibv_query_qp_data_in_order", 3, ibv_query_qp_data_in_order(qp1, IBV_WR_RDMA_WRITE, 1));'
+    has_line 'expect_int("ibv_query_qp_data_in_order", 1, ibv_query_qp_data_in_order(qp1, IBV_WR_SEND, 0));'
+    has_line 'expect_fail("rdma_reject_ece", rdma_reject_ece(cm_id1, "no", 2), 22);'
+    has_line 'expect_int("rdma_reject_ece", 0, rdma_reject_ece(cm_id1, NULL, 0));'
+    compiles
+}
+
+@test "export by hand: the hardware-only verbs that make an object (ibv_alloc_td, ibv_create_counters, ibv_open_xrcd, ibv_alloc_dm, ibv_create_flow_action_esp, ibv_alloc_null_mr) declare it from their C call and check it, made or NULL with the errno" {
+    export_main '
+      local ctx, pd = S.object("context", true), S.object("pd", true)
+      S.call(ctx, "alloc_td", {}, { S.object("td") })
+      S.failed(ctx, "alloc_td", {}, 95, "EOPNOTSUPP")
+      S.call(ctx, "create_counters", {}, { S.object("counters") })
+      S.failed(ctx, "open_xrcd", {}, 38, "ENOSYS")
+      S.call(ctx, "alloc_dm", { 8192 }, { S.object("dm") })
+      S.failed(ctx, "create_flow_action_esp", {}, 95, "EOPNOTSUPP")
+      S.call(pd, "alloc_null_mr", {}, { S.object("mr") })'
+    has_line 'struct ibv_td *td1 = ibv_alloc_td(ctx1, &td_attr1);'
+    has_line 'expect_ptr("ibv_alloc_td", td1);'
+    has_line 'struct ibv_td *td_failed1 = ibv_alloc_td(ctx1, &td_attr2);'
+    has_line 'expect_null("ibv_alloc_td", td_failed1, 95);'
+    has_line 'struct ibv_counters *counters1 = ibv_create_counters(ctx1, &counters_attr1);'
+    has_line 'expect_ptr("ibv_create_counters", counters1);'
+    has_line 'struct ibv_xrcd *xrcd_failed1 = ibv_open_xrcd(ctx1, &xrcd_attr1);'
+    has_line 'expect_null("ibv_open_xrcd", xrcd_failed1, 38);'
+    has_line 'struct ibv_alloc_dm_attr dm_attr1 = { .length = 8192 };'
+    has_line 'struct ibv_dm *dm1 = ibv_alloc_dm(ctx1, &dm_attr1);'
+    has_line 'expect_ptr("ibv_alloc_dm", dm1);'
+    has_line 'struct ibv_flow_action *flow_action_esp_failed1 = ibv_create_flow_action_esp(ctx1, &esp_attr1);'
+    has_line 'expect_null("ibv_create_flow_action_esp", flow_action_esp_failed1, 95);'
+    has_line 'struct ibv_mr *mr1 = ibv_alloc_null_mr(pd1);'
+    has_line 'expect_ptr("ibv_alloc_null_mr", mr1);'
+    compiles
+}
+
+@test "export by hand: the other hardware-only verbs (ibv_open_qp, ibv_alloc_parent_domain, ibv_create_wq, ibv_create_rwq_ind_table, ibv_import_pd/dm/mr, ibv_reg_dmabuf_mr, ibv_create_flow, ibv_advise_mr) are their C call with the arguments in C's order, and what they made or the errno checked" {
+    export_main '
+      local ctx, pd, cq = S.object("context", true), S.object("pd", true), S.object("cq", true)
+      local xrcd, td, mr, qp, wq = S.object("xrcd", true), S.object("td", true), S.object("mr", true), S.object("qp", true),
+        S.object("wq", true)
+      S.failed(ctx, "open_qp", { 0x2a17, xrcd }, 22, "EINVAL")
+      S.call(ctx, "alloc_parent_domain", { pd, td }, { S.object("pd") })
+      S.failed(ctx, "create_wq", { pd, cq, 24 }, 95, "EOPNOTSUPP")
+      S.call(ctx, "create_rwq_ind_table", { wq }, { S.object("rwq_ind_table") })
+      S.failed(ctx, "import_pd", { 0x1234 }, 9, "EBADF")
+      S.call(ctx, "import_dm", { 0x2345 }, { S.object("dm") })
+      S.failed(pd, "import_mr", { 0x3456 }, 2, "ENOENT")
+      S.call(pd, "reg_dmabuf_mr", { 7, 512, 8192, 0x10000, { "LOCAL_WRITE", "REMOTE_READ" } }, { S.object("mr") })
+      S.failed(qp, "create_flow", { 2 }, 95, "EOPNOTSUPP")
+      S.failed(pd, "advise_mr", { mr }, 95, "EOPNOTSUPP")'
+    has_line 'struct ibv_qp_open_attr qp_open_attr1 = { .comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE, .qp_num = 10775, .xrcd = xrcd1, .qp_type = IBV_QPT_XRC_RECV };'
+    has_line 'struct ibv_qp *open_qp_failed1 = ibv_open_qp(ctx1, &qp_open_attr1);'
+    has_line 'expect_null("ibv_open_qp", open_qp_failed1, 22);'
+    has_line 'struct ibv_parent_domain_init_attr parent_domain_attr1 = { .pd = pd1, .td = td1 };'
+    has_line 'struct ibv_pd *pd2 = ibv_alloc_parent_domain(ctx1, &parent_domain_attr1);'
+    has_line 'expect_ptr("ibv_alloc_parent_domain", pd2);'
+    has_line 'struct ibv_wq_init_attr wq_attr1 = { .wq_type = IBV_WQT_RQ, .max_wr = 24, .max_sge = 1, .pd = pd1, .cq = cq1 };'
+    has_line 'struct ibv_wq *create_wq_failed1 = ibv_create_wq(ctx1, &wq_attr1);'
+    has_line 'expect_null("ibv_create_wq", create_wq_failed1, 95);'
+    has_line 'struct ibv_wq *wqs1[1] = { wq1 };'
+    has_line 'struct ibv_rwq_ind_table *rwq_ind_table1 = ibv_create_rwq_ind_table(ctx1, &rwq_attr1);'
+    has_line 'expect_ptr("ibv_create_rwq_ind_table", rwq_ind_table1);'
+    has_line 'struct ibv_pd *import_pd_failed1 = ibv_import_pd(ctx1, 4660);'
+    has_line 'expect_null("ibv_import_pd", import_pd_failed1, 9);'
+    has_line 'struct ibv_dm *dm1 = ibv_import_dm(ctx1, 9029);'
+    has_line 'expect_ptr("ibv_import_dm", dm1);'
+    has_line 'struct ibv_mr *import_mr_failed1 = ibv_import_mr(pd1, 13398);'
+    has_line 'expect_null("ibv_import_mr", import_mr_failed1, 2);'
+    # ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access)
+    has_line 'struct ibv_mr *mr2 = ibv_reg_dmabuf_mr(pd1, 512, 8192, 0x10000, 7, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);'
+    has_line 'expect_ptr("ibv_reg_dmabuf_mr", mr2);'
+    has_line 'struct ibv_flow_attr flow_attr1 = { .type = IBV_FLOW_ATTR_NORMAL, .size = sizeof flow_attr1, .port = 2 };'
+    has_line 'struct ibv_flow *create_flow_failed1 = ibv_create_flow(qp1, &flow_attr1);'
+    has_line 'expect_null("ibv_create_flow", create_flow_failed1, 95);'
+    has_line 'expect_int("ibv_advise_mr", 95, ibv_advise_mr(pd1, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge1, 1));'
+    compiles
+}
