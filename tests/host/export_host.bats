@@ -113,3 +113,31 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     has_line 'expect_int("ibv_advise_mr", 95, ibv_advise_mr(pd1, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge1, 1));'
     compiles
 }
+
+@test "export by hand: ibv_init_ah_from_wc is called with the recorded completion and GRH, and every field of the address it filled is checked (is_global, port_num, sl, grh.sgid_index), for a global and a local address" {
+    export_main '
+      local ctx = S.object("context", true)
+      local grh = ("\x60\x12\x34\x56"):rep(10)
+      S.call(ctx, "init_ah_from_wc", { 1, { wr_id = 7, status = "SUCCESS", opcode = "RECV", byte_len = 40, qp_num = 0x11,
+        src_qp = 0x2a17, wc_flags = "GRH" }, grh }, { { is_global = 1, port_num = 1, sl = 3, grh = { sgid_index = 2 } } })
+      S.call(ctx, "init_ah_from_wc", { 2, { wr_id = 8, status = "SUCCESS", opcode = "RECV", byte_len = 8, qp_num = 0x11,
+        src_qp = 0x2a17 }, grh }, { { is_global = 0, port_num = 2, sl = 5 } })
+      S.failed(ctx, "init_ah_from_wc", { 1, { wr_id = 9, status = "SUCCESS", opcode = "RECV", byte_len = 8, qp_num = 0x11,
+        src_qp = 0x2a17, wc_flags = "GRH" }, grh }, 22, "EINVAL")'
+    has_line 'struct ibv_wc wc1 = { .wr_id = 7, .status = IBV_WC_SUCCESS, .qp_num = 17, .opcode = IBV_WC_RECV, .byte_len = 40, .src_qp = 10775, .wc_flags = IBV_WC_GRH };'
+    # the GRH's 40 bytes as a C string: 0x60 0x12 '4' 'V', ten times
+    has_line "memcpy(&grh1, \"$(printf '\\140\\0224V%.0s' {1..10})\", sizeof grh1);"
+    has_line 'expect_int("ibv_init_ah_from_wc", 0, ibv_init_ah_from_wc(ctx1, 1, &wc1, &grh1, &ah_attr1));'
+    has_line 'expect_int("ah_attr.is_global", 1, ah_attr1.is_global);'
+    has_line 'expect_int("ah_attr.port_num", 1, ah_attr1.port_num);'
+    has_line 'expect_int("ah_attr.sl", 3, ah_attr1.sl);'
+    has_line 'expect_int("ah_attr.grh.sgid_index", 2, ah_attr1.grh.sgid_index);'
+    has_line 'expect_int("ibv_init_ah_from_wc", 0, ibv_init_ah_from_wc(ctx1, 2, &wc2, &grh2, &ah_attr2));'
+    has_line 'expect_int("ah_attr.is_global", 0, ah_attr2.is_global);'
+    has_line 'expect_int("ah_attr.port_num", 2, ah_attr2.port_num);'
+    has_line 'expect_int("ah_attr.sl", 5, ah_attr2.sl);'
+    # a failure: the errno, and nothing of an address that was not filled
+    has_line 'expect_int("ibv_init_ah_from_wc", 22, ibv_init_ah_from_wc(ctx1, 1, &wc3, &grh3, &ah_attr3));'
+    [ "$(grep -c 'expect_int("ah_attr' <<<"$output")" -eq 7 ]
+    compiles
+}
