@@ -14,8 +14,12 @@ local CTYPE = { context = "struct ibv_context", pd = "struct ibv_pd", mr = "stru
   xrcd = "struct ibv_xrcd", cq = "struct ibv_cq", qp = "struct ibv_qp", srq = "struct ibv_srq", wq = "struct ibv_wq",
   cm_id = "struct rdma_cm_id" }
 local declared = {}
-function S.object(kind, declare)
+-- facts: what C reads of the object later ({ qp_num = ... }), as the
+-- recorder notes it of a live one.
+function S.object(kind, declare, facts)
   local o = debug.setmetatable(io.tmpfile(), { __name = "verbs." .. kind })
+  R.name_of(o)
+  for k, v in pairs(facts or {}) do R.facts(o)[k] = v end
   if declare then
     local n = R.name_of(o)
     declared[#declared + 1] = ("\t%s *%s = NULL;"):format(CTYPE[kind], n)
@@ -27,7 +31,8 @@ function S.object(kind, declare)
   return o
 end
 
--- A call on self that returned results (a list), or failed with errno.
+-- A call on self that returned results (a list), or failed with errno; the
+-- event, for what else the recorder notes (an iteration's step).
 function S.call(self, method, args, results)
   local ev = { class = R.kind(self), method = method, self = self, args = args or {}, results = results or {} }
   table.insert(R.events(), ev)

@@ -141,3 +141,39 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     [ "$(grep -c 'expect_int("ah_attr' <<<"$output")" -eq 7 ]
     compiles
 }
+
+@test "export by hand: each completion of a cq:iter loop is checked through the ibv_wc_read_* accessors, every field the step recorded (wr_id, status, opcode, byte_len, imm_data, qp_num as the QP's own number) and none it did not; an error completion only by wr_id and status" {
+    export_main '
+      local pd, cq = S.object("pd", true), S.object("cq", true)
+      local qp = S.object("qp", false, { qp_num = 0x2a17 })
+      S.call(pd, "create_qp", { { qp_type = "UD", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 4, max_recv_wr = 4 } } }, { qp })
+      S.call(cq, "iter", {}, {})
+      local wcs = {
+        { wr_id = 0x1234, status = "SUCCESS", opcode = "RECV_RDMA_WITH_IMM", byte_len = 4660, imm_data = 0x12345678, qp_num = 0x2a17 },
+        { wr_id = 0x2345, status = "SUCCESS", opcode = "SEND", byte_len = 96, qp_num = 0x3b28 },
+        { wr_id = 0x3456, status = "SUCCESS", opcode = "RDMA_WRITE" },
+        { wr_id = 0x4567, status = "WR_FLUSH_ERR", opcode = "RECV", byte_len = 0, qp_num = 0x2a17 },
+        nil }
+      for step = 1, 5 do S.call(cq, "__iter", {}, { wcs[step], n = 1 }).step = step end'
+    has_line 'poll_ex(cq1_ex, &poll_attr1, "cq1:iter step 1");'
+    has_line 'expect_int("cq1:iter step 1 wr_id", 4660, cq1_ex->wr_id);'
+    has_line 'expect_int("cq1:iter step 1 status", IBV_WC_SUCCESS, cq1_ex->status);'
+    has_line 'expect_int("cq1:iter step 1 opcode", IBV_WC_RECV_RDMA_WITH_IMM, ibv_wc_read_opcode(cq1_ex));'
+    has_line 'expect_int("cq1:iter step 1 byte_len", 4660, ibv_wc_read_byte_len(cq1_ex));'
+    has_line 'expect_int("cq1:iter step 1 imm_data", 305419896, ntohl(ibv_wc_read_imm_data(cq1_ex)));'
+    has_line 'expect_int("cq1:iter step 1 qp_num", qp1->qp_num, ibv_wc_read_qp_num(cq1_ex));'
+    has_line 'poll_ex(cq1_ex, NULL, "cq1:iter step 2");'
+    has_line 'expect_int("cq1:iter step 2 opcode", IBV_WC_SEND, ibv_wc_read_opcode(cq1_ex));'
+    has_line 'expect_int("cq1:iter step 2 byte_len", 96, ibv_wc_read_byte_len(cq1_ex));'
+    has_line 'expect_int("cq1:iter step 2 qp_num", 15144, ibv_wc_read_qp_num(cq1_ex));'   # a QP the session did not make
+    has_line 'expect_int("cq1:iter step 3 opcode", IBV_WC_RDMA_WRITE, ibv_wc_read_opcode(cq1_ex));'
+    has_line 'expect_int("cq1:iter step 4 wr_id", 17767, cq1_ex->wr_id);'
+    has_line 'expect_int("cq1:iter step 4 status", IBV_WC_WR_FLUSH_ERR, cq1_ex->status);'
+    has_line 'ibv_end_poll(cq1_ex);'
+    local step n
+    for step in 1:6 2:5 3:3 4:2 5:0; do
+        n=$(grep -c "^expect_int(\"cq1:iter step ${step%:*} " <<<"$output" || true)
+        [ "$n" -eq "${step#*:}" ] || { echo "step ${step%:*}: $n checks, want ${step#*:}"; return 1; }
+    done
+    compiles
+}
