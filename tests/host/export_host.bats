@@ -177,3 +177,20 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     done
     compiles
 }
+
+@test "export by hand: an async event is waited for and checked by its type and what it is about, as ibv_async_event's element says: the QP, the CQ, the SRQ, or the port number; none within the timeout is not waited for" {
+    export_main '
+      local ctx, qp, cq, srq = S.object("context", true), S.object("qp", true), S.object("cq", true), S.object("srq", true)
+      S.call(ctx, "get_async_event", { 5 }, { { event_type = "QP_FATAL", qp = qp } })
+      S.call(ctx, "get_async_event", { 5 }, { { event_type = "CQ_ERR", cq = cq } })
+      S.call(ctx, "get_async_event", { 5 }, { { event_type = "SRQ_LIMIT_REACHED", srq = srq } })
+      S.call(ctx, "get_async_event", { 5 }, { { event_type = "PORT_ACTIVE", port_num = 2 } })
+      S.call(ctx, "get_async_event", { 1 }, { n = 1 })'
+    has_line 'get_async_event(ctx1, IBV_EVENT_QP_FATAL, qp1, 0, "ctx1:get_async_event");'
+    has_line 'get_async_event(ctx1, IBV_EVENT_CQ_ERR, cq1, 0, "ctx1:get_async_event");'
+    has_line 'get_async_event(ctx1, IBV_EVENT_SRQ_LIMIT_REACHED, srq1, 0, "ctx1:get_async_event");'
+    has_line 'get_async_event(ctx1, IBV_EVENT_PORT_ACTIVE, NULL, 2, "ctx1:get_async_event");'
+    has_line '/* ctx1:get_async_event: no async event within the timeout here: timing, not waited for */'
+    [ "$(grep -c '^get_async_event(' <<<"$output")" -eq 4 ]
+    compiles
+}
