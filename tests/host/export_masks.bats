@@ -121,3 +121,48 @@ load ../helpers
     [ "${lines[2]}" = 0 ]                      # post.c's bits are its own bookkeeping, not C's
     [ "${lines[3]}" = $'PATH_MTU\tALT_PATH\tnil\t22\tSTATE\tRATE_LIMIT' ]
 }
+
+@test "verbs.export_c writes a flags value as the C names of its bits, one name a bit, and C reads the same number back: every bit of every flags type, all of them at once, 0, and a bit no name has (as hex)" {
+    run "$VERBSH" -e '
+      local cflags = require("verbs.export_writer").cflags
+      local types = {}
+      for ctype in pairs(verbs.enums) do if verbs.enum(ctype).flags then types[#types + 1] = ctype end end
+      table.sort(types)
+      for _, ctype in ipairs(types) do
+        local e, all = verbs.enum(ctype), 0
+        for _, n in ipairs(e.names) do
+          local v = e.values[n]
+          if v ~= 0 and v & (v - 1) == 0 then   -- one bit
+            all = all | v
+            print(ctype, v, 1, cflags(ctype, v))
+          end
+        end
+        local bits = 0
+        for i = 0, 62 do if all >> i & 1 == 1 then bits = bits + 1 end end
+        print(ctype, all, bits, cflags(ctype, all))
+        print(ctype, 0, 0, cflags(ctype, 0))
+        print(ctype, all | 1 << 40, "hex", cflags(ctype, all | 1 << 40))
+      end'
+    [ "$status" -eq 0 ]
+    local c=$BATS_TEST_TMPDIR/flags.c n=0 ctype value parts text
+    printf '%s\n' '#include <stdio.h>' '#include <infiniband/verbs.h>' '#include <rdma/rdma_cma.h>' 'int main(void) {' >"$c"
+    while IFS=$'\t' read -r ctype value parts text; do
+        echo "  printf(\"%s %lld\\n\", \"$ctype\", (long long)($text));" >>"$c"
+        n=$((n + 1))
+        case $parts in
+        0) [ "$text" = 0 ] || { echo "$ctype 0: '$text'"; return 1; } ;;
+        hex) [[ $text == *" | 0x10000000000" ]] || { echo "$ctype: the unnamed bit 1<<40 is not hex at the end: $text"; return 1; } ;;
+        *)  # names only, one a bit: no hex rest, no name of no bit
+            [[ $text != *0x* ]] || { echo "$ctype $value: '$text' is not all names"; return 1; }
+            local names=${text//[^|]/}
+            [ $((${#names} + 1)) -eq "$parts" ] || { echo "$ctype $value: '$text' is not $parts names"; return 1; } ;;
+        esac
+    done <<<"$output"
+    echo '  return 0; }' >>"$c"
+    cc -o "$BATS_TEST_TMPDIR/flags" "$c"
+    "$BATS_TEST_TMPDIR/flags" >"$BATS_TEST_TMPDIR/c.txt"
+    cut -f1,2 <<<"$output" | tr '\t' ' ' >"$BATS_TEST_TMPDIR/verbsh.txt"
+    diff "$BATS_TEST_TMPDIR/verbsh.txt" "$BATS_TEST_TMPDIR/c.txt"
+    [ "$n" -gt 150 ]
+    echo "$n values"
+}

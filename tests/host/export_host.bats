@@ -1,0 +1,196 @@
+#!/usr/bin/env bats
+# verbs.export_c without a device: sessions written by hand as the events
+# verbs.record notes (tests/export/by_hand.lua), for verbs rxe cannot run
+# or outcomes it never gives. Each program's main() must hold, line for
+# line, the C call of the man page with the recorded outcome checked, and
+# the program must compile with -Wall -Wextra -Werror against the installed
+# headers. tests/device/export.bats runs the programs of real sessions.
+load ../helpers
+
+# export_main LUA: runs the session LUA (S is tests/export/by_hand.lua) and
+# puts its program's main() body in $output. compiles: that program
+# compiles with the export's own flags.
+export_main() {
+    local c=$BATS_TEST_TMPDIR/by_hand.c
+    run "$VERBSH" -e "local S = dofile(os.getenv('ROOT') .. '/tests/export/by_hand.lua')
+      $1
+      S.print_main('$c')"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output != *"could not be written"* ]]
+    [[ $output != *"is not exported"* ]]
+}
+compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand.c"; }
+
+@test "export by hand: ibv_get_pkey_index, ibv_query_qp_data_in_order and rdma_reject_ece are their C call, with the value returned or the errno checked" {
+    export_main '
+      local ctx, qp, id = S.object("context", true), S.object("qp", true), S.object("cm_id", true)
+      S.call(ctx, "get_pkey_index", { 1, 0xffff }, { 0 })
+      S.call(ctx, "get_pkey_index", { 2, 0x8001 }, { 3 })
+      S.failed(ctx, "get_pkey_index", { 1, 0x1234 }, 22, "EINVAL")
+      S.call(qp, "query_data_in_order", { "RDMA_WRITE", 1 }, { 3 })
+      S.call(qp, "query_data_in_order", { "SEND", 0 }, { 1 })
+      S.failed(id, "reject_ece", { "no" }, 22, "EINVAL")
+      S.call(id, "reject_ece", {})'
+    has_line 'expect_int("ibv_get_pkey_index", 0, ibv_get_pkey_index(ctx1, 1, htons(0xffff)));'
+    has_line 'expect_int("ibv_get_pkey_index", 3, ibv_get_pkey_index(ctx1, 2, htons(0x8001)));'
+    has_line 'expect_fail("ibv_get_pkey_index", ibv_get_pkey_index(ctx1, 1, htons(0x1234)), 22);'
+    # ibv_query_qp_data_in_order(qp, op, flags): 1 is IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS
+    has_line 'expect_int("ibv_query_qp_data_in_order", 3, ibv_query_qp_data_in_order(qp1, IBV_WR_RDMA_WRITE, 1));'
+    has_line 'expect_int("ibv_query_qp_data_in_order", 1, ibv_query_qp_data_in_order(qp1, IBV_WR_SEND, 0));'
+    has_line 'expect_fail("rdma_reject_ece", rdma_reject_ece(cm_id1, "no", 2), 22);'
+    has_line 'expect_int("rdma_reject_ece", 0, rdma_reject_ece(cm_id1, NULL, 0));'
+    compiles
+}
+
+@test "export by hand: the hardware-only verbs that make an object (ibv_alloc_td, ibv_create_counters, ibv_open_xrcd, ibv_alloc_dm, ibv_create_flow_action_esp, ibv_alloc_null_mr) declare it from their C call and check it, made or NULL with the errno" {
+    export_main '
+      local ctx, pd = S.object("context", true), S.object("pd", true)
+      S.call(ctx, "alloc_td", {}, { S.object("td") })
+      S.failed(ctx, "alloc_td", {}, 95, "EOPNOTSUPP")
+      S.call(ctx, "create_counters", {}, { S.object("counters") })
+      S.failed(ctx, "open_xrcd", {}, 38, "ENOSYS")
+      S.call(ctx, "alloc_dm", { 8192 }, { S.object("dm") })
+      S.failed(ctx, "create_flow_action_esp", {}, 95, "EOPNOTSUPP")
+      S.call(pd, "alloc_null_mr", {}, { S.object("mr") })'
+    has_line 'struct ibv_td *td1 = ibv_alloc_td(ctx1, &td_attr1);'
+    has_line 'expect_ptr("ibv_alloc_td", td1);'
+    has_line 'struct ibv_td *td_failed1 = ibv_alloc_td(ctx1, &td_attr2);'
+    has_line 'expect_null("ibv_alloc_td", td_failed1, 95);'
+    has_line 'struct ibv_counters *counters1 = ibv_create_counters(ctx1, &counters_attr1);'
+    has_line 'expect_ptr("ibv_create_counters", counters1);'
+    has_line 'struct ibv_xrcd *xrcd_failed1 = ibv_open_xrcd(ctx1, &xrcd_attr1);'
+    has_line 'expect_null("ibv_open_xrcd", xrcd_failed1, 38);'
+    has_line 'struct ibv_alloc_dm_attr dm_attr1 = { .length = 8192 };'
+    has_line 'struct ibv_dm *dm1 = ibv_alloc_dm(ctx1, &dm_attr1);'
+    has_line 'expect_ptr("ibv_alloc_dm", dm1);'
+    has_line 'struct ibv_flow_action *flow_action_esp_failed1 = ibv_create_flow_action_esp(ctx1, &esp_attr1);'
+    has_line 'expect_null("ibv_create_flow_action_esp", flow_action_esp_failed1, 95);'
+    has_line 'struct ibv_mr *mr1 = ibv_alloc_null_mr(pd1);'
+    has_line 'expect_ptr("ibv_alloc_null_mr", mr1);'
+    compiles
+}
+
+@test "export by hand: the other hardware-only verbs (ibv_open_qp, ibv_alloc_parent_domain, ibv_create_wq, ibv_create_rwq_ind_table, ibv_import_pd/dm/mr, ibv_reg_dmabuf_mr, ibv_create_flow, ibv_advise_mr) are their C call with the arguments in C's order, and what they made or the errno checked" {
+    export_main '
+      local ctx, pd, cq = S.object("context", true), S.object("pd", true), S.object("cq", true)
+      local xrcd, td, mr, qp, wq = S.object("xrcd", true), S.object("td", true), S.object("mr", true), S.object("qp", true),
+        S.object("wq", true)
+      S.failed(ctx, "open_qp", { 0x2a17, xrcd }, 22, "EINVAL")
+      S.call(ctx, "alloc_parent_domain", { pd, td }, { S.object("pd") })
+      S.failed(ctx, "create_wq", { pd, cq, 24 }, 95, "EOPNOTSUPP")
+      S.call(ctx, "create_rwq_ind_table", { wq }, { S.object("rwq_ind_table") })
+      S.failed(ctx, "import_pd", { 0x1234 }, 9, "EBADF")
+      S.call(ctx, "import_dm", { 0x2345 }, { S.object("dm") })
+      S.failed(pd, "import_mr", { 0x3456 }, 2, "ENOENT")
+      S.call(pd, "reg_dmabuf_mr", { 7, 512, 8192, 0x10000, { "LOCAL_WRITE", "REMOTE_READ" } }, { S.object("mr") })
+      S.failed(qp, "create_flow", { 2 }, 95, "EOPNOTSUPP")
+      S.failed(pd, "advise_mr", { mr }, 95, "EOPNOTSUPP")'
+    has_line 'struct ibv_qp_open_attr qp_open_attr1 = { .comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE, .qp_num = 10775, .xrcd = xrcd1, .qp_type = IBV_QPT_XRC_RECV };'
+    has_line 'struct ibv_qp *open_qp_failed1 = ibv_open_qp(ctx1, &qp_open_attr1);'
+    has_line 'expect_null("ibv_open_qp", open_qp_failed1, 22);'
+    has_line 'struct ibv_parent_domain_init_attr parent_domain_attr1 = { .pd = pd1, .td = td1 };'
+    has_line 'struct ibv_pd *pd2 = ibv_alloc_parent_domain(ctx1, &parent_domain_attr1);'
+    has_line 'expect_ptr("ibv_alloc_parent_domain", pd2);'
+    has_line 'struct ibv_wq_init_attr wq_attr1 = { .wq_type = IBV_WQT_RQ, .max_wr = 24, .max_sge = 1, .pd = pd1, .cq = cq1 };'
+    has_line 'struct ibv_wq *create_wq_failed1 = ibv_create_wq(ctx1, &wq_attr1);'
+    has_line 'expect_null("ibv_create_wq", create_wq_failed1, 95);'
+    has_line 'struct ibv_wq *wqs1[1] = { wq1 };'
+    has_line 'struct ibv_rwq_ind_table *rwq_ind_table1 = ibv_create_rwq_ind_table(ctx1, &rwq_attr1);'
+    has_line 'expect_ptr("ibv_create_rwq_ind_table", rwq_ind_table1);'
+    has_line 'struct ibv_pd *import_pd_failed1 = ibv_import_pd(ctx1, 4660);'
+    has_line 'expect_null("ibv_import_pd", import_pd_failed1, 9);'
+    has_line 'struct ibv_dm *dm1 = ibv_import_dm(ctx1, 9029);'
+    has_line 'expect_ptr("ibv_import_dm", dm1);'
+    has_line 'struct ibv_mr *import_mr_failed1 = ibv_import_mr(pd1, 13398);'
+    has_line 'expect_null("ibv_import_mr", import_mr_failed1, 2);'
+    # ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access)
+    has_line 'struct ibv_mr *mr2 = ibv_reg_dmabuf_mr(pd1, 512, 8192, 0x10000, 7, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);'
+    has_line 'expect_ptr("ibv_reg_dmabuf_mr", mr2);'
+    has_line 'struct ibv_flow_attr flow_attr1 = { .type = IBV_FLOW_ATTR_NORMAL, .size = sizeof flow_attr1, .port = 2 };'
+    has_line 'struct ibv_flow *create_flow_failed1 = ibv_create_flow(qp1, &flow_attr1);'
+    has_line 'expect_null("ibv_create_flow", create_flow_failed1, 95);'
+    has_line 'expect_int("ibv_advise_mr", 95, ibv_advise_mr(pd1, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge1, 1));'
+    compiles
+}
+
+@test "export by hand: ibv_init_ah_from_wc is called with the recorded completion and GRH, and every field of the address it filled is checked (is_global, port_num, sl, grh.sgid_index), for a global and a local address" {
+    export_main '
+      local ctx = S.object("context", true)
+      local grh = ("\x60\x12\x34\x56"):rep(10)
+      S.call(ctx, "init_ah_from_wc", { 1, { wr_id = 7, status = "SUCCESS", opcode = "RECV", byte_len = 40, qp_num = 0x11,
+        src_qp = 0x2a17, wc_flags = "GRH" }, grh }, { { is_global = 1, port_num = 1, sl = 3, grh = { sgid_index = 2 } } })
+      S.call(ctx, "init_ah_from_wc", { 2, { wr_id = 8, status = "SUCCESS", opcode = "RECV", byte_len = 8, qp_num = 0x11,
+        src_qp = 0x2a17 }, grh }, { { is_global = 0, port_num = 2, sl = 5 } })
+      S.failed(ctx, "init_ah_from_wc", { 1, { wr_id = 9, status = "SUCCESS", opcode = "RECV", byte_len = 8, qp_num = 0x11,
+        src_qp = 0x2a17, wc_flags = "GRH" }, grh }, 22, "EINVAL")'
+    has_line 'struct ibv_wc wc1 = { .wr_id = 7, .status = IBV_WC_SUCCESS, .qp_num = 17, .opcode = IBV_WC_RECV, .byte_len = 40, .src_qp = 10775, .wc_flags = IBV_WC_GRH };'
+    # the GRH's 40 bytes as a C string: 0x60 0x12 '4' 'V', ten times
+    has_line "memcpy(&grh1, \"$(printf '\\140\\0224V%.0s' {1..10})\", sizeof grh1);"
+    has_line 'expect_int("ibv_init_ah_from_wc", 0, ibv_init_ah_from_wc(ctx1, 1, &wc1, &grh1, &ah_attr1));'
+    has_line 'expect_int("ah_attr.is_global", 1, ah_attr1.is_global);'
+    has_line 'expect_int("ah_attr.port_num", 1, ah_attr1.port_num);'
+    has_line 'expect_int("ah_attr.sl", 3, ah_attr1.sl);'
+    has_line 'expect_int("ah_attr.grh.sgid_index", 2, ah_attr1.grh.sgid_index);'
+    has_line 'expect_int("ibv_init_ah_from_wc", 0, ibv_init_ah_from_wc(ctx1, 2, &wc2, &grh2, &ah_attr2));'
+    has_line 'expect_int("ah_attr.is_global", 0, ah_attr2.is_global);'
+    has_line 'expect_int("ah_attr.port_num", 2, ah_attr2.port_num);'
+    has_line 'expect_int("ah_attr.sl", 5, ah_attr2.sl);'
+    # a failure: the errno, and nothing of an address that was not filled
+    has_line 'expect_int("ibv_init_ah_from_wc", 22, ibv_init_ah_from_wc(ctx1, 1, &wc3, &grh3, &ah_attr3));'
+    [ "$(grep -c 'expect_int("ah_attr' <<<"$output")" -eq 7 ]
+    compiles
+}
+
+@test "export by hand: each completion of a cq:iter loop is checked through the ibv_wc_read_* accessors, every field the step recorded (wr_id, status, opcode, byte_len, imm_data, qp_num as the QP's own number) and none it did not; an error completion only by wr_id and status" {
+    export_main '
+      local pd, cq = S.object("pd", true), S.object("cq", true)
+      local qp = S.object("qp", false, { qp_num = 0x2a17 })
+      S.call(pd, "create_qp", { { qp_type = "UD", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 4, max_recv_wr = 4 } } }, { qp })
+      S.call(cq, "iter", {}, {})
+      local wcs = {
+        { wr_id = 0x1234, status = "SUCCESS", opcode = "RECV_RDMA_WITH_IMM", byte_len = 4660, imm_data = 0x12345678, qp_num = 0x2a17 },
+        { wr_id = 0x2345, status = "SUCCESS", opcode = "SEND", byte_len = 96, qp_num = 0x3b28 },
+        { wr_id = 0x3456, status = "SUCCESS", opcode = "RDMA_WRITE" },
+        { wr_id = 0x4567, status = "WR_FLUSH_ERR", opcode = "RECV", byte_len = 0, qp_num = 0x2a17 },
+        nil }
+      for step = 1, 5 do S.call(cq, "__iter", {}, { wcs[step], n = 1 }).step = step end'
+    has_line 'poll_ex(cq1_ex, &poll_attr1, "cq1:iter step 1");'
+    has_line 'expect_int("cq1:iter step 1 wr_id", 4660, cq1_ex->wr_id);'
+    has_line 'expect_int("cq1:iter step 1 status", IBV_WC_SUCCESS, cq1_ex->status);'
+    has_line 'expect_int("cq1:iter step 1 opcode", IBV_WC_RECV_RDMA_WITH_IMM, ibv_wc_read_opcode(cq1_ex));'
+    has_line 'expect_int("cq1:iter step 1 byte_len", 4660, ibv_wc_read_byte_len(cq1_ex));'
+    has_line 'expect_int("cq1:iter step 1 imm_data", 305419896, ntohl(ibv_wc_read_imm_data(cq1_ex)));'
+    has_line 'expect_int("cq1:iter step 1 qp_num", qp1->qp_num, ibv_wc_read_qp_num(cq1_ex));'
+    has_line 'poll_ex(cq1_ex, NULL, "cq1:iter step 2");'
+    has_line 'expect_int("cq1:iter step 2 opcode", IBV_WC_SEND, ibv_wc_read_opcode(cq1_ex));'
+    has_line 'expect_int("cq1:iter step 2 byte_len", 96, ibv_wc_read_byte_len(cq1_ex));'
+    has_line 'expect_int("cq1:iter step 2 qp_num", 15144, ibv_wc_read_qp_num(cq1_ex));'   # a QP the session did not make
+    has_line 'expect_int("cq1:iter step 3 opcode", IBV_WC_RDMA_WRITE, ibv_wc_read_opcode(cq1_ex));'
+    has_line 'expect_int("cq1:iter step 4 wr_id", 17767, cq1_ex->wr_id);'
+    has_line 'expect_int("cq1:iter step 4 status", IBV_WC_WR_FLUSH_ERR, cq1_ex->status);'
+    has_line 'ibv_end_poll(cq1_ex);'
+    local step n
+    for step in 1:6 2:5 3:3 4:2 5:0; do
+        n=$(grep -c "^expect_int(\"cq1:iter step ${step%:*} " <<<"$output" || true)
+        [ "$n" -eq "${step#*:}" ] || { echo "step ${step%:*}: $n checks, want ${step#*:}"; return 1; }
+    done
+    compiles
+}
+
+@test "export by hand: an async event is waited for and checked by its type and what it is about, as ibv_async_event's element says: the QP, the CQ, the SRQ, or the port number; none within the timeout is not waited for" {
+    export_main '
+      local ctx, qp, cq, srq = S.object("context", true), S.object("qp", true), S.object("cq", true), S.object("srq", true)
+      S.call(ctx, "get_async_event", { 5 }, { { event_type = "QP_FATAL", qp = qp } })
+      S.call(ctx, "get_async_event", { 5 }, { { event_type = "CQ_ERR", cq = cq } })
+      S.call(ctx, "get_async_event", { 5 }, { { event_type = "SRQ_LIMIT_REACHED", srq = srq } })
+      S.call(ctx, "get_async_event", { 5 }, { { event_type = "PORT_ACTIVE", port_num = 2 } })
+      S.call(ctx, "get_async_event", { 1 }, { n = 1 })'
+    has_line 'get_async_event(ctx1, IBV_EVENT_QP_FATAL, qp1, 0, "ctx1:get_async_event");'
+    has_line 'get_async_event(ctx1, IBV_EVENT_CQ_ERR, cq1, 0, "ctx1:get_async_event");'
+    has_line 'get_async_event(ctx1, IBV_EVENT_SRQ_LIMIT_REACHED, srq1, 0, "ctx1:get_async_event");'
+    has_line 'get_async_event(ctx1, IBV_EVENT_PORT_ACTIVE, NULL, 2, "ctx1:get_async_event");'
+    has_line '/* ctx1:get_async_event: no async event within the timeout here: timing, not waited for */'
+    [ "$(grep -c '^get_async_event(' <<<"$output")" -eq 4 ]
+    compiles
+}
