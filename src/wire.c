@@ -784,7 +784,9 @@ static int l_frame(lua_State *L)
 	const char *s = luaL_checklstring(L, 1, &n);
 	double t = luaL_optnumber(L, 2, NAN);
 	lua_Integer len = luaL_optinteger(L, 3, (lua_Integer)n);
-	luaL_argcheck(L, len >= (lua_Integer)n && len <= 0xFFFFFFFF, 3, "a length on the wire of at least the bytes given");
+	if (len < (lua_Integer)n || len > 0xFFFFFFFF)   /* pcap keeps the length in 32 bits */
+		return luaL_argerror(L, 3, lua_pushfstring(L, "a length on the wire from the bytes given (%d) to 4294967295, got %I",
+							   (int)n, len));
 	wire_push_frame(L, (const uint8_t *)s, (uint32_t)n, (uint32_t)len, t, 0);
 	return 1;
 }

@@ -454,10 +454,10 @@ load ../helpers
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = $'62\t62\t62\t1.5\tACKNOWLEDGE' ]
-    [ "${lines[1]}" = $'61\tbad argument #3 to \'verbs.wire_core.frame\' (a length on the wire of at least the bytes given)' ]
+    [ "${lines[1]}" = $'61\tbad argument #3 to \'verbs.wire_core.frame\' (a length on the wire from the bytes given (62) to 4294967295, got 61)' ]
     [ "${lines[2]}" = $'4294967295\t4294967295\t62\t1.5\tACKNOWLEDGE' ]
-    [ "${lines[3]}" = $'4294967296\tbad argument #3 to \'verbs.wire_core.frame\' (a length on the wire of at least the bytes given)' ]
-    [ "${lines[4]}" = $'4294967358\tbad argument #3 to \'verbs.wire_core.frame\' (a length on the wire of at least the bytes given)' ]
+    [ "${lines[3]}" = $'4294967296\tbad argument #3 to \'verbs.wire_core.frame\' (a length on the wire from the bytes given (62) to 4294967295, got 4294967296)' ]
+    [ "${lines[4]}" = $'4294967358\tbad argument #3 to \'verbs.wire_core.frame\' (a length on the wire from the bytes given (62) to 4294967295, got 4294967358)' ]
 }
 
 @test "wire: 3000 mangled frames (cut, bytes changed, lengths on the wire longer) decode or say why, and every field reads" {
