@@ -230,10 +230,17 @@ local function netns_check(add, have_rdma)
     if have_rdma then add("netns", "warn", "`rdma system show` says nothing of netns mode", "rdma system show") end
     return
   end
-  local mine, init = sh("readlink /proc/self/ns/net"), sh("readlink /proc/1/ns/net")
+  -- (under explain_sys.root, as the other files the doctor reads)
+  local function ns(p) return (sh("readlink '" .. sys.root .. p .. "'"):gsub("%s+$", "")) end
+  local mine, init = ns("/proc/self/ns/net"), ns("/proc/1/ns/net")
   if mode == "exclusive" and mine ~= "" and init ~= "" and mine ~= init then
     add("netns", "fail", "RDMA netns mode is exclusive and this process is not in the initial network namespace:"
       .. " it sees only the RDMA devices moved into its namespace", "sudo rdma system set netns shared")
+  elseif mode == "exclusive" and (mine == "" or init == "") then
+    -- (pid 1's namespace is unreadable in some containers: say so, not guess)
+    add("netns", "warn", "RDMA netns mode is exclusive, and /proc/1/ns/net cannot be read here, so whether this process"
+      .. " is in the initial network namespace is unknown: outside it, it sees only the RDMA devices moved into its own",
+      "sudo rdma system set netns shared")
   else
     add("netns", "ok", ("RDMA netns mode %s%s"):format(mode,
       mode == "exclusive" and " (this process is in the initial namespace, which keeps the devices)" or ""))

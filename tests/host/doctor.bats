@@ -176,3 +176,32 @@ LUA
     has_line "exe	$(realpath "$B/verbsh")"
     [[ $output != *"command -v verbsh-vm"* ]]
 }
+
+# `rdma system show` stood in for by a script on PATH, and the namespaces of
+# this process and of pid 1 by links under a fake root (explain_sys.root).
+@test "doctor: RDMA netns mode shared is ok; exclusive is ok in the initial namespace, a fail with the fix outside it, a warning when pid 1's cannot be read" {
+    local bin=$BATS_TEST_TMPDIR/bin T=$BATS_TEST_TMPDIR/root
+    mkdir -p "$bin" "$T/proc/self/ns" "$T/proc/1/ns"
+    netns() {   # netns MODE SELF INIT: the doctor's netns line and its fix
+        printf '#!/bin/sh\necho "netns %s copy-on-fork on"\n' "$1" >"$bin/rdma"
+        chmod +x "$bin/rdma"
+        rm -f "$T/proc/self/ns/net" "$T/proc/1/ns/net"
+        [ -z "$2" ] || ln -s "$2" "$T/proc/self/ns/net"
+        [ -z "$3" ] || ln -s "$3" "$T/proc/1/ns/net"
+        PATH=$bin:$PATH "$VERBSH" -e "
+          require('verbs.explain_sys').root = '$T'
+          for _, c in ipairs(require('verbs.doctor').run().checks) do
+            if c.name == 'netns' then print(c.status .. '|' .. c.message .. '|' .. tostring(c.fix)) end
+          end"
+    }
+    run netns shared 'net:[4026531840]' 'net:[4026531840]'
+    [ "$output" = "ok|RDMA netns mode shared|nil" ]
+    run netns shared 'net:[4026532245]' 'net:[4026531840]'
+    [ "$output" = "ok|RDMA netns mode shared|nil" ]
+    run netns exclusive 'net:[4026531840]' 'net:[4026531840]'
+    [ "$output" = "ok|RDMA netns mode exclusive (this process is in the initial namespace, which keeps the devices)|nil" ]
+    run netns exclusive 'net:[4026532245]' 'net:[4026531840]'
+    [ "$output" = "fail|RDMA netns mode is exclusive and this process is not in the initial network namespace: it sees only the RDMA devices moved into its namespace|sudo rdma system set netns shared" ]
+    run netns exclusive 'net:[4026532245]' ''
+    [ "$output" = "warn|RDMA netns mode is exclusive, and /proc/1/ns/net cannot be read here, so whether this process is in the initial network namespace is unknown: outside it, it sees only the RDMA devices moved into its own|sudo rdma system set netns shared" ]
+}
