@@ -194,3 +194,16 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     [ "$(grep -c '^get_async_event(' <<<"$output")" -eq 4 ]
     compiles
 }
+
+@test "export by hand: srq:modify's explicit mask is the mask ibv_modify_srq gets, even where the keys given would say more; without one, the keys' own bits" {
+    export_main '
+      local srq = S.object("srq", true)
+      S.call(srq, "modify", { { max_wr = 64, srq_limit = 10 }, "LIMIT" }, {})
+      S.failed(srq, "modify", { { max_wr = 4096 }, "MAX_WR" }, 22, "EINVAL")
+      S.call(srq, "modify", { { max_wr = 96, srq_limit = 12 } }, {})'
+    has_line 'struct ibv_srq_attr srq_attr1 = { .max_wr = 64, .srq_limit = 10 };'
+    has_line 'expect_int("ibv_modify_srq", 0, ibv_modify_srq(srq1, &srq_attr1, IBV_SRQ_LIMIT));'
+    has_line 'expect_int("ibv_modify_srq", 22, ibv_modify_srq(srq1, &srq_attr2, IBV_SRQ_MAX_WR));'   # it returns the errno itself
+    has_line 'expect_int("ibv_modify_srq", 0, ibv_modify_srq(srq1, &srq_attr3, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT));'
+    compiles
+}
