@@ -302,3 +302,23 @@ load ../helpers
     [[ $output == *"why: bind_info.mr belongs to another PD than the window"* ]]
     [[ $output == *"why: memory windows are still bound to this MR (rxe refuses the dereg while any window opens onto it)"* ]]
 }
+
+@test "fork_init and is_fork_initialized: DISABLED, then true and ENABLED; an argument to either is refused naming the count and the first, and changes nothing" {
+    run "$VERBSH" -e '
+      print(verbs.is_fork_initialized())
+      print(pcall(verbs.fork_init, 1))
+      print(pcall(verbs.is_fork_initialized, "x"))
+      print(verbs.is_fork_initialized())
+      print(verbs.fork_init())
+      print(verbs.is_fork_initialized())
+      print(pcall(verbs.fork_init, nil, 2))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = DISABLED ]
+    [ "${lines[1]}" = $'false\tbad argument #1 to \'verbs.fork_init\' (verbs.fork_init() takes no arguments, got 1 (the first: a number))' ]
+    [ "${lines[2]}" = $'false\tbad argument #1 to \'verbs.is_fork_initialized\' (verbs.is_fork_initialized() takes no arguments, got 1 (the first: a string))' ]
+    [ "${lines[3]}" = DISABLED ]   # the refused call did not run ibv_fork_init
+    [ "${lines[4]}" = true ]
+    [ "${lines[5]}" = ENABLED ]
+    [ "${lines[6]}" = $'false\tbad argument #1 to \'verbs.fork_init\' (verbs.fork_init() takes no arguments, got 2 (the first: a nil))' ]
+}
