@@ -386,6 +386,14 @@ diag() {
           dest_qp_num = 1, rq_psn = 0, max_dest_rd_atomic = 1, min_rnr_timer = 1 }, "ENODATA"))'
     [ "$status" -eq 0 ]
     [[ $output == *"grh.sgid_index 7 points at an empty slot"*"; filled slots: 0 fe80:0000:0000:0000:5054:00ff:fe12:3456 (RoCE v2), 1 0000:0000:0000:0000:0000:ffff:0a00:0001 (RoCE v2)"$'\n'* ]]
+    # no slot filled at all (the netdev has no address yet): nothing to list
+    f $G/gids/0 0000:0000:0000:0000:0000:0000:0000:0000; f $G/gids/1 0000:0000:0000:0000:0000:0000:0000:0000
+    xl "x.sys.root = '$R'"'
+        print(mq("RC", "INIT", "RTR", { ah_attr = { is_global = 1, port_num = 1, grh = { sgid_index = 3 } }, path_mtu = "1024",
+          dest_qp_num = 1, rq_psn = 0, max_dest_rd_atomic = 1, min_rnr_timer = 1 }, "ENODATA"))'
+    [ "$status" -eq 0 ]
+    [[ $output == *"grh.sgid_index 3 points at an empty slot of the port's GID table (rxe answers ENODATA, not EINVAL)"$'\n'* ]]
+    [[ $output != *"filled slots"* ]]
 }
 
 @test "rdma_cm error events: each status gets its cause (REJECTED 8/28, UD's UNREACHABLE, ADDR_ERROR ENODEV)" {
