@@ -441,3 +441,33 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
     [ "${lines[2]}" = '{{{{...}}}, "s"}' ]
     [ "${lines[3]}" = '{a={b={c=3}}}' ]
 }
+
+# Lesson 8's compare-and-swap step judged on completions and memory given by
+# hand (plain WC tables, MRs that read 8-byte words), no device.
+cas_check() {   # cas_check STATUS21 STATUS22 A200 A208 B0
+    run "$VERBSH" -e '
+      local function wc(id, st) return setmetatable({ wr_id = id, status = st, opcode = "COMP_SWAP" },
+        { __tostring = function() return ("wc{wr_id = %d, status = %s}"):format(id, st) end }) end
+      local function mr(words) return { read = function(_, off, n) return string.pack("=I8", words[off] or 0) end } end
+      wcs = { wc(21, "'"$1"'"), wc(22, "'"$2"'") }
+      mr_a, mr_b, cq = mr{ [200] = '"$3"', [208] = '"$4"' }, mr{ [0] = '"$5"' }, nil
+      for _, s in ipairs(dofile(os.getenv("ROOT") .. "/lessons/08-atomics.lua").steps) do
+        if s.title == "Compare and swap" then print(s.check({})) end
+      end'
+}
+
+@test "lesson 8's compare-and-swap step: both CASes right pass; a failed first CAS is named by its own completion, not by the flushed second; a wrong old value is named" {
+    cas_check SUCCESS SUCCESS 11 100 100
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == "true"* ]]
+    cas_check REM_ACCESS_ERR WR_FLUSH_ERR 0 0 11
+    echo "$output"
+    [ "$output" = $'false\ta CAS failed: wc{wr_id = 21, status = REM_ACCESS_ERR}' ]
+    cas_check SUCCESS REM_ACCESS_ERR 11 0 100
+    [ "$output" = $'false\ta CAS failed: wc{wr_id = 22, status = REM_ACCESS_ERR}' ]
+    cas_check SUCCESS SUCCESS 11 11 100    # the second CAS should have seen 100
+    [ "$output" = $'false\tthe second CAS should have returned 100' ]
+    cas_check SUCCESS SUCCESS 100 100 100  # the first should have seen 11
+    [ "$output" = $'false\tthe first CAS should have returned 11' ]
+}
