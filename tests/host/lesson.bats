@@ -471,3 +471,30 @@ cas_check() {   # cas_check STATUS21 STATUS22 A200 A208 B0
     cas_check SUCCESS SUCCESS 100 100 100  # the first should have seen 11
     [ "$output" = $'false\tthe first CAS should have returned 11' ]
 }
+
+# Lesson 19's lost-SEND step judged on completions and memory given by hand.
+uc_lost_check() {   # uc_lost_check FIRST_LUA WCS_LUA MR_B_TEXT
+    run "$VERBSH" -e '
+      local function wc(id, st, qpn) return { wr_id = id, status = st, qp_num = qpn } end
+      qp_a, qp_b, cq = { qp_num = 0x11 }, { qp_num = 0x12 }, nil
+      first = '"$1"'
+      wcs = '"$2"'
+      mr_b = { read = function(_, off, n) return off == 1024 and ("'"$3"'"):sub(1, n) or "" end }
+      for _, s in ipairs(dofile(os.getenv("ROOT") .. "/lessons/19-uc.lua").steps) do
+        if s.title == "Unreliable: nobody tells the sender" then print(s.check({})) end
+      end'
+}
+
+@test "lesson 19's lost-SEND step: SUCCESS at qp_a and nothing at qp_b passes; the lost SEND not SUCCESS, a completion at qp_b, or the second message missing are each named" {
+    uc_lost_check '{ wc(4, "SUCCESS", 0x11) }' '{ wc(5, "SUCCESS", 0x11), wc(101, "SUCCESS", 0x12) }' second
+    echo "$output"
+    [ "$output" = $'true\t"first": SUCCESS at qp_a, never arrived; the receive got "second"' ]
+    uc_lost_check '{ wc(4, "REM_OP_ERR", 0x11) }' '{ wc(5, "SUCCESS", 0x11), wc(101, "SUCCESS", 0x12) }' second
+    [ "$output" = $'false\tthe lost SEND did not complete SUCCESS' ]
+    uc_lost_check '{ wc(4, "SUCCESS", 0x11), wc(100, "SUCCESS", 0x12) }' '{ wc(5, "SUCCESS", 0x11), wc(101, "SUCCESS", 0x12) }' second
+    [ "$output" = $'false\tqp_b got a completion: was a receive posted?' ]
+    uc_lost_check '{ wc(4, "SUCCESS", 0x11) }' '{ wc(5, "SUCCESS", 0x11), wc(101, "SUCCESS", 0x12) }' first
+    [ "$output" = $'false\tqp_b\'s receive does not hold "second"' ]
+    uc_lost_check '{ }' '{ }' second
+    [ "$output" = $'false\tfirst should hold wr_id 4\'s completion: first = cq:wait(2, 300) after the SEND with no receive' ]
+}
