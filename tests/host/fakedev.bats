@@ -163,3 +163,19 @@ fvsh() {
     [ "${lines[2]}" = "fakeverbs: wr_send_tso qp 273 hdr_sz 2 mss 65535 first a last b" ]
     [[ ${lines[3]} == *"bad argument #2 to 'wr_send_tso' (mss: 65536 is out of range (0..65535))" ]]
 }
+
+@test "fake device: a hardware-only method given too many arguments names the first extra one's position and the count, for one that takes none and one that takes one" {
+    run fvsh '
+      local ctx = verbs.open("fake0")
+      local k = ctx:create_counters()
+      print(select(2, pcall(ctx.query_rt_values_ex, ctx, 5)))
+      print(select(2, pcall(k.read_counters, k, 2, "x")))
+      print(select(2, pcall(k.read_counters, k, 1, nil, 3)))
+      print(table.concat(k:read_counters(2), " "))   -- its one argument still reads'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'query_rt_values_ex' (ctx:query_rt_values_ex() takes no arguments, got 1 (the first: a number))" ]
+    [ "${lines[1]}" = "bad argument #2 to 'read_counters' (devobj:read_counters(...) takes at most 1 argument, got 2 (the first extra one: a string))" ]
+    [ "${lines[2]}" = "bad argument #2 to 'read_counters' (devobj:read_counters(...) takes at most 1 argument, got 3 (the first extra one: a nil))" ]
+    [ "${lines[3]}" = "1007 2007" ]
+}
