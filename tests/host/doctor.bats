@@ -205,3 +205,31 @@ LUA
     run netns exclusive 'net:[4026532245]' ''
     [ "$output" = "warn|RDMA netns mode is exclusive, and /proc/1/ns/net cannot be read here, so whether this process is in the initial network namespace is unknown: outside it, it sees only the RDMA devices moved into its own|sudo rdma system set netns shared" ]
 }
+
+# gid: the port's GID table is quoted after each finding, empty or not
+@test "doctor: gid names the RoCE v2 IPv4 GID with the port's GID table after it; a RoCE port without one fails with the table and the ip fix; an empty table quotes nothing" {
+    T=$BATS_TEST_TMPDIR/root
+    mkdir -p "$T/sys/class/infiniband/rxe0" "$T/dev/infiniband" "$T/sys/class/net/veth7"
+    touch "$T/dev/infiniband/uverbs0"
+    run "$VERBSH" -e "
+      require('verbs.explain_sys').root = '$T'
+      local gids = {
+        rxe0 = { { index = 0, type = 'RoCE v2', gid = 'fe80::5054:ff:fe12:3456', netdev = 'veth7' },
+                 { index = 1, type = 'RoCE v2', gid = '::ffff:192.0.2.7', netdev = 'veth7' } },
+        rxe1 = { { index = 0, type = 'RoCE v2', gid = 'fe80::5054:ff:fe12:3457', netdev = 'veth7' } },
+        rxe2 = {} }
+      verbs.devices = function() return { { name = 'rxe0' }, { name = 'rxe1' }, { name = 'rxe2' } } end
+      verbs.open = function(name)
+        return { query_device = function() return { phys_port_cnt = 1 } end,
+                 query_port = function() return { state = 'ACTIVE', phys_state = 'LINK_UP', link_layer = 'ETHERNET', active_mtu = 1024 } end,
+                 gids = function() return gids[name] end, close = function() end }
+      end
+      for _, c in ipairs(require('verbs.doctor').run().checks) do
+        if c.name == 'gid' then print(c.status .. '|' .. c.message .. '|' .. tostring(c.fix)) end
+      end"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ok|rxe0 port 1: sgid_index 1 is the RoCE v2 IPv4 GID ::ffff:192.0.2.7 (table: 0 RoCE v2 fe80::5054:ff:fe12:3456; 1 RoCE v2 ::ffff:192.0.2.7)|nil" ]
+    [ "${lines[1]}" = "fail|rxe1 port 1 has no RoCE v2 GID with an IPv4 address: veth7 has no IPv4 address (table: 0 RoCE v2 fe80::5054:ff:fe12:3457)|sudo ip addr add 192.0.2.1/24 dev veth7   (an IPv4 address of your network; 192.0.2.1 is an example)" ]
+    [ "${lines[2]}" = "fail|rxe2 port 1 has no RoCE v2 GID with an IPv4 address: its netdev has no IPv4 address|sudo ip addr add 192.0.2.1/24 dev IFACE   (an IPv4 address of your network; 192.0.2.1 is an example)" ]
+}
