@@ -498,3 +498,16 @@ uc_lost_check() {   # uc_lost_check FIRST_LUA WCS_LUA MR_B_TEXT
     uc_lost_check '{ }' '{ }' second
     [ "$output" = $'false\tfirst should hold wr_id 4\'s completion: first = cq:wait(2, 300) after the SEND with no receive' ]
 }
+
+@test "kit: wc_note gives a successful completion's opcode, status and byte_len, its imm_data in hex when there is one, and an error's status alone" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      print(K.wc_note{ status = "SUCCESS", opcode = "RECV", byte_len = 5 })
+      print(K.wc_note{ status = "SUCCESS", opcode = "RECV_RDMA_WITH_IMM", byte_len = 0, imm_data = 0x12345678 })
+      print(K.wc_note{ status = "REM_ACCESS_ERR", opcode = "RDMA_WRITE", byte_len = 4096 })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "RECV SUCCESS byte_len=5" ]
+    [ "${lines[1]}" = "RECV_RDMA_WITH_IMM SUCCESS byte_len=0 imm_data=0x12345678" ]
+    [ "${lines[2]}" = "REM_ACCESS_ERR" ]
+}
