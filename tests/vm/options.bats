@@ -78,3 +78,21 @@ opt_bad() {
     opt_ok --smp 1
     opt_bad "--smp wants a count, got '0'" --smp 0
 }
+
+@test "rxe-vm: an unknown option, long or short, exits 2 naming it, with the usage on stderr; -h and --help exit 0 with the same usage on stdout" {
+    "$ROOT/scripts/rxe-vm" --help >"$BATS_TEST_TMPDIR/help" 2>"$BATS_TEST_TMPDIR/help.err"
+    [ ! -s "$BATS_TEST_TMPDIR/help.err" ]
+    [[ $(head -1 "$BATS_TEST_TMPDIR/help") == "usage: rxe-vm (installed: verbsh-vm) [options] [--] [CMD [ARG...]]" ]]
+    run "$ROOT/scripts/rxe-vm" -h
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(cat "$BATS_TEST_TMPDIR/help")" ]
+    local o rc
+    for o in --bogus -x --seats; do
+        rc=0
+        "$ROOT/scripts/rxe-vm" "$o" -- true >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" || rc=$?
+        [ "$rc" -eq 2 ] || { echo "$o: status $rc"; return 1; }
+        [ ! -s "$BATS_TEST_TMPDIR/out" ]
+        [ "$(head -1 "$BATS_TEST_TMPDIR/err")" = "rxe-vm: unknown option $o" ]
+        cmp <(tail -n +2 "$BATS_TEST_TMPDIR/err") "$BATS_TEST_TMPDIR/help"
+    done
+}
