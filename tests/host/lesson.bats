@@ -511,3 +511,26 @@ uc_lost_check() {   # uc_lost_check FIRST_LUA WCS_LUA MR_B_TEXT
     [ "${lines[1]}" = "RECV_RDMA_WITH_IMM SUCCESS byte_len=0 imm_data=0x12345678" ]
     [ "${lines[2]}" = "REM_ACCESS_ERR" ]
 }
+
+# Lesson 16's measuring step judged on rounds given by hand.
+rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVENTS_IDLE
+    run "$VERBSH" -e '
+      local function r(mode, usec, cpu) return { mode = mode, usec = usec, cpu_ms = cpu, n = 200, cpu_share = cpu * 1e3 / usec } end
+      busy, events = r("'"$1"'", 910, 870), r("'"$2"'", 1430, 95)
+      busy_idle, events_idle = r("'"$3"'", 300012, 298), r("'"$4"'", 300477, 3)
+      for _, s in ipairs(dofile(os.getenv("ROOT") .. "/lessons/16-events.lua").steps) do
+        if s.title == "Measure: spinning against sleeping" then print(select(2, s.check())) end
+      end'
+}
+
+@test "lesson 16's measuring step: the four rounds in their places pass with the figures; any one of them swapped or from the other function is refused" {
+    rounds_check busy events "busy idle" "events idle"
+    echo "$output"
+    [ "${lines[-1]}" = "waiting 300 ms for a slow completion cost 298 ms of CPU spinning, 3 ms sleeping" ]
+    local want="busy/events should be exchange_round's busy and events rounds, *_idle idle_round's"
+    rounds_check events events "busy idle" "events idle";       [ "$output" = "$want" ]
+    rounds_check busy busy "busy idle" "events idle";           [ "$output" = "$want" ]
+    rounds_check busy events "busy" "events idle";              [ "$output" = "$want" ]
+    rounds_check busy events "busy idle" "busy idle";           [ "$output" = "$want" ]
+    rounds_check events busy "busy idle" "events idle";         [ "$output" = "$want" ]
+}
