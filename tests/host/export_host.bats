@@ -207,3 +207,18 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     has_line 'expect_int("ibv_modify_srq", 0, ibv_modify_srq(srq1, &srq_attr3, IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT));'
     compiles
 }
+
+@test "export by hand: pd:reg_mr of a string registers a buffer of its length holding its bytes (quotes and newlines escaped), and pd:reg_mr of a size a zeroed one" {
+    export_main '
+      local pd = S.object("pd", true)
+      local mr1 = S.object("mr", false, { addr = 0x1000, length = 7, lkey = 0x11, rkey = 0x22 })
+      local mr2 = S.object("mr", false, { addr = 0x2000, length = 96, lkey = 0x33, rkey = 0x44 })
+      S.call(pd, "reg_mr", { "ab\"c\n9z", "LOCAL_WRITE" }, { mr1 })
+      S.call(pd, "reg_mr", { 96, "LOCAL_WRITE" }, { mr2 })'
+    has_line 'void *buf_mr1 = calloc(1, 7);'
+    has_line 'memcpy(buf_mr1, "ab\042c\0129z", 7);'
+    has_line 'void *buf_mr2 = calloc(1, 96);'
+    [[ $output != *'memcpy(buf_mr2'* ]]
+    has_line 'struct ibv_mr *mr2 = ibv_reg_mr(pd1, buf_mr2, 96, IBV_ACCESS_LOCAL_WRITE);'
+    compiles
+}
