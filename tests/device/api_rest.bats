@@ -19,7 +19,7 @@ setup() { require_device; cd "$ROOT"; }
     run "$VERBSH" tests/lua/api_devonly.lua
     echo "$output"
     [ "$status" -eq 0 ]
-    has_line "api_devonly: ok (144 checks)"
+    has_line "api_devonly: ok (148 checks)"
 }
 
 @test "api: fork_init before the first reg_mr succeeds, and then survives one" {

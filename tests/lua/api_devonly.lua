@@ -54,6 +54,10 @@ end
 -- verbs.import_device of a bad fd: EINVAL, and no hardware topic
 local e = T.raises("import_device(-1)", verbs.import_device, -1)
 eq(e.errname, "EINVAL", "import_device(-1)")
+eq(e.context and e.context.fd, -1, "import_device(-1): the error's context holds the fd")
+eq(e.context.device, nil, "import_device(-1): an fd names no device")
+local e_ctx = T.raises("import_device(ctx)", verbs.import_device, ctx)
+eq(e_ctx.context and e_ctx.context.device, dev, "import_device(ctx): the error's context names the device")
 check(not tostring(e):find("see help", 1, true), "EINVAL is not a missing feature")
 
 -- a device object's method wants its kind: no device object can be made on rxe, so the check is on arguments

@@ -162,6 +162,8 @@ do
   local r2 = l2:get_request(5000)
   eq(r2.qp.send_cq, scq, "the request's QP: the listener's send_cq")
   eq(r2.qp.recv_cq, rcq, "the request's QP: the listener's recv_cq (another CQ)")
+  eq(r2.qp.pd, lpd, "the request's QP: the listener's PD")
+  eq(r2.qp.srq, nil, "the request's QP: no SRQ, as the listener has none")
   r2:destroy_ep()
   c2qp:destroy(); c2:destroy(); c2cq:destroy(); c2pd:dealloc(); ch2:destroy()
   l2:destroy_ep()

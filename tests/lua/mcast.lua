@@ -108,6 +108,10 @@ e = raises("unknown flag", id.join_multicast_ex, id, { addr = GROUP, join_flags 
 check(tostring(e):find("join_flags", 1, true), "%s", tostring(e))
 e = raises("TCP id", ch:create_id("TCP").join_multicast, ch:create_id("TCP"), GROUP)
 check(tostring(e):find("multicast is for UD ids: this id's port space is TCP", 1, true), "%s", tostring(e))
+local tcp = ch:create_id("TCP")
+e = raises("TCP id, join_multicast_ex", tcp.join_multicast_ex, tcp, { addr = GROUP })
+check(tostring(e):find("rdma_join_multicast_ex: multicast is for UD ids: this id's port space is TCP", 1, true), "%s", tostring(e))
+tcp:destroy()
 
 -- An id left joined to the garbage collector leaves, and its QP goes
 -- (the bats test checks that no "ibv_destroy_qp failed" leak is printed).
