@@ -110,6 +110,40 @@ load ../helpers
     [ "$status" -eq 1 ]
 }
 
+# A made-up run: each "verbsh" prints "bad" on its calls listed in its file
+# bad (1 2: its first two), "good" on the others; a test "ok N" passes on
+# good. Calls are counted per binary, so a binary that is bad on its first
+# call only fails a test by chance once, as a loaded machine's timing does.
+@test "random mutants: a kill on the host is a failure that comes again; a test the unmutated tree failed once by chance is not its failure, one it fails every time is" {
+    local o=$BATS_TEST_TMPDIR/out b
+    mkdir -p "$o/tests/host" "$o/log"
+    # (written with printf: bats would read an @test line here as a test of this file)
+    printf '@test "one" { [ "$("$VERBSH")" = good ]; }\n' >"$o/tests/host/t.bats"
+    mkbin() {   # mkbin NAME BAD_CALLS...
+        mkdir -p "$o/bin/$1"; ln -sfn "$o/tests" "$o/bin/$1/tests"; local v=$o/bin/$1/verbsh; shift
+        echo "$*" >"${v%/*}/bad"
+        printf '#!/bin/bash\nd=${0%%/*}; n=$(( $(cat "$d/n" 2>/dev/null || echo 0) + 1 )); echo $n >"$d/n"\n[[ " $(cat "$d/bad") " == *" $n "* ]] && echo bad || echo good\n' >"$v"
+        chmod +x "$v"
+    }
+    judge() { rm -f "$o"/bin/*/n; run "$ROOT/tests/mutate-random" --judge "$o" "$1" host t.bats; echo "$output"; }
+    mkbin pristine
+    mkbin steady 1 2 3 4; judge steady            # fails every time: killed
+    [ "$status" -eq 0 ] && [ "${lines[-1]}" = "t.bats: one" ]
+    mkbin once 1; judge once                      # fails its first run only: not counted
+    [ "$status" -eq 0 ] && [ "${lines[-1]}" = "# once: the failures in host/t.bats did not come again: not counted" ]
+    [ "$(cat "$o/bin/once/n")" = 2 ]              # (it was run twice)
+    mkbin twice 1 2; judge twice                  # fails both runs
+    [ "${lines[-1]}" = "t.bats: one" ]
+    # the unmutated tree fails its first run by chance: a steady mutant is still killed (a new
+    # process: the tree's failures are judged once per process)
+    mkbin pristine 1; judge steady
+    [ "${lines[-1]}" = "t.bats: one" ]
+    [[ $output != *"the unmutated tree fails"* ]]
+    # ...and fails every time: a mutant failing the same test is not killed by it
+    mkbin pristine 1 2 3; judge steady
+    [ "${lines[-1]}" = "# the unmutated tree fails in host/t.bats: one;" ]
+}
+
 # A made-up per-test map: of a.bats, test 1 ran wc.c:10 and test 2 did not;
 # both ran wc.c:12; wc.c:20 only setup_file ran (no test's row).
 @test "random mutants: per-test selection names exactly the tests of a file that ran the mutant's lines; whole files where the map cannot say or MUTATE_PER_TEST=0" {
