@@ -15,7 +15,8 @@ M.methods = {
     .. " struct ibv_device_attr_ex *attr)",
     "the ibv_device_attr keys (max_qp, max_mr_size, fw_ver ...) and the extended ones: comp_mask,"
     .. " completion_timestamp_mask, hca_core_clock, device_cap_flags_ex, max_wq_type_rq, raw_packet_caps,"
-    .. " max_dm_size, xrc_odp_caps, phys_port_cnt_ex, and tables odp_caps, tso_caps, rss_caps,"
+    .. " max_dm_size, xrc_odp_caps, phys_port_cnt_ex, and tables odp_caps (general_caps and"
+    .. " per_transport_caps.rc_odp_caps, uc_odp_caps, ud_odp_caps, those three also in odp_caps), tso_caps, rss_caps,"
     .. " packet_pacing_caps, tm_caps, cq_mod_caps, pci_atomic_caps (on rxe the hardware ones are 0)",
     gives = "ibv_device_attr", ex = "ctx:query_device_ex().tm_caps.max_num_tags" },
   query_pkey = { "context", "ctx:query_pkey(port, index)",

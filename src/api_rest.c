@@ -51,10 +51,20 @@ static int l_query_device_ex(lua_State *L)
 	EX(phys_port_cnt_ex);
 #undef EX
 	/* the nested capability structs, as tables of their integers */
-	lua_createtable(L, 0, 3);
+	/* odp_caps.per_transport_caps as in C; its three also directly in odp_caps */
+	lua_createtable(L, 0, 5);
 	lua_pushinteger(L, a.odp_caps.general_caps); lua_setfield(L, -2, "general_caps");
-	lua_pushinteger(L, a.odp_caps.per_transport_caps.rc_odp_caps); lua_setfield(L, -2, "rc_odp_caps");
-	lua_pushinteger(L, a.odp_caps.per_transport_caps.ud_odp_caps); lua_setfield(L, -2, "ud_odp_caps");
+	lua_createtable(L, 0, 3);
+	static const char *const odp_tr[] = { "rc_odp_caps", "uc_odp_caps", "ud_odp_caps" };
+	const uint32_t odp_v[] = { a.odp_caps.per_transport_caps.rc_odp_caps, a.odp_caps.per_transport_caps.uc_odp_caps,
+				   a.odp_caps.per_transport_caps.ud_odp_caps };
+	for (int i = 0; i < 3; i++) {
+		lua_pushinteger(L, odp_v[i]);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, -3, odp_tr[i]);
+		lua_setfield(L, -3, odp_tr[i]);
+	}
+	lua_setfield(L, -2, "per_transport_caps");
 	lua_setfield(L, -2, "odp_caps");
 	lua_createtable(L, 0, 2);
 	lua_pushinteger(L, a.tso_caps.max_tso); lua_setfield(L, -2, "max_tso");

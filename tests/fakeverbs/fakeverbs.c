@@ -1,6 +1,7 @@
 /* A stand-in libibverbs device for host tests (LD_PRELOAD): one device,
  * "fake0", whose provider implements hardware-only verbs that rxe does not
- * (query_rt_values_ex, counters, device memory, WQs), so that the path where
+ * (query_rt_values_ex, counters, device memory, WQs; query_device_ex with a
+ * value in every field), so that the path where
  * such a verb SUCCEEDS runs without the hardware. Every answer is a value
  * chosen here and printed nowhere else, so a test compares what verbsh
  * returns with this file; what verbsh passes down (a WR's wr_id) the
@@ -60,6 +61,47 @@ static int f_query_rt_values(struct ibv_context *c, struct ibv_values_ex *v)
 	(void)c;
 	v->raw_clock.tv_sec = RT_SEC;
 	v->raw_clock.tv_nsec = RT_NSEC;
+	return 0;
+}
+
+/* query_device_ex: every extended field a value of its own (no two alike,
+ * none 0), the caps' halves told apart (min below max) */
+static int f_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input *in,
+			     struct ibv_device_attr_ex *a, size_t size)
+{
+	(void)c; (void)in;
+	memset(a, 0, size);
+	snprintf(a->orig_attr.fw_ver, sizeof a->orig_attr.fw_ver, "fake-fw 7.8.9");
+	a->orig_attr.vendor_id = 0x15b3;
+	a->orig_attr.max_qp = 1021;
+	a->orig_attr.max_cq = 2043;
+	a->orig_attr.phys_port_cnt = 1;
+	a->comp_mask = 0x3;
+	a->completion_timestamp_mask = 0xfffffffff0ULL;
+	a->hca_core_clock = 156250;
+	a->device_cap_flags_ex = 0x1234500000ULL;
+	a->max_wq_type_rq = 5;
+	a->raw_packet_caps = 0x2a;
+	a->max_dm_size = 0x40000;
+	a->xrc_odp_caps = 0x21;
+	a->phys_port_cnt_ex = 3;
+	a->odp_caps.general_caps = 0x6;
+	a->odp_caps.per_transport_caps.rc_odp_caps = 0x1f;
+	a->odp_caps.per_transport_caps.uc_odp_caps = 0x07;
+	a->odp_caps.per_transport_caps.ud_odp_caps = 0x11;
+	a->tso_caps.max_tso = 262144;
+	a->tso_caps.supported_qpts = 0x100;
+	a->rss_caps.max_rwq_indirection_tables = 64;
+	a->rss_caps.max_rwq_indirection_table_size = 2048;
+	a->packet_pacing_caps.qp_rate_limit_min = 1000;
+	a->packet_pacing_caps.qp_rate_limit_max = 100000000;
+	a->tm_caps.max_num_tags = 511;
+	a->tm_caps.max_ops = 33;
+	a->cq_mod_caps.max_cq_count = 65535;
+	a->cq_mod_caps.max_cq_period = 4095;
+	a->pci_atomic_caps.fetch_add = 0x4;
+	a->pci_atomic_caps.swap = 0x8;
+	a->pci_atomic_caps.compare_swap = 0x10;
 	return 0;
 }
 
@@ -148,6 +190,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *d)
 		return NULL;
 	v->sz = sizeof *v;
 	v->query_rt_values = f_query_rt_values;
+	v->query_device_ex = f_query_device_ex;
 	v->create_counters = f_create_counters;
 	v->read_counters = f_read_counters;
 	v->destroy_counters = f_destroy_counters;

@@ -47,6 +47,30 @@ fvsh() {
     [ "$output" = "1234567	891011121" ]
 }
 
+@test "fake device: ctx:query_device_ex() gives each extended field the provider set, each cap struct's members apart (min and max, rc, uc and ud)" {
+    run fvsh '
+      local a = verbs.open("fake0"):query_device_ex()
+      local o, p = a.odp_caps, a.odp_caps.per_transport_caps
+      print(a.fw_ver, a.vendor_id, a.max_qp, a.max_cq, a.phys_port_cnt)
+      print(a.comp_mask, a.completion_timestamp_mask, a.hca_core_clock, a.device_cap_flags_ex, a.max_wq_type_rq,
+        a.raw_packet_caps, a.max_dm_size, a.xrc_odp_caps, a.phys_port_cnt_ex)
+      print(o.general_caps, p.rc_odp_caps, p.uc_odp_caps, p.ud_odp_caps, o.rc_odp_caps, o.uc_odp_caps, o.ud_odp_caps)
+      print(a.tso_caps.max_tso, a.tso_caps.supported_qpts, a.rss_caps.max_rwq_indirection_tables,
+        a.rss_caps.max_rwq_indirection_table_size)
+      print(a.packet_pacing_caps.qp_rate_limit_min, a.packet_pacing_caps.qp_rate_limit_max, a.tm_caps.max_num_tags,
+        a.tm_caps.max_ops, a.cq_mod_caps.max_cq_count, a.cq_mod_caps.max_cq_period)
+      print(a.pci_atomic_caps.fetch_add, a.pci_atomic_caps.swap, a.pci_atomic_caps.compare_swap)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # the values tests/fakeverbs/fakeverbs.c's f_query_device_ex sets
+    [ "${lines[0]}" = "fake-fw 7.8.9	5555	1021	2043	1" ]
+    [ "${lines[1]}" = "3	$((0xfffffffff0))	156250	$((0x1234500000))	5	42	262144	33	3" ]
+    [ "${lines[2]}" = "6	31	7	17	31	7	17" ]
+    [ "${lines[3]}" = "262144	256	64	2048" ]
+    [ "${lines[4]}" = "1000	100000000	511	33	65535	4095" ]
+    [ "${lines[5]}" = "4	8	16" ]
+}
+
 @test "fake device: counters:read_counters(n) returns the first n values in order, n = 1 by default, 1..8 accepted" {
     run fvsh '
       local k = verbs.open("fake0"):create_counters()
