@@ -76,7 +76,7 @@ load ../helpers
     [ "$(sel scripts/rxe-host 3 x)" = "host doctor.bats mutants.bats|device " ]   # the files naming it (this one too)
 }
 
-@test "random mutants: the VM stage runs the tests/vm files that name the mutant's source: a script by name, rxe-vm-guest by every file that boots a guest, a lesson by its file or number, a module of 4 letters or more as a word; none for a short C name" {
+@test "random mutants: the VM stage runs the tests/vm files that name the mutant's source: a script by name, rxe-vm-guest by every file that boots a guest, a lesson by its file or number, a module of 4 letters or more as a word (a command's module by the command too); none for a short C name" {
     local v=$BATS_TEST_TMPDIR/vm
     mkdir -p "$v"
     printf '%s\n' 'run scripts/rxe-vm --two -- true' >"$v/boot.bats"
@@ -93,6 +93,8 @@ load ../helpers
     [ "$(vmf lessons/22-iwarp.lua)" = "siw.bats " ]
     [ "$(vmf lua/doctor_vm.lua)" = "siw.bats " ]
     [ "$(vmf lua/doctor.lua)" = "siw.bats " ]                   # the word, not doctor_vm's prefix
+    [ "$(vmf lua/doctor_iwarp.lua)" = "siw.bats " ]             # a module of the doctor: by "doctor"
+    [ "$(vmf lua/wire_iwarp.lua)" = "" ]                        # "wire" is named nowhere
     [ "$(vmf src/capture.c)" = "wire.bats " ]
     [ "$(vmf src/qp.c)" = "" ]                                  # too short a name to mean the file
 }
