@@ -233,3 +233,28 @@ LUA
     [ "${lines[1]}" = "fail|rxe1 port 1 has no RoCE v2 GID with an IPv4 address: veth7 has no IPv4 address (table: 0 RoCE v2 fe80::5054:ff:fe12:3457)|sudo ip addr add 192.0.2.1/24 dev veth7   (an IPv4 address of your network; 192.0.2.1 is an example)" ]
     [ "${lines[2]}" = "fail|rxe2 port 1 has no RoCE v2 GID with an IPv4 address: its netdev has no IPv4 address|sudo ip addr add 192.0.2.1/24 dev IFACE   (an IPv4 address of your network; 192.0.2.1 is an example)" ]
 }
+
+# fake_tool DIR NAME OUTPUT: a command NAME in DIR that prints OUTPUT
+fake_tool() { mkdir -p "$1"; printf '#!/bin/sh\ncat <<"EOF_"\n%s\nEOF_\n' "$3" >"$1/$2"; chmod +x "$1/$2"; }
+
+@test "doctor's firewall check (run as root): no nft or iptables is ok; a rule dropping UDP 4791, or an input policy of drop that no rule opens, fails with the fix for that tool; a policy of drop with 4791 accepted is ok" {
+    [ "$(id -u)" -eq 0 ] || skip "the firewall rules are read as root only"
+    local d=$BATS_TEST_TMPDIR p=/usr/local/bin:/usr/bin:/bin   # (not /usr/sbin: the host's own nft or iptables)
+    fw() { PATH="$1:$p" "$VERBSH" --doctor | grep -A1 '^[a-z]* *firewall '; }
+    run fw "$d/none"
+    [ "${lines[0]}" = "ok    firewall  no nft or iptables here: no packet filter rules to check for UDP 4791" ]
+    fake_tool "$d/nft_drop" nft $'table inet filter {\n\tchain input {\n\t\ttype filter hook input priority filter; policy accept;\n\t\tudp dport 4791 drop\n\t}\n}'
+    run fw "$d/nft_drop"
+    [ "${lines[0]}" = "fail  firewall  nft: a rule drops UDP port 4791 (RoCE v2)" ]
+    [ "${lines[1]}" = "      fix: sudo nft insert rule inet filter input udp dport 4791 accept" ]
+    fake_tool "$d/nft_open" nft $'table inet filter {\n\tchain input {\n\t\ttype filter hook input priority filter; policy drop;\n\t\tudp dport 4791 accept\n\t}\n}'
+    run fw "$d/nft_open"
+    [ "${lines[0]}" = "ok    firewall  nft: nothing drops UDP port 4791 (RoCE v2)" ]
+    fake_tool "$d/ipt_policy" iptables $'-P INPUT DROP\n-A INPUT -p tcp --dport 22 -j ACCEPT'
+    run fw "$d/ipt_policy"
+    [ "${lines[0]}" = "fail  firewall  iptables: the input policy drops packets and no rule accepts UDP port 4791 (RoCE v2)" ]
+    [ "${lines[1]}" = "      fix: sudo iptables -I INPUT -p udp --dport 4791 -j ACCEPT" ]
+    fake_tool "$d/ipt_open" iptables $'-P INPUT DROP\n-A INPUT -p udp -m udp --dport 4791 -j ACCEPT'
+    run fw "$d/ipt_open"
+    [ "${lines[0]}" = "ok    firewall  iptables: nothing drops UDP port 4791 (RoCE v2)" ]
+}
