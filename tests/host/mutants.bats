@@ -114,16 +114,16 @@ load ../helpers
 
 @test "random mutants: an equivalent mutant is matched by file, old line and new line; by FILE:LINE only at that line (for a line whose text repeats)" {
     local d=$BATS_TEST_TMPDIR
-    printf 'lua/p.lua\t  mkdir(dir)\t  \tlog_id makes it\n' >"$d/by_file"
-    printf 'lua/p.lua:118\t  mkdir(dir)\t  \tlog_id makes it\n' >"$d/by_line"
+    printf 'lua/p.lua\tmkdir(dir)\t(deleted)\tlog_id makes it\n' >"$d/by_file"
+    printf 'lua/p.lua:118\tmkdir(dir)\t(deleted)\tlog_id makes it\n' >"$d/by_line"
     printf '# delete at lua/p.lua:118\n' >"$d/at118"
     printf '# delete at lua/p.lua:78\n' >"$d/at78"
-    eqv() { MUTATE_EQUIV=$d/$1 "$ROOT/tests/mutate-random" --equivalent lua/p.lua "  mkdir(dir)" "$2" "$d/$3"; }
-    [ "$(eqv by_file "  " at78)" = "log_id makes it" ]        # by file: any line with that text
-    [ "$(eqv by_line "  " at118)" = "log_id makes it" ]
-    run eqv by_line "  " at78                                 # by FILE:LINE: that line alone
+    eqv() { MUTATE_EQUIV=$d/$1 "$ROOT/tests/mutate-random" --equivalent lua/p.lua "mkdir(dir)" "$2" "$d/$3"; }
+    [ "$(eqv by_file "(deleted)" at78)" = "log_id makes it" ]   # by file: any line with that text
+    [ "$(eqv by_line "(deleted)" at118)" = "log_id makes it" ]
+    run eqv by_line "(deleted)" at78                            # by FILE:LINE: that line alone
     [ "$status" -eq 1 ] && [ "$output" = "" ]
-    run eqv by_line "  mkdir(dir) " at118                     # another change of that line
+    run eqv by_line "mkdir(dir) " at118                         # another change of that line
     [ "$status" -eq 1 ]
 }
 
