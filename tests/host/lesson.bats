@@ -534,3 +534,21 @@ rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVEN
     rounds_check busy events "busy idle" "busy idle";           [ "$output" = "$want" ]
     rounds_check events busy "busy idle" "events idle";         [ "$output" = "$want" ]
 }
+
+@test "the kit's readers of /proc (vm_pin_kb, memlock) give this process's values and close what they open: no descriptor is left to the garbage collector" {
+    run "$VERBSH" -e '
+      collectgarbage("stop")   -- an unclosed file would stay open until collected
+      local K = require "verbs.lesson_kit"
+      local f = io.open("/proc/self/stat"); local pid = f:read("n"); f:close()
+      local function fds() local p = io.popen("ls /proc/" .. pid .. "/fd | wc -l"); local n = p:read("n"); p:close(); return n end
+      K.vm_pin_kb(); K.memlock(); fds()   -- (once first: the ASan build opens and closes its own files at first use)
+      local before = fds()
+      print(K.vm_pin_kb(), K.memlock())
+      print(fds() - before)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # nothing pinned without an MR; the soft limit this shell passed on (ulimit -l is in KiB)
+    local l; l=$(ulimit -l); [ "$l" = unlimited ] || l=$((l * 1024))
+    [ "${lines[0]}" = "0	$l" ]
+    [ "${lines[1]}" = "0" ]
+}
