@@ -163,3 +163,31 @@ print(r["events"], r["title"], len(s), s[0]["seat"], s[0]["ip"], s[0]["health"][
     has_line $'malformed\t4\tevents\t0\trows\t0'
     has_line $'ack\t1\tmalformed\t4\tevents\t1\trows\t1'
 }
+
+@test "a seat's flush sends its health and at most 64 records (room.burst), the oldest not acknowledged first; with no acknowledgement the next flush sends the same 64" {
+    local d=$BATS_TEST_TMPDIR
+    VERBSH_ROOM=off VERBSH_PROGRESS=1 RXE_SEAT=5 XDG_STATE_HOME=$d/state run "$VERBSH" -e '
+      local P, room, socket = require "verbs.progress", require "verbs.room", require "socket"
+      local u = assert(socket.udp()); assert(u:setsockname("127.0.0.1", 0))
+      local _, port = u:getsockname()
+      for i = 1, 70 do P.write("01-devices", "step", "t" .. i) end   -- (VERBSH_ROOM=off: nothing sent yet)
+      room.target = function() return "127.0.0.1", tonumber(port) end
+      for round = 1, 2 do
+        room.flush(0)
+        u:settimeout(1)
+        local kinds, seqs = {}, {}
+        while true do
+          local data = u:receive(); if not data then break end
+          local m = room.decode(data)
+          kinds[#kinds + 1] = m.kind
+          if m.kind == "rec" then seqs[#seqs + 1] = m.seq end
+          u:settimeout(0.2)
+        end
+        print(room.burst, kinds[1], #kinds - 1, seqs[1], seqs[#seqs])
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # nothing acknowledged (no room answers): each flush sends the same first 64 of 70
+    [ "${lines[0]}" = "64	health	64	1	64" ]
+    [ "${lines[1]}" = "64	health	64	1	64" ]
+}
