@@ -27,12 +27,13 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     [ "$status" -eq 0 ]
 }
 
-@test "repl: an undefined global at the prompt is an error with a guess; a script keeps plain Lua" {
+@test "repl: an undefined global at the prompt is an error with a guess (a key that is no name, _G[7], is plain nil); a script keeps plain Lua" {
     run repl '
         prompt; type "x = RTS"; see "RTS is not defined: did you mean \"RTS\"? (enum values are strings: a name of ibv_qp_state)"
         prompt; type "x = IBV_QPS_ERR"; see "IBV_QPS_ERR is not defined: did you mean \"ERR\"?"
         prompt; type "my_qp = 1"; prompt; type "print(my_qpp)"; see "my_qpp is not defined: did you mean my_qp?"
         prompt; type "print(rawget(_G, \"nope\"))"; see "nil"
+        prompt; type "print(_G\[7\] == nil, _G\[true\] == nil, \"keys\")"; see "true\ttrue\tkeys"
         prompt; type "os.exit(0)"; expect eof'
     echo "$output"
     [ "$status" -eq 0 ]
