@@ -22,6 +22,9 @@ setup_file() {
         mkdir /tmp/empty; mount --bind /tmp/empty /etc/libibverbs.d; d provider; umount /etc/libibverbs.d
         rdma link del rxe0; d no_link
     ' >"$OUT/vm.log" 2>&1 || { cat "$OUT/vm.log" >&3; return 1; }
+    # two devices on a veth pair, whose ends the guest set up for rdma_cm between them
+    "$ROOT/scripts/rxe-vm" --two -- bash -c 'echo "=== two"; "$VERBSH" --doctor 2>&1; echo "exit $?"' \
+        >>"$OUT/vm.log" 2>&1 || { cat "$OUT/vm.log" >&3; return 1; }
     awk -v dir="$OUT" '/^=== / { f = dir "/" $2; next } f { print > f }' "$OUT/vm.log"
 }
 
@@ -49,6 +52,15 @@ expect() {
         local s = io.read("a")
         print(s:match([["ok":(%a+)}%s*$]]), select(2, s:gsub([["status":"ok"]], "")), select(2, s:gsub([["status":"fail"]], "")))' <"$OUT/json"
     [ "$output" = "true	$(grep -c '^ok ' "$OUT/healthy")	0" ]
+}
+
+@test "doctor: each RDMA netdev's rp_filter and accept_local as the kernel reads them (the larger of all's and its own): dummy0 alone, veth0 and veth1 with --two" {
+    local ok='(rdma_cm works between devices of one host)'
+    grep -qx "ok    rp_filter dummy0: rp_filter 0, accept_local 1 $ok" "$OUT/healthy"
+    grep -qx "ok    rp_filter veth0: rp_filter 0, accept_local 1 $ok" "$OUT/two"
+    grep -qx "ok    rp_filter veth1: rp_filter 0, accept_local 1 $ok" "$OUT/two"
+    [ "$(grep -c '^ok    rp_filter ' "$OUT/two")" -eq 2 ]
+    grep -qx "exit 0" "$OUT/two"
 }
 
 @test "doctor: port DOWN (netdev down) fails with ip link set up" {
