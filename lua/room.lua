@@ -516,11 +516,17 @@ function M.main(args)
   while args[i] do
     local a, v = args[i], args[i + 1]
     local num = tonumber(v or "")
-    if a == "--class" or a == "--listen" or a == "--dir" then
-      if not v then io.stderr:write("verbsh --room: ", a, " needs a value\n", usage, "\n") return 2 end
+    local valued = a == "--class" or a == "--listen" or a == "--dir"
+    local timed = a == "--every" or a == "--stuck" or a == "--silent" or a == "--for"
+    if (valued or timed) and not v then io.stderr:write("verbsh --room: ", a, " needs a value\n", usage, "\n") return 2 end
+    if valued then
       o[a:sub(3)] = v
-    elseif a == "--every" or a == "--stuck" or a == "--silent" or a == "--for" then
-      if not num or num < 0 then io.stderr:write("verbsh --room: ", a, " wants seconds\n", usage, "\n") return 2 end
+    elseif timed then
+      -- (--every 0 would rewrite room.json and room.html a hundred times a second)
+      if not num or num < 0 or (a == "--every" and num == 0) then
+        io.stderr:write("verbsh --room: ", a, " wants seconds", a == "--every" and " above 0" or "", ", got ", v, "\n", usage, "\n")
+        return 2
+      end
       o[a:sub(3)] = num
     elseif a == "-h" or a == "--help" then print(usage) return 0
     else io.stderr:write("verbsh --room: unknown option ", a, "\n", usage, "\n") return 2 end

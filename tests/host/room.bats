@@ -191,3 +191,29 @@ print(r["events"], r["title"], len(s), s[0]["seat"], s[0]["ip"], s[0]["health"][
     [ "${lines[0]}" = "64	health	64	1	64" ]
     [ "${lines[1]}" = "64	health	64	1	64" ]
 }
+
+@test "verbsh --room's arguments: each wrong one is refused by name with its value (exit 2, or 1 for an address it cannot bind), each boundary on both sides" {
+    local d=$BATS_TEST_TMPDIR
+    refused() {   # refused STATUS MESSAGE ARGS...: the first stderr line, and the exit status
+        local want=$1 msg=$2; shift 2
+        local st=0
+        "$VERBSH" --room --dir "$d/room" "$@" >/dev/null 2>"$d/err" || st=$?
+        [ "$st" -eq "$want" ] || { echo "$* -> $st: $(cat "$d/err")"; return 1; }
+        [ "$(head -1 "$d/err")" = "verbsh --room: $msg" ] || { echo "$* -> $(cat "$d/err")"; return 1; }
+    }
+    RXE_CLASS= refused 2 "where do the seats report? give --class GROUP:PORT (the seats' --class) or --listen ADDR:PORT"
+    refused 2 "--class needs a value" --class
+    refused 2 "--class wants a multicast GROUP:PORT, got 10.1.2.3:5000" --class 10.1.2.3:5000
+    refused 2 "--class wants a multicast GROUP:PORT, got 239.1.2.3:0" --class 239.1.2.3:0
+    refused 2 "--class wants a multicast GROUP:PORT, got 239.1.2.3:65536" --class 239.1.2.3:65536
+    refused 1 "cannot listen on 127.0.0.1:65536: want ADDR:PORT" --listen 127.0.0.1:65536
+    refused 1 "cannot listen on 127.0.0.1: want ADDR:PORT" --listen 127.0.0.1
+    refused 2 "--every wants seconds above 0, got 0" --every 0 --listen 127.0.0.1:0
+    refused 2 "--stuck wants seconds, got -1" --stuck -1 --listen 127.0.0.1:0
+    refused 2 "--for needs a value" --listen 127.0.0.1:0 --for
+    refused 2 "unknown option --seat" --seat 3
+    # what passes: port 0 (any) to listen on, --every 0.5, --stuck 0, --for 0 (one write, then the table)
+    "$VERBSH" --room --dir "$d/room" --listen 127.0.0.1:0 --every 0.5 --stuck 0 --for 0 >/dev/null 2>"$d/err"
+    [[ $(cat "$d/err") == "verbsh --room: listening on 127.0.0.1:"[1-9]*"; $d/room/room.json and room.html every 0.5 s" ]]
+    [ -s "$d/room/room.json" ]
+}
