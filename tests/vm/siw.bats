@@ -49,13 +49,14 @@ siw1/1 veth3" ]
     report host | grep -q '^RXE_DEV=rxe0 RXE_NETDEV=veth0 RXE_ADDR=192.0.2.1 RXE_GID_INDEX=1 SIW_DEV=siw0 SIW_NETDEV=veth2 SIW_ADDR=198.51.100.1$'
 }
 
-@test "doctor without --siw: no siw module is said, not held against the host; a siw.ko for another kernel is named with 'Invalid module format'" {
+@test "doctor without --siw: no siw module is said, not held against the host; a siw.ko for another kernel is named with 'Invalid module format'; lesson 22 cannot run on RoCE alone" {
     cd "$ROOT"
     ko=$ROOT/.cache/rxe-vm/current/siw/siw.ko
     [ -s "$ko" ] || scripts/rxe-vm --build --siw
     scripts/rxe-vm -- bash -c '
         m=/lib/modules/$(uname -r)
         echo "=== none"; "$VERBSH" --doctor; echo "exit $?"
+        echo "=== lesson22"; "$VERBSH" --lesson 22 </dev/null 2>&1 | grep "cannot run here"
         mkdir -p $m/updates; cp "$1" $m/updates/siw.ko
         echo "=== match"; "$VERBSH" --doctor | grep "^... *siw "
         # the same module, its vermagic made that of another release of the same length
@@ -66,6 +67,8 @@ siw1/1 veth3" ]
     kver=$(cut -d' ' -f3 "$ROOT/.cache/rxe-vm/current/version")
     report none | grep -q "^ok    siw       no siw module in this kernel (no siw.ko under /lib/modules/$kver, and not built in), so no iWARP device: only lesson 22 needs one"
     report none | grep -qx 'exit 0'
+    # lesson 22 wants both devices: RoCE alone is not enough, and it says which one is missing
+    [ "$(report lesson22)" = "This lesson cannot run here: it needs a RoCE device and an iWARP device side by side (found: RoCE rxe0, iWARP none): start it inside scripts/rxe-vm --siw (make run SIW=1)" ]
     report match | grep -qx "ok    siw       /lib/modules/$kver/updates/siw.ko is for this kernel, not loaded: \`sudo modprobe siw\` makes iWARP devices possible"
     report other | grep -q "^warn  siw       /lib/modules/$kver/updates/siw.ko was built for kernel 6.1.0-99-amd64, but this kernel is $kver: \`modprobe siw\` fails with 'Invalid module format'"
     report other | grep -q "^      fix: rebuild it for this kernel: make -C /lib/modules/$kver/build M="
