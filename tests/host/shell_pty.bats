@@ -42,10 +42,12 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     [ "$output" = "nil" ]
 }
 
-@test "repl: an error shows its message and the shell goes on" {
+@test "repl: an error shows its message (an error object's __tostring, called once) and the shell goes on" {
     run repl '
         prompt; type "error(\"boom\")"; see "stdin:1: boom"
         prompt; type "nosuch.field"; see "nosuch is not defined (no global of that name has been set)"
+        prompt; type "n = 0; error(setmetatable({}, {__tostring = function() n = n + 1; return \"shown \" .. n end}))"; see "shown 1"
+        prompt; type "print(\"tostring calls\", n)"; see "tostring calls\t1"
         prompt; type "print(\"still here\")"; see "still here"
         prompt; type "os.exit(0)"; expect eof'
     echo "$output"
