@@ -50,10 +50,11 @@ setup() { require_device; cd "$ROOT"; }
       local ev = ch2:get_cm_event(5000); local got = ev.event; print(got); ev:ack()
       id:resolve_route(); ch2:get_cm_event(5000):expect("ROUTE_RESOLVED"):ack()
       local devs = verbs.get_devices(); print(#devs, devs[1].name, devs[1] == id.verbs, pcall(devs[1].close, devs[1]))
-      local pd = id.verbs:alloc_pd(); local cq = id.verbs:create_cq(4)
-      local qp = id:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, send_ops_flags = { "SEND" },
+      local pd = id.verbs:alloc_pd(); local cq, rcq = id.verbs:create_cq(4), id.verbs:create_cq(5)
+      local qp = id:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = rcq, send_ops_flags = { "SEND" },
         cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
-      print(id.qp == qp, qp.state, pcall(id.create_qp_ex, id, { pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq }))
+      print(id.qp == qp, qp.state, qp.pd == pd, qp.send_cq == cq, qp.recv_cq == rcq, qp.srq,
+        pcall(id.create_qp_ex, id, { pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq }))
       qp:wr_start(); qp:wr_abort()
       print(verbs.event_str("ESTABLISHED"), verbs.event_str(got))
       id:destroy_qp(); id:destroy(); ch2:destroy()' 2>&1
@@ -69,7 +70,8 @@ setup() { require_device; cd "$ROOT"; }
     [ "${lines[7]}" = "ADDR_RESOLVED" ]
     # every device the kernel has (rxe0, and siw0 in make test's guest), the first rxe0
     [[ ${lines[8]} == "$(ls /sys/class/infiniband | wc -l)	$RXE_DEV	true	false	close: "* ]]
-    [[ ${lines[9]} == "true	INIT	false	create_qp_ex: this id already has a QP"* ]]
+    # the QP keeps its PD and its two CQs, each where it was given
+    [[ ${lines[9]} == "true	INIT	true	true	true	nil	false	create_qp_ex: this id already has a QP"* ]]
     [ "${lines[10]}" = "RDMA_CM_EVENT_ESTABLISHED	RDMA_CM_EVENT_ADDR_RESOLVED" ]
 }
 

@@ -71,6 +71,18 @@ fvsh() {
     [ "${lines[5]}" = "4	8	16" ]
 }
 
+@test "fake device: cq:resize returns the provider's new cqe (rounded up), and its errno when it refuses, EPERM (1) too, with the old size kept" {
+    run fvsh '
+      local cq = verbs.open("fake0"):create_cq(4)
+      print(cq:resize(20), cq.cqe)
+      local ok, e = pcall(cq.resize, cq, 13)
+      print(ok, e.verb, e.errname, e.errno, e.context.cqe, e.context.old_cqe, cq.cqe)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "24	24" ]
+    [ "${lines[1]}" = "false	ibv_resize_cq	EPERM	1	13	24	24" ]
+}
+
 @test "fake device: counters:read_counters(n) returns the first n values in order, n = 1 by default, 1..8 accepted" {
     run fvsh '
       local k = verbs.open("fake0"):create_counters()

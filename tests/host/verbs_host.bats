@@ -252,6 +252,22 @@ load ../helpers
     [ "${lines[7]}" = "number	true	true	true	integer" ]
 }
 
+@test "verbs.getrusage: ru_utime and ru_stime in seconds agree with the kernel's /proc/self/stat ticks, ru_maxrss in KiB with VmHWM" {
+    run "$VERBSH" -e '
+      local x = 0; local t0 = os.clock(); while os.clock() - t0 < 0.3 do x = x + 1 end   -- some user time
+      local u = verbs.getrusage()
+      local f = io.open("/proc/self/stat"); local st = f:read("a"); f:close()
+      local ut, stt = st:match("^%d+ %b() %S+" .. (" %S+"):rep(10) .. " (%d+) (%d+)")
+      f = io.open("/proc/self/status"); local hwm = f:read("a"):match("VmHWM:%s*(%d+)"); f:close()
+      local tck = tonumber(io.popen("getconf CLK_TCK"):read("l"))
+      -- (the ticks are whole 1/CLK_TCK s and read a moment later: within 3 ticks)
+      print(math.abs(u.ru_utime - ut / tck) <= 3 / tck, math.abs(u.ru_stime - stt / tck) <= 3 / tck, u.ru_utime + u.ru_stime >= 0.25,
+        math.abs(u.ru_maxrss - tonumber(hwm)) <= 1024)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "true	true	true	true" ]
+}
+
 @test "an enum or flags value wider than its C field, or with bits no flag defines, is refused, not truncated" {
     run "$VERBSH" -e '
       print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = 1 << 40 })))
