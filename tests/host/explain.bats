@@ -462,3 +462,16 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [[ $output == *"the transition and the mask are legal for RC RTR->RTS"* ]]
     [[ $output != *"not allowed in RC"* ]]
 }
+
+@test "explain's sizes: the largest unit that divides the size exactly (GiB, MiB, KiB), else bytes; each unit's boundary on both sides" {
+    run "$VERBSH" -e '
+      local size = require("verbs.explain_sys").size
+      local t = {}
+      for _, n in ipairs { 1 << 30, 3 << 30, (1 << 30) + (1 << 20), 1 << 29, 1 << 20, (1 << 20) - 1024, 1536 << 10, 1024, 1023, 0 } do
+        t[#t + 1] = size(n)
+      end
+      print(table.concat(t, "; "), size(1.5), size("unlimited"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "1 GiB; 3 GiB; 1025 MiB; 512 MiB; 1 MiB; 1023 KiB; 1536 KiB; 1 KiB; 1023 bytes; 0 bytes	1.5	unlimited" ]
+}
