@@ -24,11 +24,18 @@
 
 /* --------------------------------------------------- calling, Ctrl-C */
 static lua_State *global_L;
+/* The hook that Ctrl-C's replaced (one set by debug.sethook, or the coverage
+ * build's line hook): put back once the interruption is raised, or when the
+ * call ended before Lua reached it. */
+static lua_Hook saved_hook;
+static int saved_mask, saved_count;
+
+static void restore_hook(lua_State *L) { lua_sethook(L, saved_hook, saved_mask, saved_count); }
 
 static void stop_hook(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
-	lua_sethook(L, NULL, 0, 0);
+	restore_hook(L);
 	luaL_error(L, "interrupted");
 }
 
@@ -38,6 +45,11 @@ static void on_sigint(int sig)
 {
 	(void)sig;
 	verbsh_interrupted = 1;
+	if (lua_gethook(global_L) != stop_hook) {
+		saved_hook = lua_gethook(global_L);
+		saved_mask = lua_gethookmask(global_L);
+		saved_count = lua_gethookcount(global_L);
+	}
 	lua_sethook(global_L, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
 }
 
@@ -82,7 +94,8 @@ int shell_docall(lua_State *L, int narg, int nres, int traceback)
 	sigaction(SIGINT, &sa, &old);
 	int status = lua_pcall(L, narg, nres, base);
 	sigaction(SIGINT, &old, NULL);
-	lua_sethook(L, NULL, 0, 0);
+	if (lua_gethook(L) == stop_hook)   /* a Ctrl-C that Lua did not reach: only that hook goes */
+		restore_hook(L);
 	verbsh_interrupted = 0;
 	lua_remove(L, base);
 	return status;

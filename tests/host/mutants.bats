@@ -350,7 +350,7 @@ load ../helpers
 # the Lua hook's lines and gcc's counters on SIGTERM/SIGHUP, then dies by the
 # signal as before; a signal inherited as ignored stays ignored. (-O0 build of
 # build/cov-signal/verbsh: a few seconds, then make finds it current.)
-@test "coverage build: SIGTERM and SIGHUP end the room server by that signal (143, 129) after it wrote its Lua lines and gcc's counters; an ignored SIGINT stays ignored; ./verbsh has none of it" {
+@test "coverage build: SIGTERM and SIGHUP end the room server by that signal (143, 129) after it wrote its Lua lines and gcc's counters; an ignored SIGINT stays ignored; ./verbsh has none of it; the line hook counts lines run after the first call too" {
     cd "$ROOT"
     ! nm ./verbsh | grep -E '__gcov|cov_die|cov_catch'
     make --no-print-directory -j2 ASAN_DIR=build/cov-signal OBJ_DIR=build/cov-signal/obj PIC_DIR=build/cov-signal/pic \
@@ -379,4 +379,10 @@ load ../helpers
         grep -q "lua/room.lua	" "$d/lua/lua.$pid"
         [ -s "$(find "$d/gcda" -name main.gcda)" ]
     done
+    # the line hook outlives each call the shell makes: --export-c's finish
+    # runs after the -e chunk's call ended, and its lines are counted too
+    d=$BATS_TEST_TMPDIR/later && mkdir -p "$d"
+    VERBSH_LUA_COVERAGE=$d build/cov-signal/verbsh --export-c "$d/x.c" -e 'local x = 1'
+    local finish; finish=$(grep -n '^function M.finish' lua/export_c.lua | cut -d: -f1)
+    grep -qx "=\[verbsh\]/lua/export_c.lua	$((finish + 1))" "$d"/lua.* || { grep export_c "$d"/lua.*; false; }
 }

@@ -54,6 +54,18 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     [ "$status" -eq 0 ]
 }
 
+@test "repl: a hook set with debug.sethook stays set after its chunk, and after a Ctrl-C that interrupted a loop under it" {
+    run repl '
+        prompt; type "n = 0; debug.sethook(function() n = n + 1 end, \"\", 1000)"
+        prompt; type "for i = 1, 100000 do end; print(\"counted\", n > 50)"; see "counted\ttrue"
+        prompt; type "while true do end"
+        sleep 0.5; send "\003"; see "interrupted"
+        prompt; type "m = n; for i = 1, 100000 do end; print(\"kept\", debug.gethook() ~= nil, n > m)"; see "kept\ttrue\ttrue"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
 @test "repl: Ctrl-C interrupts a running loop and returns to the prompt" {
     run repl '
         prompt; type "while true do end"
