@@ -42,6 +42,19 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     [ "$output" = "nil" ]
 }
 
+@test "the undefined-global guard: chunks typed at the prompt (=stdin) always; other code only under verbs.strict(true)" {
+    run "$VERBSH" -e '
+      require("verbs.repl").guard_globals()
+      print(load("return undefined_x", "=other")())
+      verbs.strict(true); print(pcall(load("return undefined_y", "=other")))
+      verbs.strict(false); print(pcall(load("return undefined_z", "=stdin")))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "nil" ]
+    [ "${lines[1]}" = "false	other:1: undefined_y is not defined (no global of that name has been set)" ]
+    [ "${lines[2]}" = "false	stdin:1: undefined_z is not defined (no global of that name has been set)" ]
+}
+
 @test "repl: an error shows its message (an error object's __tostring, called once) and the shell goes on" {
     run repl '
         prompt; type "error(\"boom\")"; see "stdin:1: boom"
