@@ -84,6 +84,10 @@ lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
     run lua_run 'local L = require "verbs.lesson"; print(pcall(L.find, "zz"))'
     [ "$status" -eq 0 ]
     [[ $output == "false	"*'no lesson named "zz"; there are: devices, broken, needs'* ]]
+    # a number that is no lesson's: named as typed, as a string would be
+    run lua_run 'local L = require "verbs.lesson"; print(pcall(L.find, 99))'
+    [ "$status" -eq 0 ]
+    [ "$output" = 'false	no lesson named "99"; there are: devices, broken, needs' ]
     run "$VERBSH" -e 'print(pcall(require("verbs.lesson").find, "rc"))'
     [ "$status" -eq 0 ]
     [[ $output == "false	"*'no lesson uniquely named "rc"; it could be: rc-states, rc-send, rc-errors'* ]]
