@@ -217,3 +217,19 @@ print(r["events"], r["title"], len(s), s[0]["seat"], s[0]["ip"], s[0]["health"][
     [[ $(cat "$d/err") == "verbsh --room: listening on 127.0.0.1:"[1-9]*"; $d/room/room.json and room.html every 0.5 s" ]]
     [ -s "$d/room/room.json" ]
 }
+
+@test "the room acknowledges each stream up to its first gap: records 3, 1, 2, 1 again, 5, 4 are acknowledged 3, 1, 3, 3, 3, 5 (an older record starts the stream over; a duplicate is dropped)" {
+    run "$VERBSH" -e '
+      local M = require "verbs.room"
+      local room = M.new{ dir = os.getenv("BATS_TEST_TMPDIR"), stuck = 300, silent = 120 }
+      local acks = {}
+      for _, seq in ipairs { 3, 1, 2, 1, 5, 4 } do
+        local r = room:handle(M.encode{ kind = "rec", seat = "seat 4", n = 4, machine = "abcdef", log = "1234abcd", seq = seq,
+          t = "2026-11-26T10:00:0" .. seq .. "Z", lesson = "01-devices", what = "step " .. seq .. "/5", title = "t" .. seq }, "127.0.0.1")
+        acks[#acks + 1] = r.kind .. " " .. r.upto
+      end
+      print(table.concat(acks, ", "), room.duplicates_dropped, room.events)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "ack 3, ack 1, ack 3, ack 3, ack 3, ack 5	1	5" ]
+}
