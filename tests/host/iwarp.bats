@@ -139,6 +139,9 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
         end'
     echo "$output"
     [ "$status" -eq 0 ]
+    # the connection's two ends head the ladder, then its first segment
+    [ "${lines[0]}" = "   time ms  198.51.100.1:50337                                               198.51.100.2:7497" ]
+    [ "${lines[1]}" = "     0.000  |TCP SYN ------>                                                 | #1" ]
     has_line '   112.007  |Send QN 0 MSN 1 MO 0 last len 100 (seq 25) ack 25 ------>       | #8  wr_id 1'"'"'s SEND'
     has_line '   168.011  |                                         <------ TCP ACK ack 149| #9  TCP acknowledges wr_id 1'"'"'s SEND'
     has_line '   400.025  |Write STag 0x5b3d5300 TO 0x557ee9d8cc28 last len 144 (seq 3045) ack 25 ------>| #14  wr_id 2'"'"'s RDMA_WRITE'
