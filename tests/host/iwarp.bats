@@ -15,6 +15,13 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
     [ "${lines[1]}" = "  RC QP on siw0, WR #1 (wr_id=5)" ]
     [[ $output == *"ibv_post_send returned -22, a negative value: the provider refused the WR itself, at the post"* ]]
     [[ $output == *"why: siw0 is an iWARP device: iWARP (RDMAP) has no atomic operations (query_device: atomic_cap NONE), so it refuses opcode ATOMIC_CMP_AND_SWP"* ]]
+    # the opcode as C names it, in lower case: the same opcode; a number is named as given
+    run x '{verb = "ibv_post_send", errno = 22, errname = "EINVAL", context = {returned = -22, transport = "IWARP",
+           device = "siw0", qp_type = "RC", qp_state = "RTS", bad_wr = 1, wr = {wr_id = 5, opcode = "ibv_wr_atomic_fetch_and_add"}}}'
+    [[ $output == *"so it refuses opcode ATOMIC_FETCH_AND_ADD"* ]]
+    run x '{verb = "ibv_post_send", errno = 22, errname = "EINVAL", context = {returned = -22, transport = "IWARP",
+           device = "siw0", qp_type = "RC", qp_state = "RTS", bad_wr = 1, wr = {wr_id = 5, opcode = 99}}}'
+    [[ $output == *"why: the provider refused opcode 99 on this QP (its own check, before the wire)"* ]]
     run x '{verb = "ibv_post_send", errno = 22, errname = "EINVAL", context = {transport = "IB", device = "rxe0",
            qp_type = "RC", qp_state = "RTS", bad_wr = 1, wr = {wr_id = 5, opcode = "ATOMIC_CMP_AND_SWP"}}}'
     echo "$output"
