@@ -549,6 +549,8 @@ local wrong = {
         if (r.note or ""):find("TCP acknowledges wr_id 6's", 1, true) then write_ack = r.frame end
       end
       roce_acks = 3]], "a READ's response is its acknowledgement" },
+  -- the RoCE ladder's ACKNOWLEDGE lines miscounted the other way
+  { "iwarp", 9, [[roce_acks = 1]], "roce_acks: count the ACKNOWLEDGE lines of the RoCE ladder" },
 }
 
 local L, repl = require "verbs.lesson", require "verbs.repl"

@@ -161,6 +161,10 @@ local xa, xb = ex_qp(cq_a), ex_qp(cq_b)
 connect(xa, xb)
 local k3 = verbs.inc_rkey(k2)
 mw2.rkey = k2
+-- a misspelt key of bind_info: the error names wr_bind_mw's 3rd argument (after mw and rkey)
+local bad = select(2, pcall(xb.wr_bind_mw, xb, mw2, k3, { mr = mr_b, addr = mr_b.addr, lenght = 16 }))
+check(tostring(bad):find("bad argument #3 to 'wr_bind_mw'", 1, true) and tostring(bad):find("lenght", 1, true),
+  "bind_info's error: %s", tostring(bad))
 xb:wr_start()
 xb.wr_id = 41
 xb.wr_flags = "SIGNALED"
