@@ -556,3 +556,25 @@ rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVEN
     [ "${lines[0]}" = "0	$l" ]
     [ "${lines[1]}" = "0" ]
 }
+
+@test "the kit's teardown closes the lesson's objects children first (qp, mr, cq, pd, context) and names each it released, in that order" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local closed = {}
+      local function obj(kind, closer)   -- a stand-in: a userdata whose class is verbs.KIND
+        local o = io.tmpfile()
+        debug.setmetatable(o, { __name = "verbs." .. kind, __index = { [closer] = function() closed[#closed + 1] = kind end } })
+        return o
+      end
+      ctx, pd, cq = obj("context", "close"), obj("pd", "dealloc"), obj("cq", "destroy")
+      mr_b, qp_a, wcs = obj("mr", "dereg"), obj("qp", "destroy"), { 1 }
+      local gone = K.teardown()
+      print(table.concat(gone, " "))
+      print(table.concat(closed, " "))
+      print(rawget(_G, "qp_a"), rawget(_G, "ctx"), rawget(_G, "wcs"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "qp_a mr_b cq pd ctx" ]
+    [ "${lines[1]}" = "qp mr cq pd context" ]
+    [ "${lines[2]}" = "nil	nil	nil" ]
+}
