@@ -222,3 +222,22 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     has_line 'struct ibv_mr *mr2 = ibv_reg_mr(pd1, buf_mr2, 96, IBV_ACCESS_LOCAL_WRITE);'
     compiles
 }
+
+@test "export by hand: verbs.open is open_device of the device it opened (its name as recorded), else of the name asked for, else rxe0; a failed open is a comment" {
+    export_main '
+      local c1 = S.object("context", false, { name = "siw0" })
+      S.call(nil, "open", {}, { c1 })
+      local c2 = S.object("context", false, { name = "rxe1" })
+      S.call(nil, "open", { "rxe" }, { c2 })
+      local c3 = S.object("context")
+      S.call(nil, "open", { "mlx5_0" }, { c3 })
+      local c4 = S.object("context")
+      S.call(nil, "open", {}, { c4 })
+      S.failed(nil, "open", { "nodev" }, 19, "ENODEV")'
+    has_line 'struct ibv_context *ctx1 = open_device("siw0");'
+    has_line 'struct ibv_context *ctx2 = open_device("rxe1");'
+    has_line 'struct ibv_context *ctx3 = open_device("mlx5_0");'
+    has_line 'struct ibv_context *ctx4 = open_device("rxe0");'
+    has_line '/* verbs.open("nodev") failed here with ENODEV: not reproduced */'
+    compiles
+}
