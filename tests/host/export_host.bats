@@ -241,3 +241,21 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     has_line '/* verbs.open("nodev") failed here with ENODEV: not reproduced */'
     compiles
 }
+
+@test "verbs.export_c(path): the number of calls written and the skipped list; a path it cannot write and a non-string are errors naming them" {
+    run "$VERBSH" -e '
+      local S = dofile(os.getenv("ROOT") .. "/tests/export/by_hand.lua")
+      local pd = S.object("pd", true)
+      S.call(pd, "reg_mr", { 64, "LOCAL_WRITE" }, { S.object("mr", false, { addr = 0x1000, length = 64, lkey = 1, rkey = 2 }) })
+      S.call(pd, "reg_mr", { 32, "LOCAL_WRITE" }, { S.object("mr", false, { addr = 0x2000, length = 32, lkey = 3, rkey = 4 }) })
+      print(pcall(verbs.export_c, "/nonexistent/dir/x.c"))
+      print(pcall(verbs.export_c, 7))
+      local n, skipped = verbs.export_c(os.getenv("BATS_TEST_TMPDIR") .. "/x.c")
+      print(n, #skipped)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	export_c: /nonexistent/dir/x.c: No such file or directory" ]
+    [ "${lines[1]}" = "false	bad argument #1 to 'export_c' (string expected, got number)" ]
+    [ "${lines[2]}" = "2	0" ]
+    grep -qx '	void \*buf_mr2 = calloc(1, 32);' "$BATS_TEST_TMPDIR/x.c"
+}
