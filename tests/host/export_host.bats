@@ -259,3 +259,15 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     [ "${lines[2]}" = "2	0" ]
     grep -qx '	void \*buf_mr2 = calloc(1, 32);' "$BATS_TEST_TMPDIR/x.c"
 }
+
+@test "export by hand: ibv_create_comp_channel declares the channel the session made, or checks NULL with the errno under a name of its own" {
+    export_main '
+      local ctx = S.object("context", true)
+      S.call(ctx, "create_comp_channel", {}, { S.object("comp_channel") })
+      S.failed(ctx, "create_comp_channel", {}, 24, "EMFILE")'
+    has_line 'struct ibv_comp_channel *channel1 = ibv_create_comp_channel(ctx1);'
+    has_line 'expect_ptr("ibv_create_comp_channel", channel1);'
+    has_line 'struct ibv_comp_channel *channel_failed1 = ibv_create_comp_channel(ctx1);'
+    has_line 'expect_null("ibv_create_comp_channel", channel_failed1, 24);'
+    compiles
+}
