@@ -271,3 +271,19 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     has_line 'expect_null("ibv_create_comp_channel", channel_failed1, 24);'
     compiles
 }
+
+@test "export by hand: ibv_is_fork_initialized checks the status recorded (DISABLED, ENABLED, UNNEEDED as C names them); ibv_is_qpt_supported 1 or 0; ibv_alloc_dm's length, 4096 when none was given" {
+    export_main '
+      local ctx = S.object("context", true)
+      S.call(nil, "is_fork_initialized", {}, { "UNNEEDED" })
+      S.call(nil, "is_fork_initialized", {}, { "ENABLED" })
+      S.call(nil, "is_qpt_supported", { 0x1234, "UD" }, { true })
+      S.call(nil, "is_qpt_supported", { 0x5678, "RAW_PACKET" }, { false })
+      S.call(ctx, "alloc_dm", {}, { S.object("dm") })'
+    has_line 'expect_int("ibv_is_fork_initialized", IBV_FORK_UNNEEDED, ibv_is_fork_initialized());'
+    has_line 'expect_int("ibv_is_fork_initialized", IBV_FORK_ENABLED, ibv_is_fork_initialized());'
+    has_line 'expect_int("ibv_is_qpt_supported", 1, ibv_is_qpt_supported(0x1234, IBV_QPT_UD));'
+    has_line 'expect_int("ibv_is_qpt_supported", 0, ibv_is_qpt_supported(0x5678, IBV_QPT_RAW_PACKET));'
+    has_line 'struct ibv_alloc_dm_attr dm_attr1 = { .length = 4096 };'
+    compiles
+}
