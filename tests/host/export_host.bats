@@ -297,10 +297,10 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
         { wr_id = 10, sg_list = {} } } }, {})
       S.call(qp, "post_send", { { wr_id = 7, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr, offset = 8, length = 16 } } } }, {})'
     has_line 'struct ibv_sge sge1[2] = { { .addr = (uintptr_t)mr1->addr + 0, .length = 32, .lkey = mr1->lkey }, { .addr = (uintptr_t)mr1->addr + 40, .length = 24, .lkey = mr1->lkey } };'
-    has_line '{ .sg_list = sge1, .num_sge = 2, .wr_id = 9, .next = &wr1[1] },'
-    has_line '{ .sg_list = NULL, .num_sge = 0, .wr_id = 10 },'
+    has_line "$(printf '\t%s' '{ .sg_list = sge1, .num_sge = 2, .wr_id = 9, .next = &wr1[1] },')"
+    has_line "$(printf '\t%s' '{ .sg_list = NULL, .num_sge = 0, .wr_id = 10 },')"
     has_line 'expect_int("ibv_post_recv", 0, ibv_post_recv(qp1, wr1, &bad_wr1));'
     has_line 'struct ibv_sge sge2[1] = { { .addr = (uintptr_t)mr1->addr + 8, .length = 16, .lkey = mr1->lkey } };'
-    has_line '{ .sg_list = sge2, .num_sge = 1, .wr_id = 7, .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED },'
+    has_line "$(printf '\t%s' '{ .sg_list = sge2, .num_sge = 1, .wr_id = 7, .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED },')"
     compiles
 }
