@@ -475,3 +475,19 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [ "$status" -eq 0 ]
     [ "$output" = "1 GiB; 3 GiB; 1025 MiB; 512 MiB; 1 MiB; 1023 KiB; 1536 KiB; 1 KiB; 1023 bytes; 0 bytes	1.5	unlimited" ]
 }
+
+@test "explain: an ADDR_ERROR or ROUTE_ERROR event's status gives its cause and fix, each status its own, any other the general one" {
+    run "$VERBSH" -e '
+      local c = require "verbs.explain_cm"
+      for _, st in ipairs { -19, -110, -101, -113, -22 } do print(st, c.event_cause("ADDR_ERROR", st)) end
+      for _, st in ipairs { -19, -22 } do print(st, c.event_cause("ROUTE_ERROR", st)) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "-19	no RDMA device sits on the netdev that routes to this address (ENODEV): 127.0.0.1 and lo never work for rdma_cm"*"	use an address on the rxe netdev"* ]]
+    [[ ${lines[1]} == "-110	address resolution timed out (ETIMEDOUT): no ARP answer from the destination	check the peer address is up (ping it); "* ]]
+    [ "${lines[2]}" = "-101	no route to the destination (ENETUNREACH)	ip route get ADDR shows the route; add an address in the peer's subnet to the rxe netdev" ]
+    [ "${lines[3]}" = "-113	no route to the destination (EHOSTUNREACH)	ip route get ADDR shows the route; add an address in the peer's subnet to the rxe netdev" ]
+    [ "${lines[4]}" = "-22	address resolution failed	check the destination address and the routes (ip route get ADDR)" ]
+    [ "${lines[5]}" = "-19	the route leads over a netdev without an RDMA device (ENODEV), e.g. lo	use an address on the rxe netdev, not 127.0.0.1" ]
+    [[ ${lines[6]} == "-22	route resolution failed (status -22)	resolve_addr must have succeeded first (ADDR_RESOLVED); then resolve_route"* ]]
+}
