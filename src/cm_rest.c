@@ -185,6 +185,7 @@ static int l_create_qp_ex(lua_State *L)
 	struct rdma_cm_id *id = n->h;
 	struct ibv_qp_init_attr_ex ia;
 	memset(&ia, 0, sizeof ia);
+	vnoextra(L, 2, "id:create_qp_ex(attr)", NULL);
 	vchecktable(L, 2);
 	lua_settop(L, 2);
 	uint64_t mask = marsh_read(L, 2, 2, vf_qp_init_attr_ex, &ia);

@@ -55,6 +55,7 @@ setup() { require_device; cd "$ROOT"; }
         cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
       print(id.qp == qp, qp.state, qp.pd == pd, qp.send_cq == cq, qp.recv_cq == rcq, qp.srq,
         pcall(id.create_qp_ex, id, { pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq }))
+      print(select(2, pcall(id.create_qp_ex, id, { pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq }, "extra")))
       qp:wr_start(); qp:wr_abort()
       print(verbs.event_str("ESTABLISHED"), verbs.event_str(got))
       id:destroy_qp(); id:destroy(); ch2:destroy()' 2>&1
@@ -72,7 +73,8 @@ setup() { require_device; cd "$ROOT"; }
     [[ ${lines[8]} == "$(ls /sys/class/infiniband | wc -l)	$RXE_DEV	true	false	close: "* ]]
     # the QP keeps its PD and its two CQs, each where it was given
     [[ ${lines[9]} == "true	INIT	true	true	true	nil	false	create_qp_ex: this id already has a QP"* ]]
-    [ "${lines[10]}" = "RDMA_CM_EVENT_ESTABLISHED	RDMA_CM_EVENT_ADDR_RESOLVED" ]
+    [[ ${lines[10]} == *"id:create_qp_ex(attr)"* && ${lines[10]} == *"#2"* ]]   # an extra argument, named
+    [ "${lines[11]}" = "RDMA_CM_EVENT_ESTABLISHED	RDMA_CM_EVENT_ADDR_RESOLVED" ]
 }
 
 @test "api: migrate refuses an id whose event is not acked (rdma_migrate_id would wait forever)" {
