@@ -203,6 +203,13 @@ end
 
 -- ------------------------------------------- the short path (rdma_verbs.h)
 
+-- An address written as IPv6 ("::1", "[::1]:7471"): its host part has a
+-- colon. rdma_getaddrinfo copies ai_src_len bytes of the hint, so an IPv6
+-- hint with sizeof(struct sockaddr_in) loses half its address.
+local function ipv6_text(text)
+  local host = text:match("^%[(.*)%]") or (select(2, text:gsub(":", "")) == 1 and text:match("^(.*):") or text)
+  return host:find(":", 1, true) ~= nil
+end
 local function cname_or_null(v) return v == nil and "NULL" or cstring(tostring(v)) end
 V["nil.getaddrinfo"] = function(w, ev)
   local res = ev.results and ev.results[1]
@@ -213,7 +220,8 @@ V["nil.getaddrinfo"] = function(w, ev)
     local extra = {}
     for _, k in ipairs { "ai_src_addr", "ai_dst_addr" } do
       if t[k] then
-        extra[#extra + 1] = fmt(".%s = %s, .%s = sizeof(struct sockaddr_in)", k, sockaddr(w, t[k]), k:gsub("addr$", "len"))
+        extra[#extra + 1] = fmt(".%s = %s, .%s = sizeof(struct %s)", k, sockaddr(w, t[k]), k:gsub("addr$", "len"),
+          ipv6_text(tostring(t[k])) and "sockaddr_in6" or "sockaddr_in")
         t[k] = nil
       end
     end

@@ -304,3 +304,29 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     has_line "$(printf '\t%s' '{ .sg_list = sge2, .num_sge = 1, .wr_id = 7, .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED },')"
     compiles
 }
+
+@test "export of a session: rdma_getaddrinfo's hints are one initializer with every key given, and each address's length is its family's (sockaddr_in6 for IPv6)" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >gai.lua <<'LUA'
+pcall(verbs.getaddrinfo, "127.0.0.1", 7471, { ai_port_space = "TCP", ai_flags = "PASSIVE", ai_src_addr = "127.0.0.1:7000" })
+pcall(verbs.getaddrinfo, "::1", 7472, { ai_dst_addr = "[::1]:7001" })
+pcall(verbs.getaddrinfo, "::1", "7473", { ai_qp_type = "UD", ai_src_addr = "::1", ai_dst_addr = "127.0.0.1" })
+pcall(verbs.getaddrinfo, "127.0.0.1", 7474, { ai_port_space = "UDP" })
+LUA
+    run "$VERBSH" --export-c gai.c gai.lua
+    echo "$output"
+    [ "$status" -eq 0 ]
+    run grep -o 'struct rdma_addrinfo hints[0-9] = .*;$' gai.c
+    echo "$output"
+    [ "${lines[0]}" = 'struct rdma_addrinfo hints1 = { .ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP, .ai_src_addr = sockaddr_of(&addr1, "127.0.0.1:7000"), .ai_src_len = sizeof(struct sockaddr_in) };' ]
+    [ "${lines[1]}" = 'struct rdma_addrinfo hints2 = { .ai_dst_addr = sockaddr_of(&addr2, "[::1]:7001"), .ai_dst_len = sizeof(struct sockaddr_in6) };' ]
+    [ "${lines[2]}" = 'struct rdma_addrinfo hints3 = { .ai_qp_type = IBV_QPT_UD, .ai_src_addr = sockaddr_of(&addr3, "::1"), .ai_src_len = sizeof(struct sockaddr_in6), .ai_dst_addr = sockaddr_of(&addr4, "127.0.0.1"), .ai_dst_len = sizeof(struct sockaddr_in) };' ]
+    [ "${lines[3]}" = 'struct rdma_addrinfo hints4 = { .ai_port_space = RDMA_PS_UDP };' ]
+    [ "${#lines[@]}" -eq 4 ]
+    # the program holds what the session saw: each call fails with ENODEV here
+    cc -Wall -Wextra -Werror gai.c -libverbs -lrdmacm -o gai
+    run ./gai
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = reproduced ]
+}
