@@ -94,3 +94,29 @@ refs() {
     # the count is real: the longest module is over half the limit
     [ "$(wc -l *.lua | awk '$2 != "total" && $1 > 400' | wc -l)" -gt 0 ]
 }
+
+# globals_set FILE: the globals FILE's code assigns (luac's SETTABUP _ENV)
+globals_set() { luac5.4 -p -l -l "$1" | sed -n 's/.*SETTABUP.*_ENV "\([^"]*\)".*/\1/p' | sort -u | tr '\n' ' '; }
+
+@test "layers: no Lua module assigns a global, and a lesson only the objects its setup makes for the learner (a lost 'local' is a leak)" {
+    local f got
+    for f in "$ROOT"/lua/*.lua; do
+        got=$(globals_set "$f")
+        [ -z "$got" ] || { echo "${f#$ROOT/} assigns the globals: $got"; return 1; }
+    done
+    declare -A want=(
+        [03-cq.lua]="mr_a mr_b pd qp_a qp_b "
+        [04-rc-states.lua]="cq pd "
+        [10-rc-errors.lua]="mr_w "
+        [11-srq.lua]="qp_a1 qp_a2 "
+        [15-post-send-ex.lua]="cq mr_a mr_b pd qp_a qp_b "
+        [16-events.lua]="ch cq exchange_round idle_round mr_a mr_b pd qp_a qp_b qp_c qp_dead "
+    )
+    local n=0
+    for f in "$ROOT"/lessons/*.lua; do
+        got=$(globals_set "$f")
+        [ "$got" = "${want[${f##*/}]:-}" ] || { echo "${f##*/} assigns '$got', not '${want[${f##*/}]:-}'"; return 1; }
+        n=$((n + 1))
+    done
+    [ "$n" -ge 22 ]
+}
