@@ -338,3 +338,34 @@ load ../helpers
     [ "${lines[5]}" = ENABLED ]
     [ "${lines[6]}" = $'false\tbad argument #1 to \'verbs.fork_init\' (verbs.fork_init() takes no arguments, got 2 (the first: a nil))' ]
 }
+
+@test "a prepared chain read back: every field of each WR is the value given (rdma, atomic, ud, imm_data, invalidate_rkey, SGEs), each in its place" {
+    run "$VERBSH" -e '
+      local function dump(t, p, out)
+        local ks = {}
+        for k in pairs(t) do ks[#ks + 1] = k end
+        table.sort(ks, function(a, b) return tostring(a) < tostring(b) end)
+        for _, k in ipairs(ks) do
+          local v = t[k]
+          if type(v) == "table" then dump(v, p .. k .. ".", out)
+          else out[#out + 1] = p .. k .. "=" .. (math.type(v) == "integer" and ("0x%x"):format(v) or tostring(v)) end
+        end
+        return out
+      end
+      local s = verbs.send_wr{
+        { wr_id = 11, opcode = "RDMA_WRITE_WITH_IMM", imm_data = 0x01020304, rdma = { remote_addr = 0x1122334455667788, rkey = 0x0badf00d },
+          sg_list = { { addr = 0x1000, length = 64, lkey = 0x51 }, { addr = 0x2000, length = 8, lkey = 0x62 } } },
+        { wr_id = 12, opcode = "ATOMIC_CMP_AND_SWP", atomic = { remote_addr = 0x8877665544332210, compare_add = 0x0102030405060708,
+          swap = 0x1112131415161718, rkey = 0x0decade1 }, sg_list = { { addr = 0x3000, length = 8, lkey = 0x73 } } },
+        { wr_id = 13, opcode = "SEND", send_flags = "SIGNALED", ud = { remote_qpn = 0x12345, remote_qkey = 0x1234abcd } },
+        { wr_id = 14, opcode = "SEND_WITH_INV", invalidate_rkey = 0x0f0e0d0c },
+      }
+      for i = 1, #s do print(table.concat(dump(s[i], "", {}), " ")) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "imm_data=0x1020304 opcode=RDMA_WRITE_WITH_IMM rdma.remote_addr=0x1122334455667788 rdma.rkey=0xbadf00d sg_list.1.addr=0x1000 sg_list.1.length=0x40 sg_list.1.lkey=0x51 sg_list.2.addr=0x2000 sg_list.2.length=0x8 sg_list.2.lkey=0x62 wr_id=0xb" ]
+    [ "${lines[1]}" = "atomic.compare_add=0x102030405060708 atomic.remote_addr=0x8877665544332210 atomic.rkey=0xdecade1 atomic.swap=0x1112131415161718 opcode=ATOMIC_CMP_AND_SWP sg_list.1.addr=0x3000 sg_list.1.length=0x8 sg_list.1.lkey=0x73 wr_id=0xc" ]
+    [ "${lines[2]}" = "opcode=SEND send_flags.1=SIGNALED ud.ah=false ud.remote_qkey=0x1234abcd ud.remote_qpn=0x12345 wr_id=0xd" ]
+    [ "${lines[3]}" = "invalidate_rkey=0xf0e0d0c opcode=SEND_WITH_INV wr_id=0xe" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
