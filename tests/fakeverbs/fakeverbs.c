@@ -9,6 +9,8 @@
  *
  * FAKEVERBS_LIST_ERRNO=n makes ibv_get_device_list fail with errno n.
  *
+ * ECE: ibv_query_ece and ibv_set_ece (interposed) on any QP.
+ *
  * Async events: a QP with an SRQ moved to ERR gets QP_LAST_WQE_REACHED
  * (the IBTA's rule), queued on the context's async_fd.
  *
@@ -361,3 +363,20 @@ int ibv_get_async_event(struct ibv_context *c, struct ibv_async_event *ev)
 	return 0;
 }
 void ibv_ack_async_event(struct ibv_async_event *ev) { (void)ev; }
+
+/* ECE: every QP reads vendor_id 0x15b3, options 0xabcd0102, comp_mask 0x5;
+ * what set_ece hands down is printed */
+int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp;
+	ece->vendor_id = 0x15b3;
+	ece->options = 0xabcd0102;
+	ece->comp_mask = 0x5;
+	return 0;
+}
+int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	fprintf(stderr, "fakeverbs: set_ece qp %u vendor_id 0x%x options 0x%x comp_mask 0x%x\n", qp->qp_num,
+		ece->vendor_id, ece->options, ece->comp_mask);
+	return 0;
+}

@@ -231,3 +231,19 @@ fvsh() {
     [ "${lines[2]}" = "bad argument #2 to 'read_counters' (devobj:read_counters(...) takes at most 1 argument, got 3 (the first extra one: a nil))" ]
     [ "${lines[3]}" = "1007 2007" ]
 }
+
+@test "fake device: qp:query_ece returns the provider's vendor_id, options and comp_mask each in its key; qp:set_ece hands down vendor_id and options in that order, comp_mask 0" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local q = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
+        cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      local e = q:query_ece()
+      print(("0x%x 0x%x 0x%x"):format(e.vendor_id, e.options, e.comp_mask))
+      local n = 0; for _ in pairs(e) do n = n + 1 end; print(n)
+      print(q:set_ece(0x02c9, 0x00f0e1d2))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "0x15b3 0xabcd0102 0x5" ]
+    [ "${lines[1]}" = "3" ]
+    [[ ${lines[2]} == "fakeverbs: set_ece qp "*" vendor_id 0x2c9 options 0xf0e1d2 comp_mask 0x0" ]]
+}
