@@ -89,6 +89,18 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     [ "$status" -eq 0 ]
 }
 
+@test "repl: Ctrl-C while the shell ends (a finalizer that loops at exit) stops it, as it stops any program: the prompt's own Ctrl-C handler is gone" {
+    run repl '
+        prompt; type "x = setmetatable({}, { __gc = function() print(\"gc-start\"); local t = os.clock(); while os.clock() - t < 20 do end; print(\"gc-\" .. \"done\") end })"
+        prompt; send "\004"; see "gc-start"
+        sleep 0.3; send "\003"; expect eof
+        set r [wait]; puts "\nwait: [lrange $r 4 5]"'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"wait: CHILDKILLED SIGINT"* ]]
+    [[ $output != *"gc-done"* ]]
+}
+
 @test "repl: Ctrl-C at the prompt drops the line and an unfinished chunk" {
     run repl '
         prompt; send "print(\"never\")"; send "\003"; prompt
