@@ -1,6 +1,7 @@
 /* A stand-in libibverbs device for host tests (LD_PRELOAD): one device,
  * "fake0", whose provider implements hardware-only verbs that rxe does not
- * (query_rt_values_ex, counters, device memory, WQs; query_device_ex with a
+ * (query_rt_values_ex, counters, device memory, WQs, ESP flow actions;
+ * query_device_ex with a
  * value in every field), so that the path where
  * such a verb SUCCEEDS runs without the hardware. Every answer is a value
  * chosen here and printed nowhere else, so a test compares what verbsh
@@ -184,6 +185,31 @@ static struct ibv_wq *f_create_wq(struct ibv_context *c, struct ibv_wq_init_attr
 }
 static int f_destroy_wq(struct ibv_wq *wq) { free(wq); return 0; }
 
+/* flow actions (ESP): the attribute verbsh hands down is printed as the
+ * count of its nonzero bytes (verbsh asks for an empty one: 0) */
+static int nonzero(const void *p, size_t n)
+{
+	int k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += ((const unsigned char *)p)[i] != 0;
+	return k;
+}
+static struct ibv_flow_action *f_create_flow_action_esp(struct ibv_context *c, struct ibv_flow_action_esp_attr *a)
+{
+	fprintf(stderr, "fakeverbs: create_flow_action_esp attr %d nonzero bytes of %zu\n", nonzero(a, sizeof *a), sizeof *a);
+	struct ibv_flow_action *f = calloc(1, sizeof *f);
+	if (f)
+		f->context = c;
+	return f;
+}
+static int f_modify_flow_action_esp(struct ibv_flow_action *f, struct ibv_flow_action_esp_attr *a)
+{
+	(void)f;
+	fprintf(stderr, "fakeverbs: modify_flow_action_esp attr %d nonzero bytes of %zu\n", nonzero(a, sizeof *a), sizeof *a);
+	return 0;
+}
+static int f_destroy_flow_action(struct ibv_flow_action *f) { free(f); return 0; }
+
 static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
 struct ibv_context *ibv_open_device(struct ibv_device *d)
 {
@@ -201,6 +227,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *d)
 	v->create_wq = f_create_wq;
 	v->destroy_wq = f_destroy_wq;
 	v->create_qp_ex = f_create_qp_ex;
+	v->create_flow_action_esp = f_create_flow_action_esp;
+	v->modify_flow_action_esp = f_modify_flow_action_esp;
+	v->destroy_flow_action = f_destroy_flow_action;
 	v->context.device = d;
 	v->context.cmd_fd = -1;
 	v->context.async_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);

@@ -247,3 +247,17 @@ fvsh() {
     [ "${lines[1]}" = "3" ]
     [[ ${lines[2]} == "fakeverbs: set_ece qp "*" vendor_id 0x2c9 options 0xf0e1d2 comp_mask 0x0" ]]
 }
+
+@test "fake device: ctx:create_flow_action_esp and action:modify_flow_action_esp hand the provider an attribute with every byte zero (none of the stack's leftovers)" {
+    run fvsh '
+      local ctx = verbs.open("fake0")
+      local a = ctx:create_flow_action_esp()
+      print(a.kind)
+      print(a:modify_flow_action_esp())
+      a:destroy()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} =~ ^fakeverbs:\ create_flow_action_esp\ attr\ 0\ nonzero\ bytes\ of\ [0-9]+$ ]]
+    [ "${lines[1]}" = "flow_action" ]
+    [[ ${lines[2]} =~ ^fakeverbs:\ modify_flow_action_esp\ attr\ 0\ nonzero\ bytes\ of\ [0-9]+$ ]]
+}
