@@ -96,6 +96,26 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
     [[ $output == *"simulated failure"* ]]
 }
 
+@test "make test's device part: a guest that cannot start is a failure naming its binary, for each binary's guest" {
+    [ -x "$ROOT/build/asan/verbsh" ] || skip "build/asan/verbsh is not built (make asan): tests/run has one binary"
+    ! "$ROOT/scripts/rxe-host" env >/dev/null 2>&1 || skip "this host has an ACTIVE RDMA port: tests/run runs the device files on it, in no guest"
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    printf '#!/bin/sh\necho "qemu: simulated failure" >&2\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/qemu-system-x86_64"
+    chmod +x "$BATS_TEST_TMPDIR/bin/qemu-system-x86_64"
+    cd "$ROOT"
+    PATH=$BATS_TEST_TMPDIR/bin:$PATH run tests/run --device
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"device tests in rxe micro-VMs, one per binary at once"* ]]
+    # each guest's failure once, the first binary's before the other's
+    first=$(grep -n '^not ok - the rxe micro-VM of ./verbsh failed (exit 125)' <<<"$output" | cut -d: -f1)
+    second=$(grep -n '^not ok - the rxe micro-VM of build/asan/verbsh failed (exit 125)' <<<"$output" | cut -d: -f1)
+    [ -n "$first" ] && [ -n "$second" ] && [ "$first" -lt "$second" ]
+    [ "$(grep -c '^not ok' <<<"$output")" -eq 2 ]
+    [ "$(grep -c 'simulated failure' <<<"$output")" -eq 2 ]
+    [[ ${lines[-1]} == "0 passed, 2 failed, 0 skipped in "* ]]
+}
+
 @test "rxe-vm exports the device environment and unlimited memlock" {
     run vm -- sh -c 'echo "$RXE_DEV $RXE_NETDEV $RXE_ADDR $RXE_GID_INDEX $(ulimit -l)";
         cat /sys/class/infiniband/$RXE_DEV/ports/1/gid_attrs/types/$RXE_GID_INDEX
