@@ -65,6 +65,8 @@ struct capture {
 	char filter[256];        /* the BPF filter: RoCEv2's UDP port, or TCP of the iWARP addresses */
 	int iwarp;               /* TCP segments of an iWARP device, not RoCEv2 frames */
 	int ref;                 /* nonzero until __gc: the store (user value 1) is reachable */
+	                         /* (user value 2: the posts list its WRs are in, kept by the
+	                          * capture: a later one may start a new list) */
 	struct store *store;
 	pthread_t thread;
 	int running;             /* the drain thread was started and not yet joined */
@@ -126,14 +128,14 @@ void capture_note_posts(lua_State *L, struct vnode *n, const struct ibv_send_wr 
 	lua_pop(L, 1);
 }
 
-/* This capture no longer runs: its state counts one capture less. */
-static void end_capture(lua_State *L, struct capture *c)
+/* This capture (at idx) no longer runs: its state counts one capture less. */
+static void end_capture(lua_State *L, int idx, struct capture *c)
 {
 	if (c->stopped)
 		return;
 	c->stopped = 1;
 	c->st->capturing--;
-	push_posts(L);
+	lua_getiuservalue(L, idx, 2);
 	c->post_last = (lua_Integer)lua_rawlen(L, -1);
 	lua_pop(L, 1);
 }
@@ -455,7 +457,7 @@ static int l_capture(lua_State *L)
 			"list them with verbs.devices()", device, device);
 	/* the userdata first: once pcap_create succeeds, nothing may raise
 	 * before the handle is the capture's (its __gc closes it) */
-	struct capture *c = lua_newuserdatauv(L, sizeof *c, 1);
+	struct capture *c = lua_newuserdatauv(L, sizeof *c, 2);
 	memset(c, 0, sizeof *c);
 	c->st = vstate(L);
 	c->stopped = 1;   /* counted as capturing once it runs */
@@ -499,17 +501,19 @@ static int l_capture(lua_State *L)
 	c->running = 1;
 	c->stopped = 0;
 	/* The posts list grows only while some capture runs; the first
-	 * capture of a quiet spell starts it afresh. */
+	 * capture of a quiet spell starts it afresh, and each capture keeps
+	 * the list it began in (user value 2), for cap:posts() after that. */
 	push_posts(L);
 	if (c->st->capturing++ == 0) {
 		lua_pop(L, 1);
 		lua_newtable(L);
+		lua_pushvalue(L, -1);
 		lua_setfield(L, LUA_REGISTRYINDEX, POSTS_KEY);
 		c->post_first = 1;
 	} else {
 		c->post_first = (lua_Integer)lua_rawlen(L, -1) + 1;
-		lua_pop(L, 1);
 	}
+	lua_setiuservalue(L, -2, 2);
 	return 1;
 }
 
@@ -548,7 +552,7 @@ static int l_stop(lua_State *L)
 		quiet = store_count(c->store) == before ? quiet + 1 : 0;
 	}
 	close_pcap(c);
-	end_capture(L, c);
+	end_capture(L, 1, c);
 	size_t n = store_count(c->store);
 	lua_pushinteger(L, (lua_Integer)n);
 	if (push_losses(L, c))
@@ -632,7 +636,10 @@ static int l_save(lua_State *L)
 static int l_posts(lua_State *L)
 {
 	struct capture *c = check_cap(L, 0);
-	push_posts(L);
+	if (lua_getiuservalue(L, 1, 2) != LUA_TTABLE) {   /* it never ran */
+		lua_newtable(L);
+		return 1;
+	}
 	lua_Integer last = c->stopped ? c->post_last : (lua_Integer)lua_rawlen(L, -1);
 	lua_createtable(L, last >= c->post_first ? (int)(last - c->post_first + 1) : 0, 0);
 	for (lua_Integer i = c->post_first; i <= last; i++) {

@@ -95,3 +95,11 @@ setup() { require_device; }
     [[ $output == *"qp.c: rq_psn"*"max 16777215"*"accepted (ok); max + 1 and -1 refused"* ]]
     [[ $output == *"verbs_bounds: ok ("*" checks)"* ]]
 }
+
+@test "capture: cap:posts() of each capture holds the WRs posted while it ran (opcode, length, QP, dest_qp), after another capture ran too, and for two at once" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    run "$VERBSH" "$ROOT/tests/lua/capture_posts.lua"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"capture_posts: ok (16 checks)"* ]]
+}
