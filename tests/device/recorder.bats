@@ -19,8 +19,8 @@ check_observer() {
     has_line "same mr:fill of an MR made before: true | abXYefAA"
     has_line "same a query's values: true | RESET | 3 | true | true"
     # the caller's line, also for a tail call and an assignment
-    has_line "same a method called as the last statement (a tail call): false | $ROOT/tests/lua/recorder_observer.lua:41: bad argument #1 to 'reg_mr' (length (integer) or initial contents (string) expected, got table)" ||
-      has_line "same a method called as the last statement (a tail call): false | tests/lua/recorder_observer.lua:41: bad argument #1 to 'reg_mr' (length (integer) or initial contents (string) expected, got table)"
+    # (the script's path as Lua shows it: a long one is cut to "...its end")
+    [[ $output == *"same a method called as the last statement (a tail call): false | "*"recorder_observer.lua:41: bad argument #1 to 'reg_mr' (length (integer) or initial contents (string) expected, got table)"* ]]
     [[ $output == *"same an assignment of a bad value: false | "*"recorder_observer.lua:37: bad argument #3 to 'newindex' (wr_id: integer expected, got string)"* ]]
     [[ $output == *"same verbs.open with a wrong type: false | "*"recorder_observer.lua:25: bad argument #1 to 'verbs.open'"* ]]
     # a binding names itself, never '?'

@@ -12,7 +12,7 @@ setup() { require_device; }
     [[ $output == *"SEND: wr_id=1 SEND SUCCESS; RECV: wr_id=100 byte_len=5"* ]]
     [[ $output == *"atomics: wc wr_id=5 FETCH_ADD SUCCESS byte_len=8"* ]]
     [[ $output == *"UD: SEND wr_id=51, RECV byte_len=49"* ]]
-    [[ $output == *"verbs_ex: ok (162 checks)"* ]]
+    [[ $output == *"verbs_ex: ok (170 checks)"* ]]
 }
 
 @test "extended verbs: verbs.trace prints the new calls as C" {

@@ -9,7 +9,7 @@ setup() { require_device; }
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output == *"UD RECV: wc wr_id=50 RECV SUCCESS byte_len=49 wc_flags=GRH src_qp=0x"* ]]
-    [[ $output == *"verbs_ud: ok (42 checks)"* ]]
+    [[ $output == *"verbs_ud: ok (44 checks)"* ]]
 }
 
 @test "SRQ: a list posted once, consumed by an RC QP; srq_limit and SRQ_LIMIT_REACHED; destroy while in use" {

@@ -221,6 +221,10 @@ eq(e.verb, "ibv_create_qp_ex", "UD RDMA_WRITE verb"); eq(e.errname, "EOPNOTSUPP"
 check(tostring(e):find("UD", 1, true), "explained: %s", tostring(e))
 
 -- the extended CQ's rules
+-- (each poll verb takes no argument: an extra one is named, not ignored)
+for _, v in ipairs { "start_poll", "next_poll", "end_poll", "iter" } do
+  err(v .. " with an argument", ("(cq:%s() takes no arguments, got 1 (the first: a number))"):format(v), cq_a[v], cq_a, 5)
+end
 err("end_poll after ENOENT", "end_poll: no poll is open", cq_a.end_poll, cq_a)
 err("next_poll without start", "next_poll: no poll is open", cq_a.next_poll, cq_a)
 err("accessor without a completion", "read_byte_len: no current completion", cq_a.read_byte_len, cq_a)

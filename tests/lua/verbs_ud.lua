@@ -59,6 +59,9 @@ for _, bad in ipairs{ grh:sub(1, 39), grh .. "x" } do
 end
 local e = T.raises("imm_data of 2^32", pd.create_ah_from_wc, pd, { status = "SUCCESS", wc_flags = "GRH", imm_data = 1 << 32 }, grh, 1)
 check(tostring(e):find("imm_data': 32-bit unsigned integer expected", 1, true), "imm_data 2^32: %s", tostring(e))
+-- the port is required (C has no default): none is named, whatever the WC
+e = T.raises("create_ah_from_wc without a port", pd.create_ah_from_wc, pd, r, grh)
+check(tostring(e):find("(port_num: integer expected, got no value)", 1, true), "no port_num: %s", tostring(e))
 local reply_ah = pd:create_ah_from_wc(r, grh, 1)
 a:post_recv{ wr_id = 60, sg_list = { { mr = mr, offset = 3072, length = 40 + 64 } } }
 b:post_send{ wr_id = 61, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr, offset = 0, length = 2 } },
