@@ -495,3 +495,26 @@ load ../helpers
     [ "$status" -eq 0 ]
     [[ ${lines[0]} == $'true\ttrue\t'*"not UDP port 4791"*"shorter than an Ethernet header"*"truncated RoCEv2 packet"* ]]
 }
+
+@test "wire: cap:save writes each frame's own time, to the microsecond, as tshark reads it back (frames on lo to UDP 4791)" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    cd "$BATS_TEST_TMPDIR"
+    run "$VERBSH" -e '
+      local c = verbs.capture{ netdev = "lo" }
+      os.execute([[bash -c "for i in 1 2 3 4 5; do printf %036d $i > /dev/udp/127.0.0.1/4791; sleep 0.013; done"]])
+      c:stop()
+      for _, p in ipairs(c:packets()) do print(("%.6f000"):format(p.time)) end
+      print(c:save("t.pcap"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 6 ]
+    [ "${lines[5]}" = 5 ]
+    local mine=("${lines[@]:0:5}")
+    run bash -c 'tshark -r t.pcap -T fields -e frame.time_epoch 2>/dev/null'
+    echo "$output"
+    [ "${#lines[@]}" -eq 5 ]
+    for i in 0 1 2 3 4; do
+        [ "${lines[$i]}" = "${mine[$i]}" ] || { echo "frame $((i + 1)): tshark ${lines[$i]}, verbsh ${mine[$i]}"; return 1; }
+    done
+}
