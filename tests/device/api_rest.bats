@@ -12,7 +12,7 @@ setup() { require_device; cd "$ROOT"; }
     run "$VERBSH" tests/lua/api_rest.lua
     echo "$output"
     [ "$status" -eq 0 ]
-    has_line "api_rest: ok (55 checks)"
+    has_line "api_rest: ok (63 checks)"
 }
 
 @test "api: every hardware-only verb gives rxe's errno, explained with the device, the feature and its help topic" {
