@@ -134,7 +134,7 @@ fuzz: all asan
 	@tests/fuzz/run --seeds $(FUZZ_SEEDS) --first $(FUZZ_FIRST) --ops $(FUZZ_OPS) --families $(FUZZ_FAMILIES)
 	@tests/fuzz/diff --seeds $(DIFF_SEEDS) --first $(FUZZ_FIRST) --ops 150 --corpus
 
-mutate: deps deps-test build/oracle
+mutate: deps deps-test build/oracle bench/rc_loop
 	@tests/mutate
 
 # The C row of the benchmark: plain libibverbs, no verbsh.
