@@ -75,7 +75,7 @@ siw1/1 veth3" ]
     report other | grep -qx 'exit 0'
 }
 
-@test "iwarp wire: verbs.capture on siw0 (veth2) while siw0 and siw1 Send, Write 3000 bytes and Read 2000 decodes as tshark does; the ladder ties them; rxe0's RoCE capture in the same guest still draws its own" {
+@test "iwarp wire: verbs.capture on siw0 (veth2) while siw0 and siw1 Send, Write 3000 bytes, Read 2000 and Send 2000 decodes as tshark does; the ladder ties them, a Send's two FPDUs both to it; rxe0's RoCE capture in the same guest still draws its own" {
     cd "$ROOT"
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     scripts/rxe-vm --siw --two -- bash -c '
@@ -89,7 +89,7 @@ siw1/1 veth3" ]
     run "$VERBSH" "$ROOT/tests/wire/oracle_iwarp.lua" x.pcap flat
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ ${lines[-1]} == *" 0 mismatches; FPDUs: Read Request 1, Read Response 2, Send 1, Write 3" ]]
+    [[ ${lines[-1]} == *" 0 mismatches; FPDUs: Read Request 1, Read Response 2, Send 3, Write 3" ]]
     # what the scenario printed (the server's rkey and address; the client's lkey for the Read's sink) is on the wire
     read -r _ wstag wto <<<"$(grep '^write ' log)"
     read -r _ rstag rto sstag sto <<<"$(grep '^read ' log)"
@@ -98,8 +98,11 @@ siw1/1 veth3" ]
     grep -q $'^[0-9]*\tiwarp_rdma.srcstag\t'"$rstag"'$' flat
     grep -q $'^[0-9]*\tiwarp_rdma.srcto\t0x0000'"${rto#0x}"'$' flat
     grep -q "Send (untagged QN 0 MSN 1 MO 0, last) 100 bytes" <<<"$output"
+    # the 2000-byte Send: message 2 of queue 0, its two FPDUs at offsets 0 and 1424
+    grep -q "Send (untagged QN 0 MSN 2 MO 0) 1424 bytes" <<<"$output"
+    grep -q "Send (untagged QN 0 MSN 2 MO 1424, last) 576 bytes" <<<"$output"
     # print(cap) on veth2: the connection from SYN, each FPDU with its WR, TCP's ACKs
-    grep -Eq "^capture on veth2 \((19|2[0-9]) frames, stopped\)$" log
+    grep -Eq "^capture on veth2 \((2[0-9]|3[0-9]) frames, stopped\)$" log
     grep -q "|MPA Request rev 2, markers off, CRC off ack 1 ------> *| #4$" log
     grep -Eq "\|Write STag $wstag TO $wto len 1428 \(seq 149\) ack 25 ------>\| #[0-9]+  wr_id 2's RDMA_WRITE$" log
     # the summaries name the frames the rows are tied to (where TCP's own ACKs
@@ -116,6 +119,12 @@ siw1/1 veth3" ]
     [ -n "$dack" ] && dtext="(TCP ACK in frame $dack)" || dtext="(no TCP ACK of it in the capture)"
     grep -q "^wr_id 3 (qp1 RDMA_READ, 2000 bytes): request in frame $rreq (TCP ACK in frame $rack), Read Responses in frames $d1, $d2 $dtext$" log
     [ "$w1" -lt "$w2" ] && [ "$w2" -lt "$w3" ] && [ "$w3" -lt "$wack" ] && [ "$rreq" -lt "$d1" ] && [ "$d1" -lt "$d2" ]
+    # the second FPDU of a Send belongs to the message the first began
+    read -r s1 s2 s3 <<<"$(rows "\| #[0-9]+  wr_id 4's SEND$")"
+    [ -n "$s2" ] && [ -z "$s3" ] && [ "$s1" -lt "$s2" ] && [ "$d2" -lt "$s1" ]
+    sack=$(rows "TCP acknowledges wr_id 4's SEND$")
+    [ -n "$sack" ] && stext="(TCP ACK in frame $sack)" || stext="(no TCP ACK of it in the capture)"
+    grep -q "^wr_id 4 (qp1 SEND, 2000 bytes): frames $s1, $s2 $stext$" log
     # RoCE beside it, rxe0 to rxe1 on veth0: the 5000-byte SEND in five frames, one ACKNOWLEDGE completes it
     grep -q "^capture on veth0 (" log
     grep -q "wr_id 7 (qp1 SEND, 5000 bytes): 5 frames from psn 100, completed by frame 6 (ACKNOWLEDGE)" log
