@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
 # verbsh --export-c on rxe: each scenario of tests/export/ runs under the
-# recorder, its C program is compiled by gcc and clang with -Wall -Wextra
-# -Werror and run, and must print "reproduced". A changed value in a program
+# recorder, its C program is compiled by gcc with -Wall -Wextra -Werror (and
+# read by clang with the same warnings) and run, and must print "reproduced". A changed value in a program
 # (a completion's status, a byte read back) makes it print the difference.
 load ../helpers
 
 setup() { require_device; cd "$ROOT"; }
 
-# export_run NAME: exports tests/export/NAME.lua, compiles and runs it twice.
+# export_run NAME: exports tests/export/NAME.lua, compiles it and runs it.
 export_run() {
     local c=$BATS_TEST_TMPDIR/$1.c
     run "$VERBSH" --export-c "$c" "tests/export/$1.lua"
@@ -15,26 +15,30 @@ export_run() {
     [ "$status" -eq 0 ]
     [[ $output == *"verb calls exported to $c; cc -Wall -Wextra -Werror $c -libverbs -lrdmacm && ./a.out"* ]]
     [[ $output != *"left out"* ]]
-    # The program does not depend on the binary that recorded it: both
-    # compilers with ./verbsh, gcc alone for the ASan build's run (under
-    # TCG a compile takes seconds). The two compile side by side.
-    local ccs=(gcc clang)
-    [[ $VERBSH == *asan* ]] && ccs=(gcc)
+    # gcc builds the program; clang, beside it, only reads it for its own
+    # warnings (-fsyntax-only: under TCG a whole clang build took twice
+    # gcc's time, and the program does not depend on the compiler). The
+    # program does not depend on the binary that recorded it either: the
+    # ASan build's run (VERBSH_TEST_FULL=1) is compiled by gcc alone.
     local pids=()
-    for cc in "${ccs[@]}"; do
-        $cc -Wall -Wextra -Werror "$c" -libverbs -lrdmacm -o "$c.$cc" >"$c.$cc.log" 2>&1 &
+    gcc -Wall -Wextra -Werror "$c" -libverbs -lrdmacm -o "$c.gcc" >"$c.gcc.log" 2>&1 &
+    pids+=($!)
+    if [[ $VERBSH != *asan* ]]; then
+        clang -fsyntax-only -Wall -Wextra -Werror "$c" >"$c.clang.log" 2>&1 &
         pids+=($!)
-    done
+    fi
     wait "${pids[@]}" || true   # these alone: bats runs a timeout watcher in the background too
-    for cc in "${ccs[@]}"; do
-        echo "$cc: $(cat "$c.$cc.log")"
-        [ -x "$c.$cc" ]
-        [ ! -s "$c.$cc.log" ]
-        run "$c.$cc"
-        echo "$output"
-        [ "$status" -eq 0 ]
-        [ "$output" = reproduced ]
-    done
+    echo "gcc: $(cat "$c.gcc.log")"
+    [ -x "$c.gcc" ]
+    [ ! -s "$c.gcc.log" ]
+    if [[ $VERBSH != *asan* ]]; then
+        echo "clang: $(cat "$c.clang.log")"
+        [ ! -s "$c.clang.log" ]
+    fi
+    run "$c.gcc"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = reproduced ]
 }
 
 @test "export: multicast (attach, detach, rdma_join_multicast, a SEND to the group, leave) reproduces" {
@@ -54,7 +58,7 @@ export_run() {
     grep -q 'rdma_post_recvv(cm_id3, (void \*)(uintptr_t)0x1002, sge1, 2)' "$c"
     grep -q 'rdma_destroy_ep(cm_id1);' "$c"
 }
-@test "export: SEND/RECV reproduces (gcc and clang)" { export_run send_recv; }
+@test "export: SEND/RECV reproduces (gcc builds it, clang checks it)" { export_run send_recv; }
 @test "export: SEND_WITH_IMM reproduces" { export_run send_imm; }
 @test "export: RDMA WRITE reproduces" { export_run write; }
 @test "export: RDMA READ reproduces" { export_run read; }

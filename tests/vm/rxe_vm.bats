@@ -32,9 +32,9 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
 }
 
 @test "rxe-vm ends a guest that runs too long with exit 124 and says so" {
-    run vm --timeout 12 -- sleep 600
+    run vm --timeout 8 -- sleep 600
     [ "$status" -eq 124 ]
-    [[ $output == *"timeout: the guest did not finish within 12s"* ]]
+    [[ $output == *"timeout: the guest did not finish within 8s"* ]]
 }
 
 @test "rxe-vm stops its guest within seconds when its caller is killed" {
@@ -96,8 +96,7 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
     [[ $output == *"simulated failure"* ]]
 }
 
-@test "make test's device part: a guest that cannot start is a failure naming its binary, for each binary's guest" {
-    [ -x "$ROOT/build/asan/verbsh" ] || skip "build/asan/verbsh is not built (make asan): tests/run has one binary"
+@test "make test's device part: a guest that cannot start is a failure that says the device tests did not run, counted in the last line" {
     ! "$ROOT/scripts/rxe-host" env >/dev/null 2>&1 || skip "this host has an ACTIVE RDMA port: tests/run runs the device files on it, in no guest"
     mkdir -p "$BATS_TEST_TMPDIR/bin"
     printf '#!/bin/sh\necho "qemu: simulated failure" >&2\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/qemu-system-x86_64"
@@ -106,14 +105,11 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
     PATH=$BATS_TEST_TMPDIR/bin:$PATH run tests/run --device
     echo "$output"
     [ "$status" -eq 1 ]
-    [[ $output == *"device tests in rxe micro-VMs, one per binary at once"* ]]
-    # each guest's failure once, the first binary's before the other's
-    first=$(grep -n '^not ok - the rxe micro-VM of ./verbsh failed (exit 125)' <<<"$output" | cut -d: -f1)
-    second=$(grep -n '^not ok - the rxe micro-VM of build/asan/verbsh failed (exit 125)' <<<"$output" | cut -d: -f1)
-    [ -n "$first" ] && [ -n "$second" ] && [ "$first" -lt "$second" ]
-    [ "$(grep -c '^not ok' <<<"$output")" -eq 2 ]
-    [ "$(grep -c 'simulated failure' <<<"$output")" -eq 2 ]
-    [[ ${lines[-1]} == "0 passed, 2 failed, 0 skipped in "* ]]
+    [[ $output == *"device tests in the rxe micro-VM (this host has no ACTIVE RDMA port)"* ]]
+    [[ $output == *"simulated failure"* ]]
+    [ "$(grep -c '^not ok - the rxe micro-VM failed (exit 125): the device tests did not run; see the messages above$' <<<"$output")" -eq 1 ]
+    [ "$(grep -c '^not ok' <<<"$output")" -eq 1 ]
+    [[ ${lines[-1]} == "0 passed, 1 failed, 0 skipped in "* ]]
 }
 
 @test "rxe-vm exports the device environment and unlimited memlock" {
