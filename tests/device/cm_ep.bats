@@ -103,3 +103,11 @@ pair() {
     [ "${lines[0]}" = "false	rdma_post_recv	ENOMEM	RC" ]
     [ "${lines[1]}" = "false	rdma_post_recv	ENOMEM	UD" ]
 }
+
+@test "short path: two completions waiting at once come one per get_send_comp and get_recv_comp, in order, then nil" {
+    run pair 7505 "$VERBSH" "$ROOT/tests/lua/cm_ep_comps.lua" server 7505 -- "$VERBSH" "$ROOT/tests/lua/cm_ep_comps.lua" client "$RXE_ADDR" 7505
+    echo "$output"
+    [ "$status" -eq 0 ]
+    grep -qx "server comps: ok" srv.out
+    grep -qx "client comps: ok" cli.out
+}
