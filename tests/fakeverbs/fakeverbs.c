@@ -9,11 +9,23 @@
  * provider writes to stderr as "fakeverbs: ...".
  *
  * FAKEVERBS_LIST_ERRNO=n makes ibv_get_device_list fail with errno n.
+ * FAKEVERBS_DEVICES=n lists n devices (0, 1 or 2: fake0, fake1; 1 unless
+ * set); FAKEVERBS_ACTIVE=name is the device whose ports are ACTIVE (the
+ * others' are DOWN); FAKEVERBS_OPEN_ERRNO=n makes ibv_open_device fail.
+ * FAKEVERBS_DESTROY_ERRNO=n makes the destroy of a device object (counters,
+ * WQ, DM, XRCD ...) fail with n.
+ *
+ * GIDs: ibv_query_gid_table fails (as on kernels that want room for every
+ * port), so the slots are read one by one: port 1 has a RoCE v1 GID at
+ * index 0 and a RoCE v2 GID at index 2 (1 and 3 are empty); port 2 has an
+ * IB GID at index 1.
  *
  * ECE: ibv_query_ece and ibv_set_ece (interposed) on any QP.
  *
  * Async events: a QP with an SRQ moved to ERR gets QP_LAST_WQE_REACHED
- * (the IBTA's rule), queued on the context's async_fd.
+ * (the IBTA's rule), queued on the context's async_fd; a CQ resized to 29
+ * entries gets CQ_ERR (an overrun's event); FAKEVERBS_ASYNC="PORT_ERR:2
+ * DEVICE_FATAL ..." queues those port and device events at open.
  *
  * A QP made by ibv_create_qp_ex has the new post-send API with TSO: the
  * header and MSS a wr_send_tso hands down are printed.
@@ -35,22 +47,39 @@
 #define RT_NSEC 891011121
 #define DM_SIZE 64
 
-static struct ibv_device fake_dev = { .node_type = IBV_NODE_CA, .transport_type = IBV_TRANSPORT_IB,
-				      .name = "fake0", .dev_name = "uverbs9" };
+static struct ibv_device fake_dev[2] = {
+	{ .node_type = IBV_NODE_CA, .transport_type = IBV_TRANSPORT_IB, .name = "fake0", .dev_name = "uverbs9" },
+	{ .node_type = IBV_NODE_CA, .transport_type = IBV_TRANSPORT_IB, .name = "fake1", .dev_name = "uverbs8" },
+};
+
+static int env_int(const char *name, int dflt)
+{
+	const char *e = getenv(name);
+	return e && *e ? atoi(e) : dflt;
+}
+
+/* the errno FAKEVERBS_DESTROY_ERRNO asks a device object's destroy to fail with */
+static int destroy_err(void)
+{
+	int e = env_int("FAKEVERBS_DESTROY_ERRNO", 0);
+	errno = e;
+	return e;
+}
 
 struct ibv_device **ibv_get_device_list(int *num)
 {
-	const char *e = getenv("FAKEVERBS_LIST_ERRNO");
-	if (e && *e) {
-		errno = atoi(e);
+	int n = env_int("FAKEVERBS_DEVICES", 1);
+	if (env_int("FAKEVERBS_LIST_ERRNO", 0)) {
+		errno = env_int("FAKEVERBS_LIST_ERRNO", 0);
 		return NULL;
 	}
-	struct ibv_device **l = calloc(2, sizeof *l);
+	struct ibv_device **l = calloc(3, sizeof *l);
 	if (!l)
 		return NULL;
-	l[0] = &fake_dev;
+	for (int i = 0; i < n && i < 2; i++)
+		l[i] = &fake_dev[i];
 	if (num)
-		*num = 1;
+		*num = n < 2 ? n : 2;
 	return l;
 }
 void ibv_free_device_list(struct ibv_device **list) { free(list); }
@@ -124,7 +153,13 @@ static int f_read_counters(struct ibv_counters *k, uint64_t *v, uint32_t n, uint
 		v[i] = 1000 * (i + 1) + 7;
 	return 0;
 }
-static int f_destroy_counters(struct ibv_counters *k) { free(k); return 0; }
+static int f_destroy_counters(struct ibv_counters *k)
+{
+	if (destroy_err())
+		return destroy_err();
+	free(k);
+	return 0;
+}
 
 /* device memory: DM_SIZE bytes that start as "0123456789abcdef..." */
 struct fdm {
@@ -163,7 +198,28 @@ static struct ibv_dm *f_alloc_dm(struct ibv_context *c, struct ibv_alloc_dm_attr
 		f->mem[i] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/"[i % 64];
 	return &f->dm;
 }
-static int f_free_dm(struct ibv_dm *dm) { free(dm); return 0; }
+static int f_free_dm(struct ibv_dm *dm)
+{
+	if (destroy_err())
+		return destroy_err();
+	free(dm);
+	return 0;
+}
+/* an MR of device memory: handle 0xd0 (ibv_dereg_mr prints it), lkey 0xd1 */
+static struct ibv_mr *f_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t off, size_t len, unsigned int access)
+{
+	fprintf(stderr, "fakeverbs: reg_dm_mr dm_offset %llu length %zu access 0x%x\n", (unsigned long long)off, len,
+		access);
+	if (len > ((struct fdm *)dm)->len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct ibv_mr *mr = calloc(1, sizeof *mr);
+	if (mr)
+		*mr = (struct ibv_mr){ .context = pd->context, .pd = pd, .length = len, .lkey = 0xd1, .rkey = 0xd2,
+				       .handle = 0xd0 };
+	return mr;
+}
 
 /* WQs: a receive posted to one is reported on stderr */
 static int f_wq_post_recv(struct ibv_wq *wq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
@@ -183,7 +239,19 @@ static struct ibv_wq *f_create_wq(struct ibv_context *c, struct ibv_wq_init_attr
 			       .state = IBV_WQS_RESET, .post_recv = f_wq_post_recv };
 	return wq;
 }
-static int f_destroy_wq(struct ibv_wq *wq) { free(wq); return 0; }
+static int f_destroy_wq(struct ibv_wq *wq)
+{
+	if (destroy_err())
+		return destroy_err();
+	free(wq);
+	return 0;
+}
+static int f_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *a)
+{
+	fprintf(stderr, "fakeverbs: modify_wq wq %u attr_mask 0x%x wq_state %d\n", wq->wq_num, a->attr_mask, a->wq_state);
+	wq->state = a->wq_state;
+	return 0;
+}
 
 /* flow actions (ESP): the attribute verbsh hands down is printed as the
  * count of its nonzero bytes (verbsh asks for an empty one: 0) */
@@ -210,12 +278,190 @@ static int f_modify_flow_action_esp(struct ibv_flow_action *f, struct ibv_flow_a
 }
 static int f_destroy_flow_action(struct ibv_flow_action *f) { free(f); return 0; }
 
+/* ports: two; a device's ports are ACTIVE when FAKEVERBS_ACTIVE names it */
+int ibv_query_device(struct ibv_context *c, struct ibv_device_attr *a)
+{
+	(void)c;
+	memset(a, 0, sizeof *a);
+	a->phys_port_cnt = 2;
+	return 0;
+}
+static int f_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a, size_t len)
+{
+	const char *active = getenv("FAKEVERBS_ACTIVE");
+	memset(a, 0, len);
+	if (port < 1 || port > 2)
+		return EINVAL;
+	a->state = active && strcmp(active, c->device->name) == 0 ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
+	a->gid_tbl_len = 4;
+	return 0;
+}
+ssize_t _ibv_query_gid_table(struct ibv_context *c, struct ibv_gid_entry *e, size_t max, uint32_t flags, size_t size)
+{
+	(void)c; (void)e; (void)max; (void)flags; (void)size;
+	errno = EINVAL;
+	return -EINVAL;
+}
+int _ibv_query_gid_ex(struct ibv_context *c, uint32_t port, uint32_t index, struct ibv_gid_entry *e, uint32_t flags,
+		      size_t size)
+{
+	static const struct { uint32_t port, index, type; uint8_t last; } slots[] = {
+		{ 1, 0, IBV_GID_TYPE_ROCE_V1, 0x11 }, { 1, 2, IBV_GID_TYPE_ROCE_V2, 0x22 }, { 2, 1, IBV_GID_TYPE_IB, 0x33 },
+	};
+	(void)c; (void)flags;
+	for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
+		if (slots[i].port == port && slots[i].index == index) {
+			memset(e, 0, size);
+			e->gid.raw[0] = 0xfe;
+			e->gid.raw[1] = 0x80;
+			e->gid.raw[15] = slots[i].last;
+			e->gid_index = index;
+			e->port_num = port;
+			e->gid_type = slots[i].type;
+			return 0;
+		}
+	return ENODATA;
+}
+
+/* XRC domains, thread and parent domains, RSS tables, flows: each made one
+ * is printed, so is each destroyed */
+static struct ibv_xrcd *f_open_xrcd(struct ibv_context *c, struct ibv_xrcd_init_attr *a)
+{
+	fprintf(stderr, "fakeverbs: open_xrcd comp_mask 0x%x fd %d oflags 0x%x\n", a->comp_mask, a->fd, a->oflags);
+	struct ibv_xrcd *x = calloc(1, sizeof *x);
+	if (x)
+		x->context = c;
+	return x;
+}
+static int f_close_xrcd(struct ibv_xrcd *x)
+{
+	if (destroy_err())
+		return destroy_err();
+	fprintf(stderr, "fakeverbs: close_xrcd\n");
+	free(x);
+	return 0;
+}
+static struct ibv_td *f_alloc_td(struct ibv_context *c, struct ibv_td_init_attr *a)
+{
+	(void)a;
+	struct ibv_td *t = calloc(1, sizeof *t);
+	if (t)
+		t->context = c;
+	return t;
+}
+static int f_dealloc_td(struct ibv_td *t)
+{
+	if (destroy_err())
+		return destroy_err();
+	fprintf(stderr, "fakeverbs: dealloc_td\n");
+	free(t);
+	return 0;
+}
+/* a parent domain is a PD with handle 0x9d (ibv_dealloc_pd says so) */
+static struct ibv_pd *f_alloc_parent_domain(struct ibv_context *c, struct ibv_parent_domain_init_attr *a)
+{
+	fprintf(stderr, "fakeverbs: alloc_parent_domain pd %s td %s\n", a->pd ? "set" : "NULL", a->td ? "set" : "NULL");
+	struct ibv_pd *pd = calloc(1, sizeof *pd);
+	if (pd)
+		*pd = (struct ibv_pd){ .context = c, .handle = 0x9d };
+	return pd;
+}
+static struct ibv_rwq_ind_table *f_create_rwq_ind_table(struct ibv_context *c, struct ibv_rwq_ind_table_init_attr *a)
+{
+	fprintf(stderr, "fakeverbs: create_rwq_ind_table log_size %u wq %u\n", a->log_ind_tbl_size,
+		a->ind_tbl ? a->ind_tbl[0]->wq_num : 0);
+	struct ibv_rwq_ind_table *t = calloc(1, sizeof *t);
+	if (t)
+		*t = (struct ibv_rwq_ind_table){ .context = c, .ind_tbl_num = 0x77 };
+	return t;
+}
+static int f_destroy_rwq_ind_table(struct ibv_rwq_ind_table *t)
+{
+	if (destroy_err())
+		return destroy_err();
+	fprintf(stderr, "fakeverbs: destroy_rwq_ind_table %u\n", t->ind_tbl_num);
+	free(t);
+	return 0;
+}
+static struct ibv_flow *f_create_flow(struct ibv_qp *qp, struct ibv_flow_attr *a)
+{
+	fprintf(stderr, "fakeverbs: create_flow qp %u port %u type %d num_of_specs %u\n", qp->qp_num, a->port, a->type,
+		a->num_of_specs);
+	struct ibv_flow *f = calloc(1, sizeof *f);
+	if (f)
+		*f = (struct ibv_flow){ .context = qp->context, .handle = 0xf10 };
+	return f;
+}
+static int f_destroy_flow(struct ibv_flow *f)
+{
+	if (destroy_err())
+		return destroy_err();
+	fprintf(stderr, "fakeverbs: destroy_flow 0x%x\n", f->handle);
+	free(f);
+	return 0;
+}
+static int f_attach_counters_point_flow(struct ibv_counters *k, struct ibv_counter_attach_attr *a, struct ibv_flow *f)
+{
+	(void)k;
+	fprintf(stderr, "fakeverbs: attach_counters_point_flow desc %d index %u flow 0x%x\n", a->counter_desc, a->index,
+		f ? f->handle : 0);
+	return 0;
+}
+/* an XRC target QP opened by number: printed, number and type */
+static struct ibv_qp *f_open_qp(struct ibv_context *c, struct ibv_qp_open_attr *a)
+{
+	fprintf(stderr, "fakeverbs: open_qp comp_mask 0x%x qp_num 0x%x xrcd %s qp_type %d\n", a->comp_mask, a->qp_num,
+		a->xrcd ? "set" : "NULL", a->qp_type);
+	struct ibv_qp *qp = calloc(1, sizeof(struct ibv_qp_ex) + 16)   /* room for struct fqp's ex (0) */;
+	if (qp)
+		*qp = (struct ibv_qp){ .context = c, .qp_num = a->qp_num, .qp_type = a->qp_type, .handle = 0x0e };
+	return qp;
+}
+/* an SRQ's number: 0x5a5 */
+static int f_get_srq_num(struct ibv_srq *srq, uint32_t *num)
+{
+	(void)srq;
+	*num = 0x5a5;
+	return 0;
+}
+/* a QP's rate limit: printed; 7 kbps is refused with ERANGE */
+static int f_modify_qp_rate_limit(struct ibv_qp *qp, struct ibv_qp_rate_limit_attr *a)
+{
+	if (a->rate_limit == 7)
+		return ERANGE;
+	fprintf(stderr, "fakeverbs: modify_qp_rate_limit qp %u rate_limit %u\n", qp->qp_num, a->rate_limit);
+	return 0;
+}
+
+static struct ibv_mr *f_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t off, size_t len, unsigned int access);
+static int f_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *a);
+static void queue_env_events(struct ibv_context *c);
 static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
 struct ibv_context *ibv_open_device(struct ibv_device *d)
 {
+	if (env_int("FAKEVERBS_OPEN_ERRNO", 0)) {
+		errno = env_int("FAKEVERBS_OPEN_ERRNO", 0);
+		return NULL;
+	}
 	struct verbs_context *v = calloc(1, sizeof *v);
 	if (!v)
 		return NULL;
+	v->query_port = f_query_port;
+	v->open_xrcd = f_open_xrcd;
+	v->close_xrcd = f_close_xrcd;
+	v->alloc_td = f_alloc_td;
+	v->dealloc_td = f_dealloc_td;
+	v->alloc_parent_domain = f_alloc_parent_domain;
+	v->create_rwq_ind_table = f_create_rwq_ind_table;
+	v->destroy_rwq_ind_table = f_destroy_rwq_ind_table;
+	v->ibv_create_flow = f_create_flow;
+	v->ibv_destroy_flow = f_destroy_flow;
+	v->attach_counters_point_flow = f_attach_counters_point_flow;
+	v->open_qp = f_open_qp;
+	v->get_srq_num = f_get_srq_num;
+	v->modify_qp_rate_limit = f_modify_qp_rate_limit;
+	v->reg_dm_mr = f_reg_dm_mr;
+	v->modify_wq = f_modify_wq;
 	v->sz = sizeof *v;
 	v->query_rt_values = f_query_rt_values;
 	v->query_device_ex = f_query_device_ex;
@@ -235,6 +481,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *d)
 	v->context.async_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
 	v->context.num_comp_vectors = 1;
 	v->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	queue_env_events(&v->context);
 	return &v->context;
 }
 int ibv_close_device(struct ibv_context *c)
@@ -251,7 +498,13 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *c)
 		pd->context = c;
 	return pd;
 }
-int ibv_dealloc_pd(struct ibv_pd *pd) { free(pd); return 0; }
+int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	if (pd->handle == 0x9d)
+		fprintf(stderr, "fakeverbs: dealloc_pd of the parent domain\n");
+	free(pd);
+	return 0;
+}
 
 struct ibv_cq *ibv_create_cq(struct ibv_context *c, int cqe, void *cq_context, struct ibv_comp_channel *ch, int vec)
 {
@@ -262,12 +515,15 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *c, int cqe, void *cq_context, s
 	return cq;
 }
 int ibv_destroy_cq(struct ibv_cq *cq) { free(cq); return 0; }
+static void queue_event(struct ibv_context *c, struct ibv_async_event ev);
 /* resize: rounded up to a multiple of 8; 13 entries are refused with EPERM
- * (1: an errno that is also a plain truth value) */
+ * (1: an errno that is also a plain truth value); 29 queues a CQ_ERR */
 int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	if (cqe == 13)
 		return EPERM;
+	if (cqe == 29)
+		queue_event(cq->context, (struct ibv_async_event){ .element.cq = cq, .event_type = IBV_EVENT_CQ_ERR });
 	cq->cqe = (cqe + 7) & ~7;
 	return 0;
 }
@@ -286,7 +542,13 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len, uint6
 	(void)iova;
 	return mr;
 }
-int ibv_dereg_mr(struct ibv_mr *mr) { free(mr); return 0; }
+int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	if (mr->handle == 0xd0)
+		fprintf(stderr, "fakeverbs: dereg_mr of the DM's MR\n");
+	free(mr);
+	return 0;
+}
 
 /* QPs and SRQs: only what the async event needs (a state, an SRQ) */
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *a)
@@ -315,7 +577,13 @@ static struct ibv_qp *new_qp(struct ibv_context *c, struct ibv_pd *pd, struct ib
 	return &f->x.qp_base;
 }
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a) { return new_qp(pd->context, pd, a, 0); }
-int ibv_destroy_qp(struct ibv_qp *qp) { free(qp); return 0; }
+int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	if (qp->handle == 0x0e)
+		fprintf(stderr, "fakeverbs: destroy_qp of the opened QP 0x%x\n", qp->qp_num);
+	free(qp);
+	return 0;
+}
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp) { return ((struct fqp *)qp)->ex ? (struct ibv_qp_ex *)qp : NULL; }
 
 static void x_start(struct ibv_qp_ex *x) { (void)x; }
@@ -369,17 +637,46 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, struct ibv_
 
 static struct ibv_async_event queued[8];
 static int nqueued;
+static void queue_event(struct ibv_context *c, struct ibv_async_event ev)
+{
+	uint64_t one = 1;
+	if (nqueued == 8)
+		return;
+	queued[nqueued++] = ev;
+	if (write(c->async_fd, &one, sizeof one) != sizeof one)
+		abort();
+}
+/* FAKEVERBS_ASYNC="PORT_ERR:2 DEVICE_FATAL": each name, with its port */
+static void queue_env_events(struct ibv_context *c)
+{
+	static const struct { const char *name; enum ibv_event_type t; } names[] = {
+		{ "PORT_ACTIVE", IBV_EVENT_PORT_ACTIVE }, { "PORT_ERR", IBV_EVENT_PORT_ERR },
+		{ "LID_CHANGE", IBV_EVENT_LID_CHANGE }, { "PKEY_CHANGE", IBV_EVENT_PKEY_CHANGE },
+		{ "SM_CHANGE", IBV_EVENT_SM_CHANGE }, { "CLIENT_REREGISTER", IBV_EVENT_CLIENT_REREGISTER },
+		{ "GID_CHANGE", IBV_EVENT_GID_CHANGE }, { "DEVICE_FATAL", IBV_EVENT_DEVICE_FATAL },
+	};
+	const char *e = getenv("FAKEVERBS_ASYNC");
+	char word[32];
+	int used;
+	while (e && sscanf(e, " %31s%n", word, &used) == 1) {
+		char *colon = strchr(word, ':');
+		int port = colon ? atoi(colon + 1) : 0;
+		if (colon)
+			*colon = 0;
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (strcmp(names[i].name, word) == 0)
+				queue_event(c, (struct ibv_async_event){ .element.port_num = port, .event_type = names[i].t });
+		e += used;
+	}
+}
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 {
 	if (!(mask & IBV_QP_STATE))
 		return 0;
 	qp->state = a->qp_state;
-	if (a->qp_state == IBV_QPS_ERR && qp->srq && nqueued < 8) {
-		queued[nqueued++] = (struct ibv_async_event){ .element.qp = qp, .event_type = IBV_EVENT_QP_LAST_WQE_REACHED };
-		uint64_t one = 1;
-		if (write(qp->context->async_fd, &one, sizeof one) != sizeof one)
-			return errno;
-	}
+	if (a->qp_state == IBV_QPS_ERR && qp->srq)
+		queue_event(qp->context, (struct ibv_async_event){ .element.qp = qp,
+								   .event_type = IBV_EVENT_QP_LAST_WQE_REACHED });
 	return 0;
 }
 int ibv_get_async_event(struct ibv_context *c, struct ibv_async_event *ev)
@@ -408,4 +705,52 @@ int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	fprintf(stderr, "fakeverbs: set_ece qp %u vendor_id 0x%x options 0x%x comp_mask 0x%x\n", qp->qp_num,
 		ece->vendor_id, ece->options, ece->comp_mask);
 	return 0;
+}
+
+/* imports: a context from any open descriptor (EBADF for a negative one);
+ * a PD, an MR or DM by handle; each unimport is printed with the handle */
+struct ibv_context *ibv_import_device(int fd)
+{
+	if (fd < 0) {
+		errno = EBADF;
+		return NULL;
+	}
+	fprintf(stderr, "fakeverbs: import_device fd %d\n", fd);
+	return ibv_open_device(&fake_dev[0]);
+}
+struct ibv_pd *ibv_import_pd(struct ibv_context *c, uint32_t handle)
+{
+	struct ibv_pd *pd = calloc(1, sizeof *pd);
+	if (pd)
+		*pd = (struct ibv_pd){ .context = c, .handle = handle };
+	return pd;
+}
+void ibv_unimport_pd(struct ibv_pd *pd)
+{
+	fprintf(stderr, "fakeverbs: unimport_pd 0x%x\n", pd->handle);
+	free(pd);
+}
+struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t handle)
+{
+	struct ibv_mr *mr = calloc(1, sizeof *mr);
+	if (mr)
+		*mr = (struct ibv_mr){ .context = pd->context, .pd = pd, .handle = handle };
+	return mr;
+}
+void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	fprintf(stderr, "fakeverbs: unimport_mr 0x%x\n", mr->handle);
+	free(mr);
+}
+struct ibv_dm *ibv_import_dm(struct ibv_context *c, uint32_t handle)
+{
+	struct fdm *f = calloc(1, sizeof *f);
+	if (f)
+		*f = (struct fdm){ .dm = { .context = c, .handle = handle } };
+	return &f->dm;
+}
+void ibv_unimport_dm(struct ibv_dm *dm)
+{
+	fprintf(stderr, "fakeverbs: unimport_dm 0x%x\n", dm->handle);
+	free(dm);
 }

@@ -261,3 +261,104 @@ fvsh() {
     [ "${lines[1]}" = "flow_action" ]
     [[ ${lines[2]} =~ ^fakeverbs:\ modify_flow_action_esp\ attr\ 0\ nonzero\ bytes\ of\ [0-9]+$ ]]
 }
+
+@test "fake device: verbs.open() takes \$VERBSH_DEVICE, else the first device with an ACTIVE port, else the first device; a name given wins over \$VERBSH_DEVICE" {
+    local code='print(verbs.open().name, verbs.open("fake0").name)'
+    FAKEVERBS_DEVICES=2 run fvsh "$code"
+    [ "$output" = "fake0	fake0" ]
+    FAKEVERBS_DEVICES=2 FAKEVERBS_ACTIVE=fake1 run fvsh "$code"
+    [ "$output" = "fake1	fake0" ]
+    FAKEVERBS_DEVICES=2 VERBSH_DEVICE=fake1 run fvsh "$code"
+    [ "$output" = "fake1	fake0" ]
+    FAKEVERBS_DEVICES=2 VERBSH_DEVICE=fake0 FAKEVERBS_ACTIVE=fake1 run fvsh "$code"
+    [ "$output" = "fake0	fake0" ]
+    # an empty $VERBSH_DEVICE names no device
+    FAKEVERBS_DEVICES=2 VERBSH_DEVICE= FAKEVERBS_ACTIVE=fake1 run fvsh "$code"
+    [ "$output" = "fake1	fake0" ]
+}
+
+@test "fake device: verbs.open's errors carry the name asked for, the devices listed and the reason: not_found, no_device (an empty list), open_failed (ibv_open_device's errno)" {
+    local show='print(ok, e.verb, e.errname, e.errno, e.context.requested, e.context.reason, table.concat(e.context.devices, ","))'
+    FAKEVERBS_DEVICES=2 VERBSH_DEVICE=fake2 run fvsh "local ok, e = pcall(verbs.open); $show"
+    echo "$output"
+    [ "$output" = "false	ibv_open_device	ENODEV	19	fake2	not_found	fake0,fake1" ]
+    FAKEVERBS_DEVICES=0 run fvsh "local ok, e = pcall(verbs.open, 'fake1'); $show"
+    echo "$output"
+    [ "$output" = "false	ibv_get_device_list	ENODEV	19	fake1	no_device	" ]
+    # the device's name stands for the request when none was named (no
+    # port could be read: the first device)
+    FAKEVERBS_DEVICES=2 FAKEVERBS_OPEN_ERRNO=13 run fvsh "local ok, e = pcall(verbs.open); $show"
+    echo "$output"
+    [ "$output" = "false	ibv_open_device	EACCES	13	fake0	open_failed	fake0,fake1" ]
+    FAKEVERBS_DEVICES=2 FAKEVERBS_OPEN_ERRNO=1 VERBSH_DEVICE=fake1 run fvsh "local ok, e = pcall(verbs.open); $show"
+    echo "$output"
+    [ "$output" = "false	ibv_open_device	EPERM	1	fake1	open_failed	fake0,fake1" ]
+}
+
+@test "fake device: ctx:get_async_event gives CQ_ERR with its CQ (not another one, none once destroyed), each port event with its port_num, DEVICE_FATAL with neither" {
+    FAKEVERBS_ASYNC="PORT_ACTIVE:2 PORT_ERR:1 LID_CHANGE:3 PKEY_CHANGE:4 SM_CHANGE:5 CLIENT_REREGISTER:6 GID_CHANGE:7 DEVICE_FATAL" run fvsh '
+      local function show(ev)
+        local ks = {}
+        for k, v in pairs(ev) do ks[#ks + 1] = k .. "=" .. (type(v) == "userdata" and "obj" or tostring(v)) end
+        table.sort(ks); print(table.concat(ks, " "))
+      end
+      local ctx = verbs.open("fake0")
+      for _ = 1, 8 do show(ctx:get_async_event(0)) end
+      print(ctx:get_async_event(0))
+      local a, b = ctx:create_cq(4), ctx:create_cq(8)
+      b:resize(29)
+      local ev = ctx:get_async_event(0)
+      show(ev); print(ev.cq == b, ev.cq == a)
+      a:resize(29); a:destroy()
+      show(ctx:get_async_event(0))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "event_type=PORT_ACTIVE port_num=2" ]
+    [ "${lines[1]}" = "event_type=PORT_ERR port_num=1" ]
+    [ "${lines[2]}" = "event_type=LID_CHANGE port_num=3" ]
+    [ "${lines[3]}" = "event_type=PKEY_CHANGE port_num=4" ]
+    [ "${lines[4]}" = "event_type=SM_CHANGE port_num=5" ]
+    [ "${lines[5]}" = "event_type=CLIENT_REREGISTER port_num=6" ]
+    [ "${lines[6]}" = "event_type=GID_CHANGE port_num=7" ]
+    [ "${lines[7]}" = "event_type=DEVICE_FATAL" ]
+    [ "${lines[8]}" = "nil" ]
+    [ "${lines[9]}" = "cq=obj event_type=CQ_ERR" ]
+    [ "${lines[10]}" = "true	false" ]
+    [ "${lines[11]}" = "event_type=CQ_ERR" ]
+}
+
+@test "fake device: verbs.wait_fds wakes on the context whose async_fd holds an event, named as given (the context or its async_fd), not on the other's" {
+    run fvsh '
+      local a, b = verbs.open("fake0"), verbs.open("fake0")
+      local cq = b:create_cq(4)
+      print(#verbs.wait_fds({ a, b }, 0), a.async_fd ~= b.async_fd)
+      cq:resize(29)
+      local r = verbs.wait_fds({ a, b }, 100)
+      print(#r, r[1] == b)
+      r = verbs.wait_fds({ a.async_fd, b.async_fd }, 100)
+      print(#r, r[1] == b.async_fd)
+      print(b:get_async_event(0).cq == cq, #verbs.wait_fds({ a, b }, 0))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "0	true" ]
+    [ "${lines[1]}" = "1	true" ]
+    [ "${lines[2]}" = "1	true" ]
+    [ "${lines[3]}" = "true	0" ]
+}
+
+@test "fake device: ctx:gids(port) reads the slots one by one when the table call fails: the filled ones of that port only, with index, GID and type (RoCE v1, RoCE v2, IB)" {
+    run fvsh '
+      local ctx = verbs.open("fake0")
+      for _, p in ipairs { 1, 2 } do
+        local g = ctx:gids(p)
+        print(p, #g)
+        for _, e in ipairs(g) do print(e.index, e.gid, e.type, e.netdev) end
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "1	2" ]
+    [ "${lines[1]}" = "0	fe80::11	RoCE v1	nil" ]
+    [ "${lines[2]}" = "2	fe80::22	RoCE v2	nil" ]
+    [ "${lines[3]}" = "2	1" ]
+    [ "${lines[4]}" = "1	fe80::33	IB	nil" ]
+}
