@@ -232,8 +232,9 @@ struct vclass {
 	 * kernel (a dropped type 2 window bound through a QP): the explicit
 	 * destroy collects first. */
 	bool (*collect_first)(struct vnode *n);
-	/* Optional: the C call that destroys n, when not destroy_verb(n). */
-	void (*destroy_call)(struct vnode *n, char *buf, size_t len);
+	/* Optional: the verb that destroys n when it depends on n (a device
+	 * object's kind: ibv_free_dm, ibv_destroy_wq ...), else destroy_verb. */
+	const char *(*destroy_verb_of)(struct vnode *n);
 	/* Optional: obj.key = value (qp.wr_id); returns 0 when key is not settable. */
 	int (*setfield)(lua_State *L, struct vnode *n, const char *key, int vidx);
 	int index;                       /* VC_QP...: its slot in per-state tables */

@@ -469,11 +469,7 @@ static void *devobj_arg(lua_State *L, int i, const struct dkind *k)
 
 static int devobj_destroy(struct vnode *n) { return vdevobj(n)->k->destroy(n->h); }
 static void devobj_describe(lua_State *L, struct vnode *n) { lua_pushstring(L, vdevobj(n)->k->name); }
-static void devobj_destroy_call(struct vnode *n, char *buf, size_t len)
-{
-	char name[32];
-	snprintf(buf, len, "%s(%s)", vdevobj(n)->k->destroy_verb, vobj_cname(n, name, sizeof name));
-}
+static const char *devobj_destroy_verb(struct vnode *n) { return vdevobj(n)->k->destroy_verb; }
 static int devobj_field(lua_State *L, struct vnode *n, const char *key)
 {
 	if (strcmp(key, "kind") != 0)
@@ -488,7 +484,7 @@ const struct vclass vc_devobj = {
 	.index = VC_DEVOBJ,
 	.kind = "devobj", .var = "devobj", .tname = "verbs.devobj", .destroy_verb = "(the kind's destroy verb)",
 	.destroy_method = "destroy", .destroy = devobj_destroy, .describe = devobj_describe,
-	.destroy_call = devobj_destroy_call, .field = devobj_field,
+	.destroy_verb_of = devobj_destroy_verb, .field = devobj_field,
 	.fields = (const char *const[]){ "kind", NULL }, .methods = no_methods,
 };
 

@@ -171,6 +171,12 @@ void vobj_set(struct vnode *n, void *h)
 
 static void maybe_free(lua_State *L, struct vnode *n);
 
+/* The verb that destroys n: a device object's is its kind's. */
+static const char *destroy_verb(struct vnode *n)
+{
+	return n->cls->destroy_verb_of ? n->cls->destroy_verb_of(n) : n->cls->destroy_verb;
+}
+
 static void release_deps(lua_State *L, struct vnode *n)
 {
 	for (int i = 0; i < VN_MAXDEPS; i++) {
@@ -194,7 +200,7 @@ static void maybe_free(lua_State *L, struct vnode *n)
 		int err = n->cls->destroy(n);
 		if (err)   /* a finalizer cannot raise, but a leak is never silent */
 			fprintf(stderr, "verbsh: garbage-collected %s: %s failed: %s (%s); its resources leak until the "
-				"process exits\n", vobj_cname(n, name, sizeof name), n->cls->destroy_verb,
+				"process exits\n", vobj_cname(n, name, sizeof name), destroy_verb(n),
 				verrname(err) ? verrname(err) : "?", strerror(err));
 		n->h = NULL;
 		n->st->changes++;
@@ -449,7 +455,7 @@ static int obj_destroy(lua_State *L)
 	}
 	err = cls->destroy(n);
 	if (err)
-		return vraise(L, cls->destroy_verb, err, 1, 0);
+		return vraise(L, destroy_verb(n), err, 1, 0);
 	n->h = NULL;
 	n->st->changes++;   /* prepared WRs that name it are checked again */
 	release_deps(L, n);

@@ -74,16 +74,6 @@ static int qp_destroy(struct vnode *n)
 	return ibv_destroy_qp(n->h);
 }
 
-/* rdma_destroy_qp for a QP that rdma_create_qp made, else ibv_destroy_qp. */
-static void qp_destroy_call(struct vnode *n, char *buf, size_t len)
-{
-	char x[32];
-	if (n->deps[QP_DEP_CM_ID])
-		snprintf(buf, len, "rdma_destroy_qp(%s)", vobj_cname(n->deps[QP_DEP_CM_ID], x, sizeof x));
-	else
-		snprintf(buf, len, "ibv_destroy_qp(%s)", vobj_cname(n, x, sizeof x));
-}
-
 /* The state from the provider: libibverbs' cached qp->state changes only in
  * modify and query, so a QP that an error moved to ERR would still say RTS.
  * siw (Linux 6.1) leaves qp_state 0 (RESET) in every ibv_query_qp: on an
@@ -329,7 +319,7 @@ const struct vclass vc_qp = {
 	.destroy_method = "destroy", .destroy = qp_destroy, .describe = qp_describe, .field = qp_field,
 	.fields = (const char *const[]){ "qp_num", "state", "qp_type", "handle", "pd", "send_cq", "recv_cq", "srq",
 					  "wr_id", "wr_flags", NULL },
-	.methods = qp_methods, .more_methods = qp_ex_methods, .destroy_call = qp_destroy_call,
+	.methods = qp_methods, .more_methods = qp_ex_methods,
 	.setfield = qp_ex_setfield, .refuse_destroy = mcast_refuse_destroy, .collect_first = qp_collect_first,
 };
 

@@ -362,3 +362,18 @@ fvsh() {
     [ "${lines[3]}" = "2	1" ]
     [ "${lines[4]}" = "1	fe80::33	IB	nil" ]
 }
+
+@test "fake device: a device object whose destroy fails raises its kind's verb (ibv_destroy_counters, ibv_free_dm) with the errno, and the garbage collector's warning names it too" {
+    FAKEVERBS_DESTROY_ERRNO=16 run fvsh '
+      local ctx = verbs.open("fake0")
+      local k, dm = ctx:create_counters(), ctx:alloc_dm(8)
+      for _, o in ipairs { k, dm } do
+        local ok, e = pcall(o.destroy, o); print(ok, e.verb, e.errname, e.errno)
+      end
+      local wq = ctx:create_wq(ctx:alloc_pd(), ctx:create_cq(2), 4)
+      wq = nil; collectgarbage()' 2>&1
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_destroy_counters	EBUSY	16" ]
+    [ "${lines[1]}" = "false	ibv_free_dm	EBUSY	16" ]
+    [ "${lines[2]}" = "verbsh: garbage-collected devobj3: ibv_destroy_wq failed: EBUSY (Device or resource busy); its resources leak until the process exits" ]
+}
