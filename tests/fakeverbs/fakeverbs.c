@@ -484,8 +484,11 @@ struct ibv_context *ibv_open_device(struct ibv_device *d)
 	queue_env_events(&v->context);
 	return &v->context;
 }
+static struct ibv_context *imported;   /* ibv_import_device's, whose close is printed */
 int ibv_close_device(struct ibv_context *c)
 {
+	if (c == imported)
+		fprintf(stderr, "fakeverbs: close_device of the imported context\n");
 	close(c->async_fd);
 	free(verbs_get_ctx(c));
 	return 0;
@@ -716,7 +719,7 @@ struct ibv_context *ibv_import_device(int fd)
 		return NULL;
 	}
 	fprintf(stderr, "fakeverbs: import_device fd %d\n", fd);
-	return ibv_open_device(&fake_dev[0]);
+	return imported = ibv_open_device(&fake_dev[0]);
 }
 struct ibv_pd *ibv_import_pd(struct ibv_context *c, uint32_t handle)
 {

@@ -377,3 +377,124 @@ fvsh() {
     [ "${lines[1]}" = "false	ibv_free_dm	EBUSY	16" ]
     [ "${lines[2]}" = "verbsh: garbage-collected devobj3: ibv_destroy_wq failed: EBUSY (Device or resource busy); its resources leak until the process exits" ]
 }
+
+@test "fake device: dm:reg_dm_mr registers the DM zero-based and writable for the length asked, the provider's refusal raised; its MR's destroy is ibv_dereg_mr" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd()
+      local dm = ctx:alloc_dm(32)
+      local mr = dm:reg_dm_mr(pd, 24)
+      print(mr.kind)
+      local ok, e = pcall(dm.reg_dm_mr, dm, pd, 33); print(ok, e.verb, e.errname, e.context.method)
+      mr:destroy()
+      print(pcall(dm.reg_dm_mr, dm, ctx, 8))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # IBV_ACCESS_ZERO_BASED (0x20) | IBV_ACCESS_LOCAL_WRITE (0x1)
+    [ "${lines[0]}" = "fakeverbs: reg_dm_mr dm_offset 0 length 24 access 0x21" ]
+    [ "${lines[1]}" = "mr" ]
+    [ "${lines[2]}" = "fakeverbs: reg_dm_mr dm_offset 0 length 33 access 0x21" ]
+    [ "${lines[3]}" = "false	ibv_reg_dm_mr	EINVAL	reg_dm_mr" ]
+    [ "${lines[4]}" = "fakeverbs: dereg_mr of the DM's MR" ]
+    [[ ${lines[5]} == "false	bad argument #1 to 'reg_dm_mr' (verbs.pd expected, got verbs.context)"* ]]
+}
+
+@test "fake device: XRC: ctx:open_xrcd asks for no fd with O_CREAT, ctx:open_qp opens an XRC_RECV QP by number in that domain; each destroy calls its own verb" {
+    run fvsh '
+      local ctx = verbs.open("fake0")
+      local x = ctx:open_xrcd()
+      local q = ctx:open_qp(0x123456, x)
+      print(x.kind, q.kind)
+      print(pcall(ctx.open_qp, ctx, 0x654321, ctx:create_counters()))
+      q:destroy(); x:destroy()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # IBV_XRCD_INIT_ATTR_FD | _OFLAGS = 0x3, O_CREAT 0x40; IBV_QP_OPEN_ATTR_NUM | _XRCD | _TYPE = 0xb, IBV_QPT_XRC_RECV 10
+    [ "${lines[0]}" = "fakeverbs: open_xrcd comp_mask 0x3 fd -1 oflags 0x40" ]
+    [ "${lines[1]}" = "fakeverbs: open_qp comp_mask 0xb qp_num 0x123456 xrcd set qp_type 10" ]
+    [ "${lines[2]}" = "xrcd	qp" ]
+    [ "${lines[3]}" = "false	bad argument #2 to 'open_qp' (a device object of kind xrcd expected, got one of kind counters)" ]
+    [ "${lines[4]}" = "fakeverbs: destroy_qp of the opened QP 0x123456" ]
+    [ "${lines[5]}" = "fakeverbs: close_xrcd" ]
+}
+
+@test "fake device: a thread domain and a parent domain over a PD and it: the parent is destroyed by ibv_dealloc_pd, the thread domain by ibv_dealloc_td" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd()
+      local td = ctx:alloc_td()
+      local par = ctx:alloc_parent_domain(pd, td)
+      print(td.kind, par.kind)
+      par:destroy(); td:destroy()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: alloc_parent_domain pd set td set" ]
+    [ "${lines[1]}" = "td	parent_domain" ]
+    [ "${lines[2]}" = "fakeverbs: dealloc_pd of the parent domain" ]
+    [ "${lines[3]}" = "fakeverbs: dealloc_td" ]
+}
+
+@test "fake device: wq:modify_wq moves the WQ to RDY (mask STATE); an RSS table of one WQ (log size 0); a flow on a QP's port, a counters object attached to it; each destroy its verb" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local wq = ctx:create_wq(pd, cq, 8)
+      print(select("#", wq:modify_wq()))
+      local t = ctx:create_rwq_ind_table(wq)
+      local qp = pd:create_qp{ qp_type = "RAW_PACKET", send_cq = cq, recv_cq = cq,
+        cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      local f = qp:create_flow(2)
+      local k = ctx:create_counters()
+      print(t.kind, f.kind, select("#", k:attach_counters_point_flow(f)))
+      print(pcall(k.attach_counters_point_flow, k, wq))
+      print(pcall(k.memcpy_from_dm, k, 0, 1))
+      print(pcall(function() return k.wq_num end))
+      f:destroy(); t:destroy()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # IBV_WQ_ATTR_STATE 0x1, IBV_WQS_RDY 1; the WQ's number 0x51 = 81, the table's 0x77 = 119
+    [ "${lines[0]}" = "fakeverbs: modify_wq wq 81 attr_mask 0x1 wq_state 1" ]
+    [ "${lines[1]}" = "0" ]
+    [ "${lines[2]}" = "fakeverbs: create_rwq_ind_table log_size 0 wq 81" ]
+    [[ ${lines[3]} =~ ^fakeverbs:\ create_flow\ qp\ [0-9]+\ port\ 2\ type\ 0\ num_of_specs\ 0$ ]]
+    # IBV_COUNTER_PACKETS 0 at index 0, the flow's handle 0xf10
+    [ "${lines[4]}" = "fakeverbs: attach_counters_point_flow desc 0 index 0 flow 0xf10" ]
+    [ "${lines[5]}" = "rwq_ind_table	flow	0" ]
+    [ "${lines[6]}" = "false	bad argument #1 to 'attach_counters_point_flow' (a device object of kind flow expected, got one of kind wq)" ]
+    [ "${lines[7]}" = "false	memcpy_from_dm: this is a device object of kind counters; ibv_memcpy_from_dm needs one of kind dm" ]
+    [[ ${lines[8]} == "false	"*"devobj has no field or method 'wq_num'"* ]]
+    [ "${lines[9]}" = "fakeverbs: destroy_flow 0xf10" ]
+    [ "${lines[10]}" = "fakeverbs: destroy_rwq_ind_table 119" ]
+}
+
+@test "fake device: qp:modify_rate_limit hands the rate down, the provider's errno raised; srq:get_srq_num returns the provider's number" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
+        cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      print(select("#", qp:modify_rate_limit(5000)))
+      local ok, e = pcall(qp.modify_rate_limit, qp, 7); print(ok, e.verb, e.errname, e.context.device)
+      print(pd:create_srq{ max_wr = 4, max_sge = 1 }:get_srq_num())' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} =~ ^fakeverbs:\ modify_qp_rate_limit\ qp\ [0-9]+\ rate_limit\ 5000$ ]]
+    [ "${lines[1]}" = "0" ]
+    [ "${lines[2]}" = "false	ibv_modify_qp_rate_limit	ERANGE	fake0" ]
+    [ "${lines[3]}" = "$((0x5a5))" ]
+}
+
+@test "fake device: verbs.import_device(fd) gives an imported context closed by ibv_close_device; imported PD, MR and DM are unimported with their handles; a ctx without a command fd is EBADF" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd()
+      local ic = verbs.import_device(0)
+      local ipd, imr, idm = ctx:import_pd(0x4321), pd:import_mr(0x8765), ctx:import_dm(0x1357)
+      print(ic.kind, ipd.kind, imr.kind, idm.kind)
+      ipd:destroy(); imr:destroy(); idm:destroy(); ic:destroy()
+      local ok, e = pcall(verbs.import_device, ctx); print(ok, e.verb, e.errname, e.context.fd, e.context.device)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: import_device fd 0" ]
+    [ "${lines[1]}" = "imported_context	imported_pd	imported_mr	imported_dm" ]
+    [ "${lines[2]}" = "fakeverbs: unimport_pd 0x4321" ]
+    [ "${lines[3]}" = "fakeverbs: unimport_mr 0x8765" ]
+    [ "${lines[4]}" = "fakeverbs: unimport_dm 0x1357" ]
+    [ "${lines[5]}" = "fakeverbs: close_device of the imported context" ]
+    [ "${lines[6]}" = "false	ibv_import_device	EBADF	-1	fake0" ]
+}
