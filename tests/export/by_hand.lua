@@ -12,7 +12,8 @@ local S = {}
 -- declares it (NULL: the program is compiled, not run).
 local CTYPE = { context = "struct ibv_context", pd = "struct ibv_pd", mr = "struct ibv_mr", td = "struct ibv_td",
   xrcd = "struct ibv_xrcd", cq = "struct ibv_cq", qp = "struct ibv_qp", srq = "struct ibv_srq", wq = "struct ibv_wq",
-  cm_id = "struct rdma_cm_id" }
+  cm_id = "struct rdma_cm_id", ah = "struct ibv_ah", comp_channel = "struct ibv_comp_channel",
+  cm_channel = "struct rdma_event_channel" }
 local declared = {}
 -- facts: what C reads of the object later ({ qp_num = ... }), as the
 -- recorder notes it of a live one.
@@ -25,6 +26,9 @@ function S.object(kind, declare, facts)
     declared[#declared + 1] = ("\t%s *%s = NULL;"):format(CTYPE[kind], n)
     if kind == "cq" then   -- and its extended CQ, which cq:iter polls
       declared[#declared + 1] = ("\tstruct ibv_cq_ex *%s_ex = NULL;"):format(n)
+      declared[#declared + 1] = ("\t(void)%s, (void)%s_ex;"):format(n, n)
+    elseif kind == "qp" then   -- and its extended QP, which qp:wr_* build on
+      declared[#declared + 1] = ("\tstruct ibv_qp_ex *%s_ex = NULL;"):format(n)
       declared[#declared + 1] = ("\t(void)%s, (void)%s_ex;"):format(n, n)
     end
   end
