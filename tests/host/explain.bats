@@ -491,3 +491,119 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [ "${lines[5]}" = "-19	the route leads over a netdev without an RDMA device (ENODEV), e.g. lo	use an address on the rxe netdev, not 127.0.0.1" ]
     [[ ${lines[6]} == "-22	route resolution failed (status -22)	resolve_addr must have succeeded first (ADDR_RESOLVED); then resolve_route"* ]]
 }
+
+@test "explain: modify_qp's AV on another port than 1 and rnr_retry above 7 are named (port 1 and 7 not); an unknown current state and a QP type the table lacks say so" {
+    xl 'local rtr = { path_mtu = "1024", dest_qp_num = 17, rq_psn = 0, max_dest_rd_atomic = 1, min_rnr_timer = 12,
+          ah_attr = { is_global = 1, port_num = 2, grh = { sgid_index = 1 } } }
+        print(mq("RC", "INIT", "RTR", rtr))
+        rtr.ah_attr.port_num = 1
+        print(mq("RC", "INIT", "RTR", rtr))
+        print(mq("RC", "RTR", "RTS", { sq_psn = 0, timeout = 14, retry_cnt = 7, rnr_retry = 8, max_rd_atomic = 1 }))
+        print(mq("RC", "RTR", "RTS", { sq_psn = 0, timeout = 14, retry_cnt = 7, rnr_retry = 7, max_rd_atomic = 1 }))
+        print(mq("UC", "BOGUS", "INIT", { pkey_index = 0 }))
+        print(mq("RAW_PACKET", "RESET", "INIT", { port_num = 1 }))'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ibv_modify_qp failed: EINVAL (errno 22)" ]
+    [ "${lines[1]}" = "  RC QP, INIT->RTR" ]
+    [ "${lines[2]}" = "  why: ah_attr.port_num is 2; rxe has one port, number 1" ]
+    [ "${lines[3]}" = "  fix: ah_attr.port_num = 1" ]
+    [ "${lines[5]}" = "  RC QP, INIT->RTR" ]
+    [[ ${lines[6]} == "  why: the transition and the mask are legal for RC INIT->RTR "* ]]
+    [[ ${lines[7]} == "  fix: rxe also checks: "* ]]
+    [ "${lines[9]}" = "  RC QP, RTR->RTS" ]
+    [ "${lines[10]}" = "  why: rnr_retry 8 does not fit its 3 bits (0..7; 7 means retry forever)" ]
+    [ "${lines[11]}" = "  fix: rnr_retry = 7" ]
+    [[ ${lines[14]} == "  why: the transition and the mask are legal for RC RTR->RTS "* ]]
+    [ "${lines[17]}" = "  UC QP, BOGUS->INIT" ]
+    [ "${lines[18]}" = "  why: the QP's current state BOGUS is unknown to the state table" ]
+    [ "${lines[19]}" = "  fix: qp:query() to see its state" ]
+    [ "${lines[21]}" = "  RAW_PACKET QP, RESET->INIT" ]
+    [ "${lines[22]}" = "  why: the state table here covers RC, UC and UD, not RAW_PACKET" ]
+    [ "${#lines[@]}" -eq 23 ]
+}
+
+@test "explain: post_send of READ on UC and a UD send without an AH are named; a well-formed WR's EINVAL lists what rxe also checks, its ENOMEM says which queue is full" {
+    xl 'local function p(verb, ctx, en)
+          print(tostring(x.verb_error{ verb = verb, errno = x.ERRNO[en], errname = en, context = ctx }))
+        end
+        local sg = { { length = 8 } }
+        p("ibv_post_send", { qp_type = "UC", qp_state = "RTS", wr = { opcode = "RDMA_READ", sg_list = sg } }, "EINVAL")
+        p("ibv_post_send", { qp_type = "UC", qp_state = "RTS", wr = { opcode = "RDMA_WRITE", sg_list = sg } }, "EINVAL")
+        p("ibv_post_send", { qp_type = "UD", qp_state = "RTS", wr = { opcode = "SEND", sg_list = sg } }, "EINVAL")
+        p("ibv_post_send", { qp_type = "UD", qp_state = "RTS", wr = { opcode = "SEND", sg_list = sg, ud = { ah = 1 } } }, "ENOMEM")
+        p("ibv_post_recv", { bad_wr = 2, qp_type = "RC", qp_state = "RTS", wr = { sg_list = sg } }, "ENOMEM")
+        p("ibv_post_send", { qp_type = "RC", qp_state = "RTS", wr = { opcode = "SEND", sg_list = sg } }, "EFAULT")
+        p("ibv_post_send", { qp_type = "UD", qp_state = "RTS", wr = { opcode = "SEND", sg_list = sg } }, "ENOMEM")'
+    [ "$status" -eq 0 ]
+    [ "${lines[1]}" = "  UC QP in RTS, WR #?" ]
+    [ "${lines[2]}" = "  why: opcode RDMA_READ on a UC QP: UC has no READ or atomics (no responder state)" ]
+    [ "${lines[3]}" = "  fix: use an RC QP" ]
+    [ "${lines[6]}" = "  why: the WR looks well-formed here; rxe also rejects: num_sge above the QP's max, an atomic with a remote address not 8-byte aligned or a length other than 8, inline data above max_inline_data, an opcode the QP type lacks, or a QP not in a state that accepts posts" ]
+    [ "${lines[7]}" = "  fix: qp:query() to compare with the QP's cap and state" ]
+    [ "${lines[10]}" = "  why: a UD send needs an address handle (wr.ud.ah), remote_qpn and remote_qkey" ]
+    [ "${lines[11]}" = "  fix: ah = pd:create_ah{...}; wr.ud = { ah = ah, remote_qpn = PEER_QPN, remote_qkey = QKEY }" ]
+    [ "${lines[12]}" = "ibv_post_send failed: ENOMEM (errno 12)" ]
+    [ "${lines[14]}" = "  why: the queue is full: more WRs outstanding than cap.max_send_wr" ]
+    [ "${lines[15]}" = "  fix: poll the CQ to retire completions before posting more, or create the QP with a deeper queue" ]
+    [ "${lines[17]}" = "  RC QP in RTS, WR #2" ]
+    [ "${lines[19]}" = "  why: the queue is full: more WRs outstanding than cap.max_recv_wr" ]
+    # EFAULT: neither of the two, the errno's own hint
+    [ "${lines[22]}" = "  RC QP in RTS, WR #?" ]
+    [ "${lines[23]}" = "  why: a bad address was passed to the kernel (a buffer outside this process's memory)" ]
+    # ENOMEM with a finding of its own: that finding, not the full queue
+    [ "${lines[25]}" = "ibv_post_send failed: ENOMEM (errno 12)" ]
+    [ "${lines[27]}" = "  why: a UD send needs an address handle (wr.ud.ah), remote_qpn and remote_qkey" ]
+    [ "${#lines[@]}" -eq 29 ]
+}
+
+@test "explain: bind_mw's EINVAL through a QP neither RC nor UC, and a QP not in RTS or SQD, are named; an access list without ZERO_BASED is not blamed; alloc_mw's EINVAL gets the general hint" {
+    xl 'local function p(verb, ctx, en)
+          print(tostring(x.verb_error{ verb = verb, errno = x.ERRNO[en], errname = en, context = ctx }))
+        end
+        p("ibv_bind_mw", { mw_type = "TYPE_1", qp_type = "UD", qp_state = "RTS", mw_access_flags = { "REMOTE_WRITE" } }, "EINVAL")
+        p("ibv_bind_mw", { mw_type = "TYPE_1", qp_type = "RC", qp_state = "RTR" }, "EINVAL")
+        p("ibv_bind_mw", { mw_type = "TYPE_1", qp_type = "UC", qp_state = "SQD" }, "EINVAL")
+        p("ibv_alloc_mw", { type = "TYPE_1" }, "EINVAL")'
+    [ "$status" -eq 0 ]
+    [ "${lines[1]}" = "  why: the bind is posted on a UD QP: windows are bound through an RC or UC QP" ]
+    [ "${lines[2]}" = "  fix: call bind_mw on an RC or UC QP of the same PD" ]
+    [ "${lines[4]}" = "  why: the QP is in RTR: ibv_bind_mw posts a work request, which the send queue takes only in RTS" ]
+    [ "${lines[5]}" = "  fix: bring the QP to RTS first" ]
+    # UC in SQD: nothing of its own, the general EINVAL hint
+    [ "${lines[7]}" = "  why: an argument is not valid for this object in its current state, or a value is above a device limit" ]
+    [ "${lines[9]}" = "ibv_alloc_mw failed: EINVAL (errno 22)" ]
+    [ "${lines[10]}" = "  why: an argument is not valid for this object in its current state, or a value is above a device limit" ]
+}
+
+@test "explain: wr_complete's ENOMEM and ENOSPC give the QP's caps (? when unknown); reg_mr's EINVAL blames missing LOCAL_WRITE for REMOTE_WRITE and REMOTE_ATOMIC only" {
+    xl 'local function p(verb, ctx, en)
+          print(tostring(x.verb_error{ verb = verb, errno = x.ERRNO[en], errname = en, context = ctx }))
+        end
+        p("ibv_wr_complete", { qp_type = "RC", qp_state = "RTS", built = 3,
+          cap = { max_send_wr = 4, max_inline_data = 64, max_send_sge = 2 } }, "ENOMEM")
+        p("ibv_wr_complete", { qp_type = "UC", qp_state = "RTS", built = 1 }, "ENOSPC")
+        for _, a in ipairs { 2, 8, 4, 1 | 2 } do p("ibv_reg_mr", { length = 4096, access = a }, "EINVAL") end'
+    [ "$status" -eq 0 ]
+    [ "${lines[1]}" = "  RC QP in RTS, 3 WRs built since wr_start" ]
+    [ "${lines[2]}" = "  why: a WR did not fit: the send queue holds 4 WRs (cap.max_send_wr), or inline data above max_inline_data (64), or more SGEs than max_send_sge (2); nothing of this session was posted" ]
+    [ "${lines[3]}" = "  fix: poll completions before building more, build fewer WRs per session, or create the QP with a bigger cap" ]
+    [ "${lines[4]}" = "ibv_wr_complete failed: ENOSPC (errno 28)" ]
+    [ "${lines[5]}" = "  UC QP in RTS, 1 WR built since wr_start" ]
+    [ "${lines[6]}" = "  why: a WR did not fit: the send queue holds ? WRs (cap.max_send_wr), or inline data above max_inline_data (?), or more SGEs than max_send_sge (?); nothing of this session was posted" ]
+    local need='  why: REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE too (the verbs spec: a remote write is a local write by the device)'
+    local general='  why: the length is 0 or above max_mr_size, or REMOTE_WRITE or REMOTE_ATOMIC is asked without LOCAL_WRITE'
+    [ "${lines[9]}" = "$need" ]
+    [ "${lines[12]}" = "$need" ]
+    [ "${lines[15]}" = "$general" ]
+    [ "${lines[18]}" = "$general" ]
+}
+
+@test "explain(text): a verb's failure text is returned as it is, any other text says what explain takes" {
+    xl 'print(x.explain("ibv_foo failed: EINVAL"))
+        print(x.explain("verbs.open_thing failed: ENODEV"))
+        print(x.explain("what failed"))'
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ibv_foo failed: EINVAL" ]
+    [ "${lines[1]}" = "verbs.open_thing failed: ENODEV" ]
+    [ "${lines[2]}" = 'no explanation known for "what failed"; explain() takes a WC, a WC status (name or number), an errno name, or an error object' ]
+}
