@@ -27,8 +27,11 @@
  * entries gets CQ_ERR (an overrun's event); FAKEVERBS_ASYNC="PORT_ERR:2
  * DEVICE_FATAL ..." queues those port and device events at open.
  *
- * A QP made by ibv_create_qp_ex has the new post-send API with TSO: the
- * header and MSS a wr_send_tso hands down are printed.
+ * A QP made by ibv_create_qp_ex has the new post-send API with SEND, TSO and
+ * ATOMIC_FETCH_AND_ADD (no other op: cmp_swp and atomic_write stay NULL),
+ * and wr_set_xrc_srqn on an XRC_SEND QP: the header and MSS a wr_send_tso
+ * hands down are printed, so are an inline data list, a fetch-and-add and
+ * an XRC SRQ number.
  *
  * The exported verbs verbsh calls on the way (device list, open/close, PD,
  * CQ) are interposed; the hardware-only ones are static inline in verbs.h
@@ -595,7 +598,22 @@ static void x_abort(struct ibv_qp_ex *x) { (void)x; }
 static void x_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t len) { (void)x; (void)lkey; (void)addr; (void)len; }
 static void x_sge_list(struct ibv_qp_ex *x, size_t n, const struct ibv_sge *l) { (void)x; (void)n; (void)l; }
 static void x_inline(struct ibv_qp_ex *x, void *p, size_t len) { (void)x; (void)p; (void)len; }
-static void x_inline_list(struct ibv_qp_ex *x, size_t n, const struct ibv_data_buf *l) { (void)x; (void)n; (void)l; }
+static void x_inline_list(struct ibv_qp_ex *x, size_t n, const struct ibv_data_buf *l)
+{
+	fprintf(stderr, "fakeverbs: wr_set_inline_data_list qp %u %zu buffers:", x->qp_base.qp_num, n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, " \"%.*s\"", (int)l[i].length, (const char *)l[i].addr);
+	fprintf(stderr, "\n");
+}
+static void x_fetch_add(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr, uint64_t add)
+{
+	fprintf(stderr, "fakeverbs: wr_atomic_fetch_add qp %u rkey 0x%x addr 0x%llx add %llu\n", x->qp_base.qp_num, rkey,
+		(unsigned long long)addr, (unsigned long long)add);
+}
+static void x_xrc_srqn(struct ibv_qp_ex *x, uint32_t srqn)
+{
+	fprintf(stderr, "fakeverbs: wr_set_xrc_srqn qp %u srqn 0x%x\n", x->qp_base.qp_num, srqn);
+}
 static void x_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey) { (void)x; (void)ah; (void)qpn; (void)qkey; }
 static void x_send(struct ibv_qp_ex *x) { (void)x; }
 static void x_send_tso(struct ibv_qp_ex *x, void *hdr, uint16_t hdr_sz, uint16_t mss)
@@ -622,6 +640,10 @@ static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_a
 			x->wr_send = x_send;
 		if (a->send_ops_flags & IBV_QP_EX_WITH_TSO)
 			x->wr_send_tso = x_send_tso;
+		if (a->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+			x->wr_atomic_fetch_add = x_fetch_add;
+		if (a->qp_type == IBV_QPT_XRC_SEND)
+			x->wr_set_xrc_srqn = x_xrc_srqn;
 	}
 	return qp;
 }

@@ -498,3 +498,63 @@ fvsh() {
     [ "${lines[5]}" = "fakeverbs: close_device of the imported context" ]
     [ "${lines[6]}" = "false	ibv_import_device	EBADF	-1	fake0" ]
 }
+
+@test "fake device: qp:wr_set_inline_data_list hands every buffer down in order (16 at most, each a string); an atomic's SGE must be one of 8 bytes, never inline data" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq,
+        send_ops_flags = { "SEND", "ATOMIC_FETCH_AND_ADD" },
+        cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 2, max_recv_sge = 1 } }
+      q:wr_start()
+      q:wr_send(); q:wr_set_inline_data_list{ "ab", "cde", "" }
+      print(select(2, pcall(q.wr_set_inline_data_list, q, { "a", 5 })))
+      local t = {}
+      for i = 1, 17 do t[i] = string.char(0x60 + i) end
+      print(select(2, pcall(q.wr_set_inline_data_list, q, t)))
+      t[17] = nil; q:wr_set_inline_data_list(t)
+      q:wr_atomic_fetch_add(0x1234, 0x10008, 5)
+      local sge8 = { addr = 0x1000, length = 8, lkey = 1 }
+      print(select(2, pcall(q.wr_set_sge_list, q, { sge8, sge8 })))
+      print(select(2, pcall(q.wr_set_sge_list, q, { { addr = 0x1000, length = 9, lkey = 1 } })))
+      print(select(2, pcall(q.wr_set_inline_data, q, "12345678")))
+      q:wr_set_sge_list{ sge8 }
+      q:wr_abort()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 'fakeverbs: wr_set_inline_data_list qp 273 3 buffers: "ab" "cde" ""' ]
+    [ "${lines[1]}" = "bad argument #1 to 'wr_set_inline_data_list' ([2]: string expected, got number)" ]
+    [ "${lines[2]}" = "bad argument #1 to 'wr_set_inline_data_list' (17 buffers, more than verbsh's 16)" ]
+    [ "${lines[3]}" = 'fakeverbs: wr_set_inline_data_list qp 273 16 buffers: "a" "b" "c" "d" "e" "f" "g" "h" "i" "j" "k" "l" "m" "n" "o" "p"' ]
+    [ "${lines[4]}" = "fakeverbs: wr_atomic_fetch_add qp 273 rkey 0x1234 addr 0x10008 add 5" ]
+    [ "${lines[5]}" = "bad argument #1 to 'wr_set_sge_list' (an atomic takes one SGE of 8 bytes)" ]
+    [ "${lines[6]}" = "bad argument #1 to 'wr_set_sge_list' (an atomic takes one SGE of 8 bytes)" ]
+    [ "${lines[7]}" = "wr_set_inline_data: an atomic returns the old value into an SGE: use wr_set_sge" ]
+    [ "${#lines[@]}" -eq 8 ]
+}
+
+@test "fake device: an op asked for in send_ops_flags whose function the provider left NULL is refused by name (cmp_swp, atomic_write); wr_set_xrc_srqn hands the number down on an XRC_SEND QP and is refused on an RC one" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 }
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq,
+        send_ops_flags = { "SEND", "ATOMIC_CMP_AND_SWP", "ATOMIC_WRITE" }, cap = cap }
+      q:wr_start()
+      print(select(2, pcall(q.wr_atomic_cmp_swp, q, 0x1234, 0x10008, 1, 2)))
+      print(select(2, pcall(q.wr_atomic_write, q, 0x1234, 0x10008, "12345678")))
+      q:wr_send()
+      print(select(2, pcall(q.wr_set_xrc_srqn, q, 0x77)))
+      q:wr_abort()
+      local x = ctx:create_qp_ex{ pd = pd, qp_type = "XRC_SEND", send_cq = cq, recv_cq = cq, send_ops_flags = { "SEND" },
+        cap = cap }
+      x:wr_start(); x:wr_send(); x:wr_set_xrc_srqn(0x12345); x:wr_set_xrc_srqn(0xffffffff)
+      print(select(2, pcall(x.wr_set_xrc_srqn, x, 0x100000000)))
+      x:wr_abort()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "wr_atomic_cmp_swp: the provider set up no function for ATOMIC_CMP_AND_SWP although send_ops_flags asked for it (calling it would jump through a NULL pointer): this device does not support ATOMIC_CMP_AND_SWP through the new post-send API" ]
+    [ "${lines[1]}" = "wr_atomic_write: this device's provider created the QP with ATOMIC_WRITE but left ibv_wr_atomic_write unimplemented (a NULL pointer that C would jump through): see help \"wr_atomic_write\" for the devices that have it" ]
+    [ "${lines[2]}" = "wr_set_xrc_srqn: this QP is not an XRC_SEND QP (its provider has no ibv_wr_set_xrc_srqn): see help \"XRC\"" ]
+    [ "${lines[3]}" = "fakeverbs: wr_set_xrc_srqn qp 274 srqn 0x12345" ]
+    [ "${lines[4]}" = "fakeverbs: wr_set_xrc_srqn qp 274 srqn 0xffffffff" ]
+    [ "${lines[5]}" = "bad argument #1 to 'wr_set_xrc_srqn' (remote_srqn: 4294967296 is out of range (0..4294967295))" ]
+}
