@@ -200,11 +200,11 @@ fvsh() {
     [[ ${lines[3]} == *"bad argument #2 to 'wr_send_tso' (mss: 65536 is out of range (0..65535))" ]]
 }
 
-@test "fake device: an op not in send_ops_flags is refused naming the QP's flags as C writes them, one flag alone or several joined by |" {
+@test "fake device: an op not in send_ops_flags is refused naming the QP's flags as C writes them, one flag alone or several joined by |, none as 0" {
     run fvsh '
       local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
       local cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 }
-      for _, f in ipairs { { "TSO" }, { "SEND", "RDMA_WRITE", "TSO" } } do
+      for _, f in ipairs { { "TSO" }, { "SEND", "RDMA_WRITE", "TSO" }, {} } do
         local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, send_ops_flags = f, cap = cap }
         q:wr_start()
         print(select(2, pcall(q.wr_rdma_read, q, 0x1234, 0x1000)))
@@ -214,6 +214,7 @@ fvsh() {
     [ "$status" -eq 0 ]
     [[ ${lines[0]} == *"wr_rdma_read: RDMA_READ is not in this QP's send_ops_flags (IBV_QP_EX_WITH_TSO): create the QP with"* ]]
     [[ ${lines[1]} == *"wr_rdma_read: RDMA_READ is not in this QP's send_ops_flags (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO): create"* ]]
+    [[ ${lines[2]} == *"wr_rdma_read: RDMA_READ is not in this QP's send_ops_flags (0): create"* ]]
 }
 
 @test "fake device: a hardware-only method given too many arguments names the first extra one's position and the count, for one that takes none and one that takes one" {

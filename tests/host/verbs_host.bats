@@ -252,6 +252,38 @@ load ../helpers
     [ "${lines[7]}" = "number	true	true	true	integer" ]
 }
 
+@test "verbs.wait_fds: an fd is 0..2^31-1 (-1 and 2^31 refused, 2^31-1 not open), 64 entries at most, and an object's getfd() must give an open descriptor (a float one is read as its integer)" {
+    run "$VERBSH" -e '
+      print(select(2, pcall(verbs.wait_fds, { -1 }, 0)))
+      print(select(2, pcall(verbs.wait_fds, { 0x80000000 }, 0)))
+      print(select(2, pcall(verbs.wait_fds, { 0x7fffffff }, 0)))
+      local t = {}
+      for i = 1, 65 do t[i] = 0 end
+      print(select(2, pcall(verbs.wait_fds, t, 0)))
+      t[65] = nil
+      local r = verbs.wait_fds(t, 0)
+      print(#r, r[64])
+      local function sock(fd) return setmetatable({}, { __index = { getfd = function() return fd end } }) end
+      print(select(2, pcall(verbs.wait_fds, { 0, sock(nil) }, 0)))
+      print(select(2, pcall(verbs.wait_fds, { sock(-1) }, 0)))
+      print(select(2, pcall(verbs.wait_fds, { sock(7.5) }, 0)))
+      local s = sock(0.0)
+      r = verbs.wait_fds({ s }, 0)
+      print(#r, r[1] == s)' </dev/null
+    echo "$output"
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: -1 is not a file descriptor)" ]
+    [ "${lines[1]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: 2147483648 is not a file descriptor)" ]
+    [ "${lines[2]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: fd 2147483647 is not open)" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.wait_fds' (65 entries, more than verbsh's 64)" ]
+    # stdin is /dev/null: readable at once, each of the 64 entries
+    [ "${lines[4]}" = "64	0" ]
+    [ "${lines[5]}" = "bad argument #1 to 'verbs.wait_fds' ([2]: its getfd() gave no open descriptor (closed?))" ]
+    [ "${lines[6]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: its getfd() gave no open descriptor (closed?))" ]
+    [ "${lines[7]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: its getfd() gave no open descriptor (closed?))" ]
+    [ "${lines[8]}" = "1	true" ]
+    [ "$status" -eq 0 ]
+}
+
 @test "verbs.getrusage: ru_utime and ru_stime in seconds agree with the kernel's /proc/self/stat ticks, ru_maxrss in KiB with VmHWM" {
     run "$VERBSH" -e '
       local x = 0; local t0 = os.clock(); while os.clock() - t0 < 0.3 do x = x + 1 end   -- some user time
