@@ -53,7 +53,7 @@ int ah_create(lua_State *L)
  * 40-byte GRH (a string: mr:read(offset, 40)) at arg+1. */
 static const void *read_wc_grh(lua_State *L, int arg, struct ibv_wc *wc)
 {
-	size_t len;
+	size_t len = 0;
 	const struct ibv_wc *got = wc_test(L, arg);
 	if (got)
 		*wc = *got;   /* as cq:poll gave it */
@@ -63,8 +63,9 @@ static const void *read_wc_grh(lua_State *L, int arg, struct ibv_wc *wc)
 		memset(wc, 0, sizeof *wc);
 		marsh_read(L, arg, arg, vf_wc, wc);
 	}
-	const char *grh = lua_tolstring(L, arg + 1, &len);
-	if (lua_type(L, arg + 1) != LUA_TSTRING || len != sizeof(struct ibv_grh))
+	/* lua_tolstring would turn a number into a string in place: the type first */
+	const char *grh = lua_type(L, arg + 1) == LUA_TSTRING ? lua_tolstring(L, arg + 1, &len) : NULL;
+	if (!grh || len != sizeof(struct ibv_grh))
 		vargerror(L, arg + 1, lua_pushfstring(L, "the %d-byte GRH in front of the payload expected"
 						      " (mr:read(offset, 40)), got %s", (int)sizeof(struct ibv_grh),
 						      lua_type(L, arg + 1) == LUA_TSTRING ? "a string of another length" :

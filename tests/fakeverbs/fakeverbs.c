@@ -779,3 +779,29 @@ void ibv_unimport_dm(struct ibv_dm *dm)
 	fprintf(stderr, "fakeverbs: unimport_dm 0x%x\n", dm->handle);
 	free(dm);
 }
+
+/* init_ah_from_wc: what it is handed is printed (imm_data as its bytes in
+ * memory: network order); the address has the port, the WC's sl and slid,
+ * and sgid_index 3. Port 8 fails with EPROTO, port 9 with -EINVAL (rdma-core
+ * returns either sign). */
+int ibv_init_ah_from_wc(struct ibv_context *c, uint8_t port, struct ibv_wc *wc, struct ibv_grh *grh,
+			struct ibv_ah_attr *a)
+{
+	const unsigned char *imm = (const unsigned char *)&wc->imm_data;
+	(void)c;
+	fprintf(stderr, "fakeverbs: init_ah_from_wc port %u wr_id %llu wc_flags 0x%x imm_data bytes %02x %02x %02x %02x"
+		" src_qp 0x%x slid %u sl %u grh 0x%02x..0x%02x\n", port, (unsigned long long)wc->wr_id, wc->wc_flags,
+		imm[0], imm[1], imm[2], imm[3], wc->src_qp, wc->slid, wc->sl, ((unsigned char *)grh)[0],
+		((unsigned char *)grh)[39]);
+	if (port == 8)
+		return EPROTO;
+	if (port == 9)
+		return -EINVAL;
+	memset(a, 0, sizeof *a);
+	a->is_global = 1;
+	a->port_num = port;
+	a->sl = wc->sl;
+	a->dlid = wc->slid;
+	a->grh.sgid_index = 3;
+	return 0;
+}

@@ -559,3 +559,35 @@ fvsh() {
     [ "${lines[4]}" = "fakeverbs: wr_set_xrc_srqn qp 274 srqn 0xffffffff" ]
     [ "${lines[5]}" = "bad argument #1 to 'wr_set_xrc_srqn' (remote_srqn: 4294967296 is out of range (0..4294967295))" ]
 }
+
+@test "fake device: ctx:init_ah_from_wc hands down a table WC (imm_data in network order, invalidated_rkey in host order) and the GRH, returns the provider's address, raises its errno of either sign; a WC without GRH, a number or a short GRH are refused naming them" {
+    run fvsh '
+      local ctx = verbs.open("fake0")
+      local grh = "\x60" .. string.rep("g", 38) .. "\x7e"
+      local wc = { wr_id = 0x1234, status = "SUCCESS", opcode = "RECV", wc_flags = { "GRH", "WITH_IMM" },
+        imm_data = 0x12345678, src_qp = 0x2a17, slid = 0x4321, sl = 5 }
+      local a = ctx:init_ah_from_wc(2, wc, grh)
+      print(a.is_global, a.port_num, a.sl, a.dlid, a.grh.sgid_index)
+      ctx:init_ah_from_wc(1, { wc_flags = { "GRH", "WITH_INV" }, invalidated_rkey = 0xabcdef01 }, grh)
+      for _, p in ipairs { 8, 9 } do local ok, e = pcall(ctx.init_ah_from_wc, ctx, p, wc, grh); print(ok, e.verb, e.errname) end
+      print(select(2, pcall(ctx.init_ah_from_wc, ctx, 1, 5, grh)))
+      print(select(2, pcall(ctx.init_ah_from_wc, ctx, 1, { wc_flags = "WITH_IMM" }, grh)))
+      print(select(2, pcall(ctx.init_ah_from_wc, ctx, 1, wc, grh:sub(2))))
+      print(select(2, pcall(ctx.init_ah_from_wc, ctx, 1, wc, 40)))
+      print(select(2, pcall(ctx.init_ah_from_wc, ctx, 1, { wc_flags = "GRH", imm_data = 1 << 32 }, grh)))
+      ctx:init_ah_from_wc(3, { wc_flags = { "GRH", "WITH_IMM" }, imm_data = 0xffffffff }, grh)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: init_ah_from_wc port 2 wr_id 4660 wc_flags 0x3 imm_data bytes 12 34 56 78 src_qp 0x2a17 slid 17185 sl 5 grh 0x60..0x7e" ]
+    [ "${lines[1]}" = "1	2	5	17185	3" ]
+    # invalidated_rkey shares imm_data's bytes: host order (this host is little-endian)
+    [ "${lines[2]}" = "fakeverbs: init_ah_from_wc port 1 wr_id 0 wc_flags 0x9 imm_data bytes 01 ef cd ab src_qp 0x0 slid 0 sl 0 grh 0x60..0x7e" ]
+    [ "${lines[4]}" = "false	ibv_init_ah_from_wc	EPROTO" ]
+    [ "${lines[6]}" = "false	ibv_init_ah_from_wc	EINVAL" ]
+    [ "${lines[7]}" = "bad argument #2 to 'init_ah_from_wc' (ibv_wc (a completion from cq:poll) or table expected, got number)" ]
+    [ "${lines[8]}" = "bad argument #2 to 'init_ah_from_wc' (this WC has no GRH (wc_flags lacks \"GRH\"): on RoCE every UD receive carries one)" ]
+    [ "${lines[9]}" = "bad argument #3 to 'init_ah_from_wc' (the 40-byte GRH in front of the payload expected (mr:read(offset, 40)), got a string of another length)" ]
+    [ "${lines[10]}" = "bad argument #3 to 'init_ah_from_wc' (the 40-byte GRH in front of the payload expected (mr:read(offset, 40)), got number)" ]
+    [ "${lines[11]}" = "bad argument #2 to 'init_ah_from_wc' (key 'imm_data': 32-bit unsigned integer expected)" ]
+    [ "${lines[12]}" = "fakeverbs: init_ah_from_wc port 3 wr_id 0 wc_flags 0x3 imm_data bytes ff ff ff ff src_qp 0x0 slid 0 sl 0 grh 0x60..0x7e" ]
+}
