@@ -12,7 +12,7 @@ local S = {}
 -- declares it (NULL: the program is compiled, not run).
 local CTYPE = { context = "struct ibv_context", pd = "struct ibv_pd", mr = "struct ibv_mr", td = "struct ibv_td",
   xrcd = "struct ibv_xrcd", cq = "struct ibv_cq", qp = "struct ibv_qp", srq = "struct ibv_srq", wq = "struct ibv_wq",
-  cm_id = "struct rdma_cm_id" }
+  cm_id = "struct rdma_cm_id", ah = "struct ibv_ah", cm_channel = "struct rdma_event_channel" }
 local declared = {}
 -- facts: what C reads of the object later ({ qp_num = ... }), as the
 -- recorder notes it of a live one.

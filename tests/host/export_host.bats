@@ -330,3 +330,18 @@ LUA
     [ "$status" -eq 0 ]
     [ "$output" = reproduced ]
 }
+
+@test "export by hand: a helper named only in a comment (a failed rdma_get_cm_event, a get_async_event and a get_cq_event that timed out) is left out of the program, which compiles with -Werror" {
+    export_main '
+      local ctx, ch = S.object("context", true), S.object("cm_channel", true)
+      S.call(ctx, "get_pkey_index", { 1, 0xffff }, { 0 })
+      S.call(ctx, "get_async_event", { 1 }, { n = 1 })
+      S.failed(ch, "get_cm_event", { 5000 }, 4, "EINTR")
+      S.call(S.object("comp_channel"), "get_cq_event", { 1 }, { n = 1 })'
+    has_line '/* ctx1:get_async_event: no async event within the timeout here: timing, not waited for */'
+    has_line 'expect_fail("rdma_get_cm_event", rdma_get_cm_event(cm_channel1, &cm_event_failed1), 4);'
+    has_line '/* channel1:get_cq_event: no completion event within the timeout here: timing, not waited for */'
+    run grep -c '^static .*\(get_cm_event\|get_async_event\|get_cq_event\|wait_fd\)(' "$BATS_TEST_TMPDIR/by_hand.c"
+    [ "$output" = 0 ]
+    compiles
+}
