@@ -102,6 +102,11 @@ help_missing() {
       verbs.wc_status_str("RNR_RETRY_EXC_ERR"), verbs.event_str("ESTABLISHED"))'
     echo "$output"
     [ "$output" = "InfiniBand channel adapter	active	SRQ limit reached	RNR retry counter exceeded	RDMA_CM_EVENT_ESTABLISHED" ]
+    # librdmacm's own number for an event, and a name it has not
+    run vsh 'print(verbs.event_str(15), verbs.event_str("RDMA_CM_EVENT_TIMEWAIT_EXIT")) print(select(2, pcall(verbs.event_str, "ESTABLISHD")))'
+    echo "$output"
+    [ "${lines[0]}" = "RDMA_CM_EVENT_TIMEWAIT_EXIT	RDMA_CM_EVENT_TIMEWAIT_EXIT" ]
+    [[ ${lines[1]} == "bad argument #1 to 'verbs.event_str' ('ESTABLISHD' is not a name of rdma_cm_event_type: did you mean \"ESTABLISHED\"? (known: ADDR_RESOLVED, "* ]]
     run vsh 'print(verbs.wc_status_str(13), verbs.wc_status_str(99), verbs.node_type_str(99))'
     [ "$output" = "RNR retry counter exceeded	unknown	unknown" ]
     # the values a C program gets from libibverbs 44 for the same calls

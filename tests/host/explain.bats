@@ -607,3 +607,71 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [ "${lines[1]}" = "verbs.open_thing failed: ENODEV" ]
     [ "${lines[2]}" = 'no explanation known for "what failed"; explain() takes a WC, a WC status (name or number), an errno name, or an error object' ]
 }
+
+@test "rdma_cm error events: REJECTED's other reasons (NO_QP, a named one, an unnamed one), CONNECT_ERROR and MULTICAST_ERROR with and without an errno name, TIMEWAIT_EXIT, DEVICE_REMOVAL" {
+    run "$VERBSH" -e '
+      local c = require "verbs.explain_cm"
+      for _, e in ipairs { { "REJECTED", 1 }, { "REJECTED", 3 }, { "REJECTED", 12 }, { "CONNECT_ERROR", -110 },
+                           { "CONNECT_ERROR", -4660 }, { "TIMEWAIT_EXIT", 0 }, { "MULTICAST_ERROR", -99 },
+                           { "MULTICAST_ERROR", 5 }, { "DEVICE_REMOVAL", 0 }, { "ADDR_RESOLVED", 0 } } do
+        print(e[1], e[2], c.event_cause(e[1], e[2]))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "REJECTED	1	the server could not create its QP or had none (reason 1, NO_QP)	check the server's create_qp" ]
+    [ "${lines[1]}" = "REJECTED	3	the passive side rejected the request (IB CM reject reason 3, NO_RESOURCES)	compare responder_resources/initiator_depth with the peer's, and check the port space" ]
+    # 12 has no name in the IB CM's table: the number alone
+    [ "${lines[2]}" = "REJECTED	12	the passive side rejected the request (IB CM reject reason 12)	compare responder_resources/initiator_depth with the peer's, and check the port space" ]
+    [ "${lines[3]}" = "CONNECT_ERROR	-110	the connection failed while it formed (status -110 ETIMEDOUT): typically the QP could not be moved to RTR/RTS with the peer's parameters	check responder_resources/initiator_depth against the device's max_qp_rd_atom; the QP's cap" ]
+    [ "${lines[4]}" = "CONNECT_ERROR	-4660	the connection failed while it formed (status -4660): typically the QP could not be moved to RTR/RTS with the peer's parameters	check responder_resources/initiator_depth against the device's max_qp_rd_atom; the QP's cap" ]
+    [ "${lines[5]}" = "TIMEWAIT_EXIT	0	the QP left the time-wait state after a disconnect	nothing to fix" ]
+    [ "${lines[6]}" = "MULTICAST_ERROR	-99	the join failed, or a joined group went away (status -99 EADDRNOTAVAIL): on RoCE the kernel joins the group's IP address on the netdev (IGMP); on InfiniBand the subnet manager refused or dropped the group	join again (id:join_multicast); check that the address is a multicast one (224.0.0.0/4, ff00::/8) and that the id was resolved on the RDMA netdev" ]
+    # a positive status names no errno (errno's table is of negated statuses)
+    [[ ${lines[7]} == "MULTICAST_ERROR	5	the join failed, or a joined group went away (status 5): on RoCE"* ]]
+    [ "${lines[8]}" = "DEVICE_REMOVAL	0	the RDMA device went away (rdma link delete, or module unload)	destroy everything on it and start over" ]
+    [ "${lines[9]}" = "ADDR_RESOLVED	0	nil" ]
+    [ "${#lines[@]}" -eq 10 ]
+}
+
+@test "rdma_cm events: describe adds why and fix to an error event only; expect refuses an event name that is no string" {
+    run "$VERBSH" -e '
+      local c = require "verbs.explain_cm"
+      print(c.describe{ event = "REJECTED", status = 3 })
+      print(c.describe{ event = "ESTABLISHED", status = 0 })
+      print(c.describe{ event = "DISCONNECTED", status = 0 })
+      local ev = { event = "ESTABLISHED", status = 0 }
+      print(c.expect(ev, "ESTABLISHED", 7) == ev)
+      print(select(2, pcall(c.expect, ev, 7, "ESTABLISHED")))
+      print(select(2, pcall(c.expect, ev, "REJECTED", true)))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "cm_event REJECTED, status 3" ]
+    [ "${lines[1]}" = "  why: the passive side rejected the request (IB CM reject reason 3, NO_RESOURCES)" ]
+    [ "${lines[2]}" = "  fix: compare responder_resources/initiator_depth with the peer's, and check the port space" ]
+    [ "${lines[3]}" = "cm_event ESTABLISHED, status 0" ]
+    [ "${lines[4]}" = "cm_event DISCONNECTED, status 0" ]
+    [ "${lines[5]}" = "  why: the peer disconnected (rdma_disconnect) or its process exited" ]
+    [ "${lines[6]}" = "  fix: if unexpected: see the peer's output" ]
+    # the first name that matches returns the event: a later bad one is never looked at
+    [ "${lines[7]}" = "true" ]
+    [ "${lines[8]}" = "bad argument to 'expect' (event names are strings, got number)" ]
+    [ "${lines[9]}" = "bad argument to 'expect' (event names are strings, got boolean)" ]
+    [ "${#lines[@]}" -eq 10 ]
+}
+
+@test "explain: rdma_create_qp's EINVAL on an id bound to no device says so; on a bound id, and an attach of a UD QP to a multicast GID, the general EINVAL" {
+    run "$VERBSH" -e '
+      print(verbs.explain{ verb = "rdma_create_qp", errno = 22, errname = "EINVAL", context = { bound = false } })
+      print(verbs.explain{ verb = "rdma_create_qp", errno = 22, errname = "EINVAL", context = { bound = true, same_device = true } })
+      print(verbs.explain{ verb = "ibv_attach_mcast", errno = 22, errname = "EINVAL", context = { qp_type = "UD", multicast = true } })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "rdma_create_qp failed: EINVAL (errno 22)" ]
+    [ "${lines[1]}" = "  why: the id is not bound to a device yet: librdmacm does not know which device the QP belongs to" ]
+    [ "${lines[2]}" = "  fix: create the QP after ADDR_RESOLVED / ROUTE_RESOLVED (client), or on the new id of a CONNECT_REQUEST (server)" ]
+    [ "${lines[3]}" = "rdma_create_qp failed: EINVAL (errno 22)" ]
+    [ "${lines[4]}" = "  why: an argument is not valid for this object in its current state, or a value is above a device limit" ]
+    [ "${lines[6]}" = "ibv_attach_mcast failed: EINVAL (errno 22)" ]
+    [ "${lines[7]}" = "  why: an argument is not valid for this object in its current state, or a value is above a device limit" ]
+    [ "${#lines[@]}" -eq 9 ]
+}

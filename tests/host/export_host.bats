@@ -419,3 +419,70 @@ LUA
     [ "$status" -eq 0 ]
     [ "$output" = reproduced ]
 }
+
+@test "export by hand: rdma_verbs.h's posts are their C call with the arguments in C's order (post_write/read's remote address and rkey, post_ud_send's AH and remote QPN, post_sendv/writev/readv's SGE array), a refused one checked for its errno" {
+    export_main '
+      local id, ah = S.object("cm_id", true), S.object("ah", true)
+      local mr = S.object("mr", false, { addr = 0x1000, length = 64, lkey = 0x1234, rkey = 0x5678 })
+      S.call(id, "reg_msgs", { 64 }, { mr })
+      S.failed(id, "post_send", { 5, mr, 8, 16, "SIGNALED" }, 12, "ENOMEM")
+      S.call(id, "post_write", { 6, mr, 4, 12, "SIGNALED", 0x12345678, 0x2a17 }, {})
+      S.call(id, "post_read", { 7, mr, 0, 32, nil, 0x23456789, 0x3b28 }, {})
+      S.call(id, "post_ud_send", { 8, mr, 16, 24, "SIGNALED", ah, 0x4c39 }, {})
+      S.call(id, "post_sendv", { 9, { { mr = mr, offset = 0, length = 8 }, { mr = mr, offset = 40, length = 6 } }, "SIGNALED" }, {})
+      S.call(id, "post_writev", { 10, { { mr = mr, offset = 2, length = 3 } }, nil, 0x3456789a, 0x4d3a }, {})
+      S.call(id, "post_readv", { 11, { { mr = mr, offset = 5, length = 7 } }, "SIGNALED", 0x456789ab, 0x5e4b }, {})'
+    has_line 'expect_fail("rdma_post_send", rdma_post_send(cm_id1, (void *)(uintptr_t)0x5, (char *)mr1->addr + 8, 16, mr1, IBV_SEND_SIGNALED), 12);'
+    has_line 'expect_int("rdma_post_write", 0, rdma_post_write(cm_id1, (void *)(uintptr_t)0x6, (char *)mr1->addr + 4, 12, mr1, IBV_SEND_SIGNALED, 0x12345678, 0x2a17));'
+    has_line 'expect_int("rdma_post_read", 0, rdma_post_read(cm_id1, (void *)(uintptr_t)0x7, (char *)mr1->addr + 0, 32, mr1, 0, 0x23456789, 0x3b28));'
+    # 19513 is 0x4c39
+    has_line 'expect_int("rdma_post_ud_send", 0, rdma_post_ud_send(cm_id1, (void *)(uintptr_t)0x8, (char *)mr1->addr + 16, 24, mr1, IBV_SEND_SIGNALED, ah1, 19513));'
+    has_line 'struct ibv_sge sge1[2] = { { .addr = (uintptr_t)mr1->addr + 0, .length = 8, .lkey = mr1->lkey }, { .addr = (uintptr_t)mr1->addr + 40, .length = 6, .lkey = mr1->lkey } };'
+    has_line 'expect_int("rdma_post_sendv", 0, rdma_post_sendv(cm_id1, (void *)(uintptr_t)0x9, sge1, 2, IBV_SEND_SIGNALED));'
+    has_line 'struct ibv_sge sge2[1] = { { .addr = (uintptr_t)mr1->addr + 2, .length = 3, .lkey = mr1->lkey } };'
+    has_line 'expect_int("rdma_post_writev", 0, rdma_post_writev(cm_id1, (void *)(uintptr_t)0xa, sge2, 1, 0, 0x3456789a, 0x4d3a));'
+    has_line 'struct ibv_sge sge3[1] = { { .addr = (uintptr_t)mr1->addr + 5, .length = 7, .lkey = mr1->lkey } };'
+    has_line 'expect_int("rdma_post_readv", 0, rdma_post_readv(cm_id1, (void *)(uintptr_t)0xb, sge3, 1, IBV_SEND_SIGNALED, 0x456789ab, 0x5e4b));'
+    compiles
+}
+
+@test "export by hand: rdma_get_send_comp/rdma_get_recv_comp check the one completion's wr_id and status, opcode and byte_len only on success; a failed one its errno; none within the timeout is not waited for; a failed rdma_get_cm_event its errno" {
+    export_main '
+      local id, ch = S.object("cm_id", true), S.object("cm_channel", true)
+      S.call(id, "get_send_comp", { 5000 }, { { wr_id = 0x2a17, status = "SUCCESS", opcode = "RDMA_WRITE", byte_len = 4660 } })
+      S.call(id, "get_recv_comp", { 5000 }, { { wr_id = 0x1234, status = "WR_FLUSH_ERR", opcode = "RECV", byte_len = 0 } })
+      S.failed(id, "get_send_comp", { 5000 }, 11, "EAGAIN")
+      S.call(id, "get_recv_comp", { 0 }, { n = 1 })
+      S.failed(ch, "get_cm_event", { 5000 }, 4, "EINTR")'
+    has_line 'expect_int("rdma_get_send_comp", 1, rdma_get_send_comp(cm_id1, &wc1));'
+    has_line 'expect_int("rdma_get_send_comp wr_id", 10775, wc1.wr_id);'
+    has_line 'expect_int("rdma_get_send_comp status", IBV_WC_SUCCESS, wc1.status);'
+    has_line 'expect_int("rdma_get_send_comp opcode", IBV_WC_RDMA_WRITE, wc1.opcode);'
+    has_line 'expect_int("rdma_get_send_comp byte_len", 4660, wc1.byte_len);'
+    has_line 'expect_int("rdma_get_recv_comp", 1, rdma_get_recv_comp(cm_id1, &wc2));'
+    has_line 'expect_int("rdma_get_recv_comp wr_id", 4660, wc2.wr_id);'
+    has_line 'expect_int("rdma_get_recv_comp status", IBV_WC_WR_FLUSH_ERR, wc2.status);'
+    # an error completion's opcode and byte_len are undefined (ibv_poll_cq(3)): not checked
+    [ "$(grep -c 'rdma_get_recv_comp opcode\|rdma_get_recv_comp byte_len' <<<"$output")" -eq 0 ]
+    has_line 'expect_fail("rdma_get_send_comp", rdma_get_send_comp(cm_id1, &wc3), 11);'
+    has_line '/* cm_id1:get_recv_comp: no completion within the timeout here: timing, not waited for */'
+    [ "$(grep -c '^struct ibv_wc ' <<<"$output")" -eq 3 ]
+    has_line 'struct rdma_cm_event *cm_event_failed1;'
+    has_line 'expect_fail("rdma_get_cm_event", rdma_get_cm_event(cm_channel1, &cm_event_failed1), 4);'
+    compiles
+}
+
+@test "export by hand: a helper named only in a comment (a failed rdma_get_cm_event, a get_async_event and a get_cq_event that timed out) is left out of the program, which compiles with -Werror" {
+    export_main '
+      local ctx, ch = S.object("context", true), S.object("cm_channel", true)
+      S.call(ctx, "get_pkey_index", { 1, 0xffff }, { 0 })
+      S.call(ctx, "get_async_event", { 1 }, { n = 1 })
+      S.failed(ch, "get_cm_event", { 5000 }, 4, "EINTR")
+      S.call(S.object("comp_channel"), "get_cq_event", { 1 }, { n = 1 })'
+    has_line '/* ctx1:get_async_event: no async event within the timeout here: timing, not waited for */'
+    has_line 'expect_fail("rdma_get_cm_event", rdma_get_cm_event(cm_channel1, &cm_event_failed1), 4);'
+    has_line '/* channel1:get_cq_event: no completion event within the timeout here: timing, not waited for */'
+    run grep -c '^static .*\(get_cm_event\|get_async_event\|get_cq_event\|wait_fd\)(' "$BATS_TEST_TMPDIR/by_hand.c"
+    [ "$output" = 0 ]
+    compiles
+}

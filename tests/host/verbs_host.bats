@@ -220,6 +220,26 @@ load ../helpers
     [ "${lines[2]}" = "bad argument #3 to 'verbs.getaddrinfo' (key 'ai_dst_addr' '127.0.0.1:7000x': the port '7000x' is not a number (0..65535))" ]
 }
 
+@test "getaddrinfo's arguments: a node that is no string, a service that is neither string nor number, an address that is no string, and \"[v6]\" followed by anything but \":port\" are refused naming the argument; \"[v6]\" alone gets to rdma_getaddrinfo" {
+    [ ! -e /dev/infiniband/rdma_cm ] || skip "this host has /dev/infiniband/rdma_cm (tests/lua/cm_ep.lua covers it)"
+    run "$VERBSH" -e '
+      print(select(2, pcall(verbs.getaddrinfo, 7, "1")))
+      print(select(2, pcall(verbs.getaddrinfo, "::1", {})))
+      print(select(2, pcall(verbs.getaddrinfo, "::1", 7, { ai_src_addr = 7 })))
+      print(select(2, pcall(verbs.getaddrinfo, "::1", 7, { ai_src_addr = "[::1]x7" })))
+      print(select(2, pcall(verbs.getaddrinfo, "::1", 7, { ai_dst_addr = "[::1]]" })))
+      print(select(2, pcall(verbs.getaddrinfo, "::1", 7, { ai_src_addr = "[::1]", ai_dst_addr = "[::2]:7001" })).errname)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.getaddrinfo' (string (node: host name or address) or nil expected, got number)" ]
+    [ "${lines[1]}" = "bad argument #2 to 'verbs.getaddrinfo' (string or port number (service) or nil expected, got table)" ]
+    [ "${lines[2]}" = "bad argument #3 to 'verbs.getaddrinfo' (key 'ai_src_addr': address expected as \"host:port\", got number)" ]
+    [ "${lines[3]}" = "bad argument #3 to 'verbs.getaddrinfo' (key 'ai_src_addr' '[::1]x7': text after ']')" ]
+    [ "${lines[4]}" = "bad argument #3 to 'verbs.getaddrinfo' (key 'ai_dst_addr' '[::1]]': text after ']')" ]
+    [ "${lines[5]}" = "ENODEV" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
+
 @test "verbs.wait_fds: a readable pipe end is returned, silence times out, bad entries are named; getrusage" {
     run "$VERBSH" -e '
       local r, w = io.popen("printf x", "r"), nil

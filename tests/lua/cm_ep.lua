@@ -2,6 +2,8 @@
 -- (rdma_getaddrinfo, rdma_create_ep, rdma_listen, rdma_get_request, the
 -- rdma_verbs.h helpers), and a client with an event channel (a synchronous
 -- client would block in rdma_connect until this same process accepted).
+-- Then the helpers' data path on ids of event channels, which connect in
+-- one process: post_write, post_read, post_sendv and post_ud_send.
 local T = dofile((arg[0]:match("^(.*)/") or ".") .. "/verbs_lib.lua")
 local check, eq, raises = T.check, T.eq, T.raises
 local ADDR, DEV = os.getenv("RXE_ADDR"), os.getenv("RXE_DEV")
@@ -187,4 +189,148 @@ for _, want in ipairs { "rdma_getaddrinfo(NULL, \"7493\", &hints1, &addrinfo1) =
     "rdma_destroy_srq(cm_id3)", "rdma_freeaddrinfo(addrinfo1)" } do
   check(text:find(want, 1, true), "trace has %q", want)
 end
+-- rdma_getaddrinfo's other fields: librdmacm asks getaddrinfo for no
+-- canonical name, and without ibacm gives no route, no connect data, and
+-- one entry; an active lookup prints its destination after " -> ".
+local a4 = verbs.getaddrinfo(ADDR, 7498, { ai_port_space = "TCP" })
+eq(tostring(a4), "cm_addrinfo TCP RC -> " .. ADDR .. ":7498", "an active IPv4 result, without a source")
+eq(a4.ai_dst_len, 16, "sizeof(struct sockaddr_in)"); eq(a4.ai_src_len, 0, "no source: ai_src_len")
+eq(a4.ai_src_addr, nil, "no source address")
+eq(a4.ai_src_canonname, nil, "ai_src_canonname"); eq(a4.ai_dst_canonname, nil, "ai_dst_canonname")
+eq(a4.ai_route_len, 0, "ai_route_len"); eq(a4.ai_connect_len, 0, "ai_connect_len"); eq(a4.ai_next, nil, "ai_next")
+eq(#a4.ai_flags, 0, "an active lookup: no flags")
+local a6 = verbs.getaddrinfo("::1", "7499", { ai_port_space = "UDP", ai_src_addr = "[::1]:7506" })
+eq(tostring(a6), "cm_addrinfo UDP UD [::1]:7506 -> [::1]:7499", "IPv6, with the hints' source")
+eq(a6.ai_family, "INET6", "ai_family"); eq(a6.ai_dst_len, 28, "sizeof(struct sockaddr_in6)")
+eq(a6.ai_src_len, 28, "the hints' IPv6 source: its length too")
+a4:free(); a6:free()
+-- an EAI_* code is getaddrinfo's, not an errno
+e = raises("a name with NUMERICHOST", verbs.getaddrinfo, "no-such-host", 7, { ai_flags = "NUMERICHOST" })
+eq(tostring(e):match("^[^\n]*"):gsub("^.-rdma_getaddrinfo", "rdma_getaddrinfo"), "rdma_getaddrinfo(no-such-host, 7) failed:"
+  .. " Name or service not known (EAI_NONAME -2): the node is looked up as a host name or numeric address; give"
+  .. " an address on the RDMA netdev, e.g. \"192.0.2.1\"", "EAI_NONAME")
+
+-- The rdma_verbs.h helpers on ids of event channels, connected in this
+-- process: post_write and post_read land byte for byte where the remote
+-- address says, post_sendv gathers its SGEs into one message.
+local sch, cch = verbs.create_event_channel(), verbs.create_event_channel()
+local lid = sch:create_id("TCP")
+e = raises("create_srq on an id with no PD", lid.create_srq, lid, nil, { max_wr = 4, max_sge = 1 })
+check(tostring(e):find("rdma_create_srq: this id has no PD yet, and none was given", 1, true), "%s", tostring(e))
+e = raises("create_srq_ex on an id with no PD", lid.create_srq_ex, lid, { srq_type = "BASIC", attr = { max_wr = 4, max_sge = 1 } })
+check(tostring(e):find("rdma_create_srq_ex: this id has no PD yet, and the table gives none", 1, true), "%s", tostring(e))
+e = raises("create_qp_ex without a pd", lid.create_qp_ex, lid, { qp_type = "RC" })
+check(tostring(e):find("key 'pd' is required (rdma_create_qp_ex takes the PD in the attributes", 1, true), "%s", tostring(e))
+e = raises("set_option level 2", lid.set_option, lid, 2, "TOS", 1)
+check(tostring(e):find("level 2: \"ID\" (0) or \"IB\" (1) expected", 1, true), "%s", tostring(e))
+e = raises("set_option optname 4", lid.set_option, lid, "ID", 4, 1)
+check(tostring(e):find("optname 4: TOS, REUSEADDR, AFONLY or ACK_TIMEOUT expected", 1, true), "%s", tostring(e))
+e = raises("migrate to no channel", lid.migrate, lid, nil)
+check(tostring(e):find("a cm_channel expected: rdma_migrate_id(id, NULL)", 1, true), "%s", tostring(e))
+lid:bind_addr("*:7498")
+lid:listen(1)
+-- the kernel takes AFONLY only before listen (rdma_set_afonly: IDLE or ADDR_BOUND)
+e = raises("AFONLY on a listener", lid.set_option, lid, "ID", "AFONLY", 1)
+eq(e.verb, "rdma_set_option", "set_option's verb"); eq(e.errname, "EINVAL", "AFONLY on a listener")
+eq(e.context.optname, "AFONLY", "the option refused")
+-- private_data_len is a uint8_t: 255 bytes get to the kernel, which refuses a reject on a listener
+e = raises("reject with a number", lid.reject, lid, 5)
+check(tostring(e):find("bad argument #1 to 'reject' (string (private_data) expected, got number)", 1, true), "%s", tostring(e))
+e = raises("reject with 256 bytes", lid.reject, lid, ("x"):rep(256))
+check(tostring(e):find("bad argument #1 to 'reject' (private_data_len is a uint8_t: at most 255 bytes)", 1, true), "%s", tostring(e))
+e = raises("reject with 255 bytes", lid.reject, lid, ("x"):rep(255))
+eq(e.verb, "rdma_reject", "255 bytes: rdma_reject's own error"); eq(e.errname, "EINVAL", "a reject on a listener")
+e = raises("reject_ece with 256 bytes", lid.reject_ece, lid, ("x"):rep(256))
+check(tostring(e):find("bad argument #1 to 'reject_ece' (private_data is longer than 255 bytes (its length is a uint8_t))", 1, true),
+  "%s", tostring(e))
+e = raises("reject_ece with 255 bytes", lid.reject_ece, lid, ("x"):rep(255))
+eq(e.verb, "rdma_reject_ece", "255 bytes: rdma_reject_ece's own error"); eq(e.errname, "EINVAL", "reject_ece on a listener")
+e = raises("init_qp_attr of no state", lid.init_qp_attr, lid, "RTX")
+check(tostring(e):find("bad argument #1 to 'init_qp_attr' ('RTX' is not a name of ibv_qp_state: did you mean \"RTR\"?", 1, true),
+  "%s", tostring(e))
+eq(lid.port_num, 0, "a wildcard listener: no port yet")
+local kid = cch:create_id("TCP")
+kid:resolve_addr(nil, ADDR .. ":7498"); cch:get_cm_event(5000):expect("ADDR_RESOLVED"):ack()
+kid:resolve_route(); cch:get_cm_event(5000):expect("ROUTE_RESOLVED"):ack()
+eq(kid.port_num, 1, "a resolved id: its device's port 1")
+local kpd, kcq = kid.verbs:alloc_pd(), kid.verbs:create_cq(8)
+local kcap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 2, max_recv_sge = 1 }
+local half = verbs.getaddrinfo(ADDR, 7498, { ai_port_space = "TCP" })
+e = raises("create_ep with a send_cq alone", verbs.create_ep, half, nil, { send_cq = kcq, cap = kcap })
+check(tostring(e):find("give both send_cq and recv_cq, or neither (librdmacm then makes both", 1, true), "%s", tostring(e))
+half:free()
+local sges = kid.verbs:query_device().max_srq_sge + 1   -- one SGE past the device's limit
+e = raises("an SRQ past max_srq_sge", kid.create_srq, kid, kpd, { max_wr = 4, max_sge = sges })
+eq(e.verb, "rdma_create_srq", "create_srq's verb"); eq(e.errname, "EINVAL", "max_sge past max_srq_sge")
+e = raises("an SRQ_ex past max_srq_sge", kid.create_srq_ex, kid, { srq_type = "BASIC", pd = kpd, attr = { max_wr = 4, max_sge = sges } })
+eq(e.verb, "rdma_create_srq_ex", "create_srq_ex's verb"); eq(e.errname, "EINVAL", "max_sge past max_srq_sge (ex)")
+kid:create_qp(kpd, { qp_type = "RC", send_cq = kcq, recv_cq = kcq, cap = kcap })
+kid:connect{ responder_resources = 1, initiator_depth = 1 }
+local kreq = sch:get_cm_event(5000):expect("CONNECT_REQUEST")
+e = raises("a typo in an event's field", function() return kreq.statsu end)
+check(tostring(e):find("has no field 'statsu'", 1, true), "%s", tostring(e))
+local sid2, scq2 = kreq.id, kid.verbs:create_cq(8)
+sid2:create_qp(kpd, { qp_type = "RC", send_cq = scq2, recv_cq = scq2, cap = kcap })
+local target = sid2:reg_write(24)
+local source = sid2:reg_read("read me: 0x12345678 and no more")
+local inbox = sid2:reg_msgs(32)
+e = raises("reg_msgs of a boolean", sid2.reg_msgs, sid2, true)
+check(tostring(e):find("bad argument #1 to 'reg_msgs' (length (integer) or initial contents (string) expected, got boolean)", 1, true),
+  "%s", tostring(e))
+sid2:post_recv(0x21, inbox, 0, 32)
+sid2:accept{ responder_resources = 1, initiator_depth = 1 }
+kreq:ack()
+cch:get_cm_event(5000):expect("ESTABLISHED"):ack()
+sch:get_cm_event(5000):expect("ESTABLISHED"):ack()
+local out = kid:reg_msgs("wrote 0x2a17 by rdma_post_write")
+-- "0x2a17 by r" (11 bytes from offset 6) to 3 bytes into the target
+kid:post_write(0x11, out, 6, 11, "SIGNALED", target.addr + 3, target.rkey)
+local wc = T.wc(kcq, "post_write")
+eq(wc.wr_id, 0x11, "post_write's wr_id"); eq(wc.status, "SUCCESS", "post_write"); eq(wc.opcode, "RDMA_WRITE", "opcode")
+eq(target:read(0, 24), "\0\0\0" .. "0x2a17 by r" .. ("\0"):rep(10), "the target, byte for byte")
+-- "0x12345678" (10 bytes from 9) of the source to 4 bytes into in_mr
+local in_mr = kid:reg_msgs(20)
+kid:post_read(0x12, in_mr, 4, 10, "SIGNALED", source.addr + 9, source.rkey)
+wc = T.wc(kcq, "post_read")
+eq(wc.wr_id, 0x12, "post_read's wr_id"); eq(wc.opcode, "RDMA_READ", "opcode"); eq(wc.byte_len, 10, "bytes read")
+eq(in_mr:read(0, 20), ("\0"):rep(4) .. "0x12345678" .. ("\0"):rep(6), "read back, byte for byte")
+-- "wrote" and "post_w": two SGEs, one message of 11 bytes
+kid:post_sendv(0x13, { { mr = out, offset = 0, length = 5 }, { mr = out, offset = 21, length = 6 } }, "SIGNALED")
+wc = T.wc(kcq, "post_sendv")
+eq(wc.wr_id, 0x13, "post_sendv's wr_id"); eq(wc.opcode, "SEND", "opcode")
+wc = T.wc(scq2, "post_sendv's receive")
+eq(wc.wr_id, 0x21, "the receive's wr_id"); eq(wc.byte_len, 11, "5 + 6 bytes")
+eq(inbox:read(0, 12), "wrotepost_w\0", "the SGEs gathered in order")
+kid:disconnect(); sch:get_cm_event(5000):expect("DISCONNECTED"):ack()
+sid2:disconnect(); cch:get_cm_event(5000):expect("DISCONNECTED"):ack()
+for _, m in ipairs { target, source, inbox, out, in_mr } do m:dereg() end
+sid2:destroy_qp(); sid2:destroy(); kid:destroy_qp(); kid:destroy(); lid:destroy()
+scq2:destroy(); kcq:destroy()
+
+-- rdma_post_ud_send on two UD ids: the receive holds the 40-byte GRH, then
+-- the bytes; its src_qp is the sender's QP. (kpd is the device's, as both ids')
+local uch = verbs.create_event_channel()
+local u = {}
+for i = 1, 2 do
+  u[i] = uch:create_id("UDP")
+  u[i]:resolve_addr(nil, ADDR .. ":" .. (7506 + i)); uch:get_cm_event(5000):expect("ADDR_RESOLVED"):ack()
+  u[i]:resolve_route(); uch:get_cm_event(5000):expect("ROUTE_RESOLVED"):ack()
+end
+local ucq1, ucq2 = u[1].verbs:create_cq(4), u[2].verbs:create_cq(4)
+local uq1 = u[1]:create_qp(kpd, { qp_type = "UD", send_cq = ucq1, recv_cq = ucq1, cap = kcap })
+local uq2 = u[2]:create_qp(kpd, { qp_type = "UD", send_cq = ucq2, recv_cq = ucq2, cap = kcap })
+local urecv = u[2]:reg_msgs(64)
+u[2]:post_recv(nil, urecv, 0, 64)   -- no wr_id: C's NULL context, 0 in the WC
+local usend = u[1]:reg_msgs("UD: 0x5eed 0x1234")
+local ah = kpd:create_ah{ is_global = 1, port_num = 1, grh = { dgid = "::ffff:" .. ADDR, sgid_index = T.gid_index, hop_limit = 1 } }
+u[1]:post_ud_send(0x32, usend, 4, 11, "SIGNALED", ah, uq2.qp_num)
+wc = T.wc(ucq1, "post_ud_send")
+eq(wc.wr_id, 0x32, "post_ud_send's wr_id"); eq(wc.status, "SUCCESS", "post_ud_send"); eq(wc.opcode, "SEND", "opcode")
+wc = T.wc(ucq2, "the UD receive")
+eq(wc.wr_id, 0, "the UD receive's wr_id (NULL)"); eq(wc.byte_len, 40 + 11, "GRH + 11 bytes")
+eq(wc.src_qp, uq1.qp_num, "src_qp: the sender's QP"); check(uq1.qp_num ~= uq2.qp_num, "two QPs")
+eq(urecv:read(40, 12), "0x5eed 0x12\0", "the bytes after the GRH")
+ah:destroy(); urecv:dereg(); usend:dereg()
+for i = 1, 2 do u[i]:destroy_qp(); u[i]:destroy() end
+ucq1:destroy(); ucq2:destroy(); kpd:dealloc(); uch:destroy(); sch:destroy(); cch:destroy()
 T.done("cm_ep")

@@ -46,6 +46,17 @@ ud:attach_mcast(GROUP_GID, 0xffff); ud:detach_mcast(GROUP_GID, 0xffff)
 e = raises("detach a group never attached", ud.detach_mcast, ud, "::ffff:239.9.9.9", 0)
 eq(e.errname, "EINVAL", "detach unknown: errname")
 check(tostring(e):find("not attached to that group", 1, true), "detach explained: %s", tostring(e))
+-- attached twice, a QP is in the group once (rxe keeps one membership): one
+-- detach leaves it, a second finds nothing, and nothing refuses the destroy
+do
+  local twice = pd:create_qp{ qp_type = "UD", send_cq = cq, recv_cq = cq, cap = cap }
+  twice:attach_mcast("::ffff:239.1.2.7", 0); twice:attach_mcast("::ffff:239.1.2.7", 0)
+  twice:detach_mcast("::ffff:239.1.2.7", 0)
+  e = raises("detach again", twice.detach_mcast, twice, "::ffff:239.1.2.7", 0)
+  eq(e.errname, "EINVAL", "attached twice, detached once: not attached any more")
+  twice:destroy()
+  eq(tostring(twice), "qp (destroyed)", "a QP attached twice and detached once is destroyed")
+end
 
 -- rxe's limit of QPs per group (56): the 56th attaches, the 57th fails ENOMEM, explained.
 local dev = ctx:query_device()
@@ -112,6 +123,19 @@ local tcp = ch:create_id("TCP")
 e = raises("TCP id, join_multicast_ex", tcp.join_multicast_ex, tcp, { addr = GROUP })
 check(tostring(e):find("rdma_join_multicast_ex: multicast is for UD ids: this id's port space is TCP", 1, true), "%s", tostring(e))
 tcp:destroy()
+-- the kernel refuses a join on an id bound to no device (EINVAL); the error
+-- names the group and whether the id has a QP
+local fresh = ch:create_id("UDP")
+e = raises("join on an unbound id", fresh.join_multicast, fresh, "239.1.2.8")
+eq(e.verb, "rdma_join_multicast", "join's verb"); eq(e.errname, "EINVAL", "join on an unbound id")
+eq(e.context.addr, "239.1.2.8", "the group"); eq(e.context.has_qp, false, "no QP")
+e = raises("join_ex on an unbound id", fresh.join_multicast_ex, fresh, { addr = "239.1.2.9" })
+eq(e.verb, "rdma_join_multicast_ex", "join_ex's verb"); eq(e.errname, "EINVAL", "join_ex on an unbound id")
+eq(e.context.addr, "239.1.2.9", "join_ex's group"); eq(e.context.has_qp, false, "join_ex: no QP")
+fresh:destroy()
+e = raises("join_ex of the zero address", id.join_multicast_ex, id, { addr = "0.0.0.0" })
+eq(e.errname, "EINVAL", "the zero address is no group"); eq(e.context.addr, "0.0.0.0", "the address given")
+eq(e.context.has_qp, true, "this id has its QP")
 
 -- An id left joined to the garbage collector leaves, and its QP goes
 -- (the bats test checks that no "ibv_destroy_qp failed" leak is printed).
