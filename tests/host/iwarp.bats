@@ -183,3 +183,44 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
     [ "${lines[1]}" = "fix	sudo ip link set dev dummy7 up" ]
     [ "${lines[2]}" = "netdev	dummy7" ]
 }
+
+@test "iwarp wire: frames the snaplen cut (editcap -s 86, 114) decode as far as they go: each FPDU's ULPDU length and the MPA revision as tshark reads them, nothing read past the end" {
+    command -v tshark >/dev/null && command -v editcap >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # 86 bytes: Ethernet 14, IPv4 20, TCP 32, then 20 of the payload: an MPA
+    # frame's whole header, an FPDU's length and the longer (untagged) DDP
+    # header; 114 bytes: a Read Request's whole FPDU but its CRC
+    for s in 86 114; do
+        editcap -F pcap -s $s "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/c$s.pcap"
+        tshark -r "$BATS_TEST_TMPDIR/c$s.pcap" -T fields -e frame.number -e iwarp_mpa.ulpdulength -e iwarp_mpa.rev 2>/dev/null |
+            awk -F'\t' '$2 != "" || $3 != ""' >"$BATS_TEST_TMPDIR/tshark$s"
+        run "$VERBSH" -e '
+          local W = require "verbs.wire_iwarp"
+          for i, f in ipairs(verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/c$s.pcap"'")) do
+            local p = W.decode(f.bytes)
+            if p.mpa then print(("%d\t\t%d"):format(i, p.mpa.rev)) end
+            for _, fp in ipairs(p.fpdus or {}) do print(("%d\t%d\t"):format(i, fp.ulpdulength)) end
+          end'
+        echo "$output"
+        [ "$status" -eq 0 ]
+        diff "$BATS_TEST_TMPDIR/tshark$s" <(printf '%s\n' "${lines[@]}")
+        [ "${#lines[@]}" -eq 9 ]
+    done
+    run "$VERBSH" -e '
+      local W = require "verbs.wire_iwarp"
+      local l = verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/c86.pcap"'")
+      local whole = verbs.wire.read_pcap("'"$ROOT/tests/wire/iwarp.pcap"'")
+      print(W.describe(W.decode(l[16].bytes)))
+      local rr = W.decode(whole[16].bytes:sub(1, 114)).fpdus[1]
+      print(rr.cut, rr.rdmap.rr.rdmardsz == W.decode(whole[16].bytes).fpdus[1].rdmap.rr.rdmardsz, rr.rdmap.rr.rdmardsz, rr.payload_len,
+        W.decode(whole[16].bytes:sub(1, 113)).fpdus[1].rdmap.rr)
+      print(W.describe(W.decode(whole[4].bytes:sub(1, 85))))
+      print(require("verbs.wire_iwarp_ladder").rows({ whole[1], whole[2], whole[3], whole[4].bytes:sub(1, 85), whole[5], l[16] })[4].text)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # the Read Request's 28 bytes of sink and source are past the 86th byte: not read, and its length still known
+    [ "${lines[0]}" = "198.51.100.1:50337 > 198.51.100.2:7497 Read Request (untagged QN 1 MSN 1 MO 0, last) 0 bytes" ]
+    [ "${lines[1]}" = $'true\ttrue\t2000\t0\tnil' ]
+    # 85 bytes: the MPA Request's key (16 bytes) but not the rest of its header
+    [ "${lines[2]}" = "198.51.100.1:50337 > 198.51.100.2:7497 MPA Request cut by the snaplen" ]
+    [ "${lines[3]}" = "MPA Request cut by the snaplen" ]
+}
