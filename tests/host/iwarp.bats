@@ -224,3 +224,68 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
     [ "${lines[2]}" = "198.51.100.1:50337 > 198.51.100.2:7497 MPA Request cut by the snaplen" ]
     [ "${lines[3]}" = "MPA Request cut by the snaplen" ]
 }
+
+@test "iwarp ladder: a TCP segment sent again is a retransmission row where tshark finds one (same seq and len), tied to no WR a second time; the stream after it stays in step" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # iwarp.pcap with frame 8 (wr_id 1's Send) again, 1 ms after frame 9 (its ACK)
+    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/retx.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+hdr, recs, i = d[:24], [], 24
+while i < len(d):
+    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
+    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+sec, usec = struct.unpack("<II", recs[8][:8])
+usec += 1000
+again = struct.pack("<II", sec + usec // 1000000, usec % 1000000) + recs[7][8:]
+open(sys.argv[2], "wb").write(hdr + b"".join(recs[:9] + [again] + recs[9:]))
+PY
+    want=$(tshark -r "$BATS_TEST_TMPDIR/retx.pcap" -Y tcp.analysis.retransmission -T fields -e frame.number -e tcp.seq -e tcp.len 2>/dev/null)
+    run "$VERBSH" -e '
+      local L = require "verbs.wire_iwarp_ladder"
+      local list = verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/retx.pcap"'")
+      local posts = { { qp = "qp1", wr_id = 1, opcode = "SEND", length = 100 }, { qp = "qp1", wr_id = 2, opcode = "RDMA_WRITE", length = 3000 } }
+      local rows, summary = L.rows(list, posts)
+      for _, r in ipairs(rows) do if r.kind == "RETRANSMISSION" then print(r.frame, r.seq, r.len) end end
+      print("==")
+      for _, r in ipairs(rows) do if r.frame >= 10 and r.frame <= 11 then print(r.frame, r.kind, r.text, r.note) end end
+      print(table.concat(summary, "\n"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$want" = $'10\t25\t124' ]
+    [ "${lines[0]}" = "$want" ]
+    [ "${lines[1]}" = "==" ]
+    [ "${lines[2]}" = $'10\tRETRANSMISSION\tTCP retransmission seq 25 len 124\tnil' ]
+    [ "${lines[3]}" = $'11\tDATA\tWrite STag 0x5b3d5300 TO 0x557ee9d8c100 len 1428 (seq 149)\twr_id 2\'s RDMA_WRITE' ]
+    [ "${lines[4]}" = "wr_id 1 (qp1 SEND, 100 bytes): frame 8 (TCP ACK in frame 9)" ]
+    [ "${lines[5]}" = "wr_id 2 (qp1 RDMA_WRITE, 3000 bytes): frames 11, 13, 15 (TCP ACK in frame 16)" ]
+}
+
+@test "iwarp wire: describe names an FPDU that goes on in the next segment, and one the snaplen cut before its DDP header, by its ULPDU length" {
+    run "$VERBSH" -e '
+      local W = require "verbs.wire_iwarp"
+      -- frame 12: a Write FPDU of 1442 bytes (DDP tagged 14, payload 1428) in a 1448-byte segment
+      local b = verbs.wire.read_pcap("'"$ROOT"'/tests/wire/iwarp.pcap")[12].bytes
+      local function first(n)   -- the segment with its first n payload bytes only, as TCP would send it
+        local ip = b:sub(15, 16) .. string.pack(">I2", 20 + 32 + n) .. b:sub(19, 34)
+        return b:sub(1, 14) .. ip .. b:sub(35, 66) .. b:sub(67, 66 + n)
+      end
+      for _, n in ipairs{ 19, 20, 700 } do
+        local p = W.decode(first(n))
+        local f = p.fpdus[1]
+        print(n, W.describe(p), f.truncated, f.rest, f.head and f.head.ddp.stag == 0x5b3d5300, f.cut)
+      end
+      for _, n in ipairs{ 85, 86 } do   -- the 1514-byte frame cut to n bytes: the DDP header ends at 86
+        local p = W.decode(b:sub(1, n))
+        print(n, W.describe(p), p.fpdus[1].cut, p.fpdus[1].truncated, p.fpdus[1].ddp and p.fpdus[1].ddp.to)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local head="198.51.100.1:50337 > 198.51.100.2:7497"
+    # 2 + 1442 + 4 bytes of CRC: 1448 - n still to come; the DDP and RDMAP headers read once 20 bytes are here
+    [ "${lines[0]}" = "19	$head FPDU of 1442 bytes continued in the next segment	true	1429	nil	nil" ]
+    [ "${lines[1]}" = "20	$head FPDU of 1442 bytes continued in the next segment	true	1428	true	nil" ]
+    [ "${lines[2]}" = "700	$head FPDU of 1442 bytes continued in the next segment	true	748	true	nil" ]
+    [ "${lines[3]}" = "85	$head FPDU of 1442 bytes cut by the snaplen	true	nil	nil" ]
+    [ "${lines[4]}" = "86	$head Write (tagged STag 0x5b3d5300 TO 0x557ee9d8c694) 1428 bytes	true	nil	$((0x557ee9d8c694))" ]
+}
