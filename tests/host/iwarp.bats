@@ -289,3 +289,96 @@ PY
     [ "${lines[3]}" = "85	$head FPDU of 1442 bytes cut by the snaplen	true	nil	nil" ]
     [ "${lines[4]}" = "86	$head Write (tagged STag 0x5b3d5300 TO 0x557ee9d8c694) 1428 bytes	true	nil	$((0x557ee9d8c694))" ]
 }
+
+# fakesiw SETUP ARGS...: verbsh ARGS in namespaces of its own (mount, net: lo
+# up) where /sys/class is a tmpfs that holds an iWARP device siw9 (node_type
+# "4: RNIC") and lo's address, 00:00:00:00:00:00; SETUP (shell) changes it first.
+fakesiw() {
+    local setup=$1
+    shift
+    unshare -m -n sh -c 'ip link set lo up && mount -t tmpfs none /sys/class &&
+        mkdir -p /sys/class/infiniband/siw9/ports/1/gids /sys/class/net/lo &&
+        echo 00:00:00:00:00:00 >/sys/class/net/lo/address && echo "4: RNIC" >/sys/class/infiniband/siw9/node_type &&
+        cd /sys/class && eval "$0" && cd "$OLDPWD" && exec "$@"' "$setup" "$VERBSH" "$@"
+}
+
+@test "iwarp capture: an iWARP device whose GID 0 is missing, empty, short or no netdev's MAC, or with no /sys/class/net, is named with where to look; a device that is not iWARP is looked up as rxe" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root (a mount namespace, CAP_NET_RAW)"
+    local gid=infiniband/siw9/ports/1/gids/0 chunk='print(select(2, pcall(verbs.capture, {device = "siw9"})))'
+    local why="capture: no netdev found under iWARP device 'siw9' (none has the MAC of its GID 0, /sys/class/infiniband/siw9/ports/1/gids/0): \`rdma link show siw9/1\` names it; give netdev = that name"
+    for setup in true ": >$gid" "echo 0000:0000:00 >$gid" "echo 0200:00ff:fe00:0001:: >$gid" \
+                 "echo 0000:0000:0000:0000:: >$gid && rm -r net"; do
+        run fakesiw "$setup" -e "$chunk"
+        echo "$setup: $output"
+        [ "$status" -eq 0 ]
+        [ "$output" = "$why" ]
+    done
+    # the GID of lo's MAC, 00:00:00:00:00:00, but siw9 an IB CA: its netdev is looked for in gid_attrs
+    run fakesiw "echo 0000:0000:0000:0000:: >$gid && echo '1: CA' >infiniband/siw9/node_type" -e "$chunk"
+    echo "$output"
+    [ "$output" = "capture: no netdev found under device 'siw9' (/sys/class/infiniband/siw9/ports/1/gid_attrs/ndevs): is it an rxe or siw device? list them with verbs.devices()" ]
+    run fakesiw "echo 0000:0000:0000:0000:: >$gid" -e 'local c = verbs.capture{device = "siw9"}
+      local i = c:info(); print(i.netdev, i.device, i.transport, i.filter, i.device_netdev); c:stop()'
+    echo "$output"
+    [ "$output" = $'lo\tsiw9\tiWARP\ttcp and (host 127.0.0.1)\tnil' ]
+}
+
+@test "iwarp capture: siw9's MPA Request, Reply and a Send, replayed over TCP on lo, are the ladder print(cap) draws, and cap:save's pcap decodes as tshark does; filter refuses the capture" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root (a mount namespace, CAP_NET_RAW)"
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # the payloads of iwarp.pcap's frames 4, 6 and 8, each its own segment (TCP_NODELAY, 20 ms apart)
+    cat >"$BATS_TEST_TMPDIR/replay.lua" <<'LUA'
+local socket = require "socket"
+local src = verbs.wire.read_pcap(arg[1])
+local function payload(b)
+  local ihl = (b:byte(15) & 15) * 4
+  local doff = (b:byte(15 + ihl + 12) >> 4) * 4
+  return b:sub(15 + ihl + doff, 14 + string.unpack(">I2", b, 17))
+end
+local c = verbs.capture{device = "siw9"}
+local srv = assert(socket.bind("127.0.0.1", 7497))
+local cl = assert(socket.connect("127.0.0.1", 7497))
+local s = srv:accept()
+cl:setoption("tcp-nodelay", true); s:setoption("tcp-nodelay", true)
+for _, x in ipairs{ { cl, s, 4 }, { s, cl, 6 }, { cl, s, 8 } } do
+  local p = payload(src[x[3]].bytes)
+  assert(x[1]:send(p)); assert(x[2]:receive(#p) == p)
+  socket.sleep(0.02)
+end
+cl:close(); s:close(); srv:close()
+local n = c:stop()
+print(n, c:save(arg[2]), #c:packets() == n)
+print(c)
+print(c:ladder() == require("verbs.wire_iwarp_ladder").ladder(c:packets(), c:posts()), #c:ladder() > 0)
+print(pcall(verbs.wire.filter, c, { qp = 1 }))
+LUA
+    run fakesiw "echo 0000:0000:0000:0000:: >infiniband/siw9/ports/1/gids/0" \
+        "$BATS_TEST_TMPDIR/replay.lua" "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/lo.pcap"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    read -r n saved same <<<"${lines[0]}"
+    [ "$n/$same" = "$saved/true" ]
+    [ "${lines[1]}" = "capture on lo ($n frames, stopped)" ]
+    [ "${lines[2]}" = "siw9 is iWARP: TCP segments of tcp and (host 127.0.0.1) (on lo, it crosses lo); TCP's ACKs carry its reliability" ]
+    local re='^   time ms  127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:7497$'
+    [[ ${lines[3]} =~ $re ]]
+    re='^ +0\.000  \|TCP SYN ------> +\| #1$'
+    [[ ${lines[4]} =~ $re ]]
+    local rows
+    rows=$(printf '%s\n' "${lines[@]}" | sed -n 's/^ *[0-9.]*  |\(.*\)| #[0-9]*$/\1/p' | sed 's/  *$//; s/^ *//')
+    echo "$rows"
+    grep -qx "MPA Request rev 2, markers off, CRC off ack 1 ------>" <<<"$rows"
+    grep -qx "<------ MPA Reply rev 2, markers off, CRC off ack 25" <<<"$rows"
+    grep -qx "Send QN 0 MSN 1 MO 0 last len 100 (seq 25) ack 25 ------>" <<<"$rows"
+    [ "${lines[-2]}" = $'true\ttrue' ]
+    [ "${lines[-1]}" = "false	bad argument #1 to 'filter' (a capture of iWARP device siw9: filter selects RoCEv2 frames by their BTH; an iWARP capture has TCP segments: read require('verbs.wire_iwarp_ladder').rows(cap:packets(), cap:posts()))" ]
+    tshark -T json -r "$BATS_TEST_TMPDIR/lo.pcap" 2>/dev/null | python3 "$ROOT/tests/wire/tshark_flat_iwarp.py" >"$BATS_TEST_TMPDIR/flat"
+    run "$VERBSH" "$ROOT/tests/wire/oracle_iwarp.lua" "$BATS_TEST_TMPDIR/lo.pcap" "$BATS_TEST_TMPDIR/flat"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    re="^$n frames, [0-9]+ fields compared, 0 mismatches; FPDUs: Send 1\$"
+    [[ ${lines[-1]} =~ $re ]]
+    # tshark read the MPA frames and the Send's FPDU from it
+    grep -q $'\tiwarp_mpa.key.req\t' "$BATS_TEST_TMPDIR/flat"
+    grep -q $'\tiwarp_ddp.msn\t1$' "$BATS_TEST_TMPDIR/flat"
+}
