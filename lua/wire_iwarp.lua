@@ -41,9 +41,11 @@ local function ddp_rdmap(s, off, ulen)
     hdr = 18
   end
   if rdmap.opcode == 1 and ulen >= hdr + 28 then   -- Read Request: where to read from and to
-    local rr = {}
-    rr.sinkstag, rr.sinkto, rr.rdmardsz, rr.srcstag, rr.srcto = string.unpack(">I4I8I4I4I8", s, off + hdr)
-    rdmap.rr = rr
+    if #s >= off + hdr + 27 then                    -- (a frame the snaplen cut may end before)
+      local rr = {}
+      rr.sinkstag, rr.sinkto, rr.rdmardsz, rr.srcstag, rr.srcto = string.unpack(">I4I8I4I4I8", s, off + hdr)
+      rdmap.rr = rr
+    end
     hdr = hdr + 28
   end
   return ddp, rdmap, ulen - hdr
@@ -52,6 +54,9 @@ end
 -- The MPA Request or Reply frame at the start of a segment's payload.
 local function mpa_frame(s, off)
   local key = s:sub(off, off + 15)
+  if #s < off + 19 then   -- the snaplen cut its 20-byte header: the key only
+    return { kind = key == MPA_REQ and "Request" or "Reply", key = key, cut = true }
+  end
   local f, rev, pdlen = string.unpack(">BBI2", s, off + 16)
   return { kind = key == MPA_REQ and "Request" or "Reply", key = key, marker_flag = f & 0x80 ~= 0,
     crc_flag = f & 0x40 ~= 0, rej_flag = f & 0x20 ~= 0, res = f & 0x1F, rev = rev, pdlength = pdlen,
@@ -64,7 +69,8 @@ end
 -- ladder follows each direction's stream; a single frame has none). An
 -- FPDU that goes on in the next segment is `truncated` (with `rest`, the
 -- bytes still to come, and `head`, its DDP and RDMAP headers when they are
--- here); one cut by the capture's snaplen is `cut`.
+-- here); one cut by the capture's snaplen is `cut`, as is an MPA frame whose
+-- 20-byte header it cut (then only its kind and key are known).
 function M.decode(b, skip)
   if #b < 14 + 20 + 20 or string.unpack(">I2", b, 13) ~= 0x0800 then return nil, "not an IPv4 frame" end
   local ip0 = 15
@@ -119,6 +125,7 @@ end
 -- One line per frame: "198.51.100.1:50337 > 198.51.100.2:7497 Send (untagged QN 0 MSN 1 MO 0, last) 100 bytes".
 function M.describe(p)
   local head = ("%s:%d > %s:%d"):format(p.ip.src, p.tcp.srcport, p.ip.dst, p.tcp.dstport)
+  if p.mpa and p.mpa.cut then return ("%s MPA %s cut by the snaplen"):format(head, p.mpa.kind) end
   if p.mpa then
     return ("%s MPA %s rev %d, markers %s, CRC %s, %d bytes of private data"):format(head, p.mpa.kind, p.mpa.rev,
       p.mpa.marker_flag and "on" or "off", p.mpa.crc_flag and "on" or "off", p.mpa.pdlength)

@@ -82,7 +82,8 @@ function M.rows(list, posts)
           r.kind, r.text = (tcp.flags & 0x02 ~= 0) and "SYN" or "FIN", "TCP " .. flags(tcp.flags)
         elseif p.mpa then
           r.kind = "MPA"
-          r.text = ("MPA %s rev %d, markers %s, CRC %s"):format(p.mpa.kind, p.mpa.rev,
+          r.text = p.mpa.cut and ("MPA %s cut by the snaplen"):format(p.mpa.kind)
+            or ("MPA %s rev %d, markers %s, CRC %s"):format(p.mpa.kind, p.mpa.rev,
             p.mpa.marker_flag and "on" or "off", p.mpa.crc_flag and "on" or "off")
         elseif tcp.len == 0 then
           r.kind, r.text = "ACK", ("TCP ACK ack %d"):format(r.ack or 0)

@@ -227,17 +227,6 @@ static struct frame *to_frame(lua_State *L, int idx)
 	return test_mt(L, idx, &frame_key);
 }
 
-const uint8_t *wire_frame_bytes(lua_State *L, int idx, uint32_t *caplen, uint32_t *length, double *time)
-{
-	struct frame *f = to_frame(L, idx);
-	if (!f)
-		return NULL;
-	*caplen = f->caplen;
-	*length = f->len;
-	*time = f->time;
-	return f->b;
-}
-
 /* Pushes why f is not RoCEv2 (decode's second value). */
 static void push_why(lua_State *L, const struct frame *f)
 {

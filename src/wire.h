@@ -11,10 +11,6 @@
  * the frame points into it and keeps it alive. */
 void wire_push_frame(lua_State *L, const uint8_t *b, uint32_t caplen, uint32_t length, double time, int owner);
 
-/* The frame at idx: its bytes, captured length, wire length and time; NULL
- * when idx is not a frame. */
-const uint8_t *wire_frame_bytes(lua_State *L, int idx, uint32_t *caplen, uint32_t *length, double *time);
-
 /* package.preload["verbs.wire_core"]: what lua/wire.lua builds on. */
 void wire_open(lua_State *L);
 

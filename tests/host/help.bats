@@ -370,3 +370,15 @@ help_first() { "$VERBSH" -e "help '$1'" | head -n 1; }
     [ "${lines[2]}" = "    take up to max completions now (an empty list when there is none)" ]
     [ "${lines[3]}" = "  gives a list of completions, each a copy of struct ibv_wc:" ]
 }
+
+@test "help(v) of a value that is no verbs object (a number, a boolean, a plain table) says so, prints nothing else and returns nothing" {
+    run "$VERBSH" -e 'print(select("#", help(42.5))); print(select("#", help(true))); local t = setmetatable({}, { __tostring = function() return "a plain table" end }); help(t)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "42.5 is not a verbs object; help() gives the overview" ]
+    [ "${lines[1]}" = 0 ]
+    [ "${lines[2]}" = "true is not a verbs object; help() gives the overview" ]
+    [ "${lines[3]}" = 0 ]
+    [ "${lines[4]}" = "a plain table is not a verbs object; help() gives the overview" ]
+    [ "${#lines[@]}" -eq 5 ]
+}

@@ -183,3 +183,202 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
     [ "${lines[1]}" = "fix	sudo ip link set dev dummy7 up" ]
     [ "${lines[2]}" = "netdev	dummy7" ]
 }
+
+@test "iwarp wire: frames the snaplen cut (editcap -s 86, 114) decode as far as they go: each FPDU's ULPDU length and the MPA revision as tshark reads them, nothing read past the end" {
+    command -v tshark >/dev/null && command -v editcap >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # 86 bytes: Ethernet 14, IPv4 20, TCP 32, then 20 of the payload: an MPA
+    # frame's whole header, an FPDU's length and the longer (untagged) DDP
+    # header; 114 bytes: a Read Request's whole FPDU but its CRC
+    for s in 86 114; do
+        editcap -F pcap -s $s "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/c$s.pcap"
+        tshark -r "$BATS_TEST_TMPDIR/c$s.pcap" -T fields -e frame.number -e iwarp_mpa.ulpdulength -e iwarp_mpa.rev 2>/dev/null |
+            awk -F'\t' '$2 != "" || $3 != ""' >"$BATS_TEST_TMPDIR/tshark$s"
+        run "$VERBSH" -e '
+          local W = require "verbs.wire_iwarp"
+          for i, f in ipairs(verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/c$s.pcap"'")) do
+            local p = W.decode(f.bytes)
+            if p.mpa then print(("%d\t\t%d"):format(i, p.mpa.rev)) end
+            for _, fp in ipairs(p.fpdus or {}) do print(("%d\t%d\t"):format(i, fp.ulpdulength)) end
+          end'
+        echo "$output"
+        [ "$status" -eq 0 ]
+        diff "$BATS_TEST_TMPDIR/tshark$s" <(printf '%s\n' "${lines[@]}")
+        [ "${#lines[@]}" -eq 9 ]
+    done
+    run "$VERBSH" -e '
+      local W = require "verbs.wire_iwarp"
+      local l = verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/c86.pcap"'")
+      local whole = verbs.wire.read_pcap("'"$ROOT/tests/wire/iwarp.pcap"'")
+      print(W.describe(W.decode(l[16].bytes)))
+      local rr = W.decode(whole[16].bytes:sub(1, 114)).fpdus[1]
+      print(rr.cut, rr.rdmap.rr.rdmardsz == W.decode(whole[16].bytes).fpdus[1].rdmap.rr.rdmardsz, rr.rdmap.rr.rdmardsz, rr.payload_len,
+        W.decode(whole[16].bytes:sub(1, 113)).fpdus[1].rdmap.rr)
+      print(W.describe(W.decode(whole[4].bytes:sub(1, 85))))
+      print(require("verbs.wire_iwarp_ladder").rows({ whole[1], whole[2], whole[3], whole[4].bytes:sub(1, 85), whole[5], l[16] })[4].text)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # the Read Request's 28 bytes of sink and source are past the 86th byte: not read, and its length still known
+    [ "${lines[0]}" = "198.51.100.1:50337 > 198.51.100.2:7497 Read Request (untagged QN 1 MSN 1 MO 0, last) 0 bytes" ]
+    [ "${lines[1]}" = $'true\ttrue\t2000\t0\tnil' ]
+    # 85 bytes: the MPA Request's key (16 bytes) but not the rest of its header
+    [ "${lines[2]}" = "198.51.100.1:50337 > 198.51.100.2:7497 MPA Request cut by the snaplen" ]
+    [ "${lines[3]}" = "MPA Request cut by the snaplen" ]
+}
+
+@test "iwarp ladder: a TCP segment sent again is a retransmission row where tshark finds one (same seq and len), tied to no WR a second time; the stream after it stays in step" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # iwarp.pcap with frame 8 (wr_id 1's Send) again, 1 ms after frame 9 (its ACK)
+    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/retx.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+hdr, recs, i = d[:24], [], 24
+while i < len(d):
+    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
+    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+sec, usec = struct.unpack("<II", recs[8][:8])
+usec += 1000
+again = struct.pack("<II", sec + usec // 1000000, usec % 1000000) + recs[7][8:]
+open(sys.argv[2], "wb").write(hdr + b"".join(recs[:9] + [again] + recs[9:]))
+PY
+    want=$(tshark -r "$BATS_TEST_TMPDIR/retx.pcap" -Y tcp.analysis.retransmission -T fields -e frame.number -e tcp.seq -e tcp.len 2>/dev/null)
+    run "$VERBSH" -e '
+      local L = require "verbs.wire_iwarp_ladder"
+      local list = verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/retx.pcap"'")
+      local posts = { { qp = "qp1", wr_id = 1, opcode = "SEND", length = 100 }, { qp = "qp1", wr_id = 2, opcode = "RDMA_WRITE", length = 3000 } }
+      local rows, summary = L.rows(list, posts)
+      for _, r in ipairs(rows) do if r.kind == "RETRANSMISSION" then print(r.frame, r.seq, r.len) end end
+      print("==")
+      for _, r in ipairs(rows) do if r.frame >= 10 and r.frame <= 11 then print(r.frame, r.kind, r.text, r.note) end end
+      print(table.concat(summary, "\n"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$want" = $'10\t25\t124' ]
+    [ "${lines[0]}" = "$want" ]
+    [ "${lines[1]}" = "==" ]
+    [ "${lines[2]}" = $'10\tRETRANSMISSION\tTCP retransmission seq 25 len 124\tnil' ]
+    [ "${lines[3]}" = $'11\tDATA\tWrite STag 0x5b3d5300 TO 0x557ee9d8c100 len 1428 (seq 149)\twr_id 2\'s RDMA_WRITE' ]
+    [ "${lines[4]}" = "wr_id 1 (qp1 SEND, 100 bytes): frame 8 (TCP ACK in frame 9)" ]
+    [ "${lines[5]}" = "wr_id 2 (qp1 RDMA_WRITE, 3000 bytes): frames 11, 13, 15 (TCP ACK in frame 16)" ]
+}
+
+@test "iwarp wire: describe names an FPDU that goes on in the next segment, and one the snaplen cut before its DDP header, by its ULPDU length" {
+    run "$VERBSH" -e '
+      local W = require "verbs.wire_iwarp"
+      -- frame 12: a Write FPDU of 1442 bytes (DDP tagged 14, payload 1428) in a 1448-byte segment
+      local b = verbs.wire.read_pcap("'"$ROOT"'/tests/wire/iwarp.pcap")[12].bytes
+      local function first(n)   -- the segment with its first n payload bytes only, as TCP would send it
+        local ip = b:sub(15, 16) .. string.pack(">I2", 20 + 32 + n) .. b:sub(19, 34)
+        return b:sub(1, 14) .. ip .. b:sub(35, 66) .. b:sub(67, 66 + n)
+      end
+      for _, n in ipairs{ 19, 20, 700 } do
+        local p = W.decode(first(n))
+        local f = p.fpdus[1]
+        print(n, W.describe(p), f.truncated, f.rest, f.head and f.head.ddp.stag == 0x5b3d5300, f.cut)
+      end
+      for _, n in ipairs{ 85, 86 } do   -- the 1514-byte frame cut to n bytes: the DDP header ends at 86
+        local p = W.decode(b:sub(1, n))
+        print(n, W.describe(p), p.fpdus[1].cut, p.fpdus[1].truncated, p.fpdus[1].ddp and p.fpdus[1].ddp.to)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local head="198.51.100.1:50337 > 198.51.100.2:7497"
+    # 2 + 1442 + 4 bytes of CRC: 1448 - n still to come; the DDP and RDMAP headers read once 20 bytes are here
+    [ "${lines[0]}" = "19	$head FPDU of 1442 bytes continued in the next segment	true	1429	nil	nil" ]
+    [ "${lines[1]}" = "20	$head FPDU of 1442 bytes continued in the next segment	true	1428	true	nil" ]
+    [ "${lines[2]}" = "700	$head FPDU of 1442 bytes continued in the next segment	true	748	true	nil" ]
+    [ "${lines[3]}" = "85	$head FPDU of 1442 bytes cut by the snaplen	true	nil	nil" ]
+    [ "${lines[4]}" = "86	$head Write (tagged STag 0x5b3d5300 TO 0x557ee9d8c694) 1428 bytes	true	nil	$((0x557ee9d8c694))" ]
+}
+
+# fakesiw SETUP ARGS...: verbsh ARGS in namespaces of its own (mount, net: lo
+# up) where /sys/class is a tmpfs that holds an iWARP device siw9 (node_type
+# "4: RNIC") and lo's address, 00:00:00:00:00:00; SETUP (shell) changes it first.
+fakesiw() {
+    local setup=$1
+    shift
+    unshare -m -n sh -c 'ip link set lo up && mount -t tmpfs none /sys/class &&
+        mkdir -p /sys/class/infiniband/siw9/ports/1/gids /sys/class/net/lo &&
+        echo 00:00:00:00:00:00 >/sys/class/net/lo/address && echo "4: RNIC" >/sys/class/infiniband/siw9/node_type &&
+        cd /sys/class && eval "$0" && cd "$OLDPWD" && exec "$@"' "$setup" "$VERBSH" "$@"
+}
+
+@test "iwarp capture: an iWARP device whose GID 0 is missing, empty, short or no netdev's MAC, or with no /sys/class/net, is named with where to look; a device that is not iWARP is looked up as rxe" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root (a mount namespace, CAP_NET_RAW)"
+    local gid=infiniband/siw9/ports/1/gids/0 chunk='print(select(2, pcall(verbs.capture, {device = "siw9"})))'
+    local why="capture: no netdev found under iWARP device 'siw9' (none has the MAC of its GID 0, /sys/class/infiniband/siw9/ports/1/gids/0): \`rdma link show siw9/1\` names it; give netdev = that name"
+    for setup in true ": >$gid" "echo 0000:0000:00 >$gid" "echo 0200:00ff:fe00:0001:: >$gid" \
+                 "echo 0000:0000:0000:0000:: >$gid && rm -r net"; do
+        run fakesiw "$setup" -e "$chunk"
+        echo "$setup: $output"
+        [ "$status" -eq 0 ]
+        [ "$output" = "$why" ]
+    done
+    # the GID of lo's MAC, 00:00:00:00:00:00, but siw9 an IB CA: its netdev is looked for in gid_attrs
+    run fakesiw "echo 0000:0000:0000:0000:: >$gid && echo '1: CA' >infiniband/siw9/node_type" -e "$chunk"
+    echo "$output"
+    [ "$output" = "capture: no netdev found under device 'siw9' (/sys/class/infiniband/siw9/ports/1/gid_attrs/ndevs): is it an rxe or siw device? list them with verbs.devices()" ]
+    run fakesiw "echo 0000:0000:0000:0000:: >$gid" -e 'local c = verbs.capture{device = "siw9"}
+      local i = c:info(); print(i.netdev, i.device, i.transport, i.filter, i.device_netdev); c:stop()'
+    echo "$output"
+    [ "$output" = $'lo\tsiw9\tiWARP\ttcp and (host 127.0.0.1)\tnil' ]
+}
+
+@test "iwarp capture: siw9's MPA Request, Reply and a Send, replayed over TCP on lo, are the ladder print(cap) draws, and cap:save's pcap decodes as tshark does; filter refuses the capture" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root (a mount namespace, CAP_NET_RAW)"
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # the payloads of iwarp.pcap's frames 4, 6 and 8, each its own segment (TCP_NODELAY, 20 ms apart)
+    cat >"$BATS_TEST_TMPDIR/replay.lua" <<'LUA'
+local socket = require "socket"
+local src = verbs.wire.read_pcap(arg[1])
+local function payload(b)
+  local ihl = (b:byte(15) & 15) * 4
+  local doff = (b:byte(15 + ihl + 12) >> 4) * 4
+  return b:sub(15 + ihl + doff, 14 + string.unpack(">I2", b, 17))
+end
+local c = verbs.capture{device = "siw9"}
+local srv = assert(socket.bind("127.0.0.1", 7497))
+local cl = assert(socket.connect("127.0.0.1", 7497))
+local s = srv:accept()
+cl:setoption("tcp-nodelay", true); s:setoption("tcp-nodelay", true)
+for _, x in ipairs{ { cl, s, 4 }, { s, cl, 6 }, { cl, s, 8 } } do
+  local p = payload(src[x[3]].bytes)
+  assert(x[1]:send(p)); assert(x[2]:receive(#p) == p)
+  socket.sleep(0.02)
+end
+cl:close(); s:close(); srv:close()
+local n = c:stop()
+print(n, c:save(arg[2]), #c:packets() == n)
+print(c)
+print(c:ladder() == require("verbs.wire_iwarp_ladder").ladder(c:packets(), c:posts()), #c:ladder() > 0)
+print(pcall(verbs.wire.filter, c, { qp = 1 }))
+LUA
+    run fakesiw "echo 0000:0000:0000:0000:: >infiniband/siw9/ports/1/gids/0" \
+        "$BATS_TEST_TMPDIR/replay.lua" "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/lo.pcap"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    read -r n saved same <<<"${lines[0]}"
+    [ "$n/$same" = "$saved/true" ]
+    [ "${lines[1]}" = "capture on lo ($n frames, stopped)" ]
+    [ "${lines[2]}" = "siw9 is iWARP: TCP segments of tcp and (host 127.0.0.1) (on lo, it crosses lo); TCP's ACKs carry its reliability" ]
+    local re='^   time ms  127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:7497$'
+    [[ ${lines[3]} =~ $re ]]
+    re='^ +0\.000  \|TCP SYN ------> +\| #1$'
+    [[ ${lines[4]} =~ $re ]]
+    local rows
+    rows=$(printf '%s\n' "${lines[@]}" | sed -n 's/^ *[0-9.]*  |\(.*\)| #[0-9]*$/\1/p' | sed 's/  *$//; s/^ *//')
+    echo "$rows"
+    grep -qx "MPA Request rev 2, markers off, CRC off ack 1 ------>" <<<"$rows"
+    grep -qx "<------ MPA Reply rev 2, markers off, CRC off ack 25" <<<"$rows"
+    grep -qx "Send QN 0 MSN 1 MO 0 last len 100 (seq 25) ack 25 ------>" <<<"$rows"
+    [ "${lines[-2]}" = $'true\ttrue' ]
+    [ "${lines[-1]}" = "false	bad argument #1 to 'filter' (a capture of iWARP device siw9: filter selects RoCEv2 frames by their BTH; an iWARP capture has TCP segments: read require('verbs.wire_iwarp_ladder').rows(cap:packets(), cap:posts()))" ]
+    tshark -T json -r "$BATS_TEST_TMPDIR/lo.pcap" 2>/dev/null | python3 "$ROOT/tests/wire/tshark_flat_iwarp.py" >"$BATS_TEST_TMPDIR/flat"
+    run "$VERBSH" "$ROOT/tests/wire/oracle_iwarp.lua" "$BATS_TEST_TMPDIR/lo.pcap" "$BATS_TEST_TMPDIR/flat"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    re="^$n frames, [0-9]+ fields compared, 0 mismatches; FPDUs: Send 1\$"
+    [[ ${lines[-1]} =~ $re ]]
+    # tshark read the MPA frames and the Send's FPDU from it
+    grep -q $'\tiwarp_mpa.key.req\t' "$BATS_TEST_TMPDIR/flat"
+    grep -q $'\tiwarp_ddp.msn\t1$' "$BATS_TEST_TMPDIR/flat"
+}

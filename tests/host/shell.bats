@@ -265,3 +265,54 @@ b	false
     [ "${lines[1]}" = "IBV_QPS_RTS is not defined (no global of that name has been set)" ]
     [ "${lines[2]}" = 'IBV_QPS_RTS is not defined: did you mean "RTS"? (enum values are strings: a name of ibv_qp_state)' ]
 }
+
+@test "-eCODE and -dDEV joined to their option: the chunk runs, in order with the others, and no stdin script after it; the device is set" {
+    run bash -c 'echo "print(\"stdin ran\")" | "$VERBSH" -ex=6 -e "x = x * 7" "-eprint(x, os.getenv(\"VERBSH_DEVICE\"))" -dfake7'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "42	fake7" ]
+    run bash -c 'echo "print(\"stdin ran\")" | "$VERBSH" "-eprint(6 * 7)"'
+    [ "$output" = 42 ]
+    run bash -c 'echo "print(\"stdin ran\", os.getenv(\"VERBSH_DEVICE\"))" | "$VERBSH" -drxe3'
+    [ "$output" = "stdin ran	rxe3" ]
+}
+
+@test "-- ends the options: the next argument is the script, even one that starts with '-'; with none after it, stdin is" {
+    printf 'print("script", arg[0], ...)\n' >-s.lua
+    run "$VERBSH" -- -s.lua -e x
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "script	-s.lua	-e	x" ]
+    run bash -c 'echo "print(\"stdin\", #arg)" | "$VERBSH" --'
+    [ "$status" -eq 0 ]
+    # no script: arg holds the options after arg[0], as lua5.4 sets it
+    [ "$output" = "stdin	1" ]
+    # after -e, as without --: the chunks are the program, stdin is not read
+    run bash -c 'echo "print(\"stdin\")" | "$VERBSH" -e "print(1)" --'
+    [ "$output" = 1 ]
+}
+
+@test "an error in a script read from stdin stops it there and exits 1, after what ran before it" {
+    run bash -c 'printf "print(1)\nlocal t = {}\nprint(#t + 2)\nerror(\"boom\")\nprint(3)\n" | "$VERBSH" 2>&1'
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = 1 ]
+    [ "${lines[1]}" = 2 ]
+    [ "${lines[2]}" = "stdin:4: boom" ]
+    [[ $output != *3* ]]
+}
+
+@test "an uncaught error object with no __tostring is named by its type, with the traceback" {
+    for v in '{}' nil true 'function() end'; do
+        run "$VERBSH" -e "error($v)"
+        echo "$v: $output"
+        [ "$status" -eq 1 ]
+        case $v in '{}') t=table ;; nil) t=nil ;; true) t=boolean ;; *) t=function ;; esac
+        [ "${lines[0]}" = "(error object is a $t value)" ]
+        [ "${lines[1]}" = "stack traceback:" ]
+        [ "${lines[2]}" = "	[C]: in function 'error'" ]
+    done
+    # a number is a string to Lua: its text, not its type
+    run "$VERBSH" -e 'error(42.5, 0)'
+    [ "${lines[0]}" = "42.5" ]
+}

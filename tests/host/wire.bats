@@ -518,3 +518,234 @@ load ../helpers
         [ "${lines[$i]}" = "${mine[$i]}" ] || { echo "frame $((i + 1)): tshark ${lines[$i]}, verbsh ${mine[$i]}"; return 1; }
     done
 }
+
+@test "wire: tostring of a header lists its fields in their order, strings quoted, absent ones left out; the values are tshark's" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # tshark's fields of a frame: tf PCAP N FIELD...
+    tf() { local f=$1 n=$2; shift 2; tshark -r "tests/wire/$f.pcap" -Y "frame.number==$n" -T fields -E separator=' ' \
+        $(printf -- '-e %s ' "$@") 2>/dev/null; }
+    read -r syn msn timer <<<"$(tf scenarios 19 infiniband.aeth.syndrome infiniband.aeth.msn infiniband.aeth.syndrome.timer)"
+    read -r nsyn nmsn nerr <<<"$(tf send5000 6 infiniband.aeth.syndrome infiniband.aeth.msn infiniband.aeth.syndrome.error_code)"
+    read -r va rkey swap cmp <<<"$(tf scenarios 16 infiniband.reth.va infiniband.reth.r_key infiniband.atomiceth.swapdt infiniband.atomiceth.cmpdt)"
+    read -r qkey srcqp edst esrc sport ulen <<<"$(tf scenarios 22 infiniband.deth.q_key infiniband.deth.srcqp eth.dst eth.src udp.srcport udp.length)"
+    read -r hlim src dst <<<"$(tf ipv6 1 ipv6.hlim ipv6.src ipv6.dst)"
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local l, s = w.read_pcap("tests/wire/scenarios.pcap"), w.read_pcap("tests/wire/send5000.pcap")
+      print(l[19].aeth); print(s[6].aeth); print(l[16].atomiceth); print(l[22].deth); print(l[22].eth); print(l[22].udp)
+      print(w.read_pcap("tests/wire/ipv6.pcap")[1].ip)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # an RNR NAK has a timer and no NAK code: the one absent field in the middle leaves no gap
+    [ "${lines[0]}" = "aeth { syndrome = $syn, msn = $msn, kind = \"RNR NAK\", value = $timer, timer = $timer }" ]
+    [ "${lines[1]}" = "aeth { syndrome = $nsyn, msn = $nmsn, kind = \"NAK\", value = $nerr, nak = \"remote operational error\" }" ]
+    [ "${lines[2]}" = "atomiceth { va = $((va)), r_key = $((rkey)), swap_or_add = $swap, compare = $cmp }" ]
+    [ "${lines[3]}" = "deth { q_key = $((qkey)), src_qp = $((srcqp)) }" ]
+    [ "${lines[4]}" = "eth { dst = \"$edst\", src = \"$esrc\", type = 2048 }" ]
+    [ "${lines[5]}" = "udp { srcport = $sport, dstport = 4791, length = $ulen, checksum = 0 }" ]
+    [ "${lines[6]}" = "ip { version = 6, tclass = 0, flow = 0, plen = 40, nxt = 17, hlim = $hlim, src = \"$src\", dst = \"$dst\" }" ]
+    # the values are the frames' own, not the same number everywhere
+    [ "$syn/$msn/$timer/$nsyn/$nerr/$swap/$((srcqp))" = "33/5/1/99/3/5/18" ]
+}
+
+@test "wire: crc32 is zlib's, python's zlib.crc32 the oracle, and goes on from the CRC given" {
+    local want
+    want=$(python3 -c 'import zlib
+s = bytes(range(256)) * 3 + b"\x00verbsh\x00"
+print(zlib.crc32(b"123456789"), zlib.crc32(s), zlib.crc32(s[100:], zlib.crc32(s[:100])), zlib.crc32(b"", 0x12345678), zlib.crc32(b"a", 0x9abcdef0))')
+    run "$VERBSH" -e '
+      local c = verbs.wire.crc32
+      local s = ""
+      for i = 0, 255 do s = s .. string.char(i) end
+      s = s:rep(3) .. "\0verbsh\0"
+      print(c("123456789"), c(s), c(s:sub(101), c(s:sub(1, 100))), c("", 0x12345678), c("a", 0x9abcdef0))
+      print(pcall(c, {}))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "${want// /$'\t'}" ]
+    [ "$(echo "$want" | cut -d' ' -f1)" = $((0xCBF43926)) ]
+    # Lua names the function by the first loaded module it finds it in: wire or wire_core
+    [[ ${lines[1]} =~ ^false$'\t'"bad argument #1 to 'verbs.wire"(_core)?".crc32' (string expected, got table)"$ ]]
+}
+
+@test "wire: a pcap cut inside a frame is an error naming the file after the frames before it; an iterator at its end stays ended; key and decode of what is no RoCEv2 frame" {
+    # scenarios.pcap: a 24-byte file header, then frame 1 (16 + 1082 bytes);
+    # 1500 bytes cut frame 2's 1082 to 362, 1130 cut its 16-byte record header to 8
+    head -c 1500 tests/wire/scenarios.pcap >"$BATS_TEST_TMPDIR/cut.pcap"
+    head -c 1130 tests/wire/scenarios.pcap >"$BATS_TEST_TMPDIR/cuthdr.pcap"
+    run "$VERBSH" -e '
+      local w, core = verbs.wire, require "verbs.wire_core"
+      local dir = os.getenv("BATS_TEST_TMPDIR")
+      print(pcall(w.read_pcap, dir .. "/cut.pcap"))
+      print(pcall(w.read_pcap, dir .. "/cuthdr.pcap"))
+      local seen = {}
+      print(pcall(function() for p in w.frames(dir .. "/cut.pcap") do seen[#seen + 1] = p.bth.psn end end))
+      print(#seen, seen[1])
+      -- the loop ended (the file closed): called again, the iterator gives nothing
+      local it, s = w.frames("tests/wire/send5000.pcap")
+      local n = 0
+      while it(s) do n = n + 1 end
+      print(n, select("#", it(s)), select("#", it(s)))
+      -- key: opcode, PSN, DestQP, AETH kind, IP source bytes; nothing for what is not RoCEv2
+      local l = w.read_pcap("tests/wire/scenarios.pcap")
+      local op, psn, qp, kind, src = core.key(l[19])
+      print(op, psn, qp, kind, ("%d.%d.%d.%d"):format(src:byte(1, -1)), #src)
+      local l6 = w.read_pcap("tests/wire/ipv6.pcap")
+      -- a READ response carries an AETH too; the source is 2001:db8::2
+      local _, _, _, kind6, src6 = core.key(l6[2])
+      print(kind6, l6[2].opcode, #src6, src6 == string.pack(">I4I4I4I4", 0x20010db8, 0, 0, 2))
+      print(select("#", core.key("x")), select("#", core.key(core.frame(l[19].bytes:sub(1, 40)))), select("#", core.key(7)))
+      print(pcall(core.decode, 42))
+      print(l[1].bth.nosuch, l[1].bth[1], l[1].bth.psn)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	read_pcap: $BATS_TEST_TMPDIR/cut.pcap: truncated dump file; tried to read 1082 captured bytes, only got 362" ]
+    [ "${lines[1]}" = "false	read_pcap: $BATS_TEST_TMPDIR/cuthdr.pcap: truncated dump file; tried to read 16 header bytes, only got 8" ]
+    [ "${lines[2]}" = "false	frames: $BATS_TEST_TMPDIR/cut.pcap: truncated dump file; tried to read 1082 captured bytes, only got 362" ]
+    [ "${lines[3]}" = "1	100" ]
+    [ "${lines[4]}" = "6	0	0" ]
+    # frame 19: the RNR NAK (opcode 17) of PSN 112 to QP 17, from 192.0.2.2
+    [ "${lines[5]}" = "17	112	17	RNR NAK	192.0.2.2	4" ]
+    [ "${lines[6]}" = "ACK	RDMA_READ_RESPONSE_FIRST	16	true" ]
+    [ "${lines[7]}" = "0	0	0" ]
+    [ "${lines[8]}" = "false	bad argument #1 to 'decode' (string expected, got number)" ]
+    [ "${lines[9]}" = "nil	nil	100" ]
+}
+
+@test "wire: print(cap) of frames on lo is the ladder with each frame's WR, then a line per WR; cap:ladder() is the bare ladder" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    # No device here to post on: the WRs are written where qp:post_send
+    # notes them (capture_note_posts: the registry's posts list) while the
+    # capture runs, and the frames they would make are sent to UDP 4791 on lo:
+    # scenarios.pcap's 5000-byte SEND and its ACK (frames 1-6), then a
+    # 1500-byte RDMA WRITE (7-8) whose ACK (9) is not sent.
+    run unshare -n sh -c 'ip link set lo up && exec "$0" -e "$1"' "$VERBSH" '
+      local w = verbs.wire
+      local src = w.read_pcap("tests/wire/scenarios.pcap")
+      local c = verbs.capture{netdev = "lo"}
+      local posts = debug.getregistry()["verbs.capture.posts"]
+      for _, p in ipairs{ { 7, "SEND", 5000 }, { 8, "RDMA_WRITE", 1500 }, { 9, "SEND", 64 } } do
+        posts[#posts + 1] = { qp = "qp1", qp_num = 17, qp_type = "RC", dest_qp = 17, wr_id = p[1], opcode = p[2], length = p[3] }
+      end
+      local u = require("socket").udp()
+      for i = 1, 8 do u:sendto(src[i].bytes:sub(43), "127.0.0.1", 4791) end
+      print(c:stop(), #c:posts())
+      print(c)
+      print("== ladder")
+      print(c:ladder() == w.ladder(c:packets()), c:ladder() == w.ladder(c:packets(), {}))
+      print(c:ladder())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'8\t3' ]
+    [ "${lines[1]}" = "capture on lo (8 frames, stopped)" ]
+    [ "${lines[2]}" = "   time ms  127.0.0.1                                                      peer" ]
+    # rung N ROW NOTE: line N is a frame's row (its time varies) with that note
+    rung() {
+        local re="^ +[0-9]+\\.[0-9]{3}  \\|$2 ------> +\\|$3\$"
+        [[ ${lines[$1]} =~ $re ]] || { echo "line $1 is not: $2 ... $3"; return 1; }
+    }
+    rung 3 "SEND_FIRST psn 100 len 1024 BAD ICRC" "  wr_id 7's SEND"
+    rung 7 "SEND_LAST psn 104 len 904 BAD ICRC" "  wr_id 7's SEND"
+    rung 8 "ACKNOWLEDGE psn 104 len 0 ACK msn 1 BAD ICRC" "  completes wr_id 7"
+    rung 10 "RDMA_WRITE_LAST psn 106 len 476 BAD ICRC" "  wr_id 8's RDMA_WRITE"
+    [ "${lines[11]}" = "wr_id 7 (qp1 SEND, 5000 bytes): 5 frames from psn 100, completed by frame 6 (ACKNOWLEDGE)" ]
+    [ "${lines[12]}" = "wr_id 8 (qp1 RDMA_WRITE, 1500 bytes): 2 frames from psn 105, no ACK in the capture" ]
+    [ "${lines[13]}" = "wr_id 9 (qp1 SEND, 64 bytes): no frame in the capture" ]
+    [ "${lines[14]}" = "== ladder" ]
+    [ "${lines[15]}" = $'true\ttrue' ]
+    # the bare ladder: the same rows, no WR named, no summary
+    [ "${lines[16]}" = "${lines[2]}" ]
+    rung 17 "SEND_FIRST psn 100 len 1024 BAD ICRC" ""
+    rung 24 "RDMA_WRITE_LAST psn 106 len 476 BAD ICRC" ""
+    [ "${#lines[@]}" -eq 25 ]
+}
+
+@test "wire: a stopped capture refuses stop; save names a file it cannot open or write; a name with a NUL byte; filter's other arguments" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    run "$VERBSH" -e '
+      local c = verbs.capture{netdev = "lo"}
+      print(c:info().stopped, c:stop(), c:info().stopped)
+      print(pcall(c.stop, c))
+      print(pcall(c.save, c, "/nonexistent/dir/x.pcap"))
+      print(pcall(c.save, c, "/dev/full"))
+      print(pcall(verbs.capture, {netdev = "lo\0x"}))
+      print(pcall(verbs.capture, {device = "rxe\0"}))
+      print(pcall(verbs.wire.filter, 42, {}))
+      print(pcall(verbs.wire.filter, {}, "SEND"))
+      print(#verbs.wire.filter(c, {}), #verbs.wire.filter({}, {}))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'false\t0\ttrue' ]
+    [ "${lines[1]}" = "false	capture on lo is stopped: start a new one with verbs.capture{...}" ]
+    [ "${lines[2]}" = "false	capture:save: /nonexistent/dir/x.pcap: No such file or directory" ]
+    # the file header is buffered: the flush at the end is what fails
+    [ "${lines[3]}" = "false	capture:save: writing /dev/full failed" ]
+    [ "${lines[4]}" = "false	bad argument #1 to 'capture' (netdev: the name has a NUL byte after 'lo')" ]
+    [ "${lines[5]}" = "false	bad argument #1 to 'capture' (device: the name has a NUL byte after 'rxe')" ]
+    [ "${lines[6]}" = "false	bad argument #1 to 'filter' (capture or packet list expected, got number)" ]
+    [ "${lines[7]}" = "false	bad argument #2 to 'filter' (table {qp=, opcode=} expected, got string)" ]
+    [ "${lines[8]}" = $'0\t0' ]
+}
+
+@test "wire: a capture whose netdev disappears stopped early, and says so in info, stop and print(cap)" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    run unshare -n sh -c 'ip link add v0 type veth peer name v1 && ip link set v0 up && exec "$0" -e "$1"' "$VERBSH" '
+      local c = verbs.capture{netdev = "v0"}
+      print(c:info().lost)
+      os.execute("ip link del v0")
+      local socket = require "socket"
+      for _ = 1, 500 do if c:info().lost then break end socket.sleep(0.01) end
+      print(c:info().lost)
+      print(c:stop())
+      print(c)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = nil ]
+    [ "${lines[1]}" = "the capture stopped early: The interface disappeared" ]
+    [ "${lines[2]}" = $'0\tthe capture stopped early: The interface disappeared' ]
+    [ "${lines[3]}" = "capture on v0 (0 frames, stopped)" ]
+    [ "${lines[4]}" = "the capture stopped early: The interface disappeared" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
+
+@test "wire: frames the kernel dropped (its ring full while verbsh was stopped) are counted in info, stop's answer and print(cap)'s first line" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    # python stops verbsh (SIGSTOP), sends 20000 datagrams of 1000 bytes to
+    # UDP 4791 on lo, and lets it go on: the capture's 32 MiB ring, a 9216-byte
+    # slot per frame at the default snaplen, holds about 3600 of them.
+    cat >"$BATS_TEST_TMPDIR/flood.py" <<'PY'
+import os, signal, socket, sys
+pid, n = int(sys.argv[1]), int(sys.argv[2])
+os.kill(pid, signal.SIGSTOP)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(n):
+    s.sendto(i.to_bytes(4, "big") * 250, ("127.0.0.1", 4791))
+os.kill(pid, signal.SIGCONT)
+PY
+    run unshare -n sh -c 'ip link set lo up && exec "$0" -e "$1"' "$VERBSH" '
+      local socket = require "socket"
+      local pid = io.open("/proc/self/stat"):read("l"):match("^%d+")
+      local c = verbs.capture{netdev = "lo"}
+      assert(os.execute("python3 " .. os.getenv("BATS_TEST_TMPDIR") .. "/flood.py " .. pid .. " 20000"))
+      local running
+      for _ = 1, 500 do running = c:info(); if running.drops > 0 then break end socket.sleep(0.01) end
+      print(running.drops > 0, running.lost == ("the kernel dropped %d frames (libpcap'"'"'s ps_drop): its capture buffer"
+        .. " (32 MiB) was full before the capture'"'"'s thread read them; a smaller snaplen (verbs.capture{snaplen = 128}:"
+        .. " the headers only) keeps more frames in it"):format(running.drops))
+      local n, why = c:stop()
+      local i = c:info()
+      print(n, why)
+      print(i.count, i.drops, n == #c:packets(), i.lost == why)
+      print(tostring(c):match("^[^\n]*"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'true\ttrue' ]
+    read -r count drops same lost <<<"${lines[2]}"
+    [ "$same/$lost" = "true/true" ]
+    [ "$count" -gt 0 ]
+    # every datagram not kept was dropped (lo shows the kernel each frame
+    # twice, sent and received: libpcap skips the sent copy, so it may count more)
+    [ "$((count + drops))" -ge 20000 ]
+    [ "${lines[1]}" = "$count	the kernel dropped $drops frames (libpcap's ps_drop): its capture buffer (32 MiB) was full before the capture's thread read them; a smaller snaplen (verbs.capture{snaplen = 128}: the headers only) keeps more frames in it" ]
+    [ "${lines[3]}" = "capture on lo ($count frames, $drops dropped by the kernel, stopped)" ]
+}
