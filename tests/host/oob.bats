@@ -211,3 +211,20 @@ port() { echo $((20000 + (RANDOM % 20000))); }
     [ "$status" -eq 0 ]
     [ "$output" = "43	true" ]
 }
+
+@test "oob: a recv that timed out in the middle of a line keeps what it had: the next recv returns the whole message" {
+    run "$VERBSH" -e '
+      local oob = verbs.oob
+      local l = oob.listen(0)
+      local c = oob.connect("127.0.0.1", l.port)
+      local s = l:accept()
+      c.sock:send("verbsh-oob/1 qp_num=i:46")
+      print(pcall(s.recv, s, 0.3))
+      c.sock:send("60 psn=i:1193046\n")
+      local m = s:recv(2)
+      print(m.qp_num, m.psn)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "false	oob: no message from 127.0.0.1:"[0-9]*" within 0.3s (a partial line \"verbsh-oob/1 qp_num=i:46\")" ]]
+    [ "${lines[1]}" = "4660	1193046" ]
+}
