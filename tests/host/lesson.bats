@@ -577,3 +577,78 @@ rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVEN
     [ "${lines[1]}" = "qp mr cq pd context" ]
     [ "${lines[2]}" = "nil	nil	nil" ]
 }
+
+@test "the lessons directory: VERBSH_LESSONS, else beside the binary (lessons, ../lessons, ../../lessons, ../share/verbsh/lessons, in that order), else ./lessons; with none, --lesson says how to set it and exits 2" {
+    T=$BATS_TEST_TMPDIR/t
+    mkdir -p "$T/x/y/bin" "$T/cwd"
+    cp "$VERBSH" "$T/x/y/bin/verbsh"
+    cd "$T/cwd"
+    where() { env -u VERBSH_LESSONS "$T/x/y/bin/verbsh" -e 'print(require("verbs.lesson").dir())'; }
+    run env -u VERBSH_LESSONS "$T/x/y/bin/verbsh" --lesson
+    [ "$status" -eq 2 ]
+    [[ ${lines[0]} == "Lessons ("* ]]
+    [ "${lines[1]}" = "verbsh --lesson: cannot find the lessons directory (set VERBSH_LESSONS=/path/to/verbsh/lessons)" ]
+    [ "${#lines[@]}" -eq 2 ]
+    mkdir lessons
+    touch lessons/01-devices.lua   # (how a lessons directory is recognised)
+    run where
+    [ "$output" = "lessons" ]
+    # each place beside the binary comes before the ones after it, and before ./lessons
+    for d in x/y/share/verbsh/lessons x/lessons x/y/lessons x/y/bin/lessons; do
+        mkdir -p "$T/$d"
+        touch "$T/$d/01-devices.lua"
+        run where
+        [ "$(realpath "$output")" = "$T/$d" ]
+    done
+    VERBSH_LESSONS=$FAKE run "$T/x/y/bin/verbsh" -e 'print(require("verbs.lesson").dir())'
+    [ "$output" = "$FAKE" ]
+}
+
+@test "without XDG_STATE_HOME, finished lessons and the progress log go under HOME/.local/state; with neither, nowhere (and nothing fails)" {
+    H=$BATS_TEST_TMPDIR/home
+    mkdir -p "$H"
+    run env -u XDG_STATE_HOME HOME="$H" VERBSH_LESSONS="$FAKE" VERBSH_PROGRESS=1 VERBSH_ROOM=off "$VERBSH" -e '
+      local L, P = require "verbs.lesson", require "verbs.progress"
+      print(P.dir())
+      lesson "devices"; skip(); skip()
+      print(L.finished()["01-devices"])'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$H/.local/state/verbsh" ]
+    [ "${lines[-1]}" = "true" ]
+    [ "$(cat "$H/.local/state/verbsh/finished")" = "01-devices" ]
+    [ "$(cut -f3,4 "$H/.local/state/verbsh/progress" | tail -1)" = "01-devices	finished" ]
+    run env -u XDG_STATE_HOME HOME= VERBSH_LESSONS="$FAKE" VERBSH_PROGRESS=1 VERBSH_ROOM=off "$VERBSH" -e '
+      local L, P = require "verbs.lesson", require "verbs.progress"
+      print(P.dir())
+      lesson "devices"; skip(); skip()
+      print(next(L.finished()), P.write("01-devices", "finished"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "nil" ]
+    [ "${lines[-1]}" = "nil	nil" ]
+}
+
+@test "lesson() in a lesson says where it stands, then lists; progress() kept after the lesson stopped says none runs; a chunk with a syntax error is shown and counts as failed; --lesson with two names is refused (exit 2)" {
+    run lua_run '
+      local L = require "verbs.lesson"
+      lesson "devices"
+      local kept = progress
+      lesson(false)
+      kept()
+      lesson "devices"
+      print("--- lesson()")
+      lesson()
+      print("--- run_code", L.run_code("a = 1\nb = = 2\nreturn a + 41", false))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *$'\nLesson stopped; its objects are still there.\nNo lesson is running.\nFinished: 0 of 3 lessons\n'* ]]
+    # lesson() in a lesson: where it stands, then the list
+    [[ $output == *$'\n--- lesson()\ndevices: step 1/2 -- Set x\nFinished: 0 of 3 lessons\nLessons (start one'* ]]
+    has_line "stdin:1: unexpected symbol near '='"
+    has_line "42"
+    [ "${lines[-1]}" = "--- run_code	false" ]
+    run lua_run 'os.exit(require("verbs.lesson").main{ "devices", "broken" })'
+    [ "$status" -eq 2 ]
+    [ "$output" = "verbsh --lesson: one lesson at a time (or --auto to run several)" ]
+}
