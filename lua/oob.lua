@@ -85,10 +85,13 @@ function Conn:recv(timeout)
   if not self.sock then error("oob: connection is closed", 2) end
   local limit = timeout or M.timeout
   local deadline = socket.gettime() + limit
-  local buf = ""
+  -- (what a timed-out recv had of a line is kept: the next recv goes on from it)
+  local buf = self.partial or ""
+  self.partial = nil
   while true do
     local left = deadline - socket.gettime()
     if left <= 0 then
+      self.partial = buf ~= "" and buf or nil
       error(("oob: no message from %s within %gs%s"):format(self.peer, limit,
         #buf > 0 and (" (a partial line %q)"):format(buf:sub(1, 40)) or ""), 2)
     end

@@ -258,3 +258,274 @@ fake_tool() { mkdir -p "$1"; printf '#!/bin/sh\ncat <<"EOF_"\n%s\nEOF_\n' "$3" >
     run fw "$d/ipt_open"
     [ "${lines[0]}" = "ok    firewall  iptables: nothing drops UDP port 4791 (RoCE v2)" ]
 }
+
+# doctor_checks ROOT NAMES LUA: the findings named in NAMES (names separated
+# by spaces), "name|status|message|fix", of a
+# doctor run with sysfs under ROOT and libibverbs made up by LUA, which fills
+# `devs` (name -> { port = query_port's answer, gids = ..., fail = open's
+# error }) and may replace verbs.sysinfo.
+doctor_checks() {
+    "$VERBSH" -e "
+      require('verbs.explain_sys').root = '$1'
+      local devs = {}
+      $3
+      verbs.devices = function()
+        local l = {}
+        for n in pairs(devs) do l[#l + 1] = { name = n } end
+        table.sort(l, function(a, b) return a.name < b.name end)
+        return l
+      end
+      verbs.open = function(name)
+        local d = devs[name]
+        if d.fail then error(d.fail, 0) end
+        return { query_device = function() return { phys_port_cnt = 1 } end,
+                 query_port = function() return d.port end, gids = function() return d.gids or {} end,
+                 close = function() end }
+      end
+      for _, c in ipairs(require('verbs.doctor').run().checks) do
+        if (' $2 '):find(' ' .. c.name .. ' ', 1, true) then
+          print(c.name .. '|' .. c.status .. '|' .. c.message .. '|' .. tostring(c.fix))
+        end
+      end"
+}
+
+# fake_rxe_root ROOT DEV...: sysfs with those RDMA devices and a uverbs node
+fake_rxe_root() {
+    local t=$1 d; shift
+    mkdir -p "$t/dev/infiniband" "$t/sys/class/net"
+    touch "$t/dev/infiniband/uverbs0"
+    for d; do mkdir -p "$t/sys/class/infiniband/$d"; done
+}
+
+@test "doctor's ABI check: a provider built for another private ABI fails naming its file, both ABIs and libibverbs; one of this ABI beside it passes; the kernel's uverbs ABI passes at 3 and 6, fails at 2 and 7" {
+    T=$BATS_TEST_TMPDIR/root
+    L=/usr/lib/x86_64-linux-gnu/libibverbs
+    fake_rxe_root "$T" rxe0
+    mkdir -p "$T$L"
+    touch "$T$L/librxe-rdmav33.so" "$T$L/libmlx5-rdmav34.so"
+    sysinfo='local real = verbs.sysinfo
+      verbs.sysinfo = function() local s = real(); s.libibverbs = "/usr/lib/libibverbs.so.1.14.44.0"; return s end
+      devs.rxe0 = { port = { state = "ACTIVE", link_layer = "ETHERNET", active_mtu = 1024 } }'
+    run doctor_checks "$T" abi "$sysinfo"
+    echo "$output"
+    [ "$output" = "abi|fail|the provider for rxe0, $L/librxe-rdmav33.so, was built for libibverbs' private ABI 33, but this libibverbs (/usr/lib/libibverbs.so.1.14.44.0) loads ABI 34 providers only: the two come from different rdma-core releases|sudo apt-get install --reinstall libibverbs1 ibverbs-providers (both from one rdma-core release)" ]
+    touch "$T$L/librxe-rdmav34.so"
+    run doctor_checks "$T" abi "$sysinfo"
+    [ "$output" = "abi|ok|kernel uverbs ABI ? (libibverbs: 3-6), providers of private ABI 34|nil" ]
+    mkdir -p "$T/sys/class/infiniband_verbs"
+    for kabi in 2 3 6 7; do
+        echo "$kabi" >"$T/sys/class/infiniband_verbs/abi_version"
+        run doctor_checks "$T" abi "$sysinfo"
+        echo "$kabi: $output"
+        case $kabi in
+        2|7) [ "$output" = "abi|fail|the kernel's uverbs ABI is $kabi, but this libibverbs supports 3 to 6 (libibverbs says 'Fatal: kernel ABI version $kabi doesn't match library version 6')|sudo apt-get install --only-upgrade rdma-core libibverbs1 ibverbs-providers (or boot the kernel this rdma-core was made for)" ] ;;
+        *) [ "$output" = "abi|ok|kernel uverbs ABI $kabi (libibverbs: 3-6), providers of private ABI 34|nil" ] ;;
+        esac
+    done
+}
+
+@test "doctor's mtu check: active_mtu 512 fails (with the netdev's MTU and the ip fix, or on InfiniBand the path_mtu to use); 1024, the lessons' path_mtu, and 4096 pass; a device that cannot be opened is a port failure with open's error" {
+    T=$BATS_TEST_TMPDIR/root
+    fake_rxe_root "$T" mlx5_0 rxe0 rxe1 rxe2 rxe3
+    for n in 7:1000 8:1500 9:9000; do mkdir -p "$T/sys/class/net/veth${n%:*}"; echo "${n#*:}" >"$T/sys/class/net/veth${n%:*}/mtu"; done
+    run doctor_checks "$T" "port mtu" '
+      local function roce(mtu, nd)
+        return { port = { state = "ACTIVE", link_layer = "ETHERNET", active_mtu = mtu },
+                 gids = { { index = 1, type = "RoCE v2", gid = "::ffff:192.0.2.7", netdev = nd } } }
+      end
+      devs.rxe0, devs.rxe1, devs.rxe2 = roce(512, "veth7"), roce(1024, "veth8"), roce(4096, "veth9")
+      devs.rxe3 = { fail = "rxe3: ibv_open_device: ENODEV 19 (No such device)" }
+      devs.mlx5_0 = { port = { state = "ACTIVE", link_layer = "INFINIBAND", active_mtu = 256 } }'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 9 ]
+    [ "${lines[1]}" = "mtu|fail|mlx5_0 port 1 has active_mtu 256: the lessons connect with path_mtu 1024, and a path_mtu above active_mtu loses every packet longer than 256 bytes|use path_mtu 256 in your QPs' RTR transition" ]
+    [ "${lines[3]}" = "mtu|fail|rxe0 port 1 has active_mtu 512 (veth7 MTU 1000): the lessons connect with path_mtu 1024, and a path_mtu above active_mtu loses every packet longer than 512 bytes|sudo ip link set dev veth7 mtu 1500" ]
+    [ "${lines[5]}" = "mtu|ok|rxe1 port 1: active_mtu 1024 (veth8 MTU 1500); use path_mtu <= 1024|nil" ]
+    [ "${lines[7]}" = "mtu|ok|rxe2 port 1: active_mtu 4096 (veth9 MTU 9000); use path_mtu <= 4096|nil" ]
+    # the device that does not open has no port of its own to judge
+    [ "${lines[8]}" = "port|fail|cannot open rxe3: rxe3: ibv_open_device: ENODEV 19 (No such device)|see the checks above" ]
+}
+
+@test "doctor's gid check: RXE_GID_INDEX other than the RoCE v2 IPv4 GID's index (below or above it) warns with the export that fixes it; that index is ok" {
+    T=$BATS_TEST_TMPDIR/root
+    fake_rxe_root "$T" rxe0
+    gids='devs.rxe0 = { port = { state = "ACTIVE", link_layer = "ETHERNET", active_mtu = 1024 },
+      gids = { { index = 0, type = "RoCE v2", gid = "fe80::5054:ff:fe12:3456", netdev = "veth7" },
+               { index = 1, type = "RoCE v1", gid = "::ffff:192.0.2.7", netdev = "veth7" },
+               { index = 2, type = "RoCE v2", gid = "::ffff:192.0.2.7", netdev = "veth7" } } }'
+    table="(table: 0 RoCE v2 fe80::5054:ff:fe12:3456; 1 RoCE v1 ::ffff:192.0.2.7; 2 RoCE v2 ::ffff:192.0.2.7)"
+    for want in 1 3; do
+        RXE_GID_INDEX=$want run doctor_checks "$T" gid "$gids"
+        [ "$output" = "gid|warn|RXE_GID_INDEX is $want, but the RoCE v2 IPv4 GID of rxe0 port 1 is index 2 $table|export RXE_GID_INDEX=2" ]
+    done
+    RXE_GID_INDEX=2 run doctor_checks "$T" gid "$gids"
+    [ "$output" = "gid|ok|rxe0 port 1: sgid_index 2 is the RoCE v2 IPv4 GID ::ffff:192.0.2.7 $table|nil" ]
+}
+
+# /proc/sys/net/ipv4/conf under a fake root: ROOT DEV KEY VALUE ...
+sysctl_conf() {
+    local t=$1; shift
+    while [ $# -gt 0 ]; do mkdir -p "$t/proc/sys/net/ipv4/conf/$1"; echo "$3" >"$t/proc/sys/net/ipv4/conf/$1/$2"; shift 3; done
+}
+
+@test "doctor's rp_filter check: each RDMA netdev's rp_filter is the larger of all's and its own, strict (1) warns, 0 and 2 (loose) do not; accept_local 0 in both warns, 1 in either does not" {
+    T=$BATS_TEST_TMPDIR/root
+    fake_rxe_root "$T" rxe0 rxe1 rxe2
+    ports='local function roce(nd)
+        return { port = { state = "ACTIVE", link_layer = "ETHERNET", active_mtu = 1024 },
+                 gids = { { index = 1, type = "RoCE v2", gid = "::ffff:192.0.2.7", netdev = nd } } }
+      end
+      devs.rxe0, devs.rxe1, devs.rxe2 = roce("veth7"), roce("veth8"), roce("veth9")'
+    sysctl_conf "$T" all rp_filter 0 all accept_local 0 veth7 rp_filter 1 veth7 accept_local 1 \
+        veth8 rp_filter 2 veth8 accept_local 1 veth9 rp_filter 0 veth9 accept_local 0
+    run doctor_checks "$T" rp_filter "$ports"
+    echo "$output"
+    [ "${#lines[@]}" -eq 3 ]
+    [ "${lines[0]}" = "rp_filter|warn|rp_filter is strict (1) on veth7: the kernel drops RoCE and rdma_cm packets whose source address it would route elsewhere, as between two RDMA devices of one host|sudo sysctl -w net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.veth7.rp_filter=0" ]
+    [ "${lines[1]}" = "rp_filter|ok|veth8: rp_filter 2, accept_local 1 (rdma_cm works between devices of one host)|nil" ]
+    [ "${lines[2]}" = "rp_filter|warn|accept_local is 0 on veth9: rdma_cm between two RDMA devices of this host sees its own addresses as martians|sudo sysctl -w net.ipv4.conf.all.accept_local=1 net.ipv4.conf.veth9.accept_local=1" ]
+    # all's values count too: strict all over veth9's 0, all's accept_local over veth9's 0; loose veth8 stays loose
+    sysctl_conf "$T" all rp_filter 1 all accept_local 1
+    run doctor_checks "$T" rp_filter "$ports"
+    echo "$output"
+    [ "${lines[0]}" = "rp_filter|warn|rp_filter is strict (1) on veth7: the kernel drops RoCE and rdma_cm packets whose source address it would route elsewhere, as between two RDMA devices of one host|sudo sysctl -w net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.veth7.rp_filter=0" ]
+    [ "${lines[1]}" = "rp_filter|ok|veth8: rp_filter 2, accept_local 1 (rdma_cm works between devices of one host)|nil" ]
+    [[ ${lines[2]} == "rp_filter|warn|rp_filter is strict (1) on veth9: "* ]]
+    sysctl_conf "$T" all rp_filter 0 veth9 rp_filter 0
+    run doctor_checks "$T" rp_filter "$ports"
+    [ "${lines[2]}" = "rp_filter|ok|veth9: rp_filter 0, accept_local 1 (rdma_cm works between devices of one host)|nil" ]
+}
+
+# tools_only DIR TOOL...: DIR holds only those commands of this host's (links)
+tools_only() {
+    local d=$1 t; shift
+    mkdir -p "$d"
+    for t; do ln -sf "$(command -v "$t")" "$d/$t"; done
+}
+
+@test "doctor on a PATH without rdma, qemu, nft or iptables: netns and vm warn with the package that brings each, the firewall has no rules to check" {
+    B=$BATS_TEST_TMPDIR/bin
+    tools_only "$B" ls cat grep tr find readlink
+    run env PATH="$B" "$VERBSH" -e '
+      for _, c in ipairs(require("verbs.doctor").run().checks) do
+        if c.name == "netns" or c.name == "vm" or c.name == "firewall" then
+          print(c.name .. "|" .. c.status .. "|" .. c.message .. "|" .. tostring(c.fix))
+        end
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 3 ]
+    [ "${lines[0]}" = "netns|warn|the \`rdma\` tool (iproute2) is missing: cannot read the RDMA netns mode or create rxe links|sudo apt-get install iproute2" ]
+    [ "${lines[1]}" = "firewall|ok|no nft or iptables here: no packet filter rules to check for UDP 4791|nil" ]
+    [ "${lines[2]}" = "vm|warn|qemu is missing, so scripts/rxe-vm (real rxe in a micro-VM, for hosts without RDMA) cannot run|sudo apt-get install --no-install-recommends qemu-system-x86 busybox-static xz-utils" ]
+}
+
+@test "doctor's firewall check as a user: a warning that reading the rules needs root, with the root command for the tool there is (nft before iptables)" {
+    local d=$BATS_TEST_TMPDIR
+    tools_only "$d/base" ls cat grep tr find readlink
+    fake_tool "$d/both" nft 'policy drop'
+    fake_tool "$d/both" iptables '-P INPUT DROP'
+    fake_tool "$d/ipt" iptables '-P INPUT DROP'
+    fw() {
+        PATH="$1:$d/base" "$VERBSH" -e '
+          local real = verbs.sysinfo
+          verbs.sysinfo = function() local s = real(); s.euid = 1000; return s end
+          for _, c in ipairs(require("verbs.doctor").run().checks) do
+            if c.name == "firewall" then print(c.status .. "|" .. c.message .. "|" .. tostring(c.fix)) end
+          end'
+    }
+    run fw "$d/both"
+    [ "$output" = "warn|reading the firewall rules needs root: not checked whether UDP 4791 (RoCE v2) passes|sudo nft list ruleset | grep -n -e 4791 -e 'policy drop'" ]
+    run fw "$d/ipt"
+    [ "$output" = "warn|reading the firewall rules needs root: not checked whether UDP 4791 (RoCE v2) passes|sudo iptables -S INPUT | grep -e 4791 -e '-P INPUT DROP'" ]
+}
+
+@test "doctor's JSON: quotes, backslashes, newlines and tabs escaped by name, other control characters as \\u00XX; a value JSON has no form for is null" {
+    run "$VERBSH" -e '
+      local json = require("verbs.doctor").json
+      print(json { a = "q\"b\\n\nt\tc\1d\27", f = print, list = { 12, true, "x" } })'
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"a":"q\"b\\n\nt\tc\u0001d\u001b","f":null,"list":[12,true,"x"]}' ]
+}
+
+# doctor_vm_run BINARY CLASS [BUILD BOOT PATHVM]: doctor --vm's findings
+# ("name|status|message|fix") with its commands answered by a fake io.popen:
+# the cache build and the test boot succeed unless BUILD or BOOT is "fail",
+# `command -v verbsh-vm` finds PATHVM (none when empty).
+doctor_vm_run() {
+    cat >"$BATS_TEST_TMPDIR/vmrun.lua" <<'LUA'
+local build, boot, pathvm = os.getenv("FAKE_BUILD"), os.getenv("FAKE_BOOT"), os.getenv("FAKE_PATHVM") or ""
+io.popen = function(cmd)
+  local out, ok = "", true
+  if cmd:find("^qemu%-system%-x86_64 %-%-version") then out = "QEMU emulator version 7.2.0\n"
+  elseif cmd:find("^command %-v verbsh%-vm") then out = pathvm ~= "" and pathvm .. "\n" or ""; ok = pathvm ~= ""
+  elseif cmd:find("%-%-build 2>&1$") then
+    if build == "fail" then out, ok = "building the guest kernel\nxz: (stdin): File format not recognized\n", false end
+  elseif cmd:find("RXE_VM_SHARE=0", 1, true) then
+    if boot == "fail" then out, ok = "1: DOWN\nmodel name : QEMU Virtual CPU version 2.5+\nverbs.open: no device  \n\n", true
+    else out = "1: ACTIVE\nmodel name : QEMU Virtual CPU version 2.5+\nverbs.open: rxe0\n" end
+  end
+  return { read = function() return out end, close = function() return ok end }
+end
+local r = require("verbs.doctor_vm").run { class = os.getenv("FAKE_CLASS") }
+for _, c in ipairs(r.checks) do print(c.name .. "|" .. c.status .. "|" .. c.message .. "|" .. tostring(c.fix)) end
+print("ok", r.ok)
+LUA
+    (cd "$BATS_TEST_TMPDIR" && FAKE_CLASS=$2 FAKE_BUILD=${3:-} FAKE_BOOT=${4:-} FAKE_PATHVM=${5:-} "$1" "$BATS_TEST_TMPDIR/vmrun.lua")
+}
+
+@test "doctor --vm: no VM script anywhere, a cache that cannot be built, a boot without rxe0 each fail with the output's last line and stop there; the class's port bounds are 1 and 65535" {
+    B=$BATS_TEST_TMPDIR/opt/bin
+    mkdir -p "$B"
+    cp "$VERBSH" "$B/verbsh"
+    run doctor_vm_run "$B/verbsh" 239.78.0.1:7100
+    echo "$output"
+    [ "${lines[2]}" = "vm|fail|neither scripts/rxe-vm beside this verbsh nor verbsh-vm on PATH|install the verbsh package, or run from a checkout" ]
+    [ "${lines[3]}" = "ok	false" ]
+    [ "${#lines[@]}" -eq 4 ]
+    run doctor_vm_run "$VERBSH" 239.78.0.1:7100 fail
+    echo "$output"
+    [ "${lines[2]}" = "cache|fail|the guest kernel and initramfs could not be built: xz: (stdin): File format not recognized|sudo apt-get install --no-install-recommends qemu-system-x86 busybox-static xz-utils" ]
+    [ "${lines[3]}" = "ok	false" ]
+    run doctor_vm_run "$VERBSH" 239.78.0.1:0 "" fail
+    echo "$output"
+    [[ ${lines[2]} == "cache|ok|guest kernel and initramfs ready ("[0-9]*" s)|nil" ]]
+    [[ ${lines[3]} == "boot|fail|a test boot did not bring rxe0 up: verbs.open: no device|run "*" --console -- true and read the guest's console" ]]
+    vm=${lines[3]#*|run }
+    [ "$(realpath "${vm%% *}")" = "$(realpath "$ROOT/scripts/rxe-vm")" ]
+    [ "${lines[4]}" = "class|fail|--class wants GROUP:PORT, got 239.78.0.1:0|nil" ]
+    run doctor_vm_run "$VERBSH" 239.78.0.1:65536
+    echo "$output"
+    [[ ${lines[3]} == "boot|ok|a seat booted with rxe0 ACTIVE and verbsh opened it, in "[0-9]*" s (TCG)|nil" ]]
+    [ "${lines[4]}" = "class|fail|--class wants GROUP:PORT, got 239.78.0.1:65536|nil" ]
+    for port in 1 65535; do
+        run doctor_vm_run "$VERBSH" "239.78.0.1:$port"
+        echo "$output"
+        [ "${lines[4]}" = "port|ok|UDP port $port is free here|nil" ]
+    done
+}
+
+@test "doctor --vm's class segment: a free port and a multicast group are ok; a port in use fails naming it; a group that is not multicast cannot be joined" {
+    ip -4 route get 239.78.0.1 >/dev/null 2>&1 || skip "no route for multicast on this host"
+    run doctor_vm_run "$VERBSH" 239.78.0.1:47123
+    echo "$output"
+    [ "${lines[4]}" = "port|ok|UDP port 47123 is free here|nil" ]
+    [ "${lines[5]}" = "class|ok|multicast group 239.78.0.1 can be joined (the class segment 239.78.0.1:47123)|nil" ]
+    [ "${lines[6]}" = "ok	true" ]
+    run doctor_vm_run "$VERBSH" 192.0.2.77:47124
+    echo "$output"
+    [ "${lines[4]}" = "port|ok|UDP port 47124 is free here|nil" ]
+    [ "${lines[5]}" = "class|fail|cannot join multicast group 192.0.2.77: setsockopt failed (no route for multicast?)|as root: ip route add 224.0.0.0/4 dev \$(ip -o route get 1.1.1.1 | awk '{print \$5}'), or give --listen ADDR to the seats" ]
+    [ "${lines[6]}" = "ok	false" ]
+    # the port held by another process
+    python3 -c 'import socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 47125)); print("bound", flush=True); time.sleep(30)' >"$BATS_TEST_TMPDIR/holder" &
+    holder=$!
+    while ! grep -q bound "$BATS_TEST_TMPDIR/holder"; do sleep 0.1; done
+    run doctor_vm_run "$VERBSH" 239.78.0.1:47125
+    kill "$holder"
+    echo "$output"
+    [ "${lines[4]}" = "port|fail|UDP port 47125 is in use here: address already in use|stop what holds it (ss -ulnp | grep :47125), or give the class another port" ]
+    [ "${#lines[@]}" -eq 6 ]
+    [ "${lines[5]}" = "ok	false" ]
+}

@@ -675,3 +675,39 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [ "${lines[7]}" = "  why: an argument is not valid for this object in its current state, or a value is above a device limit" ]
     [ "${#lines[@]}" -eq 9 ]
 }
+
+@test "open: devices, uverbs nodes and providers all there, yet open failed -> case unknown naming the kernel's devices, and ibv_devinfo" {
+    mkroot; d /sys/module/ib_core /sys/module/rdma_rxe /sys/class/infiniband/rxe0 /sys/class/infiniband/mlx5_0
+    f /dev/infiniband/uverbs0 ""; f /dev/infiniband/uverbs1 ""
+    diag ibv_open_device open_failed "'rxe0'" "'rxe0', 'mlx5_0'"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 4 ]
+    [ "${lines[0]}" = "ibv_open_device failed: ENODEV (errno 19, No such device)" ]
+    [ "${lines[1]}" = "  case: unknown" ]
+    [ "${lines[2]}" = "  why: the kernel has mlx5_0, rxe0 with a provider and a uverbs node, yet opening failed" ]
+    [ "${lines[3]}" = "  fix: run \`ibv_devinfo -v\` to see what libibverbs says; check dmesg" ]
+}
+
+@test "open: the micro-VM offered is the checkout's scripts/rxe-vm for a binary at most two folders below it, else verbsh-vm, which beside the binary wins" {
+    mkroot
+    C=$BATS_TEST_TMPDIR/co
+    mkdir -p "$C/scripts" "$C/a/b/c"
+    touch "$C/scripts/rxe-vm"
+    fix() {   # fix BINARY: the no_rdma_kernel fix the binary at that place gives
+        cp "$VERBSH" "$1"
+        "$1" -e "local s = require('verbs.explain').sys; s.root = '$R'
+          print(s.diagnose_open({ reason = 'no_device', devices = {} }).fix)"
+    }
+    checkout="run verbsh in the project's micro-VM, which boots a kernel with rdma_rxe and creates rxe0: \`scripts/rxe-vm --tty -- ./verbsh\` or \`make run\`; or boot a kernel with CONFIG_RDMA_RXE=m"
+    installed="run verbsh in the project's micro-VM, which boots a kernel with rdma_rxe and creates rxe0: \`verbsh-vm --tty -- verbsh\`; or boot a kernel with CONFIG_RDMA_RXE=m"
+    for b in "$C/verbsh" "$C/a/verbsh" "$C/a/b/verbsh"; do
+        run fix "$b"
+        [ "$output" = "$checkout" ]
+    done
+    run fix "$C/a/b/c/verbsh"
+    [ "$output" = "$installed" ]
+    touch "$C/a/verbsh-vm"
+    run fix "$C/a/verbsh"
+    [ "$output" = "$installed" ]
+}

@@ -382,3 +382,29 @@ LUA
     grep -q $'\tiwarp_mpa.key.req\t' "$BATS_TEST_TMPDIR/flat"
     grep -q $'\tiwarp_ddp.msn\t1$' "$BATS_TEST_TMPDIR/flat"
 }
+
+@test "iwarp doctor: an ACTIVE siw port whose netdev has no IPv4 address fails naming the netdev and its MAC GID, with the ip fix; with no netdev known, 'its netdev', IFACE and '?'" {
+    # `rdma link` names siw7/1's netdev (none for siw8/1); `ip -4` finds no address on it
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    printf '#!/bin/sh\n[ "$*" = "link show siw7/1" ] && echo "link siw7/1 state ACTIVE physical_state LINK_UP netdev dummy7 "\nexit 0\n' >"$BATS_TEST_TMPDIR/bin/rdma"
+    printf '#!/bin/sh\necho "$*" >>%s/ip.log\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/bin/ip"
+    chmod +x "$BATS_TEST_TMPDIR/bin/rdma" "$BATS_TEST_TMPDIR/bin/ip"
+    run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" "$VERBSH" -e '
+      local add = function(n, st, m, fix) print(st, n, m); print("fix", fix) end
+      local D = require("verbs.doctor_iwarp")
+      local ctx = { query_gid = function(self, port, index) return ("52:54:00:12:34:%02d (port %d index %d)"):format(port + 50, port, index) end }
+      print("netdev", D.port_checks(add, ctx, "siw7", 1, { state = "ACTIVE" }))
+      print("netdev", D.port_checks(add, {}, "siw8", 1, { state = "ACTIVE" }))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 10 ]
+    [ "${lines[0]}" = "ok	port	siw7 port 1 is ACTIVE, iWARP (RDMA over TCP) on dummy7" ]
+    [ "${lines[2]}" = "fail	iwarp	siw7 port 1 is iWARP on dummy7, which has no IPv4 address: rdma_cm finds an iWARP device by its netdev's address (its one GID is the MAC, 52:54:00:12:34:51 (port 1 index 0)), so nothing can connect to it" ]
+    [ "${lines[3]}" = "fix	sudo ip addr add 198.51.100.1/24 dev dummy7   (an IPv4 address of its own: rdma_cm picks, for an address, the device created first on its netdev)" ]
+    [ "${lines[4]}" = "netdev	dummy7" ]
+    [ "${lines[5]}" = "ok	port	siw8 port 1 is ACTIVE, iWARP (RDMA over TCP)" ]
+    [ "${lines[7]}" = "fail	iwarp	siw8 port 1 is iWARP on its netdev, which has no IPv4 address: rdma_cm finds an iWARP device by its netdev's address (its one GID is the MAC, ?), so nothing can connect to it" ]
+    [ "${lines[8]}" = "fix	sudo ip addr add 198.51.100.1/24 dev IFACE   (an IPv4 address of its own: rdma_cm picks, for an address, the device created first on its netdev)" ]
+    [ "${lines[9]}" = "netdev	nil" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/ip.log")" = "-4 -o addr show dev dummy7" ]
+}

@@ -577,3 +577,158 @@ rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVEN
     [ "${lines[1]}" = "qp mr cq pd context" ]
     [ "${lines[2]}" = "nil	nil	nil" ]
 }
+
+@test "the lessons directory: VERBSH_LESSONS, else beside the binary (lessons, ../lessons, ../../lessons, ../share/verbsh/lessons, in that order), else ./lessons; with none, --lesson says how to set it and exits 2" {
+    T=$BATS_TEST_TMPDIR/t
+    mkdir -p "$T/x/y/bin" "$T/cwd"
+    cp "$VERBSH" "$T/x/y/bin/verbsh"
+    cd "$T/cwd"
+    where() { env -u VERBSH_LESSONS "$T/x/y/bin/verbsh" -e 'print(require("verbs.lesson").dir())'; }
+    run env -u VERBSH_LESSONS "$T/x/y/bin/verbsh" --lesson
+    [ "$status" -eq 2 ]
+    [[ ${lines[0]} == "Lessons ("* ]]
+    [ "${lines[1]}" = "verbsh --lesson: cannot find the lessons directory (set VERBSH_LESSONS=/path/to/verbsh/lessons)" ]
+    [ "${#lines[@]}" -eq 2 ]
+    mkdir lessons
+    touch lessons/01-devices.lua   # (how a lessons directory is recognised)
+    run where
+    [ "$output" = "lessons" ]
+    # each place beside the binary comes before the ones after it, and before ./lessons
+    for d in x/y/share/verbsh/lessons x/lessons x/y/lessons x/y/bin/lessons; do
+        mkdir -p "$T/$d"
+        touch "$T/$d/01-devices.lua"
+        run where
+        [ "$(realpath "$output")" = "$T/$d" ]
+    done
+    VERBSH_LESSONS=$FAKE run "$T/x/y/bin/verbsh" -e 'print(require("verbs.lesson").dir())'
+    [ "$output" = "$FAKE" ]
+}
+
+@test "without XDG_STATE_HOME, finished lessons and the progress log go under HOME/.local/state; with neither, nowhere (and nothing fails)" {
+    H=$BATS_TEST_TMPDIR/home
+    mkdir -p "$H"
+    run env -u XDG_STATE_HOME HOME="$H" VERBSH_LESSONS="$FAKE" VERBSH_PROGRESS=1 VERBSH_ROOM=off "$VERBSH" -e '
+      local L, P = require "verbs.lesson", require "verbs.progress"
+      print(P.dir())
+      lesson "devices"; skip(); skip()
+      print(L.finished()["01-devices"])'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$H/.local/state/verbsh" ]
+    [ "${lines[-1]}" = "true" ]
+    [ "$(cat "$H/.local/state/verbsh/finished")" = "01-devices" ]
+    [ "$(cut -f3,4 "$H/.local/state/verbsh/progress" | tail -1)" = "01-devices	finished" ]
+    run env -u XDG_STATE_HOME HOME= VERBSH_LESSONS="$FAKE" VERBSH_PROGRESS=1 VERBSH_ROOM=off "$VERBSH" -e '
+      local L, P = require "verbs.lesson", require "verbs.progress"
+      print(P.dir())
+      lesson "devices"; skip(); skip()
+      print(next(L.finished()), P.write("01-devices", "finished"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "nil" ]
+    [ "${lines[-1]}" = "nil	nil" ]
+}
+
+@test "lesson() in a lesson says where it stands, then lists; progress() kept after the lesson stopped says none runs; a chunk with a syntax error is shown and counts as failed; --lesson with two names is refused (exit 2)" {
+    run lua_run '
+      local L = require "verbs.lesson"
+      lesson "devices"
+      local kept = progress
+      lesson(false)
+      kept()
+      lesson "devices"
+      print("--- lesson()")
+      lesson()
+      print("--- run_code", L.run_code("a = 1\nb = = 2\nreturn a + 41", false))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *$'\nLesson stopped; its objects are still there.\nNo lesson is running.\nFinished: 0 of 3 lessons\n'* ]]
+    # lesson() in a lesson: where it stands, then the list
+    [[ $output == *$'\n--- lesson()\ndevices: step 1/2 -- Set x\nFinished: 0 of 3 lessons\nLessons (start one'* ]]
+    has_line "stdin:1: unexpected symbol near '='"
+    has_line "42"
+    [ "${lines[-1]}" = "--- run_code	false" ]
+    run lua_run 'os.exit(require("verbs.lesson").main{ "devices", "broken" })'
+    [ "$status" -eq 2 ]
+    [ "$output" = "verbsh --lesson: one lesson at a time (or --auto to run several)" ]
+}
+
+@test "kit: rc_connect refuses a peer that is neither a QP nor an integer qp_num, opts that are not a table, and a qp that is not a QP, each naming what it got (a QP of tests/fakeverbs)" {
+    gcc -Wall -Wextra -Werror -shared -fPIC -o "$BATS_TEST_TMPDIR/fakeverbs.so" "$ROOT/tests/fakeverbs/fakeverbs.c"
+    asan=$(ldd "$VERBSH" | awk '/libasan/ { print $3 }')
+    run env LD_PRELOAD="${asan:+$asan }$BATS_TEST_TMPDIR/fakeverbs.so" "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local ctx = verbs.open("fake0")
+      local pd, cq = ctx:alloc_pd(), ctx:create_cq(4)
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
+        cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }
+      for _, a in ipairs { { qp, "qp_b" }, { qp, 17.5 }, { qp, 17, 0 }, { qp, 17, "rnr_retry=0" }, { cq, 17 } } do
+        print(select(2, pcall(K.rc_connect, a[1], a[2], a[3])))
+      end
+      qp:destroy() cq:destroy() pd:dealloc() ctx:close()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 'rc_connect(qp, peer [, opts]): peer must be the QP at the other end (qp_b) or its qp_num, not "qp_b"' ]
+    [ "${lines[1]}" = 'rc_connect(qp, peer [, opts]): peer must be the QP at the other end (qp_b) or its qp_num, not 17.5' ]
+    [ "${lines[2]}" = 'rc_connect(qp, peer [, opts]): opts must be a table of attributes ({ rnr_retry = 0 }), not 0' ]
+    [ "${lines[3]}" = 'rc_connect(qp, peer [, opts]): opts must be a table of attributes ({ rnr_retry = 0 }), not "rnr_retry=0"' ]
+    [ "${lines[4]}" = 'rc_connect(qp, peer [, opts]): qp must be the QP to connect (qp_a), not cq cqe 4' ]
+}
+
+@test "kit: remote_partner takes VAR as HOST:PORT (refusing anything else), else the seat's partner at RXE_PEER_ADDR on the lab's port, else nothing; installed() is false beside a checkout's scripts/rxe-vm only" {
+    run env PAIR_PEER=198.51.100.7:18515 RXE_PEER_ADDR=10.78.0.2 "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      print(K.remote_partner("PAIR_PEER", 7471))'
+    [ "$output" = "198.51.100.7	18515	198.51.100.7:18515 (PAIR_PEER)	198.51.100.7:18515" ]
+    run env PAIR_PEER=198.51.100.7 "$VERBSH" -e 'print(pcall(require("verbs.lesson_kit").remote_partner, "PAIR_PEER", 7471))'
+    [ "$output" = "false	PAIR_PEER must be HOST:PORT, got 198.51.100.7" ]
+    run env PAIR_PEER= RXE_PEER_ADDR=10.78.0.2 "$VERBSH" -e 'print(require("verbs.lesson_kit").remote_partner("PAIR_PEER", 7471))'
+    [ "$output" = "10.78.0.2	7471	seat 2 at 10.78.0.2:7471 (RXE_PEER_ADDR)	seat 2" ]
+    run env -u PAIR_PEER RXE_PEER_ADDR=192.0.2.9 "$VERBSH" -e 'print(require("verbs.lesson_kit").remote_partner("PAIR_PEER", 7472))'
+    [ "$output" = "192.0.2.9	7472	the partner at 192.0.2.9 at 192.0.2.9:7472 (RXE_PEER_ADDR)	the partner at 192.0.2.9" ]
+    run env -u PAIR_PEER RXE_PEER_ADDR= "$VERBSH" -e 'print(select("#", require("verbs.lesson_kit").remote_partner("PAIR_PEER", 7471)))'
+    [ "$output" = "0" ]
+    run env VERBSH_LESSONS="$FAKE" "$VERBSH" -e 'print(require("verbs.lesson_kit").installed())'
+    [ "$output" = "true" ]
+    run env VERBSH_LESSONS="$ROOT/lessons" "$VERBSH" -e 'print(require("verbs.lesson_kit").installed())'
+    [ "$output" = "false" ]
+}
+
+@test "kit: partner_wait returns the captures as soon as they appear, even in the last output of a partner that exited; a partner that exited without them gives nil and its output at once" {
+    run "$VERBSH" -e '
+      local K, socket = require "verbs.lesson_kit", require "socket"
+      local reads = 0
+      local late = { alive = function() return false end,
+                     output = function() reads = reads + 1 return reads == 1 and "" or "qp_num 4660 psn 23\n" end }
+      print(K.partner_wait(late, "qp_num (%d+) psn (%d+)", 5))
+      local f = os.tmpname()
+      local w = io.open(f, "w") w:write("print(\"no device here\", ...)\n") w:close()
+      local p = K.spawn(f, { "seat 3" })   -- a partner that fails at once
+      local t0 = socket.gettime()
+      local caps, out = K.partner_wait(p, "ready (%d+)", 5)
+      print(caps, out == "no device here\tseat 3\n", socket.gettime() - t0 < 3)
+      os.remove(f)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "4660	23" ]
+    [ "${lines[1]}" = "nil	true	true" ]
+}
+
+@test "kit: repr writes a list of two or more over 100 characters one item a line; 100 characters, or one long item, stay on one line" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local function s(n) return ("x"):rep(n) end
+      print(#K.repr { s(46), s(46) })
+      print(K.repr { s(46), s(47) })
+      print(K.repr { s(120) } == ("{%q}"):format(s(120)))
+      print(K.repr { a = s(120), b = 1 } == ("{a=%q, b=1}"):format(s(120)))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "100" ]
+    [ "${lines[1]}" = "{" ]
+    [ "${lines[2]}" = "  \"$(printf 'x%.0s' $(seq 46))\"," ]
+    [ "${lines[3]}" = "  \"$(printf 'x%.0s' $(seq 47))\"" ]
+    [ "${lines[4]}" = "}" ]
+    [ "${lines[5]}" = "true" ]
+    [ "${lines[6]}" = "true" ]
+}

@@ -145,3 +145,86 @@ port() { echo $((20000 + (RANDOM % 20000))); }
     [ "${lines[3]}" = "true	7" ]
     [[ ${lines[4]} == "false	"*"oob: connection is closed"* ]]
 }
+
+@test "oob: a line longer than max_line is refused naming the peer, one byte at the limit is still waited for; a connection names its peer, and says when it is closed" {
+    run "$VERBSH" -e '
+      local oob = verbs.oob
+      oob.max_line = 100
+      local l = oob.listen(0)
+      local c = oob.connect("127.0.0.1", l.port)
+      local s = l:accept()
+      local _, cport = c.sock:getsockname()
+      print(tostring(c) == "oob connection to 127.0.0.1:" .. l.port, tostring(s) == "oob connection to 127.0.0.1:" .. cport)
+      c.sock:send(("x"):rep(100))
+      print(select(2, pcall(s.recv, s, 0.5)))
+      local c2 = oob.connect("127.0.0.1", l.port)
+      local s2 = l:accept()
+      local _, c2port = c2.sock:getsockname()
+      c2.sock:send(("y"):rep(101))
+      print(select(2, pcall(s2.recv, s2, 0.5)) == ("oob: 127.0.0.1:%d sent over 100 bytes without a newline"):format(c2port))
+      c:close()
+      print(tostring(c) == "oob connection to 127.0.0.1:" .. l.port .. " (closed)")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	true" ]
+    [[ ${lines[1]} == "oob: no message from 127.0.0.1:"[0-9]*" within 0.5s (a partial line \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\")" ]]
+    [ "${lines[2]}" = "true" ]
+    [ "${lines[3]}" = "true" ]
+}
+
+@test "oob: accept with nobody coming times out naming the listener and the wait; connect to a port nobody listens on retries for its whole timeout, then names the last error" {
+    run "$VERBSH" -e '
+      local oob, socket = verbs.oob, require "socket"
+      local l = oob.listen(0)
+      print(select(2, pcall(l.accept, l, 0.3)) == ("oob: no peer connected to 127.0.0.1:%d within 0.3s (timeout)"):format(l.port))
+      oob.timeout = 0.2
+      print(select(2, pcall(l.accept, l)) == ("oob: no peer connected to 127.0.0.1:%d within 0.2s (timeout)"):format(l.port))
+      local port = l.port
+      l:close()
+      local t0 = socket.gettime()
+      local ok, err = pcall(oob.connect, "127.0.0.1", port, 0.7)
+      local took = socket.gettime() - t0
+      print(ok, err == ("oob: cannot connect to 127.0.0.1:%d within 0.7s: connection refused"):format(port))
+      print(took >= 0.7, took < 1.5)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true" ]
+    [ "${lines[1]}" = "true" ]
+    [ "${lines[2]}" = "false	true" ]
+    [ "${lines[3]}" = "true	true" ]
+}
+
+@test "oob: connect keeps trying until a listener that starts late is there" {
+    p=$(port)
+    "$VERBSH" -e "
+        require('socket').sleep(0.6)
+        local l = verbs.oob.listen($p)
+        local c = l:accept(5)
+        c:send{ late = 0x2b }
+    " &
+    srv=$!
+    run "$VERBSH" -e "
+      local t0 = require('socket').gettime()
+      local c = verbs.oob.connect('127.0.0.1', $p, 5)
+      print(c:recv().late, require('socket').gettime() - t0 >= 0.5)"
+    wait $srv
+    [ "$status" -eq 0 ]
+    [ "$output" = "43	true" ]
+}
+
+@test "oob: a recv that timed out in the middle of a line keeps what it had: the next recv returns the whole message" {
+    run "$VERBSH" -e '
+      local oob = verbs.oob
+      local l = oob.listen(0)
+      local c = oob.connect("127.0.0.1", l.port)
+      local s = l:accept()
+      c.sock:send("verbsh-oob/1 qp_num=i:46")
+      print(pcall(s.recv, s, 0.3))
+      c.sock:send("60 psn=i:1193046\n")
+      local m = s:recv(2)
+      print(m.qp_num, m.psn)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "false	oob: no message from 127.0.0.1:"[0-9]*" within 0.3s (a partial line \"verbsh-oob/1 qp_num=i:46\")" ]]
+    [ "${lines[1]}" = "4660	1193046" ]
+}

@@ -193,3 +193,58 @@ room_lua='
     run "$VERBSH" --room-plan 4 --class 10.0.0.1:7100
     [ "$status" -eq 2 ]
 }
+
+@test "--room-plan's arguments: an unexpected one, no --class or --link, N, a --class group or port and a --link base port outside their bounds are refused by name (exit 2); each bound passes on its side" {
+    cd "$BATS_TEST_TMPDIR"
+    plan() {   # plan ARGS: exit status, then the first line of stderr
+        local st=0
+        "$VERBSH" --room-plan "$@" --html p.html >/dev/null 2>err || st=$?
+        echo "$st $(head -1 err)"
+    }
+    usage="usage: verbsh --room-plan N (--class GROUP:PORT | --link BASEPORT) [--html FILE]"
+    [ "$(plan 4 --class 239.78.0.1:7100 --seat 3)" = "2 verbsh --room-plan: unexpected --seat" ]
+    [ "$(plan 4 5 --class 239.78.0.1:7100)" = "2 verbsh --room-plan: unexpected 5" ]
+    [ "$(plan 4)" = "2 $usage" ]
+    [ "$(plan 0 --class 239.78.0.1:7100)" = "2 verbsh --room-plan: N wants 1-252 students" ]
+    [ "$(plan 1 --class 239.78.0.1:7100)" = "0 verbsh --room-plan: 1 handouts written to p.html, one per printed page" ]
+    for c in 223.255.0.1:7100 240.0.0.1:7100 239.78.0.1:0 239.78.0.1:65536; do
+        [ "$(plan 4 --class $c)" = "2 verbsh --room-plan: --class wants a multicast GROUP:PORT, got $c" ]
+    done
+    for c in 224.0.0.9:1 239.78.0.1:65535; do
+        [ "$(plan 4 --class $c)" = "0 verbsh --room-plan: 4 handouts written to p.html, one per printed page" ]
+    done
+    link="2 verbsh --room-plan: --link wants a BASEPORT (1024 or more; each seat listens on BASEPORT + seat)"
+    for b in 1023 65506 7000.5 x; do [ "$(plan 30 --link $b)" = "$link" ]; done
+    # the last seat listens on BASEPORT + 30: 65535 at most
+    for b in 1024 65505; do
+        [ "$(plan 30 --link $b)" = "0 verbsh --room-plan: 30 handouts written to p.html, one per printed page" ]
+    done
+    run "$VERBSH" --room-plan 30 --link 65505 --html p.html
+    grep -qx "     make run LINK=PC_OF_SEAT_29:65534 LISTEN=65535 SEAT=30 PEER_SEAT=29" <<<"$output"
+}
+
+@test "the machine id: /etc/machine-id when it is hex, else D-Bus's, else host-HOSTNAME" {
+    local d=$BATS_TEST_TMPDIR
+    run "$VERBSH" -e '
+      local P = require "verbs.progress"
+      local real, files = io.open, {}
+      io.open = function(p, ...) if files[p] ~= nil then return files[p] and real(files[p], ...) end return real(p, ...) end
+      local function put(name, text)
+        local f = real(os.getenv("BATS_TEST_TMPDIR") .. "/" .. name, "w") f:write(text) f:close()
+        return os.getenv("BATS_TEST_TMPDIR") .. "/" .. name
+      end
+      files["/etc/machine-id"], files["/var/lib/dbus/machine-id"] = put("etc", "0123abcd\n"), put("dbus", "4567ef01\n")
+      print(P.machine())
+      files["/etc/machine-id"] = put("etc", "not-hex!\n")
+      print(P.machine())
+      files["/var/lib/dbus/machine-id"] = false
+      print(P.machine())
+      files["/etc/machine-id"] = false
+      print(P.machine())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "0123abcd" ]
+    [ "${lines[1]}" = "4567ef01" ]
+    [ "${lines[2]}" = "host-$(cat /proc/sys/kernel/hostname)" ]
+    [ "${lines[3]}" = "host-$(cat /proc/sys/kernel/hostname)" ]
+}

@@ -233,3 +233,158 @@ print(r["events"], r["title"], len(s), s[0]["seat"], s[0]["ip"], s[0]["health"][
     [ "$status" -eq 0 ]
     [ "$output" = "ack 3, ack 1, ack 3, ack 3, ack 3, ack 5	1	5" ]
 }
+
+@test "the room refuses a datagram without a seat label (none, another word, over 64 bytes) as malformed with no reply when it has no seat; a second address for one seat is refused and listed as a duplicate; an unknown kind is malformed" {
+    run "$VERBSH" -e '
+      local R = require "verbs.room"
+      local room = R.new { stuck = 300, silent = 120 }
+      local function send(seat, ip, kind)
+        local r = room:handle(R.encode { kind = kind or "health", seat = seat, machine = "pc-17", log = "ab12", mtu = 1500 }, ip)
+        print(tostring(seat):sub(1, 20), ip, r and r.kind, r and r.why)
+      end
+      send(nil, "10.1.0.3")
+      send("desk 3", "10.1.0.3")
+      send("host " .. ("n"):rep(59), "10.1.0.3")   -- 64 bytes: a seat
+      send("host " .. ("n"):rep(60), "10.1.0.3")   -- 65: not
+      print("malformed", room.malformed, "rows", #room.order)
+      send("seat 3", "10.1.0.3")
+      send("seat 3", "10.1.0.4")
+      send("seat 3", "10.1.0.3", "bye")
+      print("malformed", room.malformed, "rows", #room.order)
+      local snap = room:snapshot()
+      local d = snap.duplicates[1]
+      print(#snap.duplicates, d.seat, d.ip, table.concat(d.other_ips, ","), table.concat(d.machines, ","), snap.seats[1].seat, snap.seats[1].duplicate, snap.seats[2].duplicate)
+      print(#snap.refused, snap.refused[1].seat, snap.refused[1].ip, snap.refused[1].count)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "nil	10.1.0.3	nil	nil" ]
+    [ "${lines[1]}" = "desk 3	10.1.0.3	refused	no seat" ]
+    [ "${lines[2]}" = "host nnnnnnnnnnnnnnn	10.1.0.3	nil	nil" ]
+    [ "${lines[3]}" = "host nnnnnnnnnnnnnnn	10.1.0.3	refused	no seat" ]
+    [ "${lines[4]}" = "malformed	3	rows	1" ]
+    [ "${lines[5]}" = "seat 3	10.1.0.3	nil	nil" ]
+    [ "${lines[6]}" = "seat 3	10.1.0.4	refused	seat 3 already reports from 10.1.0.3; this report came from 10.1.0.4 (two seats with one number?)" ]
+    [ "${lines[7]}" = "seat 3	10.1.0.3	nil	nil" ]
+    [ "${lines[8]}" = "malformed	4	rows	2" ]
+    [ "${lines[9]}" = "1	seat 3	10.1.0.3	10.1.0.4	pc-17	seat 3	true	nil" ]
+    [ "${lines[10]}" = "1	seat 3	10.1.0.4	1" ]
+}
+
+@test "the room's seats in order: numbered seats by number (9 before 10), then the hosts by name; the JSON of a value it has no form for is null" {
+    run "$VERBSH" -e '
+      local R = require "verbs.room"
+      local room = R.new { stuck = 300, silent = 120 }
+      for i, seat in ipairs { "host zed", "seat 10", "host abe", "seat 9", "host kim" } do
+        room:handle(R.encode { kind = "health", seat = seat, machine = "pc-" .. i, log = "ab12" }, "10.1.0." .. i)
+      end
+      local order = {}
+      for _, s in ipairs(room:snapshot().seats) do order[#order + 1] = s.seat end
+      print(table.concat(order, ", "))
+      print(R.json { f = print, n = 1.5 })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "seat 9, seat 10, host abe, host kim, host zed" ]
+    [ "${lines[1]}" = '{"f":null,"n":1.5}' ]
+}
+
+@test "the room's table: each seat's step, its steps ('?' unknown) and how long, in s below a minute, min below an hour, then h and min; STUCK with the learner's error" {
+    run "$VERBSH" -e '
+      local V = require "verbs.room_view"
+      local function seat(n, sec, steps, stuck, err)
+        return { seat = "seat " .. n, lessons = {}, current = { lesson = "05-rc-send", step = 2, steps = steps, seconds = sec, stuck = stuck, error = err } }
+      end
+      print(V.table_text { lessons = { "05-rc-send" }, events = 7, duplicates_dropped = 1, refused = {}, generated = "2026-11-26T10:00:00Z",
+        seats = { seat(1, 59, 4), seat(2, 60, 4), seat(3, 3599, 4), seat(4, 3600, 4),
+                  seat(5, 7500, nil, true, "qp_b has no receive posted"), seat(6, 59.9, 4, true), seat(7, -3, 4) } })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "seat        05  now" ]
+    [ "${lines[1]}" = "#1           .  05-rc-send 2/4 59 s" ]
+    [ "${lines[2]}" = "#2           .  05-rc-send 2/4 1 min" ]
+    [ "${lines[3]}" = "#3           .  05-rc-send 2/4 59 min" ]
+    [ "${lines[4]}" = "#4           .  05-rc-send 2/4 1 h 00 min" ]
+    [ "${lines[5]}" = "#5           .  STUCK 05-rc-send 2/? 2 h 05 min: qp_b has no receive posted" ]
+    [ "${lines[6]}" = "#6           .  STUCK 05-rc-send 2/4 59 s" ]
+    [ "${lines[7]}" = "#7           .  05-rc-send 2/4 0 s" ]
+    [ "${lines[8]}" = "7 seats, 7 events, 1 repeats dropped, 0 refused, 2026-11-26T10:00:00Z" ]
+}
+
+@test "room.html lists the duplicate seats (machines, address, the addresses refused) and the MTU mismatches against the room's most common MTU" {
+    run "$VERBSH" -e '
+      local R, V = require "verbs.room", require "verbs.room_view"
+      local room = R.new { stuck = 300, silent = 120 }
+      local function health(seat, machine, ip, mtu)
+        room:handle(R.encode { kind = "health", seat = seat, machine = machine, log = "ab12", mtu = mtu }, ip)
+      end
+      health("seat 1", "pc-1", "10.1.0.1", 1500)
+      health("seat 2", "pc-2", "10.1.0.2", 9000)
+      health("seat 3", "pc-3", "10.1.0.3", 1500)
+      health("seat 3", "pc-3b", "10.1.0.3", 1500)
+      health("seat 3", "pc-9", "10.1.0.9", 1500)
+      health("seat 3", "pc-8", "10.1.0.8", 1500)
+      health("host x", "pc-5", "10.1.0.5", 1400)
+      local html = V.html(room:snapshot(), 3)
+      for li in html:gmatch("<h2>[^<]*</h2><ul>.-</ul>") do print(li) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "<h2>Duplicate seats</h2><ul><li>seat 3: machines pc-3, pc-3b; from 10.1.0.3, refused from 10.1.0.8, 10.1.0.9</li></ul>" ]
+    [ "${lines[1]}" = "<h2>MTU mismatches</h2><ul><li>seat 2: MTU 9000, the room's is 1500</li><li>host x: MTU 1400, the room's is 1500</li></ul>" ]
+    [ "${lines[2]}" = "<h2>Refused reports</h2><ul><li>10.1.0.9 (1): seat 3 already reports from 10.1.0.3; this report came from 10.1.0.9 (two seats with one number?)</li><li>10.1.0.8 (1): seat 3 already reports from 10.1.0.3; this report came from 10.1.0.8 (two seats with one number?)</li></ul>" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
+
+@test "verbsh --room --class joins the segment's multicast group (RXE_CLASS by default) and acknowledges a seat that reports to the group; an RXE_ADDR that is not this host's cannot join" {
+    ip -4 route get 239.78.0.1 >/dev/null 2>&1 || skip "no route for multicast on this host"
+    local d=$BATS_TEST_TMPDIR p=$((40000 + RANDOM % 20000))
+    RXE_ADDR=192.0.2.250 run "$VERBSH" --room --class "239.78.0.1:$p" --dir "$d/no" --for 0
+    [ "$status" -eq 1 ]
+    [ "$output" = "verbsh --room: cannot join 239.78.0.1:$p: setsockopt failed" ]
+    RXE_CLASS=239.78.0.1:$p "$VERBSH" --room --dir "$d/room" --every 0.2 --for 2 >/dev/null 2>"$d/err" &
+    room=$!
+    for _ in $(seq 50); do grep -q 'listening' "$d/err" && break; sleep 0.1; done
+    [ "$(cat "$d/err")" = "verbsh --room: listening on 239.78.0.1:$p; $d/room/room.json and room.html every 0.2 s" ]
+    RXE_CLASS=239.78.0.1:$p VERBSH_PROGRESS=1 RXE_SEAT=7 XDG_STATE_HOME=$d/seat run "$VERBSH" -e '
+      require("verbs.progress").write("05-rc-send", "step 1/4 passed", "Connect")
+      print(require("verbs.room").flush(2))'
+    wait $room
+    echo "$output"
+    [ "$output" = "1	1" ]
+    [ "$(cut -f4 "$d/seat/verbsh/room-acked")" = 1 ]
+    run python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); s=r["seats"][0]
+print(r["listen"], len(r["seats"]), s["seat"], s["events"], s["lessons"]["05-rc-send"]["passed"])' "$d/room/room.json"
+    [ "$output" = "239.78.0.1:$p 1 seat 7 1 1" ]
+}
+
+@test "a seat's flush takes only the acknowledgements of its own seat, machine and log: garbage, another seat's, another log's and another seat's refusal are passed over" {
+    local d=$BATS_TEST_TMPDIR
+    # a room that answers the seat's 4 datagrams (health, 3 records) with 4 others first
+    "$VERBSH" -e '
+      local R, socket = require "verbs.room", require "socket"
+      local u = assert(socket.udp()); assert(u:setsockname("127.0.0.1", 0))
+      local _, port = u:getsockname()
+      local f = io.open(os.getenv("BATS_TEST_TMPDIR") .. "/port.new", "w") f:write(port, "\n") f:close()
+      os.rename(os.getenv("BATS_TEST_TMPDIR") .. "/port.new", os.getenv("BATS_TEST_TMPDIR") .. "/port")
+      u:settimeout(10)
+      local m, ip, from
+      for _ = 1, 4 do local data; data, ip, from = u:receivefrom(); m = R.decode(data) end
+      local me = { seat = m.seat, machine = m.machine, log = m.log }
+      local function reply(t) for k, v in pairs(me) do if t[k] == nil then t[k] = v end end u:sendto(R.encode(t), ip, from) end
+      u:sendto("not a room datagram", ip, from)
+      reply { kind = "ack", upto = 3, seat = "seat 8" }
+      reply { kind = "ack", upto = 3, log = "ffff0000" }
+      reply { kind = "ack", upto = 3, machine = "pc-other" }
+      reply { kind = "refused", why = "not you", seat = "seat 8" }
+      reply { kind = "ack", upto = 2 }' &
+    room=$!
+    for _ in $(seq 50); do [ -s "$d/port" ] && break; sleep 0.1; done
+    VERBSH_ROOM=off VERBSH_PROGRESS=1 RXE_SEAT=5 XDG_STATE_HOME=$d/state run "$VERBSH" -e '
+      local P, R = require "verbs.progress", require "verbs.room"
+      for i = 1, 3 do P.write("01-devices", "step " .. i .. "/3 passed", "t" .. i) end
+      R.target = function() return "127.0.0.1", tonumber(io.open(os.getenv("BATS_TEST_TMPDIR") .. "/port"):read("l")) end
+      print(R.flush(1))'
+    wait $room
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "2	3" ]
+    [ "$(cut -f4 "$d/state/verbsh/room-acked")" = 2 ]
+}
