@@ -451,6 +451,12 @@ V["cq.ack_events"] = function(w, ev) w:vput("ibv_ack_cq_events(%s, %d);", w:obj(
 V["comp_channel.get_cq_event"] = function(w, ev)
   local cq = ev.results and ev.results[1]
   local call = fmt("ibv_get_cq_event(%s, &ev_cq, &ev_ctx)", w:obj(ev.self))
+  if ev.err then   -- it failed (not a timeout): C's call fails with the same errno
+    local c, x = w:tmp("ev_cq_failed"), w:tmp("ev_ctx_failed")
+    w:put("struct ibv_cq *%s;", c)
+    w:put("void *%s;", x)
+    return w:expect_minus1(ev, fmt("ibv_get_cq_event(%s, &%s, &%s)", w:obj(ev.self), c, x))
+  end
   if not cq then
     w:verb(call, "(none: timeout)",
       fmt("/* %s: no completion event within the timeout here: timing, not waited for */", call_text(ev)))
@@ -466,6 +472,11 @@ end
 V["context.get_async_event"] = function(w, ev)
   local e = ev.results and ev.results[1]
   local call = fmt("ibv_get_async_event(%s, &async_event)", w:obj(ev.self))
+  if ev.err then   -- it failed (not a timeout): C's call fails with the same errno
+    local v = w:tmp("async_event_failed")
+    w:put("struct ibv_async_event %s;", v)
+    return w:expect_minus1(ev, fmt("ibv_get_async_event(%s, &%s)", w:obj(ev.self), v))
+  end
   if not e then
     w:verb(call, "(none: timeout)",
       fmt("/* %s: no async event within the timeout here: timing, not waited for */", call_text(ev)))

@@ -486,3 +486,20 @@ LUA
     [ "$output" = 0 ]
     compiles
 }
+
+@test "export by hand: a get_cq_event and a get_async_event that failed (not timed out) are C calls expected to fail with the recorded errno, not a timeout comment" {
+    export_main '
+      local ctx, ch = S.object("context", true), S.object("comp_channel", true)
+      S.failed(ch, "get_cq_event", { 100 }, 9, "EBADF")
+      S.failed(ctx, "get_async_event", { 100 }, 4, "EINTR")
+      S.failed(ch, "get_cq_event", { 100 }, 11, "EAGAIN")'
+    has_line 'struct ibv_cq *ev_cq_failed1;'
+    has_line 'void *ev_ctx_failed1;'
+    has_line 'expect_fail("ibv_get_cq_event", ibv_get_cq_event(channel1, &ev_cq_failed1, &ev_ctx_failed1), 9);'
+    has_line 'struct ibv_async_event async_event_failed1;'
+    has_line 'expect_fail("ibv_get_async_event", ibv_get_async_event(ctx1, &async_event_failed1), 4);'
+    has_line 'expect_fail("ibv_get_cq_event", ibv_get_cq_event(channel1, &ev_cq_failed2, &ev_ctx_failed2), 11);'
+    run grep -c 'timing, not waited for' "$BATS_TEST_TMPDIR/by_hand.c"
+    [ "$output" = 0 ]
+    compiles
+}
