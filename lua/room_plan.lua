@@ -10,7 +10,7 @@ local M = { teacher = 254, spare = 253 }
 
 local usage = [[
 usage: verbsh --room-plan N (--class GROUP:PORT | --link BASEPORT) [--html FILE]
-Prints a handout for each of N students (1-253): seat, partner and the
+Prints a handout for each of N students: seat, partner and the
 commands of each role; writes them as printable HTML to FILE (default
 room-plan.html in the current directory). N is 1-252 (253 and 254 are the
 teacher's seats: the partner of an odd last student, and the room).]]
