@@ -503,3 +503,17 @@ LUA
     [ "$output" = 0 ]
     compiles
 }
+
+@test "export by hand: cq:modify's count and period in their places, and C's defaults where the call left them out (count 1, period 0, as verbsh passed them)" {
+    export_main '
+      local cq = S.object("cq", true)
+      S.call(cq, "modify", { 7, 300 })
+      S.failed(cq, "modify", { 12 }, 95, "EOPNOTSUPP")
+      S.call(cq, "modify", {})'
+    has_line 'struct ibv_modify_cq_attr modify_cq_attr1 = { .attr_mask = IBV_CQ_ATTR_MODERATE, .moderate = { .cq_count = 7, .cq_period = 300 } };'
+    has_line 'expect_int("ibv_modify_cq", 0, ibv_modify_cq(cq1, &modify_cq_attr1));'
+    has_line 'struct ibv_modify_cq_attr modify_cq_attr2 = { .attr_mask = IBV_CQ_ATTR_MODERATE, .moderate = { .cq_count = 12, .cq_period = 0 } };'
+    has_line 'expect_int("ibv_modify_cq", 95, ibv_modify_cq(cq1, &modify_cq_attr2));'
+    has_line 'struct ibv_modify_cq_attr modify_cq_attr3 = { .attr_mask = IBV_CQ_ATTR_MODERATE, .moderate = { .cq_count = 1, .cq_period = 0 } };'
+    compiles
+}
