@@ -591,3 +591,129 @@ fvsh() {
     [ "${lines[11]}" = "bad argument #2 to 'init_ah_from_wc' (key 'imm_data': 32-bit unsigned integer expected)" ]
     [ "${lines[12]}" = "fakeverbs: init_ah_from_wc port 3 wr_id 0 wc_flags 0x3 imm_data bytes ff ff ff ff src_qp 0x0 slid 0 sl 0 grh 0x60..0x7e" ]
 }
+
+@test "fake device: a failed ibv_query_device, ibv_query_port (query_port and gids), ibv_query_device_ex, ibv_get_async_event or ibv_alloc_pd raises the verb's name, errno (returned or in errno) and explanation" {
+    # f's failure under FAKEVERBS_FAIL: the error's verb and errno, then its message
+    show='local ok, e = pcall(f); print(ok, e.verb, e.errno); print(e)'
+    FAKEVERBS_FAIL="query_device:13" run fvsh "local c = verbs.open('fake0'); f = function() return c:query_device() end; $show"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	ibv_query_device	13" ]
+    [ "${lines[1]}" = "ibv_query_device failed: EACCES (errno 13, Permission denied)" ]
+    [ "${lines[2]}" = "  why: permission denied: the access rights asked for are not allowed here" ]
+    # -1 with errno: the errno, not the -1
+    FAKEVERBS_FAIL="query_device:-12" run fvsh "local c = verbs.open('fake0'); f = function() return c:query_device() end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_query_device	12" ]
+    [ "${lines[1]}" = "ibv_query_device failed: ENOMEM (errno 12, Cannot allocate memory)" ]
+    FAKEVERBS_FAIL="query_port:19" run fvsh "local c = verbs.open('fake0'); f = function() return c:query_port(2) end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_query_port	19" ]
+    [ "${lines[1]}" = "ibv_query_port failed: ENODEV (errno 19, No such device)" ]
+    [ "${lines[2]}" = "  why: no such device, or the device went away" ]
+    FAKEVERBS_FAIL="query_port:-5" run fvsh "local c = verbs.open('fake0'); f = function() return c:gids(1) end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_query_port	5" ]
+    [ "${lines[1]}" = "ibv_query_port failed: EIO (errno 5, Input/output error)" ]
+    FAKEVERBS_FAIL="query_port:7" run fvsh "local c = verbs.open('fake0'); f = function() return c:gids() end; $show"
+    [ "${lines[0]}" = "false	ibv_query_port	7" ]
+    FAKEVERBS_FAIL="query_device_ex:-13" run fvsh "local c = verbs.open('fake0'); f = function() return c:query_device_ex() end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_query_device_ex	13" ]
+    [ "${lines[1]}" = "ibv_query_device_ex failed: EACCES (errno 13, Permission denied)" ]
+    FAKEVERBS_FAIL="query_device_ex:22" run fvsh "local c = verbs.open('fake0'); f = function() return c:query_device_ex() end; $show"
+    [ "${lines[0]}" = "false	ibv_query_device_ex	22" ]
+    # a queued event, but the read of it fails
+    FAKEVERBS_ASYNC="PORT_ERR:2" FAKEVERBS_FAIL="get_async_event:5" run fvsh "local c = verbs.open('fake0'); f = function() return c:get_async_event(1000) end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_get_async_event	5" ]
+    [ "${lines[1]}" = "ibv_get_async_event failed: EIO (errno 5, Input/output error)" ]
+    FAKEVERBS_FAIL="alloc_pd:24" run fvsh "local c = verbs.open('fake0'); f = function() return c:alloc_pd() end; $show"
+    echo "$output"
+    [ "$output" = "false	ibv_alloc_pd	24
+ibv_alloc_pd failed: EMFILE (errno 24, Too many open files)" ]
+}
+
+@test "fake device: cq:poll gives each completion's fields as the provider wrote them (imm_data from network order, invalidated_rkey as is, a failed one's vendor_err); cq.handle; a failed ibv_poll_cq raises its -errno in both forms" {
+    FAKEVERBS_WCS=3 run fvsh '
+      local c = verbs.open("fake0"); local cq, cq2 = c:create_cq(8), c:create_cq(3)
+      for _, w in ipairs(cq:poll()) do
+        print(w.wr_id, w.status, w.opcode, w.vendor_err, w.byte_len, w.imm_data, w.invalidated_rkey, w.qp_num,
+          w.src_qp, table.concat(w.wc_flags or {}, ","), w.pkey_index, w.slid, w.sl, w.dlid_path_bits)
+      end
+      print(#cq:poll(), cq.handle, cq2.handle)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # tests/fakeverbs/fakeverbs.c's fwcs
+    [ "${lines[0]}" = "$((0x1001))	SUCCESS	RECV_RDMA_WITH_IMM	0	1234	$((0x12345678))	nil	$((0x111))	$((0xabcde))	GRH,WITH_IMM	3	$((0x1357))	5	6" ]
+    [ "${lines[1]}" = "$((0x2002))	REM_ACCESS_ERR	nil	$((0x55))	nil	nil	nil	$((0x112))	nil		nil	nil	nil	nil" ]
+    [ "${lines[2]}" = "$((0x3003))	SUCCESS	RECV	0	77	nil	$((0x9abcdef0))	$((0x113))	$((0x54321))	WITH_INV	1	$((0x2468))	2	1" ]
+    [ "${lines[3]}" = "0	$((0xc1))	$((0xc2))" ]
+    FAKEVERBS_WCS=1 FAKEVERBS_FAIL="poll_cq:-22" run fvsh '
+      local cq = verbs.open("fake0"):create_cq(8)
+      print(#cq:poll(1))
+      local ok, e = pcall(cq.poll, cq); print(ok, e.verb, e.errno); print(e)'
+    echo "$output"
+    [ "${lines[0]}" = "1" ]
+    [ "${lines[1]}" = "false	ibv_poll_cq	22" ]
+    [ "${lines[2]}" = "ibv_poll_cq failed: EINVAL (errno 22, Invalid argument)" ]
+    [ "${lines[3]}" = "  why: an argument is not valid for this object in its current state, or a value is above a device limit" ]
+    FAKEVERBS_WCS=2 FAKEVERBS_FAIL="poll_cq:-5" run fvsh '
+      local cq, w = verbs.open("fake0"):create_cq(8), verbs.wc_array(4)
+      print(cq:poll(w), w[1].wr_id, w[2].wr_id)
+      local ok, e = pcall(cq.poll, cq, w); print(ok, e.verb, e.errno, e.errname)'
+    echo "$output"
+    [ "${lines[0]}" = "2	$((0x1001))	$((0x2002))" ]
+    [ "${lines[1]}" = "false	ibv_poll_cq	5	EIO" ]
+}
+
+@test "fake device: cq:req_notify hands solicited_only down (true and 1 as 1, nothing and 0 as 0); get_cq_event returns each CQ whose event came, in order; failed ibv_req_notify_cq, ibv_create_comp_channel, ibv_get_cq_event and ibv_query_qp raise their errno, a QP whose query fails is in state UNKNOWN" {
+    run fvsh '
+      local c = verbs.open("fake0"); local ch = c:create_comp_channel()
+      local cq, cq2 = c:create_cq(5, { channel = ch }), c:create_cq(6, { channel = ch })
+      print(ch:get_cq_event(0))
+      cq2:req_notify(true); cq:req_notify(); cq2:req_notify(1); cq:req_notify(0)
+      for _ = 1, 4 do local got = ch:get_cq_event(1000); print(got == cq, got == cq2) end
+      print(ch:get_cq_event(0))
+      cq:ack_events(2); print(pcall(cq.ack_events, cq, 1))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "nil" ]
+    [ "${lines[1]}" = "fakeverbs: req_notify_cq cqe 6 solicited_only 1" ]
+    [ "${lines[2]}" = "fakeverbs: req_notify_cq cqe 5 solicited_only 0" ]
+    [ "${lines[3]}" = "fakeverbs: req_notify_cq cqe 6 solicited_only 1" ]
+    [ "${lines[4]}" = "fakeverbs: req_notify_cq cqe 5 solicited_only 0" ]
+    [ "${lines[5]}" = "false	true" ]
+    [ "${lines[6]}" = "true	false" ]
+    [ "${lines[7]}" = "false	true" ]
+    [ "${lines[8]}" = "true	false" ]
+    [ "${lines[9]}" = "nil" ]
+    # both of cq's events were received: acking 2 is right, a third is refused
+    [ "${lines[10]}" = "false	bad argument #1 to 'ack_events' (1 events to ack, but only 0 were received and not acked)" ]
+    show='local ok, e = pcall(f); print(ok, e.verb, e.errno); print(e)'
+    FAKEVERBS_FAIL="req_notify_cq:95" run fvsh "local cq = verbs.open('fake0'):create_cq(8); f = function() return cq:req_notify(true) end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "fakeverbs: req_notify_cq cqe 8 solicited_only 1" ]
+    [ "${lines[1]}" = "false	ibv_req_notify_cq	95" ]
+    [ "${lines[2]}" = "ibv_req_notify_cq failed: EOPNOTSUPP (errno 95, Operation not supported)" ]
+    [ "${lines[3]}" = "  why: the device does not support this operation or flag" ]
+    FAKEVERBS_FAIL="create_comp_channel:24" run fvsh "local c = verbs.open('fake0'); f = function() return c:create_comp_channel() end; $show"
+    echo "$output"
+    [ "$output" = "false	ibv_create_comp_channel	24
+ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
+    FAKEVERBS_FAIL="get_cq_event:4" run fvsh "local c = verbs.open('fake0'); local ch = c:create_comp_channel()
+      local cq = c:create_cq(5, { channel = ch }); cq:req_notify(); f = function() return ch:get_cq_event(1000) end; $show
+      print(pcall(cq.ack_events, cq, 1))"
+    echo "$output"
+    [ "${lines[1]}" = "false	ibv_get_cq_event	4" ]
+    [ "${lines[2]}" = "ibv_get_cq_event failed: EINTR (errno 4, Interrupted system call)" ]
+    # no event was received, so none is to be acked
+    [ "${lines[3]}" = "false	bad argument #1 to 'ack_events' (1 events to ack, but only 0 were received and not acked)" ]
+    FAKEVERBS_FAIL="query_qp:12" run fvsh "local c = verbs.open('fake0'); local pd, cq = c:alloc_pd(), c:create_cq(4)
+      local qp = pd:create_qp{ send_cq = cq, recv_cq = cq, qp_type = 'RC', cap = { max_send_wr = 1, max_recv_wr = 1 } }
+      print(qp.state, qp.qp_num, qp.handle); f = function() return qp:query() end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "UNKNOWN	$((0x111))	$((0x411))" ]
+    [ "${lines[1]}" = "false	ibv_query_qp	12" ]
+    [ "${lines[2]}" = "ibv_query_qp failed: ENOMEM (errno 12, Cannot allocate memory)" ]
+}
