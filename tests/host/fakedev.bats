@@ -717,3 +717,29 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[1]}" = "false	ibv_query_qp	12" ]
     [ "${lines[2]}" = "ibv_query_qp failed: ENOMEM (errno 12, Cannot allocate memory)" ]
 }
+
+@test "fake device: a cq:wait whose poll fails after some completions returns them with a second value naming the failure (not a timeout), in both forms; the next wait raises the errno" {
+    FAKEVERBS_WCS=2 FAKEVERBS_FAIL="poll_cq:-11" run fvsh '
+      local cq = verbs.open("fake0"):create_cq(8)
+      local l, why = cq:wait(3, 5000); print(#l, l[1].wr_id, l[2].wr_id); print(why)
+      local ok, e = pcall(cq.wait, cq, 1); print(ok, e.verb, e.errno)
+      local cq2, w = verbs.open("fake0"):create_cq(8), verbs.wc_array(4)
+      print(cq2:wait(w, 3)); print(w[1].wr_id, w[2].wr_id)
+      ok, e = pcall(cq2.wait, cq2, w, 2, 1000); print(ok, e.verb, e.errno)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "2	$((0x1001))	$((0x2002))" ]
+    [ "${lines[1]}" = "ibv_poll_cq failed after 2 of 3 completions: EAGAIN (errno 11); those are returned, and the next poll meets the error again" ]
+    [ "${lines[2]}" = "false	ibv_poll_cq	11" ]
+    # without a timeout too
+    [ "${lines[3]}" = "2	ibv_poll_cq failed after 2 of 3 completions: EAGAIN (errno 11); those are returned, and the next poll meets the error again" ]
+    [ "${lines[4]}" = "$((0x1001))	$((0x2002))" ]
+    [ "${lines[5]}" = "false	ibv_poll_cq	11" ]
+    # all that was asked for came: no second value, and the timeout is only a limit
+    FAKEVERBS_WCS=2 FAKEVERBS_FAIL="poll_cq:-11" run fvsh '
+      local cq = verbs.open("fake0"):create_cq(8)
+      local cq2 = verbs.open("fake0"):create_cq(8)
+      print(select("#", cq:wait(2, 100)), select("#", cq2:wait(verbs.wc_array(2), 2, 100)))'
+    echo "$output"
+    [ "$output" = "1	1" ]
+}
