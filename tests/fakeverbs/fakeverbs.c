@@ -723,7 +723,12 @@ static void x_end_poll(struct ibv_cq_ex *x) { fprintf(stderr, "fakeverbs: end_po
 static enum ibv_wc_opcode x_opcode(struct ibv_cq_ex *x) { return CUR(x)->opcode; }
 static uint32_t x_vendor_err(struct ibv_cq_ex *x) { return CUR(x)->vendor_err; }
 static uint32_t x_byte_len(struct ibv_cq_ex *x) { return CUR(x)->byte_len; }
-static __be32 x_imm_data(struct ibv_cq_ex *x) { return htobe32(CUR(x)->imm); }
+/* imm_data in network order; an invalidated rkey shares it, in host order
+ * (ibv_wc_read_invalidated_rkey swaps nothing) */
+static __be32 x_imm_data(struct ibv_cq_ex *x)
+{
+	return CUR(x)->wc_flags & IBV_WC_WITH_INV ? CUR(x)->imm : htobe32(CUR(x)->imm);
+}
 static uint32_t x_qp_num(struct ibv_cq_ex *x) { return CUR(x)->qp_num; }
 static uint32_t x_src_qp(struct ibv_cq_ex *x) { return CUR(x)->src_qp; }
 static unsigned x_wc_flags(struct ibv_cq_ex *x) { return CUR(x)->wc_flags; }

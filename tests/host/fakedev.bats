@@ -658,13 +658,13 @@ ibv_alloc_pd failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[1]}" = "false	ibv_poll_cq	22" ]
     [ "${lines[2]}" = "ibv_poll_cq failed: EINVAL (errno 22, Invalid argument)" ]
     [ "${lines[3]}" = "  why: an argument is not valid for this object in its current state, or a value is above a device limit" ]
-    FAKEVERBS_WCS=2 FAKEVERBS_FAIL="poll_cq:-5" run fvsh '
+    FAKEVERBS_WCS=2 FAKEVERBS_FAIL="poll_cq:-12" run fvsh '
       local cq, w = verbs.open("fake0"):create_cq(8), verbs.wc_array(4)
       print(cq:poll(w), w[1].wr_id, w[2].wr_id)
       local ok, e = pcall(cq.poll, cq, w); print(ok, e.verb, e.errno, e.errname)'
     echo "$output"
     [ "${lines[0]}" = "2	$((0x1001))	$((0x2002))" ]
-    [ "${lines[1]}" = "false	ibv_poll_cq	5	EIO" ]
+    [ "${lines[1]}" = "false	ibv_poll_cq	12	ENOMEM" ]
 }
 
 @test "fake device: cq:req_notify hands solicited_only down (true and 1 as 1, nothing and 0 as 0); get_cq_event returns each CQ whose event came, in order; failed ibv_req_notify_cq, ibv_create_comp_channel, ibv_get_cq_event and ibv_query_qp raise their errno, a QP whose query fails is in state UNKNOWN" {
@@ -742,4 +742,92 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
       print(select("#", cq:wait(2, 100)), select("#", cq2:wait(verbs.wc_array(2), 2, 100)))'
     echo "$output"
     [ "$output" = "1	1" ]
+}
+
+@test "fake device: an extended CQ's readers give each completion's own values (imm_data from network order, the invalidated rkey as is, 64-bit timestamps, tm_info's tag and priv); a failed one only wr_id, status, vendor_err, qp_num; the provider's end_poll runs after next_poll's ENOENT (not rxe's quirk)" {
+    FAKEVERBS_WCS=3 run fvsh '
+      local cq = verbs.open("fake0"):create_cq_ex{ cqe = 8, wc_flags = { "BYTE_LEN", "IMM", "QP_NUM", "SRC_QP", "SLID",
+        "SL", "DLID_PATH_BITS", "COMPLETION_TIMESTAMP", "COMPLETION_TIMESTAMP_WALLCLOCK", "CVLAN", "FLOW_TAG", "TM_INFO" } }
+      local function all()
+        local tm = cq:read_tm_info()
+        print(cq.wr_id, cq.status, cq:read_opcode(), cq:read_vendor_err(), cq:read_byte_len(), cq:read_qp_num(),
+          cq:read_src_qp(), table.concat(cq:read_wc_flags(), ","), cq:read_slid(), cq:read_sl(), cq:read_dlid_path_bits())
+        print(cq:read_completion_ts(), cq:read_completion_wallclock_ns(), cq:read_cvlan(), cq:read_flow_tag(), tm.tag, tm.priv)
+      end
+      print(cq:start_poll()); all(); print(cq:read_imm_data())
+      print(cq:next_poll(), cq.wr_id, cq.status, cq:read_vendor_err(), cq:read_qp_num())
+      print(pcall(cq.read_flow_tag, cq))
+      local valid = {}   -- of every reader, those a failed completion answers
+      for _, r in ipairs { "opcode", "vendor_err", "byte_len", "imm_data", "invalidated_rkey", "qp_num", "src_qp",
+        "wc_flags", "slid", "sl", "dlid_path_bits", "completion_ts", "completion_wallclock_ns", "cvlan", "flow_tag",
+        "tm_info" } do
+        if pcall(cq["read_" .. r], cq) then valid[#valid + 1] = r end
+      end
+      print(table.concat(valid, " "))
+      print(cq:next_poll()); all(); print(cq:read_invalidated_rkey())
+      print(cq:next_poll(), cq:end_poll())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true" ]
+    # tests/fakeverbs/fakeverbs.c's fwcs[0]
+    [ "${lines[1]}" = "$((0x1001))	SUCCESS	RECV_RDMA_WITH_IMM	0	1234	$((0x111))	$((0xabcde))	GRH,WITH_IMM	$((0x1357))	5	6" ]
+    [ "${lines[2]}" = "$((0x123456789a))	$((0x1122334455667788))	$((0x0abc))	$((0xfedcba))	$((0x0123456789abcdef))	$((0x2468ace0))" ]
+    [ "${lines[3]}" = "$((0x12345678))" ]
+    [ "${lines[4]}" = "true	$((0x2002))	REM_ACCESS_ERR	$((0x55))	$((0x112))" ]
+    [ "${lines[5]}" = "false	read_flow_tag: this completion failed with REM_ACCESS_ERR, and then only wr_id, status, vendor_err and qp_num are valid (verbs.explain(\"REM_ACCESS_ERR\") says why it failed)" ]
+    [ "${lines[6]}" = "vendor_err qp_num" ]
+    [ "${lines[7]}" = "true" ]
+    [ "${lines[8]}" = "$((0x3003))	SUCCESS	RECV	0	77	$((0x113))	$((0x54321))	WITH_INV	$((0x2468))	2	1" ]
+    [ "${lines[9]}" = "$((0x0badcafe0))	$((0x0a0b0c0d0e0f1011))	$((0x0def))	$((0x00a1b2c3))	$((0x1020304050607080))	$((0x13579bdf))" ]
+    [ "${lines[10]}" = "$((0x9abcdef0))" ]
+    # fakeverbs is no rxe before rdma-core 55: its end_poll is called, and says so
+    [ "${lines[11]}" = "fakeverbs: end_poll cqe 8" ]
+    [ "${lines[12]}" = "false	true" ]
+}
+
+@test "fake device: cq:iter() gives the WCs with only the fields wc_flags asked for, stops where a next_poll in its body found none; a failed ibv_start_poll or ibv_next_poll raises its errno in both forms, and the loop's poll is ended" {
+    FAKEVERBS_WCS=3 run fvsh '
+      local c = verbs.open("fake0")
+      local cq = c:create_cq_ex{ cqe = 9, wc_flags = { "BYTE_LEN", "SLID" } }
+      for wc in cq:iter() do print(wc.wr_id, wc.byte_len, wc.slid, wc.qp_num, wc.imm_data, wc.src_qp) end
+      local cq2 = c:create_cq_ex{ cqe = 10, wc_flags = { "QP_NUM" } }
+      for wc in cq2:iter() do print(wc.wr_id, wc.qp_num, cq2:next_poll()) end
+      print(pcall(cq2.end_poll, cq2))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$((0x1001))	1234	$((0x1357))	nil	nil	nil" ]
+    [ "${lines[1]}" = "$((0x2002))	nil	nil	nil	nil	nil" ]
+    [ "${lines[2]}" = "$((0x3003))	77	$((0x2468))	nil	nil	nil" ]
+    [ "${lines[3]}" = "fakeverbs: end_poll cqe 9" ]
+    # the body's next_poll took the second; the third's next_poll found none: the loop ends there
+    [ "${lines[4]}" = "$((0x1001))	$((0x111))	true" ]
+    [ "${lines[5]}" = "$((0x3003))	$((0x113))	false" ]
+    [ "${lines[6]}" = "fakeverbs: end_poll cqe 10" ]
+    [[ ${lines[7]} == "false	end_poll: no poll is open."* ]]
+    show='local ok, e = pcall(f); print(ok, e.verb, e.errno); print(e)'
+    FAKEVERBS_WCS=1 FAKEVERBS_FAIL="next_poll:22" run fvsh "
+      local c = verbs.open('fake0'); local cq = c:create_cq_ex{ cqe = 8, wc_flags = { 'BYTE_LEN' } }
+      print(cq:start_poll(), cq.wr_id); f = function() return cq:next_poll() end; $show
+      print(cq:end_poll())
+      local cq2 = c:create_cq_ex{ cqe = 9, wc_flags = { 'BYTE_LEN' } }
+      f = function() for wc in cq2:iter() do print(wc.wr_id) end end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "true	$((0x1001))" ]
+    [ "${lines[1]}" = "false	ibv_next_poll	22" ]
+    [ "${lines[2]}" = "ibv_next_poll failed: EINVAL (errno 22, Invalid argument)" ]
+    [ "${lines[5]}" = "fakeverbs: end_poll cqe 8" ]
+    [ "${lines[6]}" = "true" ]
+    [ "${lines[7]}" = "$((0x1001))" ]
+    [ "${lines[8]}" = "fakeverbs: end_poll cqe 9" ]
+    [ "${lines[9]}" = "false	ibv_next_poll	22" ]
+    FAKEVERBS_WCS=1 FAKEVERBS_FAIL="start_poll:5" run fvsh "
+      local cq = verbs.open('fake0'):create_cq_ex{ cqe = 8, wc_flags = { 'BYTE_LEN' } }
+      f = function() return cq:start_poll() end; $show
+      f = function() for wc in cq:iter() do print(wc.wr_id) end end; $show
+      print(pcall(cq.end_poll, cq))"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_start_poll	5" ]
+    [ "${lines[1]}" = "ibv_start_poll failed: EIO (errno 5, Input/output error)" ]
+    [ "${lines[2]}" = "false	ibv_start_poll	5" ]
+    [[ ${lines[4]} == "false	end_poll: no poll is open."* ]]
 }
