@@ -831,3 +831,31 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[2]}" = "false	ibv_start_poll	5" ]
     [[ ${lines[4]} == "false	end_poll: no poll is open."* ]]
 }
+
+@test "fake device: pd:reg_mr_iova and reg_mr_iova2 hand length, iova and access down; an iova the provider fails with errno 0 is named in hex with its offset in the page; a bad iova, access or buffer is refused by argument" {
+    FAKEVERBS_TRACE=1 run fvsh '
+      local pd = verbs.open("fake0"):alloc_pd()
+      local mr = pd:reg_mr_iova(100, 0x10000, { "LOCAL_WRITE", "REMOTE_READ" }); print(mr.length, table.concat(mr.access, ","))
+      local mr2 = pd:reg_mr_iova2("hello", 0x20000, "REMOTE_WRITE"); print(mr2.length, mr2:read(), mr2.lkey - mr.lkey)
+      print(pcall(pd.reg_mr_iova, pd, 100, 0x10123, "LOCAL_WRITE"))
+      local ok, e = pcall(pd.reg_mr_iova2, pd, 64, 0xbad000, 1)
+      print(ok, e.verb, e.errno, e.context.length, e.context.iova, e.context.page, e.context.access)
+      print(pcall(pd.reg_mr_iova, pd, 100, "x"))
+      print(pcall(pd.reg_mr_iova, pd, 100, 1.5))
+      print(pcall(pd.reg_mr_iova, pd, 100, 0x1000, "NOPE"))
+      print(pcall(pd.reg_mr_iova2, pd, {}, 0x1000))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: reg_mr_iova2 length 100 iova 0x10000 access 0x5" ]
+    [ "${lines[1]}" = "100	LOCAL_WRITE,REMOTE_READ" ]
+    [ "${lines[2]}" = "fakeverbs: reg_mr_iova2 length 5 iova 0x20000 access 0x2" ]
+    [ "${lines[3]}" = "5	hello	1" ]
+    [ "${lines[4]}" = "fakeverbs: reg_mr_iova2 length 100 iova 0x10123 access 0x1" ]
+    [ "${lines[5]}" = "false	ibv_reg_mr_iova failed and left errno 0: iova 0x10123 is at offset 0x123 in its page, and the buffer verbsh allocated starts a page (offset 0); the kernel maps whole pages, so the IOVA and the buffer must be at the same offset in a page: give an iova that is a multiple of $(getconf PAGESIZE)" ]
+    [ "${lines[6]}" = "fakeverbs: reg_mr_iova2 length 64 iova 0xbad000 access 0x1" ]
+    [ "${lines[7]}" = "false	ibv_reg_mr_iova2	14	64	$((0xbad000))	$(getconf PAGESIZE)	1" ]
+    [ "${lines[8]}" = "false	bad argument #2 to 'reg_mr_iova' (iova (integer) expected, got string)" ]
+    [ "${lines[9]}" = "false	bad argument #2 to 'reg_mr_iova' (iova (integer) expected, got number)" ]
+    [ "${lines[10]}" = "false	bad argument #3 to 'reg_mr_iova' ('NOPE' is not a name of ibv_access_flags (known: LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND, ZERO_BASED, ON_DEMAND, HUGETLB, RELAXED_ORDERING))" ]
+    [ "${lines[11]}" = "false	bad argument #1 to 'reg_mr_iova2' (length (integer) or initial contents (string) expected, got table)" ]
+}
