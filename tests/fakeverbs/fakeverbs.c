@@ -558,9 +558,10 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *c)
 		errno = fail_of("alloc_pd", NULL);
 		return NULL;
 	}
+	static uint32_t handle = 0x50;   /* 0x51, 0x52 ... in the order made */
 	struct ibv_pd *pd = calloc(1, sizeof *pd);
 	if (pd)
-		pd->context = c;
+		*pd = (struct ibv_pd){ .context = c, .handle = ++handle };
 	return pd;
 }
 int ibv_dealloc_pd(struct ibv_pd *pd)

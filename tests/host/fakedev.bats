@@ -859,3 +859,34 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[10]}" = "false	bad argument #3 to 'reg_mr_iova' ('NOPE' is not a name of ibv_access_flags (known: LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND, ZERO_BASED, ON_DEMAND, HUGETLB, RELAXED_ORDERING))" ]
     [ "${lines[11]}" = "false	bad argument #1 to 'reg_mr_iova2' (length (integer) or initial contents (string) expected, got table)" ]
 }
+
+@test "fake device: mr:rereg hands flags, the new PD and access down, keeps the new access only with CHANGE_ACCESS; a failed one raises ibv_rereg_mr's errno with ret and its name (-1..-5); bad flags, access, a missing or foreign PD are refused by argument" {
+    FAKEVERBS_TRACE=1 run fvsh '
+      local c = verbs.open("fake0"); local pd, pd2 = c:alloc_pd(), c:alloc_pd()
+      local mr = pd:reg_mr(100, { "LOCAL_WRITE", "REMOTE_READ" })
+      print(select("#", mr:rereg({ "CHANGE_PD", "CHANGE_ACCESS" }, pd2, "REMOTE_WRITE")), table.concat(mr.access, ","))
+      print(select("#", mr:rereg("CHANGE_PD", pd, "LOCAL_WRITE")), table.concat(mr.access, ","))
+      print(pcall(mr.rereg, mr, "CHANGE_PD"))
+      print(pcall(mr.rereg, mr, "NOPE"))
+      print(pcall(mr.rereg, mr, "CHANGE_ACCESS", nil, "NOPE"))
+      print(pcall(mr.rereg, mr, "CHANGE_ACCESS", verbs.open("fake0"):alloc_pd()))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # the PDs' handles 0x51, 0x52 (fakeverbs); the MR's lkey 0x1234
+    [ "${lines[1]}" = "fakeverbs: rereg_mr lkey 0x1234 flags 0x6 pd $((0x52)) addr (nil) length 0 access 0x2" ]
+    [ "${lines[2]}" = "0	REMOTE_WRITE" ]
+    [ "${lines[3]}" = "fakeverbs: rereg_mr lkey 0x1234 flags 0x2 pd $((0x51)) addr (nil) length 0 access 0x1" ]
+    [ "${lines[4]}" = "0	REMOTE_WRITE" ]
+    [ "${lines[5]}" = "false	bad argument #2 to 'rereg' (CHANGE_PD needs the new PD (a verbs pd object))" ]
+    [ "${lines[6]}" = "false	bad argument #1 to 'rereg' ('NOPE' is not a name of ibv_rereg_mr_flags (known: CHANGE_TRANSLATION, CHANGE_PD, CHANGE_ACCESS))" ]
+    [[ ${lines[7]} == "false	bad argument #3 to 'rereg' ('NOPE' is not a name of ibv_access_flags (known: "* ]]
+    [ "${lines[8]}" = "false	bad argument #2 to 'rereg' (key 'pd': pd3 belongs to ctx2, but mr1 belongs to ctx1: the kernel looks handles up in the context of the call, so it would use another object of ctx1; use a pd of ctx1)" ]
+    show='local mr = verbs.open("fake0"):alloc_pd():reg_mr(10, "LOCAL_WRITE")
+      local ok, e = pcall(mr.rereg, mr, "CHANGE_ACCESS", nil, "REMOTE_READ")
+      print(ok, e.verb, e.errno, e.context.ret, e.context.ret_name, table.concat(mr.access, ","))'
+    for r in "-1,13:13	-1	IBV_REREG_MR_ERR_INPUT" "-5,13:13	-5	IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW" "-6,13:13	-6	nil" "-4:22	-4	IBV_REREG_MR_ERR_CMD" "1,5:5	1	nil"; do
+        FAKEVERBS_FAIL="rereg_mr:${r%%:*}" run fvsh "$show"
+        echo "$r: $output"
+        [ "$output" = "false	ibv_rereg_mr	${r#*:}	LOCAL_WRITE" ]
+    done
+}
