@@ -890,3 +890,35 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
         [ "$output" = "false	ibv_rereg_mr	${r#*:}	LOCAL_WRITE" ]
     done
 }
+
+@test "fake device: a WC's pairs step goes from a field to the next it holds and names an unknown key; userdata that is no WC is refused as a WC by its type name; bad names for query_data_in_order and is_qpt_supported, a table for reg_mr and a number for mr:write are refused by argument" {
+    FAKEVERBS_WCS=1 run fvsh '
+      local c = verbs.open("fake0"); local pd, cq = c:alloc_pd(), c:create_cq(4)
+      local wc = cq:poll()[1]
+      local step, s = pairs(wc)
+      print((step(s, "src_qp"))); print(step(s, "qp_num")); print(step(s, "dlid_path_bits"))
+      print(pcall(step, s, "nope")); print(pcall(step, s, 12))
+      print(pcall(c.init_ah_from_wc, c, 1, io.stdout)); print(pcall(c.init_ah_from_wc, c, 1, cq))
+      local qp = pd:create_qp{ send_cq = cq, recv_cq = cq, qp_type = "RC", cap = { max_send_wr = 1, max_recv_wr = 1 } }
+      print(pcall(qp.query_data_in_order, qp, "NOPE"))
+      print(pcall(verbs.is_qpt_supported, 0xff, "NOPE"))
+      print(verbs.is_qpt_supported(4, "RC"), verbs.is_qpt_supported(4, "UC"), verbs.is_qpt_supported(8, "UC"))
+      print(pcall(pd.reg_mr, pd, {}))
+      print(pcall(pd:reg_mr(8).write, pd:reg_mr(8), 0, 42))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "wc_flags" ]
+    # after qp_num: opcode (SUCCESS), and the last field gives nil
+    [ "${lines[1]}" = "opcode	RECV_RDMA_WITH_IMM" ]
+    [ "${lines[2]}" = "nil" ]
+    [ "${lines[3]}" = "false	struct ibv_wc has no field 'nope' (its fields: wr_id, status, vendor_err, qp_num, opcode, byte_len, imm_data, invalidated_rkey, src_qp, wc_flags, pkey_index, slid, sl, dlid_path_bits)" ]
+    [[ ${lines[4]} == "false	struct ibv_wc has no field '12' (its fields: "* ]]
+    [ "${lines[5]}" = "false	bad argument #2 to 'init_ah_from_wc' (ibv_wc (a completion from cq:poll) or table expected, got FILE*)" ]
+    [ "${lines[6]}" = "false	bad argument #2 to 'init_ah_from_wc' (ibv_wc (a completion from cq:poll) or table expected, got verbs.cq)" ]
+    [[ ${lines[7]} == "false	bad argument #1 to 'query_data_in_order' ('NOPE' is not a name of ibv_wr_opcode (known: RDMA_WRITE, "* ]]
+    [ "${lines[8]}" = "false	bad argument #2 to 'verbs.is_qpt_supported' ('NOPE' is not a name of ibv_qp_type (known: RC, UC, UD, RAW_PACKET, XRC_SEND, XRC_RECV, DRIVER))" ]
+    # RC is bit 2, UC bit 3
+    [ "${lines[9]}" = "true	false	true" ]
+    [ "${lines[10]}" = "false	bad argument #1 to 'reg_mr' (length (integer) or initial contents (string) expected, got table)" ]
+    [ "${lines[11]}" = "false	bad argument #2 to 'write' (string expected, got number)" ]
+}
