@@ -792,7 +792,11 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
       for wc in cq:iter() do print(wc.wr_id, wc.byte_len, wc.slid, wc.qp_num, wc.imm_data, wc.src_qp) end
       local cq2 = c:create_cq_ex{ cqe = 10, wc_flags = { "QP_NUM" } }
       for wc in cq2:iter() do print(wc.wr_id, wc.qp_num, cq2:next_poll()) end
-      print(pcall(cq2.end_poll, cq2))'
+      print(pcall(cq2.end_poll, cq2))
+      -- an iterator called again after its end gives nothing, and polls nothing
+      local step, state = c:create_cq_ex{ cqe = 11, wc_flags = {} }:iter()
+      while step(state) do end
+      print(select("#", step(state)))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "$((0x1001))	1234	$((0x1357))	nil	nil	nil" ]
@@ -804,6 +808,9 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[5]}" = "$((0x3003))	$((0x113))	false" ]
     [ "${lines[6]}" = "fakeverbs: end_poll cqe 10" ]
     [[ ${lines[7]} == "false	end_poll: no poll is open."* ]]
+    [ "${lines[8]}" = "fakeverbs: end_poll cqe 11" ]
+    [ "${lines[9]}" = "0" ]
+    [ "${#lines[@]}" -eq 10 ]
     show='local ok, e = pcall(f); print(ok, e.verb, e.errno); print(e)'
     FAKEVERBS_WCS=1 FAKEVERBS_FAIL="next_poll:22" run fvsh "
       local c = verbs.open('fake0'); local cq = c:create_cq_ex{ cqe = 8, wc_flags = { 'BYTE_LEN' } }
