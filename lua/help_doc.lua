@@ -133,7 +133,8 @@ M.methods = {
     ex = "for _, wc in ipairs(cq:poll(16)) do print(wc.wr_id, wc.status) end" },
   wait = { "cq", "cq:wait(n [, timeout_ms]) or cq:wait(wcs [, n [, timeout_ms]])", "(ibv_poll_cq in a loop)",
     "poll until n completions or the timeout; Ctrl-C interrupts. When the timeout ends it short, the list (or"
-    .. " the wc_array form's count) comes with a second value that says so: \"timed out after 100 ms: 0 of 2 completions\"", gives = "ibv_wc", each = "a list of completions, each a copy", ex = "wcs = cq:wait(2, 1000)" },
+    .. " the wc_array form's count) comes with a second value that says so: \"timed out after 100 ms: 0 of 2 completions\";"
+    .. " so does a poll that failed after some came (\"ibv_poll_cq failed after 2 of 3 completions: ...\")", gives = "ibv_wc", each = "a list of completions, each a copy", ex = "wcs = cq:wait(2, 1000)" },
   req_notify = { "cq", "cq:req_notify([solicited_only])", "int ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)",
     "arm the CQ: its channel wakes up at the next completion", ex = "cq:req_notify()" },
   ack_events = { "cq", "cq:ack_events(n)", "void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)",

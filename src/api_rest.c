@@ -268,12 +268,17 @@ static int reg_iova(lua_State *L, bool two)
 		free(buf);
 		vmr(n)->buf = NULL;
 		const char *verb = two ? "ibv_reg_mr_iova2" : "ibv_reg_mr_iova";
-		if (err == 0 && iova % (uint64_t)page)
-			/* rxe (kernel 6.1) fails it and libibverbs leaves errno 0 */
-			return luaL_error(L, "%s failed and left errno 0: iova 0x%I is at offset 0x%I in its page, and"
+		if (err == 0 && iova % (uint64_t)page) {
+			/* rxe (kernel 6.1) fails it and libibverbs leaves errno 0.
+			 * (lua_pushfstring's %I is decimal: the hex is made here.) */
+			char at[24], off[24];
+			snprintf(at, sizeof at, "0x%llx", (unsigned long long)iova);
+			snprintf(off, sizeof off, "0x%llx", (unsigned long long)(iova % (uint64_t)page));
+			return luaL_error(L, "%s failed and left errno 0: iova %s is at offset %s in its page, and"
 				" the buffer verbsh allocated starts a page (offset 0); the kernel maps whole pages, so the"
 				" IOVA and the buffer must be at the same offset in a page: give an iova that is a multiple"
-				" of %d", verb, (lua_Integer)iova, (lua_Integer)(iova % (uint64_t)page), (int)page);
+				" of %d", verb, at, off, (int)page);
+		}
 		lua_createtable(L, 0, 5);
 		lua_pushinteger(L, (lua_Integer)len);
 		lua_setfield(L, -2, "length");

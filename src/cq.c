@@ -187,8 +187,9 @@ static double now_ms(void)
  * out[got..want) (a wc_array's), or with push, each batch into out[0..)
  * (WC_BATCH entries) and from there as WCs appended to the list at the top
  * of the stack. Ctrl-C stops it; WCs already polled are returned rather
- * than lost. */
-static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, struct ibv_wc *out, int got, bool push)
+ * than lost, and so are they when a poll fails (*err: its errno). */
+static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, struct ibv_wc *out, int got, bool push,
+		    int *err)
 {
 	unsigned idle = 0;
 	double t0 = 0;
@@ -200,8 +201,10 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 			/* As on Ctrl-C, completions already polled are returned (into
 			 * a wc_array they are already written); the next poll meets
 			 * the error again. */
-			if (got)
+			if (got) {
+				*err = -r;
 				break;
+			}
 			return vraise(L, "ibv_poll_cq", -r, 1, 0);
 		}
 		if (push)
@@ -239,18 +242,26 @@ static int wait_wcs(lua_State *L, struct vnode *n, int want, double timeout, str
 /* The list form, apart: its batch array would make each wait into a
  * wc_array (the loop's form) pay for a frame it does not use. */
 __attribute__((noinline))
-static int wait_tables(lua_State *L, struct vnode *n, int want, double timeout, int got)
+static int wait_tables(lua_State *L, struct vnode *n, int want, double timeout, int got, int *err)
 {
 	struct ibv_wc batch[WC_BATCH];
-	return wait_wcs(L, n, want, timeout, batch, got, true);
+	return wait_wcs(L, n, want, timeout, batch, got, true, err);
 }
 
-/* Say it when the timeout cut a wait short: an empty or short list, or a
- * count below n, alone looks like success. Pushes the second value; returns
- * 1 when it did. */
-static int timed_out(lua_State *L, int got, int want, double timeout)
+/* Say it when the timeout or a failed poll (err) cut a wait short: an
+ * empty or short list, or a count below n, alone looks like success.
+ * Pushes the second value; returns 1 when it did. */
+static int timed_out(lua_State *L, int got, int want, double timeout, int err)
 {
-	if (got >= want || timeout < 0)
+	if (got >= want)
+		return 0;
+	if (err) {
+		lua_pushfstring(L, "ibv_poll_cq failed after %d of %d completions: %s (errno %d); those are returned, "
+				   "and the next poll meets the error again", got, want, verrname(err) ? verrname(err) : "?",
+				err);
+		return 1;
+	}
+	if (timeout < 0)
 		return 0;
 	lua_pushfstring(L, "timed out after %d ms: %d of %d completions", (int)timeout, got, want);
 	return 1;
@@ -266,7 +277,7 @@ static int wait_other(lua_State *L, struct vnode *n, struct wc_array *a)
 {
 	if (vcq(n)->poll_open)
 		cq_ex_idle(L, n, "wait");
-	int arg = a ? 3 : 2;
+	int arg = a ? 3 : 2, err = 0;
 	bool none = lua_gettop(L) < arg;
 	int want = none || lua_isnil(L, arg) ? 1 : (int)marsh_check_uint(L, arg, arg, 1 << 20, "n");
 	double timeout = none || lua_isnoneornil(L, arg + 1) ? -1 :
@@ -278,14 +289,14 @@ static int wait_other(lua_State *L, struct vnode *n, struct wc_array *a)
 		/* A wait that raises (Ctrl-C before anything came) wrote no entry,
 		 * so what the last poll filled stays valid until this one returns. */
 		wc_array_verify(L, 2, a);
-		int got = wait_wcs(L, n, want, timeout, a->wc, 0, false);
+		int got = wait_wcs(L, n, want, timeout, a->wc, 0, false, &err);
 		wc_array_filled(L, 2, a, got);
 		lua_pushinteger(L, a->filled);
-		return 1 + timed_out(L, got, want, timeout);
+		return 1 + timed_out(L, got, want, timeout, err);
 	}
 	lua_createtable(L, want < 8 ? want : 8, 0);
-	int got = wait_tables(L, n, want, timeout, take_held(L, 1, want));
-	return 1 + timed_out(L, got, want, timeout);
+	int got = wait_tables(L, n, want, timeout, take_held(L, 1, want), &err);
+	return 1 + timed_out(L, got, want, timeout, err);
 }
 
 /* cq:wait(wcs, 1) written out: the number 1, nothing after it. */

@@ -14,6 +14,22 @@
  * others' are DOWN); FAKEVERBS_OPEN_ERRNO=n makes ibv_open_device fail.
  * FAKEVERBS_DESTROY_ERRNO=n makes the destroy of a device object (counters,
  * WQ, DM, XRCD ...) fail with n.
+ * FAKEVERBS_FAIL="verb:n verb:n,e ..." makes each verb named fail: n is
+ * what it returns (an int verb: n > 0 returned as is, n < 0 as -1 with
+ * errno -n, as rdma-core does either; poll_cq, start_poll, next_poll,
+ * req_notify_cq and query_qp return n itself; a verb returning a pointer
+ * gives NULL with errno n; rereg_mr returns n with errno e). Names:
+ * query_device, query_port, query_device_ex, get_async_event, alloc_pd,
+ * poll_cq (once the CQ's completions are gone), req_notify_cq,
+ * create_comp_channel, get_cq_event, query_qp, start_poll, next_poll,
+ * rereg_mr.
+ *
+ * CQs: each CQ holds FAKEVERBS_WCS completions (0 unless set; at most 3,
+ * the table fwcs below), handed out in order by poll_cq and, on a CQ of
+ * ibv_create_cq_ex, by start_poll/next_poll and every ibv_wc_read_*; its
+ * end_poll is printed. req_notify_cq prints solicited_only and puts an event
+ * on the CQ's channel (an eventfd here), which get_cq_event returns.
+ * FAKEVERBS_TRACE=1 prints what reg_mr_iova2 and rereg_mr are handed.
  *
  * GIDs: ibv_query_gid_table fails (as on kernels that want room for every
  * port), so the slots are read one by one: port 1 has a RoCE v1 GID at
@@ -69,6 +85,33 @@ static int destroy_err(void)
 	return e;
 }
 
+/* FAKEVERBS_FAIL's value for verb (0: it succeeds); *e gets the errno after
+ * a comma (0 when none) */
+static int fail_of(const char *verb, int *e)
+{
+	const char *l = getenv("FAKEVERBS_FAIL");
+	size_t len = strlen(verb);
+	int n = 0, err = 0;
+	for (const char *p = l; p && (p = strstr(p, verb)); p += len)
+		if ((p == l || p[-1] == ' ') && p[len] == ':') {
+			sscanf(p + len + 1, "%d,%d", &n, &err);
+			break;
+		}
+	if (e)
+		*e = err;
+	return n;
+}
+/* an int verb's failure: n as is, or -1 with errno -n */
+static int fail_int(const char *verb)
+{
+	int n = fail_of(verb, NULL);
+	if (n >= 0)
+		return n;
+	errno = -n;
+	return -1;
+}
+static int trace(void) { return env_int("FAKEVERBS_TRACE", 0); }
+
 struct ibv_device **ibv_get_device_list(int *num)
 {
 	int n = env_int("FAKEVERBS_DEVICES", 1);
@@ -105,6 +148,8 @@ static int f_query_device_ex(struct ibv_context *c, const struct ibv_query_devic
 			     struct ibv_device_attr_ex *a, size_t size)
 {
 	(void)c; (void)in;
+	if (fail_int("query_device_ex"))
+		return fail_int("query_device_ex");
 	memset(a, 0, size);
 	snprintf(a->orig_attr.fw_ver, sizeof a->orig_attr.fw_ver, "fake-fw 7.8.9");
 	a->orig_attr.vendor_id = 0x15b3;
@@ -285,6 +330,8 @@ static int f_destroy_flow_action(struct ibv_flow_action *f) { free(f); return 0;
 int ibv_query_device(struct ibv_context *c, struct ibv_device_attr *a)
 {
 	(void)c;
+	if (fail_int("query_device"))
+		return fail_int("query_device");
 	memset(a, 0, sizeof *a);
 	a->phys_port_cnt = 2;
 	return 0;
@@ -292,6 +339,8 @@ int ibv_query_device(struct ibv_context *c, struct ibv_device_attr *a)
 static int f_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *a, size_t len)
 {
 	const char *active = getenv("FAKEVERBS_ACTIVE");
+	if (fail_int("query_port"))
+		return fail_int("query_port");
 	memset(a, 0, len);
 	if (port < 1 || port > 2)
 		return EINVAL;
@@ -440,6 +489,9 @@ static struct ibv_mr *f_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t
 static int f_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *a);
 static void queue_env_events(struct ibv_context *c);
 static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
+static struct ibv_cq_ex *f_create_cq_ex(struct ibv_context *c, struct ibv_cq_init_attr_ex *a);
+static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+static int f_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_context *ibv_open_device(struct ibv_device *d)
 {
 	if (env_int("FAKEVERBS_OPEN_ERRNO", 0)) {
@@ -476,6 +528,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *d)
 	v->create_wq = f_create_wq;
 	v->destroy_wq = f_destroy_wq;
 	v->create_qp_ex = f_create_qp_ex;
+	v->create_cq_ex = f_create_cq_ex;
+	v->context.ops.poll_cq = f_poll_cq;
+	v->context.ops.req_notify_cq = f_req_notify_cq;
 	v->create_flow_action_esp = f_create_flow_action_esp;
 	v->modify_flow_action_esp = f_modify_flow_action_esp;
 	v->destroy_flow_action = f_destroy_flow_action;
@@ -499,9 +554,14 @@ int ibv_close_device(struct ibv_context *c)
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *c)
 {
+	if (fail_of("alloc_pd", NULL)) {
+		errno = fail_of("alloc_pd", NULL);
+		return NULL;
+	}
+	static uint32_t handle = 0x50;   /* 0x51, 0x52 ... in the order made */
 	struct ibv_pd *pd = calloc(1, sizeof *pd);
 	if (pd)
-		pd->context = c;
+		*pd = (struct ibv_pd){ .context = c, .handle = ++handle };
 	return pd;
 }
 int ibv_dealloc_pd(struct ibv_pd *pd)
@@ -512,15 +572,211 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 
+/* The completions a CQ hands out (FAKEVERBS_WCS of them, in order): every
+ * field a value of its own, none alike; imm is host order (the WC's
+ * imm_data is its network order, and the third's invalidated rkey) */
+static const struct fwc {
+	uint64_t wr_id;
+	enum ibv_wc_status status;
+	enum ibv_wc_opcode opcode;
+	uint32_t vendor_err, byte_len, imm, qp_num, src_qp;
+	unsigned wc_flags;
+	uint16_t pkey_index, slid, cvlan;
+	uint8_t sl, dlid_path_bits;
+	uint64_t ts, wallclock, tag;
+	uint32_t flow_tag, priv;
+} fwcs[] = {
+	{ 0x1001, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM, 0, 1234, 0x12345678, 0x111, 0xabcde,
+	  IBV_WC_WITH_IMM | IBV_WC_GRH, 3, 0x1357, 0x0abc, 5, 6, 0x123456789aULL, 0x1122334455667788ULL,
+	  0x0123456789abcdefULL, 0xfedcba, 0x2468ace0 },
+	{ 0x2002, IBV_WC_REM_ACCESS_ERR, IBV_WC_SEND, 0x55, 0, 0, 0x112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ 0x3003, IBV_WC_SUCCESS, IBV_WC_RECV, 0, 77, 0x9abcdef0, 0x113, 0x54321, IBV_WC_WITH_INV, 1, 0x2468,
+	  0x0def, 2, 1, 0x0badcafe0ULL, 0x0a0b0c0d0e0f1011ULL, 0x1020304050607080ULL, 0x00a1b2c3, 0x13579bdf },
+};
+struct fcq {
+	struct ibv_cq_ex x;
+	int count, next, cur;   /* completions it holds; the next to hand out; the current one (start_poll's) */
+};
+/* a channel, and the CQs whose events are pending on it, in order */
+struct fch {
+	struct ibv_comp_channel ch;
+	struct ibv_cq *pending[8];
+	int n;
+};
+/* a CQ's handle: 0xc1, 0xc2 ... in the order made */
+static void cq_init(struct fcq *f, struct ibv_context *c, int cqe, void *cq_context, struct ibv_comp_channel *ch)
+{
+	static uint32_t handle = 0xc0;
+	f->x.handle = ++handle;
+	f->x.context = c;
+	f->x.channel = ch;
+	f->x.cq_context = cq_context;
+	f->x.cqe = cqe;
+	f->count = env_int("FAKEVERBS_WCS", 0);
+	if (f->count > (int)(sizeof fwcs / sizeof fwcs[0]))
+		f->count = sizeof fwcs / sizeof fwcs[0];
+}
+/* the next completion's index, or -1 */
+static int take(struct fcq *f)
+{
+	return f->next < f->count ? f->next++ : -1;
+}
+static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	struct fcq *f = (struct fcq *)cq;
+	int got = 0, i;
+	while (got < n && (i = take(f)) >= 0) {
+		const struct fwc *w = &fwcs[i];
+		wc[got] = (struct ibv_wc){ .wr_id = w->wr_id, .status = w->status, .opcode = w->opcode,
+					   .vendor_err = w->vendor_err, .byte_len = w->byte_len, .qp_num = w->qp_num,
+					   .src_qp = w->src_qp, .wc_flags = w->wc_flags, .pkey_index = w->pkey_index,
+					   .slid = w->slid, .sl = w->sl, .dlid_path_bits = w->dlid_path_bits };
+		if (w->wc_flags & IBV_WC_WITH_INV)
+			wc[got].invalidated_rkey = w->imm;
+		else
+			wc[got].imm_data = htobe32(w->imm);
+		got++;
+	}
+	if (!got && fail_of("poll_cq", NULL))
+		return fail_of("poll_cq", NULL);
+	return got;
+}
+/* notification: an event on the CQ's channel at once, as if a completion came */
+static int f_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	uint64_t one = 1;
+	fprintf(stderr, "fakeverbs: req_notify_cq cqe %d solicited_only %d\n", cq->cqe, solicited_only);
+	if (fail_of("req_notify_cq", NULL))
+		return fail_of("req_notify_cq", NULL);
+	struct fch *f = (struct fch *)cq->channel;
+	if (f && f->n < 8) {
+		f->pending[f->n++] = cq;
+		if (write(f->ch.fd, &one, sizeof one) != sizeof one)
+			abort();
+	}
+	return 0;
+}
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *c)
+{
+	if (fail_of("create_comp_channel", NULL)) {
+		errno = fail_of("create_comp_channel", NULL);
+		return NULL;
+	}
+	struct fch *f = calloc(1, sizeof *f);
+	if (f)
+		f->ch = (struct ibv_comp_channel){ .context = c, .fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE) };
+	return f ? &f->ch : NULL;
+}
+int ibv_destroy_comp_channel(struct ibv_comp_channel *ch)
+{
+	close(ch->fd);
+	free(ch);
+	return 0;
+}
+int ibv_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq, void **cq_context)
+{
+	uint64_t one;
+	if (fail_of("get_cq_event", NULL)) {
+		errno = fail_of("get_cq_event", NULL);
+		return -1;
+	}
+	if (read(ch->fd, &one, sizeof one) != sizeof one)
+		return -1;
+	struct fch *f = (struct fch *)ch;
+	*cq = f->pending[0];
+	memmove(f->pending, f->pending + 1, --f->n * sizeof f->pending[0]);
+	*cq_context = (*cq)->cq_context;
+	return 0;
+}
+
 struct ibv_cq *ibv_create_cq(struct ibv_context *c, int cqe, void *cq_context, struct ibv_comp_channel *ch, int vec)
 {
 	(void)vec;
-	struct ibv_cq *cq = calloc(1, sizeof *cq);
-	if (cq)
-		*cq = (struct ibv_cq){ .context = c, .channel = ch, .cq_context = cq_context, .cqe = cqe };
-	return cq;
+	struct fcq *f = calloc(1, sizeof *f);
+	if (f)
+		cq_init(f, c, cqe, cq_context, ch);
+	return f ? ibv_cq_ex_to_cq(&f->x) : NULL;
 }
 int ibv_destroy_cq(struct ibv_cq *cq) { free(cq); return 0; }
+
+/* the extended CQ: start_poll/next_poll walk the same completions; each
+ * reader gives the current one's field */
+#define CUR(x) (&fwcs[((struct fcq *)(x))->cur])
+static int x_next(struct ibv_cq_ex *x)
+{
+	struct fcq *f = (struct fcq *)x;
+	int i = take(f);
+	if (i < 0)
+		return fail_of("next_poll", NULL) ? fail_of("next_poll", NULL) : ENOENT;
+	f->cur = i;
+	x->wr_id = fwcs[i].wr_id;
+	x->status = fwcs[i].status;
+	return 0;
+}
+static int x_start_poll(struct ibv_cq_ex *x, struct ibv_poll_cq_attr *a)
+{
+	(void)a;
+	if (fail_of("start_poll", NULL))
+		return fail_of("start_poll", NULL);
+	return x_next(x) == 0 ? 0 : ENOENT;
+}
+static void x_end_poll(struct ibv_cq_ex *x) { fprintf(stderr, "fakeverbs: end_poll cqe %d\n", x->cqe); }
+static enum ibv_wc_opcode x_opcode(struct ibv_cq_ex *x) { return CUR(x)->opcode; }
+static uint32_t x_vendor_err(struct ibv_cq_ex *x) { return CUR(x)->vendor_err; }
+static uint32_t x_byte_len(struct ibv_cq_ex *x) { return CUR(x)->byte_len; }
+/* imm_data in network order; an invalidated rkey shares it, in host order
+ * (ibv_wc_read_invalidated_rkey swaps nothing) */
+static __be32 x_imm_data(struct ibv_cq_ex *x)
+{
+	return CUR(x)->wc_flags & IBV_WC_WITH_INV ? CUR(x)->imm : htobe32(CUR(x)->imm);
+}
+static uint32_t x_qp_num(struct ibv_cq_ex *x) { return CUR(x)->qp_num; }
+static uint32_t x_src_qp(struct ibv_cq_ex *x) { return CUR(x)->src_qp; }
+static unsigned x_wc_flags(struct ibv_cq_ex *x) { return CUR(x)->wc_flags; }
+static uint32_t x_slid(struct ibv_cq_ex *x) { return CUR(x)->slid; }
+static uint8_t x_sl(struct ibv_cq_ex *x) { return CUR(x)->sl; }
+static uint8_t x_dlid_path_bits(struct ibv_cq_ex *x) { return CUR(x)->dlid_path_bits; }
+static uint64_t x_ts(struct ibv_cq_ex *x) { return CUR(x)->ts; }
+static uint16_t x_cvlan(struct ibv_cq_ex *x) { return CUR(x)->cvlan; }
+static uint32_t x_flow_tag(struct ibv_cq_ex *x) { return CUR(x)->flow_tag; }
+static void x_tm_info(struct ibv_cq_ex *x, struct ibv_wc_tm_info *tm)
+{
+	tm->tag = CUR(x)->tag;
+	tm->priv = CUR(x)->priv;
+}
+static uint64_t x_wallclock(struct ibv_cq_ex *x) { return CUR(x)->wallclock; }
+/* every reader the CQ asks for in wc_flags (a provider leaves the others
+ * NULL) */
+static struct ibv_cq_ex *f_create_cq_ex(struct ibv_context *c, struct ibv_cq_init_attr_ex *a)
+{
+	struct fcq *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	cq_init(f, c, (int)a->cqe, a->cq_context, a->channel);
+	struct ibv_cq_ex *x = &f->x;
+	uint64_t w = a->wc_flags;
+	x->start_poll = x_start_poll;
+	x->next_poll = x_next;
+	x->end_poll = x_end_poll;
+	x->read_opcode = x_opcode;
+	x->read_vendor_err = x_vendor_err;
+	x->read_wc_flags = x_wc_flags;
+#define WITH(flag, m, fn) if (w & IBV_WC_EX_WITH_##flag) x->m = fn
+	WITH(BYTE_LEN, read_byte_len, x_byte_len);
+	WITH(IMM, read_imm_data, x_imm_data);
+	WITH(QP_NUM, read_qp_num, x_qp_num);
+	WITH(SRC_QP, read_src_qp, x_src_qp);
+	WITH(SLID, read_slid, x_slid);
+	WITH(SL, read_sl, x_sl);
+	WITH(DLID_PATH_BITS, read_dlid_path_bits, x_dlid_path_bits);
+	WITH(COMPLETION_TIMESTAMP, read_completion_ts, x_ts);
+	WITH(CVLAN, read_cvlan, x_cvlan);
+	WITH(FLOW_TAG, read_flow_tag, x_flow_tag);
+	WITH(TM_INFO, read_tm_info, x_tm_info);
+	WITH(COMPLETION_TIMESTAMP_WALLCLOCK, read_completion_wallclock_ns, x_wallclock);
+#undef WITH
+	return x;
+}
 static void queue_event(struct ibv_context *c, struct ibv_async_event ev);
 /* resize: rounded up to a multiple of 8; 13 entries are refused with EPERM
  * (1: an errno that is also a plain truth value); 29 queues a CQ_ERR */
@@ -539,14 +795,34 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int access)
 {
 	static uint32_t n;
-	(void)access;
+	if (trace())
+		fprintf(stderr, "fakeverbs: reg_mr_iova2 length %zu iova 0x%llx access 0x%x\n", len,
+			(unsigned long long)iova, access);
+	if (iova % 4096 == 0x123) {   /* as rxe on Linux 6.1: NULL, errno left 0 */
+		errno = 0;
+		return NULL;
+	}
+	if (iova == 0xbad000) {
+		errno = EFAULT;
+		return NULL;
+	}
 	struct ibv_mr *mr = calloc(1, sizeof *mr);
 	if (mr)
 		*mr = (struct ibv_mr){ .context = pd->context, .pd = pd, .addr = addr, .length = len,
 				       .lkey = 0x1234 + n, .rkey = 0x5678 + n, .handle = n };
 	n++;
-	(void)iova;
 	return mr;
+}
+/* ibv_rereg_mr: what it is handed, printed with FAKEVERBS_TRACE (the PD as
+ * its handle, -1 for NULL) */
+int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	int e, n = fail_of("rereg_mr", &e);
+	if (trace())
+		fprintf(stderr, "fakeverbs: rereg_mr lkey 0x%x flags 0x%x pd %d addr %p length %zu access 0x%x\n",
+			mr->lkey, flags, pd ? (int)pd->handle : -1, addr, len, access);
+	errno = e;
+	return n;
 }
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
@@ -566,7 +842,8 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *a)
 }
 int ibv_destroy_srq(struct ibv_srq *srq) { free(srq); return 0; }
 
-/* every QP is an ibv_qp_ex; ex says whether ibv_create_qp_ex made it */
+/* every QP is an ibv_qp_ex; ex says whether ibv_create_qp_ex made it. QP
+ * numbers are 0x111, 0x112 ..., each handle its number + 0x300 */
 struct fqp {
 	struct ibv_qp_ex x;
 	int ex;
@@ -578,7 +855,9 @@ static struct ibv_qp *new_qp(struct ibv_context *c, struct ibv_pd *pd, struct ib
 	if (!f)
 		return NULL;
 	f->x.qp_base = (struct ibv_qp){ .context = c, .pd = pd, .send_cq = a->send_cq, .recv_cq = a->recv_cq,
-					.srq = a->srq, .qp_num = qpn++, .qp_type = a->qp_type, .state = IBV_QPS_RESET };
+					.srq = a->srq, .qp_num = qpn, .handle = qpn + 0x300, .qp_type = a->qp_type,
+					.state = IBV_QPS_RESET };
+	qpn++;
 	f->ex = ex;
 	return &f->x.qp_base;
 }
@@ -650,6 +929,8 @@ static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_a
 int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, struct ibv_qp_init_attr *ia)
 {
 	(void)mask;
+	if (fail_of("query_qp", NULL))
+		return fail_of("query_qp", NULL);
 	memset(a, 0, sizeof *a);
 	memset(ia, 0, sizeof *ia);
 	a->qp_state = a->cur_qp_state = qp->state;
@@ -707,6 +988,10 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 int ibv_get_async_event(struct ibv_context *c, struct ibv_async_event *ev)
 {
 	uint64_t one;
+	if (fail_of("get_async_event", NULL)) {
+		errno = fail_of("get_async_event", NULL);
+		return -1;
+	}
 	if (read(c->async_fd, &one, sizeof one) != sizeof one)
 		return -1;
 	*ev = queued[0];

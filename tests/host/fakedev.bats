@@ -591,3 +591,341 @@ fvsh() {
     [ "${lines[11]}" = "bad argument #2 to 'init_ah_from_wc' (key 'imm_data': 32-bit unsigned integer expected)" ]
     [ "${lines[12]}" = "fakeverbs: init_ah_from_wc port 3 wr_id 0 wc_flags 0x3 imm_data bytes ff ff ff ff src_qp 0x0 slid 0 sl 0 grh 0x60..0x7e" ]
 }
+
+@test "fake device: a failed ibv_query_device, ibv_query_port (query_port and gids), ibv_query_device_ex, ibv_get_async_event or ibv_alloc_pd raises the verb's name, errno (returned or in errno) and explanation" {
+    # f's failure under FAKEVERBS_FAIL: the error's verb and errno, then its message
+    show='local ok, e = pcall(f); print(ok, e.verb, e.errno); print(e)'
+    FAKEVERBS_FAIL="query_device:13" run fvsh "local c = verbs.open('fake0'); f = function() return c:query_device() end; $show"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	ibv_query_device	13" ]
+    [ "${lines[1]}" = "ibv_query_device failed: EACCES (errno 13, Permission denied)" ]
+    [ "${lines[2]}" = "  why: permission denied: the access rights asked for are not allowed here" ]
+    # -1 with errno: the errno, not the -1
+    FAKEVERBS_FAIL="query_device:-12" run fvsh "local c = verbs.open('fake0'); f = function() return c:query_device() end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_query_device	12" ]
+    [ "${lines[1]}" = "ibv_query_device failed: ENOMEM (errno 12, Cannot allocate memory)" ]
+    FAKEVERBS_FAIL="query_port:19" run fvsh "local c = verbs.open('fake0'); f = function() return c:query_port(2) end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_query_port	19" ]
+    [ "${lines[1]}" = "ibv_query_port failed: ENODEV (errno 19, No such device)" ]
+    [ "${lines[2]}" = "  why: no such device, or the device went away" ]
+    FAKEVERBS_FAIL="query_port:-5" run fvsh "local c = verbs.open('fake0'); f = function() return c:gids(1) end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_query_port	5" ]
+    [ "${lines[1]}" = "ibv_query_port failed: EIO (errno 5, Input/output error)" ]
+    FAKEVERBS_FAIL="query_port:7" run fvsh "local c = verbs.open('fake0'); f = function() return c:gids() end; $show"
+    [ "${lines[0]}" = "false	ibv_query_port	7" ]
+    FAKEVERBS_FAIL="query_device_ex:-13" run fvsh "local c = verbs.open('fake0'); f = function() return c:query_device_ex() end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_query_device_ex	13" ]
+    [ "${lines[1]}" = "ibv_query_device_ex failed: EACCES (errno 13, Permission denied)" ]
+    FAKEVERBS_FAIL="query_device_ex:22" run fvsh "local c = verbs.open('fake0'); f = function() return c:query_device_ex() end; $show"
+    [ "${lines[0]}" = "false	ibv_query_device_ex	22" ]
+    # a queued event, but the read of it fails
+    FAKEVERBS_ASYNC="PORT_ERR:2" FAKEVERBS_FAIL="get_async_event:5" run fvsh "local c = verbs.open('fake0'); f = function() return c:get_async_event(1000) end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_get_async_event	5" ]
+    [ "${lines[1]}" = "ibv_get_async_event failed: EIO (errno 5, Input/output error)" ]
+    FAKEVERBS_FAIL="alloc_pd:24" run fvsh "local c = verbs.open('fake0'); f = function() return c:alloc_pd() end; $show"
+    echo "$output"
+    [ "$output" = "false	ibv_alloc_pd	24
+ibv_alloc_pd failed: EMFILE (errno 24, Too many open files)" ]
+}
+
+@test "fake device: cq:poll gives each completion's fields as the provider wrote them (imm_data from network order, invalidated_rkey as is, a failed one's vendor_err); cq.handle; a failed ibv_poll_cq raises its -errno in both forms" {
+    FAKEVERBS_WCS=3 run fvsh '
+      local c = verbs.open("fake0"); local cq, cq2 = c:create_cq(8), c:create_cq(3)
+      for _, w in ipairs(cq:poll()) do
+        print(w.wr_id, w.status, w.opcode, w.vendor_err, w.byte_len, w.imm_data, w.invalidated_rkey, w.qp_num,
+          w.src_qp, table.concat(w.wc_flags or {}, ","), w.pkey_index, w.slid, w.sl, w.dlid_path_bits)
+      end
+      print(#cq:poll(), cq.handle, cq2.handle)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # tests/fakeverbs/fakeverbs.c's fwcs
+    [ "${lines[0]}" = "$((0x1001))	SUCCESS	RECV_RDMA_WITH_IMM	0	1234	$((0x12345678))	nil	$((0x111))	$((0xabcde))	GRH,WITH_IMM	3	$((0x1357))	5	6" ]
+    [ "${lines[1]}" = "$((0x2002))	REM_ACCESS_ERR	nil	$((0x55))	nil	nil	nil	$((0x112))	nil		nil	nil	nil	nil" ]
+    [ "${lines[2]}" = "$((0x3003))	SUCCESS	RECV	0	77	nil	$((0x9abcdef0))	$((0x113))	$((0x54321))	WITH_INV	1	$((0x2468))	2	1" ]
+    [ "${lines[3]}" = "0	$((0xc1))	$((0xc2))" ]
+    FAKEVERBS_WCS=1 FAKEVERBS_FAIL="poll_cq:-22" run fvsh '
+      local cq = verbs.open("fake0"):create_cq(8)
+      print(#cq:poll(1))
+      local ok, e = pcall(cq.poll, cq); print(ok, e.verb, e.errno); print(e)'
+    echo "$output"
+    [ "${lines[0]}" = "1" ]
+    [ "${lines[1]}" = "false	ibv_poll_cq	22" ]
+    [ "${lines[2]}" = "ibv_poll_cq failed: EINVAL (errno 22, Invalid argument)" ]
+    [ "${lines[3]}" = "  why: an argument is not valid for this object in its current state, or a value is above a device limit" ]
+    FAKEVERBS_WCS=2 FAKEVERBS_FAIL="poll_cq:-12" run fvsh '
+      local cq, w = verbs.open("fake0"):create_cq(8), verbs.wc_array(4)
+      print(cq:poll(w), w[1].wr_id, w[2].wr_id)
+      local ok, e = pcall(cq.poll, cq, w); print(ok, e.verb, e.errno, e.errname)'
+    echo "$output"
+    [ "${lines[0]}" = "2	$((0x1001))	$((0x2002))" ]
+    [ "${lines[1]}" = "false	ibv_poll_cq	12	ENOMEM" ]
+}
+
+@test "fake device: cq:req_notify hands solicited_only down (true and 1 as 1, nothing and 0 as 0); get_cq_event returns each CQ whose event came, in order; failed ibv_req_notify_cq, ibv_create_comp_channel, ibv_get_cq_event and ibv_query_qp raise their errno, a QP whose query fails is in state UNKNOWN" {
+    run fvsh '
+      local c = verbs.open("fake0"); local ch = c:create_comp_channel()
+      local cq, cq2 = c:create_cq(5, { channel = ch }), c:create_cq(6, { channel = ch })
+      print(ch:get_cq_event(0))
+      cq2:req_notify(true); cq:req_notify(); cq2:req_notify(1); cq:req_notify(0)
+      for _ = 1, 4 do local got = ch:get_cq_event(1000); print(got == cq, got == cq2) end
+      print(ch:get_cq_event(0))
+      cq:ack_events(2); print(pcall(cq.ack_events, cq, 1))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "nil" ]
+    [ "${lines[1]}" = "fakeverbs: req_notify_cq cqe 6 solicited_only 1" ]
+    [ "${lines[2]}" = "fakeverbs: req_notify_cq cqe 5 solicited_only 0" ]
+    [ "${lines[3]}" = "fakeverbs: req_notify_cq cqe 6 solicited_only 1" ]
+    [ "${lines[4]}" = "fakeverbs: req_notify_cq cqe 5 solicited_only 0" ]
+    [ "${lines[5]}" = "false	true" ]
+    [ "${lines[6]}" = "true	false" ]
+    [ "${lines[7]}" = "false	true" ]
+    [ "${lines[8]}" = "true	false" ]
+    [ "${lines[9]}" = "nil" ]
+    # both of cq's events were received: acking 2 is right, a third is refused
+    [ "${lines[10]}" = "false	bad argument #1 to 'ack_events' (1 events to ack, but only 0 were received and not acked)" ]
+    show='local ok, e = pcall(f); print(ok, e.verb, e.errno); print(e)'
+    FAKEVERBS_FAIL="req_notify_cq:95" run fvsh "local cq = verbs.open('fake0'):create_cq(8); f = function() return cq:req_notify(true) end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "fakeverbs: req_notify_cq cqe 8 solicited_only 1" ]
+    [ "${lines[1]}" = "false	ibv_req_notify_cq	95" ]
+    [ "${lines[2]}" = "ibv_req_notify_cq failed: EOPNOTSUPP (errno 95, Operation not supported)" ]
+    [ "${lines[3]}" = "  why: the device does not support this operation or flag" ]
+    FAKEVERBS_FAIL="create_comp_channel:24" run fvsh "local c = verbs.open('fake0'); f = function() return c:create_comp_channel() end; $show"
+    echo "$output"
+    [ "$output" = "false	ibv_create_comp_channel	24
+ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
+    FAKEVERBS_FAIL="get_cq_event:4" run fvsh "local c = verbs.open('fake0'); local ch = c:create_comp_channel()
+      local cq = c:create_cq(5, { channel = ch }); cq:req_notify(); f = function() return ch:get_cq_event(1000) end; $show
+      print(pcall(cq.ack_events, cq, 1))"
+    echo "$output"
+    [ "${lines[1]}" = "false	ibv_get_cq_event	4" ]
+    [ "${lines[2]}" = "ibv_get_cq_event failed: EINTR (errno 4, Interrupted system call)" ]
+    # no event was received, so none is to be acked
+    [ "${lines[3]}" = "false	bad argument #1 to 'ack_events' (1 events to ack, but only 0 were received and not acked)" ]
+    FAKEVERBS_FAIL="query_qp:12" run fvsh "local c = verbs.open('fake0'); local pd, cq = c:alloc_pd(), c:create_cq(4)
+      local qp = pd:create_qp{ send_cq = cq, recv_cq = cq, qp_type = 'RC', cap = { max_send_wr = 1, max_recv_wr = 1 } }
+      print(qp.state, qp.qp_num, qp.handle); f = function() return qp:query() end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "UNKNOWN	$((0x111))	$((0x411))" ]
+    [ "${lines[1]}" = "false	ibv_query_qp	12" ]
+    [ "${lines[2]}" = "ibv_query_qp failed: ENOMEM (errno 12, Cannot allocate memory)" ]
+}
+
+@test "fake device: a cq:wait whose poll fails after some completions returns them with a second value naming the failure (not a timeout), in both forms; the next wait raises the errno" {
+    FAKEVERBS_WCS=2 FAKEVERBS_FAIL="poll_cq:-11" run fvsh '
+      local cq = verbs.open("fake0"):create_cq(8)
+      local l, why = cq:wait(3, 5000); print(#l, l[1].wr_id, l[2].wr_id); print(why)
+      local ok, e = pcall(cq.wait, cq, 1); print(ok, e.verb, e.errno)
+      local cq2, w = verbs.open("fake0"):create_cq(8), verbs.wc_array(4)
+      print(cq2:wait(w, 3)); print(w[1].wr_id, w[2].wr_id)
+      ok, e = pcall(cq2.wait, cq2, w, 2, 1000); print(ok, e.verb, e.errno)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "2	$((0x1001))	$((0x2002))" ]
+    [ "${lines[1]}" = "ibv_poll_cq failed after 2 of 3 completions: EAGAIN (errno 11); those are returned, and the next poll meets the error again" ]
+    [ "${lines[2]}" = "false	ibv_poll_cq	11" ]
+    # without a timeout too
+    [ "${lines[3]}" = "2	ibv_poll_cq failed after 2 of 3 completions: EAGAIN (errno 11); those are returned, and the next poll meets the error again" ]
+    [ "${lines[4]}" = "$((0x1001))	$((0x2002))" ]
+    [ "${lines[5]}" = "false	ibv_poll_cq	11" ]
+    # all that was asked for came: no second value, and the timeout is only a limit
+    FAKEVERBS_WCS=2 FAKEVERBS_FAIL="poll_cq:-11" run fvsh '
+      local cq = verbs.open("fake0"):create_cq(8)
+      local cq2 = verbs.open("fake0"):create_cq(8)
+      print(select("#", cq:wait(2, 100)), select("#", cq2:wait(verbs.wc_array(2), 2, 100)))'
+    echo "$output"
+    [ "$output" = "1	1" ]
+}
+
+@test "fake device: an extended CQ's readers give each completion's own values (imm_data from network order, the invalidated rkey as is, 64-bit timestamps, tm_info's tag and priv); a failed one only wr_id, status, vendor_err, qp_num; the provider's end_poll runs after next_poll's ENOENT (not rxe's quirk)" {
+    FAKEVERBS_WCS=3 run fvsh '
+      local cq = verbs.open("fake0"):create_cq_ex{ cqe = 8, wc_flags = { "BYTE_LEN", "IMM", "QP_NUM", "SRC_QP", "SLID",
+        "SL", "DLID_PATH_BITS", "COMPLETION_TIMESTAMP", "COMPLETION_TIMESTAMP_WALLCLOCK", "CVLAN", "FLOW_TAG", "TM_INFO" } }
+      local function all()
+        local tm = cq:read_tm_info()
+        print(cq.wr_id, cq.status, cq:read_opcode(), cq:read_vendor_err(), cq:read_byte_len(), cq:read_qp_num(),
+          cq:read_src_qp(), table.concat(cq:read_wc_flags(), ","), cq:read_slid(), cq:read_sl(), cq:read_dlid_path_bits())
+        print(cq:read_completion_ts(), cq:read_completion_wallclock_ns(), cq:read_cvlan(), cq:read_flow_tag(), tm.tag, tm.priv)
+      end
+      print(cq:start_poll()); all(); print(cq:read_imm_data())
+      print(cq:next_poll(), cq.wr_id, cq.status, cq:read_vendor_err(), cq:read_qp_num())
+      print(pcall(cq.read_flow_tag, cq))
+      local valid = {}   -- of every reader, those a failed completion answers
+      for _, r in ipairs { "opcode", "vendor_err", "byte_len", "imm_data", "invalidated_rkey", "qp_num", "src_qp",
+        "wc_flags", "slid", "sl", "dlid_path_bits", "completion_ts", "completion_wallclock_ns", "cvlan", "flow_tag",
+        "tm_info" } do
+        if pcall(cq["read_" .. r], cq) then valid[#valid + 1] = r end
+      end
+      print(table.concat(valid, " "))
+      print(cq:next_poll()); all(); print(cq:read_invalidated_rkey())
+      print(cq:next_poll(), cq:end_poll())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true" ]
+    # tests/fakeverbs/fakeverbs.c's fwcs[0]
+    [ "${lines[1]}" = "$((0x1001))	SUCCESS	RECV_RDMA_WITH_IMM	0	1234	$((0x111))	$((0xabcde))	GRH,WITH_IMM	$((0x1357))	5	6" ]
+    [ "${lines[2]}" = "$((0x123456789a))	$((0x1122334455667788))	$((0x0abc))	$((0xfedcba))	$((0x0123456789abcdef))	$((0x2468ace0))" ]
+    [ "${lines[3]}" = "$((0x12345678))" ]
+    [ "${lines[4]}" = "true	$((0x2002))	REM_ACCESS_ERR	$((0x55))	$((0x112))" ]
+    [ "${lines[5]}" = "false	read_flow_tag: this completion failed with REM_ACCESS_ERR, and then only wr_id, status, vendor_err and qp_num are valid (verbs.explain(\"REM_ACCESS_ERR\") says why it failed)" ]
+    [ "${lines[6]}" = "vendor_err qp_num" ]
+    [ "${lines[7]}" = "true" ]
+    [ "${lines[8]}" = "$((0x3003))	SUCCESS	RECV	0	77	$((0x113))	$((0x54321))	WITH_INV	$((0x2468))	2	1" ]
+    [ "${lines[9]}" = "$((0x0badcafe0))	$((0x0a0b0c0d0e0f1011))	$((0x0def))	$((0x00a1b2c3))	$((0x1020304050607080))	$((0x13579bdf))" ]
+    [ "${lines[10]}" = "$((0x9abcdef0))" ]
+    # fakeverbs is no rxe before rdma-core 55: its end_poll is called, and says so
+    [ "${lines[11]}" = "fakeverbs: end_poll cqe 8" ]
+    [ "${lines[12]}" = "false	true" ]
+}
+
+@test "fake device: cq:iter() gives the WCs with only the fields wc_flags asked for, stops where a next_poll in its body found none; a failed ibv_start_poll or ibv_next_poll raises its errno in both forms, and the loop's poll is ended" {
+    FAKEVERBS_WCS=3 run fvsh '
+      local c = verbs.open("fake0")
+      local cq = c:create_cq_ex{ cqe = 9, wc_flags = { "BYTE_LEN", "SLID" } }
+      for wc in cq:iter() do print(wc.wr_id, wc.byte_len, wc.slid, wc.qp_num, wc.imm_data, wc.src_qp) end
+      local cq2 = c:create_cq_ex{ cqe = 10, wc_flags = { "QP_NUM" } }
+      for wc in cq2:iter() do print(wc.wr_id, wc.qp_num, cq2:next_poll()) end
+      print(pcall(cq2.end_poll, cq2))
+      -- an iterator called again after its end gives nothing, and polls nothing
+      local step, state = c:create_cq_ex{ cqe = 11, wc_flags = {} }:iter()
+      while step(state) do end
+      print(select("#", step(state)))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$((0x1001))	1234	$((0x1357))	nil	nil	nil" ]
+    [ "${lines[1]}" = "$((0x2002))	nil	nil	nil	nil	nil" ]
+    [ "${lines[2]}" = "$((0x3003))	77	$((0x2468))	nil	nil	nil" ]
+    [ "${lines[3]}" = "fakeverbs: end_poll cqe 9" ]
+    # the body's next_poll took the second; the third's next_poll found none: the loop ends there
+    [ "${lines[4]}" = "$((0x1001))	$((0x111))	true" ]
+    [ "${lines[5]}" = "$((0x3003))	$((0x113))	false" ]
+    [ "${lines[6]}" = "fakeverbs: end_poll cqe 10" ]
+    [[ ${lines[7]} == "false	end_poll: no poll is open."* ]]
+    [ "${lines[8]}" = "fakeverbs: end_poll cqe 11" ]
+    [ "${lines[9]}" = "0" ]
+    [ "${#lines[@]}" -eq 10 ]
+    show='local ok, e = pcall(f); print(ok, e.verb, e.errno); print(e)'
+    FAKEVERBS_WCS=1 FAKEVERBS_FAIL="next_poll:22" run fvsh "
+      local c = verbs.open('fake0'); local cq = c:create_cq_ex{ cqe = 8, wc_flags = { 'BYTE_LEN' } }
+      print(cq:start_poll(), cq.wr_id); f = function() return cq:next_poll() end; $show
+      print(cq:end_poll())
+      local cq2 = c:create_cq_ex{ cqe = 9, wc_flags = { 'BYTE_LEN' } }
+      f = function() for wc in cq2:iter() do print(wc.wr_id) end end; $show"
+    echo "$output"
+    [ "${lines[0]}" = "true	$((0x1001))" ]
+    [ "${lines[1]}" = "false	ibv_next_poll	22" ]
+    [ "${lines[2]}" = "ibv_next_poll failed: EINVAL (errno 22, Invalid argument)" ]
+    [ "${lines[5]}" = "fakeverbs: end_poll cqe 8" ]
+    [ "${lines[6]}" = "true" ]
+    [ "${lines[7]}" = "$((0x1001))" ]
+    [ "${lines[8]}" = "fakeverbs: end_poll cqe 9" ]
+    [ "${lines[9]}" = "false	ibv_next_poll	22" ]
+    FAKEVERBS_WCS=1 FAKEVERBS_FAIL="start_poll:5" run fvsh "
+      local cq = verbs.open('fake0'):create_cq_ex{ cqe = 8, wc_flags = { 'BYTE_LEN' } }
+      f = function() return cq:start_poll() end; $show
+      f = function() for wc in cq:iter() do print(wc.wr_id) end end; $show
+      print(pcall(cq.end_poll, cq))"
+    echo "$output"
+    [ "${lines[0]}" = "false	ibv_start_poll	5" ]
+    [ "${lines[1]}" = "ibv_start_poll failed: EIO (errno 5, Input/output error)" ]
+    [ "${lines[2]}" = "false	ibv_start_poll	5" ]
+    [[ ${lines[4]} == "false	end_poll: no poll is open."* ]]
+}
+
+@test "fake device: pd:reg_mr_iova and reg_mr_iova2 hand length, iova and access down; an iova the provider fails with errno 0 is named in hex with its offset in the page; a bad iova, access or buffer is refused by argument" {
+    FAKEVERBS_TRACE=1 run fvsh '
+      local pd = verbs.open("fake0"):alloc_pd()
+      local mr = pd:reg_mr_iova(100, 0x10000, { "LOCAL_WRITE", "REMOTE_READ" }); print(mr.length, table.concat(mr.access, ","))
+      local mr2 = pd:reg_mr_iova2("hello", 0x20000, "REMOTE_WRITE"); print(mr2.length, mr2:read(), mr2.lkey - mr.lkey)
+      print(pcall(pd.reg_mr_iova, pd, 100, 0x10123, "LOCAL_WRITE"))
+      local ok, e = pcall(pd.reg_mr_iova2, pd, 64, 0xbad000, 1)
+      print(ok, e.verb, e.errno, e.context.length, e.context.iova, e.context.page, e.context.access)
+      print(pcall(pd.reg_mr_iova, pd, 100, "x"))
+      print(pcall(pd.reg_mr_iova, pd, 100, 1.5))
+      print(pcall(pd.reg_mr_iova, pd, 100, 0x1000, "NOPE"))
+      print(pcall(pd.reg_mr_iova2, pd, {}, 0x1000))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: reg_mr_iova2 length 100 iova 0x10000 access 0x5" ]
+    [ "${lines[1]}" = "100	LOCAL_WRITE,REMOTE_READ" ]
+    [ "${lines[2]}" = "fakeverbs: reg_mr_iova2 length 5 iova 0x20000 access 0x2" ]
+    [ "${lines[3]}" = "5	hello	1" ]
+    [ "${lines[4]}" = "fakeverbs: reg_mr_iova2 length 100 iova 0x10123 access 0x1" ]
+    [ "${lines[5]}" = "false	ibv_reg_mr_iova failed and left errno 0: iova 0x10123 is at offset 0x123 in its page, and the buffer verbsh allocated starts a page (offset 0); the kernel maps whole pages, so the IOVA and the buffer must be at the same offset in a page: give an iova that is a multiple of $(getconf PAGESIZE)" ]
+    [ "${lines[6]}" = "fakeverbs: reg_mr_iova2 length 64 iova 0xbad000 access 0x1" ]
+    [ "${lines[7]}" = "false	ibv_reg_mr_iova2	14	64	$((0xbad000))	$(getconf PAGESIZE)	1" ]
+    [ "${lines[8]}" = "false	bad argument #2 to 'reg_mr_iova' (iova (integer) expected, got string)" ]
+    [ "${lines[9]}" = "false	bad argument #2 to 'reg_mr_iova' (iova (integer) expected, got number)" ]
+    [ "${lines[10]}" = "false	bad argument #3 to 'reg_mr_iova' ('NOPE' is not a name of ibv_access_flags (known: LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND, ZERO_BASED, ON_DEMAND, HUGETLB, RELAXED_ORDERING))" ]
+    [ "${lines[11]}" = "false	bad argument #1 to 'reg_mr_iova2' (length (integer) or initial contents (string) expected, got table)" ]
+}
+
+@test "fake device: mr:rereg hands flags, the new PD and access down, keeps the new access only with CHANGE_ACCESS; a failed one raises ibv_rereg_mr's errno with ret and its name (-1..-5); bad flags, access, a missing or foreign PD are refused by argument" {
+    FAKEVERBS_TRACE=1 run fvsh '
+      local c = verbs.open("fake0"); local pd, pd2 = c:alloc_pd(), c:alloc_pd()
+      local mr = pd:reg_mr(100, { "LOCAL_WRITE", "REMOTE_READ" })
+      print(select("#", mr:rereg({ "CHANGE_PD", "CHANGE_ACCESS" }, pd2, "REMOTE_WRITE")), table.concat(mr.access, ","))
+      print(select("#", mr:rereg("CHANGE_PD", pd, "LOCAL_WRITE")), table.concat(mr.access, ","))
+      print(pcall(mr.rereg, mr, "CHANGE_PD"))
+      print(pcall(mr.rereg, mr, "NOPE"))
+      print(pcall(mr.rereg, mr, "CHANGE_ACCESS", nil, "NOPE"))
+      print(pcall(mr.rereg, mr, "CHANGE_ACCESS", verbs.open("fake0"):alloc_pd()))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # the PDs' handles 0x51, 0x52 (fakeverbs); the MR's lkey 0x1234
+    [ "${lines[1]}" = "fakeverbs: rereg_mr lkey 0x1234 flags 0x6 pd $((0x52)) addr (nil) length 0 access 0x2" ]
+    [ "${lines[2]}" = "0	REMOTE_WRITE" ]
+    [ "${lines[3]}" = "fakeverbs: rereg_mr lkey 0x1234 flags 0x2 pd $((0x51)) addr (nil) length 0 access 0x1" ]
+    [ "${lines[4]}" = "0	REMOTE_WRITE" ]
+    [ "${lines[5]}" = "false	bad argument #2 to 'rereg' (CHANGE_PD needs the new PD (a verbs pd object))" ]
+    [ "${lines[6]}" = "false	bad argument #1 to 'rereg' ('NOPE' is not a name of ibv_rereg_mr_flags (known: CHANGE_TRANSLATION, CHANGE_PD, CHANGE_ACCESS))" ]
+    [[ ${lines[7]} == "false	bad argument #3 to 'rereg' ('NOPE' is not a name of ibv_access_flags (known: "* ]]
+    [ "${lines[8]}" = "false	bad argument #2 to 'rereg' (key 'pd': pd3 belongs to ctx2, but mr1 belongs to ctx1: the kernel looks handles up in the context of the call, so it would use another object of ctx1; use a pd of ctx1)" ]
+    show='local mr = verbs.open("fake0"):alloc_pd():reg_mr(10, "LOCAL_WRITE")
+      local ok, e = pcall(mr.rereg, mr, "CHANGE_ACCESS", nil, "REMOTE_READ")
+      print(ok, e.verb, e.errno, e.context.ret, e.context.ret_name, table.concat(mr.access, ","))'
+    for r in "-1,13:13	-1	IBV_REREG_MR_ERR_INPUT" "-5,13:13	-5	IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW" "-6,13:13	-6	nil" "-4:22	-4	IBV_REREG_MR_ERR_CMD" "1,5:5	1	nil"; do
+        FAKEVERBS_FAIL="rereg_mr:${r%%:*}" run fvsh "$show"
+        echo "$r: $output"
+        [ "$output" = "false	ibv_rereg_mr	${r#*:}	LOCAL_WRITE" ]
+    done
+}
+
+@test "fake device: a WC's pairs step goes from a field to the next it holds and names an unknown key; userdata that is no WC is refused as a WC by its type name; bad names for query_data_in_order and is_qpt_supported, a table for reg_mr and a number for mr:write are refused by argument" {
+    FAKEVERBS_WCS=1 run fvsh '
+      local c = verbs.open("fake0"); local pd, cq = c:alloc_pd(), c:create_cq(4)
+      local wc = cq:poll()[1]
+      local step, s = pairs(wc)
+      print((step(s, "src_qp"))); print(step(s, "qp_num")); print(step(s, "dlid_path_bits"))
+      print(pcall(step, s, "nope")); print(pcall(step, s, 12))
+      print(pcall(c.init_ah_from_wc, c, 1, io.stdout)); print(pcall(c.init_ah_from_wc, c, 1, cq))
+      local qp = pd:create_qp{ send_cq = cq, recv_cq = cq, qp_type = "RC", cap = { max_send_wr = 1, max_recv_wr = 1 } }
+      print(pcall(qp.query_data_in_order, qp, "NOPE"))
+      print(pcall(verbs.is_qpt_supported, 0xff, "NOPE"))
+      print(verbs.is_qpt_supported(4, "RC"), verbs.is_qpt_supported(4, "UC"), verbs.is_qpt_supported(8, "UC"))
+      print(pcall(pd.reg_mr, pd, {}))
+      print(pcall(pd:reg_mr(8).write, pd:reg_mr(8), 0, 42))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "wc_flags" ]
+    # after qp_num: opcode (SUCCESS), and the last field gives nil
+    [ "${lines[1]}" = "opcode	RECV_RDMA_WITH_IMM" ]
+    [ "${lines[2]}" = "nil" ]
+    [ "${lines[3]}" = "false	struct ibv_wc has no field 'nope' (its fields: wr_id, status, vendor_err, qp_num, opcode, byte_len, imm_data, invalidated_rkey, src_qp, wc_flags, pkey_index, slid, sl, dlid_path_bits)" ]
+    [[ ${lines[4]} == "false	struct ibv_wc has no field '12' (its fields: "* ]]
+    [ "${lines[5]}" = "false	bad argument #2 to 'init_ah_from_wc' (ibv_wc (a completion from cq:poll) or table expected, got FILE*)" ]
+    [ "${lines[6]}" = "false	bad argument #2 to 'init_ah_from_wc' (ibv_wc (a completion from cq:poll) or table expected, got verbs.cq)" ]
+    [[ ${lines[7]} == "false	bad argument #1 to 'query_data_in_order' ('NOPE' is not a name of ibv_wr_opcode (known: RDMA_WRITE, "* ]]
+    [ "${lines[8]}" = "false	bad argument #2 to 'verbs.is_qpt_supported' ('NOPE' is not a name of ibv_qp_type (known: RC, UC, UD, RAW_PACKET, XRC_SEND, XRC_RECV, DRIVER))" ]
+    # RC is bit 2, UC bit 3
+    [ "${lines[9]}" = "true	false	true" ]
+    [ "${lines[10]}" = "false	bad argument #1 to 'reg_mr' (length (integer) or initial contents (string) expected, got table)" ]
+    [ "${lines[11]}" = "false	bad argument #2 to 'write' (string expected, got number)" ]
+}
