@@ -337,6 +337,8 @@ static int l_rereg_mr(lua_State *L)
 	}
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
 		vmr(n)->access = (int)access;
+	if (flags & IBV_REREG_MR_CHANGE_PD)   /* the MR is the new PD's now: it keeps that one, not the old */
+		vobj_replace_dep(L, 1, 0, 3);
 	return 0;
 }
 

@@ -248,6 +248,11 @@ struct vclass {
 struct vnode *vobj_new(lua_State *L, const struct vclass *cls, int ndeps, const int *deps);
 /* Gives the node its handle, and counts it as a user of its deps. */
 void vobj_set(struct vnode *n, void *h);
+/* Makes the object at idx (absolute) dep i of the object at self in place of
+ * the one it had, as mr:rereg's CHANGE_PD moves an MR to another PD: the new
+ * one counts it as a user, the old one no longer (and is freed when that was
+ * all that kept it). */
+void vobj_replace_dep(lua_State *L, int self, int i, int idx);
 /* n lost one user that stays (id:migrate's old channel): n is freed now if
  * that was the last and its Lua side is gone */
 void vobj_unuse(lua_State *L, struct vnode *n);

@@ -171,6 +171,20 @@ void vobj_set(struct vnode *n, void *h)
 
 static void maybe_free(lua_State *L, struct vnode *n);
 
+void vobj_replace_dep(lua_State *L, int self, int i, int idx)
+{
+	struct vnode *n = ((struct vud *)lua_touserdata(L, self))->n, *old = n->deps[i];
+	struct vnode *d = ((struct vud *)lua_touserdata(L, idx))->n;
+	lua_pushvalue(L, idx);
+	lua_setiuservalue(L, self, i + 1);   /* the new one stays alive as long as n */
+	n->deps[i] = d;
+	d->users++;
+	if (old) {
+		old->users--;
+		maybe_free(L, old);   /* collected already, and n was its last user */
+	}
+}
+
 /* The verb that destroys n: a device object's is its kind's. */
 static const char *destroy_verb(struct vnode *n)
 {

@@ -29,7 +29,8 @@
  * ibv_create_cq_ex, by start_poll/next_poll and every ibv_wc_read_*; its
  * end_poll is printed. req_notify_cq prints solicited_only and puts an event
  * on the CQ's channel (an eventfd here), which get_cq_event returns.
- * FAKEVERBS_TRACE=1 prints what reg_mr_iova2 and rereg_mr are handed.
+ * FAKEVERBS_TRACE=1 prints what reg_mr_iova2 and rereg_mr are handed, and
+ * which PD ibv_dealloc_pd frees.
  *
  * GIDs: ibv_query_gid_table fails (as on kernels that want room for every
  * port), so the slots are read one by one: port 1 has a RoCE v1 GID at
@@ -568,6 +569,8 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	if (pd->handle == 0x9d)
 		fprintf(stderr, "fakeverbs: dealloc_pd of the parent domain\n");
+	else if (trace())
+		fprintf(stderr, "fakeverbs: dealloc_pd pd %u\n", pd->handle);
 	free(pd);
 	return 0;
 }

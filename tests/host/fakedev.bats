@@ -929,3 +929,35 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[10]}" = "false	bad argument #1 to 'reg_mr' (length (integer) or initial contents (string) expected, got table)" ]
     [ "${lines[11]}" = "false	bad argument #2 to 'write' (string expected, got number)" ]
 }
+
+@test "fake device: after mr:rereg CHANGE_PD the MR is the new PD's: the new PD's dealloc is refused naming the MR, the old one's succeeds; a collected new PD lives until the MR is deregistered" {
+    FAKEVERBS_TRACE=1 run fvsh '
+      local c = verbs.open("fake0"); local pd, pd2 = c:alloc_pd(), c:alloc_pd()
+      local mr = pd:reg_mr(100, "LOCAL_WRITE")
+      mr:rereg("CHANGE_PD", pd2)
+      print(pcall(pd2.dealloc, pd2))
+      print("old", pd:dealloc())
+      local pd3 = c:alloc_pd()
+      mr:rereg("CHANGE_PD", pd3)
+      pd2 = nil; collectgarbage(); collectgarbage()
+      pd3 = nil; collectgarbage(); collectgarbage()
+      print("collected")
+      mr:dereg()
+      collectgarbage(); collectgarbage()
+      print("deregistered")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # PDs 0x51 (pd1), 0x52 (pd2), 0x53 (pd3); line 0 is the reg_mr
+    [ "${lines[1]}" = "fakeverbs: rereg_mr lkey 0x1234 flags 0x2 pd $((0x52)) addr (nil) length 0 access 0x0" ]
+    [ "${lines[2]}" = "false	dealloc: pd2 is still used by 1 object: mr1 (mr 100 bytes lkey 0x1234 rkey 0x5678); dereg it first" ]
+    [ "${lines[3]}" = "fakeverbs: dealloc_pd pd $((0x51))" ]
+    [ "${lines[4]}" = "old" ]
+    [ "${lines[5]}" = "fakeverbs: rereg_mr lkey 0x1234 flags 0x2 pd $((0x53)) addr (nil) length 0 access 0x0" ]
+    # pd2, dropped, went when its last user moved to pd3
+    [ "${lines[6]}" = "fakeverbs: dealloc_pd pd $((0x52))" ]
+    [ "${lines[7]}" = "collected" ]
+    [ "${lines[8]}" = "deregistered" ]
+    # pd3, dropped, is kept by the MR's userdata, which goes at exit
+    [ "${lines[9]}" = "fakeverbs: dealloc_pd pd $((0x53))" ]
+    [ "${#lines[@]}" -eq 10 ]
+}
