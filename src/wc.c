@@ -205,9 +205,10 @@ static int wc_pairs(lua_State *L)
 static int wc_plain_tostring(lua_State *L)
 {
 	const struct ibv_wc *wc = &check_wc(L, 1)->wc;
-	lua_pushfstring(L, "wc wr_id=%I %s qp_num=0x%06x", (lua_Integer)wc->wr_id,
-			venum_name(&ve_wc_status, wc->status) ? venum_name(&ve_wc_status, wc->status) : "?",
-			(unsigned)wc->qp_num);
+	char qpn[16];   /* (lua_pushfstring has no %x) */
+	snprintf(qpn, sizeof qpn, "0x%06x", (unsigned)wc->qp_num);
+	lua_pushfstring(L, "wc wr_id=%I %s qp_num=%s", (lua_Integer)wc->wr_id,
+			venum_name(&ve_wc_status, wc->status) ? venum_name(&ve_wc_status, wc->status) : "?", qpn);
 	return 1;
 }
 
