@@ -316,3 +316,18 @@ b	false
     run "$VERBSH" -e 'error(42.5, 0)'
     [ "${lines[0]}" = "42.5" ]
 }
+
+# require is the global one (vprequire): broken, no module of the shell loads.
+@test "-i: with require broken, each chunk still runs: the prompt falls back to 'verbsh> ', a value that cannot be printed says why, each hook's failure is shown" {
+    run bash -c 'printf "%s\n" "x = 5" "require(\"verbs.repl\").prompt = function() return \"step 2> \" end" \
+        "require = function() error(\"no require\", 0) end" "print(\"after\", x)" "1 + 1" |
+        "$VERBSH" -i 2>"$BATS_TEST_TMPDIR/err"'
+    echo "$output"
+    cat "$BATS_TEST_TMPDIR/err"
+    [ "$status" -eq 0 ]
+    [ "$output" = "verbsh> verbsh> step 2> verbsh> after	5
+verbsh> verbsh> " ]
+    # after_eval's and record_chunk's, for each of the last three chunks
+    [ "$(cat "$BATS_TEST_TMPDIR/err")" = "$(printf '%s\n' 'no require' 'no require' 'no require' 'no require' \
+        '(cannot print: no require)' 'no require' 'no require')" ]
+}
