@@ -317,6 +317,20 @@ b	false
     [ "${lines[0]}" = "42.5" ]
 }
 
+@test "-i from a pipe: an error whose value is no string prints as tostring prints it (true, nil, a table), a number as its text; the shell goes on" {
+    run bash -c 'printf "error(true)\nerror(nil)\nerror(12.5)\nt = {}; error(t)\nprint(\"on\", tostring(t))\n" | "$VERBSH" -i 2>&1'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    addr=${lines[4]#verbsh> on	}
+    [[ $addr == "table: 0x"* ]]
+    [ "$output" = "verbsh> true
+verbsh> nil
+verbsh> 12.5
+verbsh> $addr
+verbsh> on	$addr
+verbsh> " ]
+}
+
 # require is the global one (vprequire): broken, no module of the shell loads.
 @test "-i: with require broken, each chunk still runs: the prompt falls back to 'verbsh> ', a value that cannot be printed says why, each hook's failure is shown" {
     run bash -c 'printf "%s\n" "x = 5" "require(\"verbs.repl\").prompt = function() return \"step 2> \" end" \
@@ -330,4 +344,14 @@ verbsh> verbsh> " ]
     # after_eval's and record_chunk's, for each of the last three chunks
     [ "$(cat "$BATS_TEST_TMPDIR/err")" = "$(printf '%s\n' 'no require' 'no require' 'no require' 'no require' \
         '(cannot print: no require)' 'no require' 'no require')" ]
+}
+
+@test "-i: a guard_globals that fails leaves nothing behind: the values printed are the chunk's own, and undefined globals are plain nil" {
+    run bash -c 'printf "1 + 1\nprint(undefined_zz)\n" |
+        "$VERBSH" -e "require(\"verbs.repl\").guard_globals = function() error(\"no guard\") end" -i 2>&1'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "verbsh> 2
+verbsh> nil
+verbsh> " ]
 }
