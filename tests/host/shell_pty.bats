@@ -297,3 +297,31 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     [ "$status" -eq 0 ]
     [ ! -e "$BATS_TEST_TMPDIR/x.c" ]   # the probe leaves no file behind
 }
+
+# by_hand.lua records a call without a device; the script then takes the
+# directory away, so only finish, at the end, finds the file unwritable.
+@test "--export-c: a file that cannot be written when the run ends (its directory gone, a full disk) fails the run, naming the option and the file" {
+    local rec='local S = dofile(os.getenv("ROOT") .. "/tests/export/by_hand.lua")
+      S.call(S.object("pd", true), "reg_mr", { 64, "LOCAL_WRITE" }, { S.object("mr", false, { addr = 0x1000, length = 64, lkey = 1, rkey = 2 }) })'
+    mkdir "$BATS_TEST_TMPDIR/gone"
+    run "$VERBSH" --export-c "$BATS_TEST_TMPDIR/gone/x.c" -e "$rec" -e 'print("ran", os.remove(os.getenv("BATS_TEST_TMPDIR") .. "/gone"))'
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = "ran	true
+--export-c: cannot write $BATS_TEST_TMPDIR/gone/x.c: No such file or directory" ]
+    # the text is buffered: the full disk shows when the file is closed
+    run "$VERBSH" --export-c /dev/full -e "$rec"
+    [ "$status" -eq 1 ]
+    [ "$output" = "--export-c: cannot write /dev/full: No space left on device" ]
+    # with -i the program is written after the shell, which read stdin first
+    mkdir "$BATS_TEST_TMPDIR/gone"
+    run bash -c 'echo "print(\"shell\", os.remove(os.getenv(\"BATS_TEST_TMPDIR\") .. \"/gone\"))" |
+        "$VERBSH" --export-c "$BATS_TEST_TMPDIR/gone/x.c" -e "$1" -i 2>&1' _ "$rec"
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = "verbsh> shell	true
+verbsh> --export-c: cannot write $BATS_TEST_TMPDIR/gone/x.c: No such file or directory" ]
+    # and verbs.export_c itself
+    run "$VERBSH" -e "$rec" -e 'print(pcall(verbs.export_c, "/dev/full"))'
+    [ "$output" = "false	export_c: /dev/full: No space left on device" ]
+}
