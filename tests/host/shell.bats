@@ -355,3 +355,14 @@ verbsh> verbsh> " ]
 verbsh> nil
 verbsh> " ]
 }
+
+@test "lesson.x is the lesson module's x while the global lesson exists, and false once it is gone" {
+    run "$VERBSH" -e 'local l = lesson
+      print(l.main == require("verbs.lesson").main, type(l.main), l.nosuch)
+      lesson = nil
+      print(l.main, l.nosuch)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "true	function	nil
+false	false" ]
+}
