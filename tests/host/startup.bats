@@ -70,6 +70,18 @@ end'
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output == $'verbsh '*$'\tmine\tfunction' ]]
+    # verbs opened again in the same state (require after package.loaded.verbs
+    # = nil): package.preload keeps its metatable and gets no loader of its own
+    LUA_CPATH="$ROOT/?.so" run lua5.4 -e '
+      local a = require "verbs"
+      local mt = getmetatable(package.preload)
+      package.loaded.verbs = nil
+      local b = require "verbs"
+      print(a ~= b, type(b.explain), getmetatable(package.preload) == mt, rawget(package.preload, "verbs.help"),
+        (require("verbs.version")))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == $'true\tfunction\ttrue\tnil\tverbsh '* ]]
 }
 
 # Runs verbsh (args "$@") in a mount namespace where LIB (a soname) is an
