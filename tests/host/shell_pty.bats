@@ -325,3 +325,36 @@ verbsh> --export-c: cannot write $BATS_TEST_TMPDIR/gone/x.c: No such file or dir
     run "$VERBSH" -e "$rec" -e 'print(pcall(verbs.export_c, "/dev/full"))'
     [ "$output" = "false	export_c: /dev/full: No space left on device" ]
 }
+
+# Each completed line is then run, so the test sees what was really typed.
+@test "repl: Tab completes a keyword, skips keys that are no names, offers the methods of an __index table, and an escaped quote keeps a string open" {
+    run repl '
+        prompt; send "retu\t 40 + 2\r"; see "42"
+        prompt; type "t = {\[\"a b\"\] = 1, abc = 3}; u = {\[\"1\"\] = 1, _x = 2}"
+        prompt; send "print(\"v\" .. t.a\t, u.\t)\r"; see "v3\t2"
+        prompt; type "o = setmetatable({}, {__index = {greet = function() return \"hi\" end, n = 5}})"
+        prompt; send "print(o:gr\t())\r"; see "hi"
+        prompt; send "s = \"a\\\"b REMOTE_WR\t\"\r"
+        prompt; type "print(\"s=\" .. s)"; see "s=a\"b REMOTE_WRITE"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+# Each would read a field of something that is no table: the shell would
+# crash (a raw get on a number or nil) instead of completing nothing.
+@test "repl: Tab through a value that is no table, or in a string with verbs or its enums gone, completes nothing and the shell goes on" {
+    run repl '
+        prompt; type "n = 5"
+        prompt; send "x = n.y.z\t"; send "\025"; send "print(\"alive 1\")\r"; see "alive 1"
+        prompt; type "v = verbs; verbs = nil"
+        prompt; send "x = \"REMOTE_WR\t\"\r"
+        prompt; type "verbs = {}; package.loaded.verbs = {}"
+        prompt; send "y = \"REMOTE_WR\t\"\r"
+        prompt; type "verbs = v; package.loaded.verbs = v; print(\"x=\" .. x, \"y=\" .. y)"; see "x=REMOTE_WR\ty=REMOTE_WR\r"
+        prompt; send "z = \"REMOTE_WR\t\"\r"
+        prompt; type "print(\"z=\" .. z)"; see "z=REMOTE_WRITE"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
