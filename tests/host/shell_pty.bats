@@ -358,3 +358,32 @@ verbsh> --export-c: cannot write $BATS_TEST_TMPDIR/gone/x.c: No such file or dir
     echo "$output"
     [ "$status" -eq 0 ]
 }
+
+@test "repl: VERBSH_HISTORY names the history file, instead of ~/.verbsh_history" {
+    VERBSH_HISTORY=$BATS_TEST_TMPDIR/hist run repl '
+        prompt; type "history_marker = 54321"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(cat "$BATS_TEST_TMPDIR/hist")" = "history_marker = 54321" ]
+    [ ! -e "$BATS_TEST_TMPDIR/.verbsh_history" ]
+}
+
+# With SIGHUP ignored, the shell is left reading a terminal that hung up:
+# the read's end of file ends it (a finalizer shows the state was closed)
+# rather than a loop of waits that each find the terminal "readable".
+# expect waits up to 5 s for it to end (a zombie has), then stops it.
+@test "repl: a terminal that hangs up ends the shell when SIGHUP is ignored" {
+    printf '%s\n' '
+        prompt; type "x = setmetatable({}, {__gc = function() io.open(os.getenv(\"HOME\") .. \"/closed\", \"w\"):write(\"bye\"):close() end})"
+        prompt; set pid [exp_pid]; close
+        proc state {pid} { lindex [split [exec cat /proc/$pid/stat]] 2 }
+        for {set i 0} {$i < 50 && [state $pid] ne "Z"} {incr i} { after 100 }
+        if {[state $pid] ne "Z"} { exec kill -9 $pid; wait; fail "still running after the hangup" }
+        puts "\nexit status: [lindex [wait] 3]"' >"$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=dumb run expect "$ROOT/tests/pty/repl.exp" "sh -c {trap '' HUP; exec \"\$0\"} $VERBSH" "$BATS_TEST_TMPDIR/frag.exp"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = "exit status: 0" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/closed")" = bye ]
+}
