@@ -235,6 +235,29 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [ "${lines[2]}" = "sgid_index" ]      # still inside grh: the } was in the string
 }
 
+@test "completion: nothing special inside a table that a key of no struct or flags opens, a table in a table of no known type, or an index" {
+    run "$VERBSH" -e '
+      local C = require "verbs.complete"
+      qp_a = setmetatable({}, { __name = "verbs.qp" })
+      local function show(before, word)
+        local r = C.candidates(before, word)
+        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
+      end
+      show("qp_a:modify{qp_state = {", "")
+      show("qp_a:modify{qp_state = {\"", "R")
+      show("qp_a:modify{qp_access_flags = {\"", "REMOTE_R")
+      show("x = {{", "")
+      show("t[{}, \"", "R")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # qp_state takes one name, not a list: no keys, no names (the shell's own then)
+    [ "$output" = "nil
+nil
+REMOTE_READ
+nil
+nil" ]
+}
+
 @test "REPL hooks: after_eval runs each added hook with the chunk's outcome; a removed one no longer runs" {
     run "$VERBSH" -e '
       local repl = require "verbs.repl"
