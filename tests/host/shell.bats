@@ -258,6 +258,25 @@ nil
 nil" ]
 }
 
+@test "completion: an argument's enum is found by its place among the arguments, a comma inside a table or a call not counting" {
+    run "$VERBSH" -e '
+      local C = require "verbs.complete"
+      qp_a = setmetatable({}, { __name = "verbs.qp" })
+      local function show(before, word)
+        local r = C.candidates(before, word)
+        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
+      end
+      show("qp_a:modify({qp_state = \"RTS\", path_mtu = \"1024\"}, \"", "ST")
+      show("qp_a:modify(f(1, 2), \"", "ST")
+      show("qp_a:modify(\"", "ST")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # qp:modify(attr [, mask]): the second is a name of ibv_qp_attr_mask, the first none
+    [ "$output" = "STATE
+STATE
+nil" ]
+}
+
 @test "REPL hooks: after_eval runs each added hook with the chunk's outcome; a removed one no longer runs" {
     run "$VERBSH" -e '
       local repl = require "verbs.repl"
