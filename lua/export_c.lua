@@ -111,6 +111,19 @@ function M.program(path)
   return table.concat(out, "\n"), w.skipped
 end
 
+-- Writes the program to path: the number of calls exported and the list of
+-- those left out; or nil and "PATH: why". A full disk shows only when the
+-- buffered text is flushed: close's result counts as much as write's.
+local function write_program(path)
+  local text, skipped = M.program(path)
+  local f, err = io.open(path, "w")
+  if not f then return nil, err end
+  local wrote, werr = f:write(text)
+  local closed, cerr = f:close()
+  if not (wrote and closed) then return nil, ("%s: %s"):format(path, werr or cerr) end
+  return #R.events() - #skipped, skipped
+end
+
 -- verbs.export_c(path): writes the program; returns the number of calls
 -- exported and a list of those it could not export.
 function M.export_c(path)
@@ -121,12 +134,9 @@ function M.export_c(path)
     error("export_c: nothing recorded: verbs.record(true) before the verbs to export, or run a script"
       .. " with verbsh --export-c OUT.c SCRIPT.lua", 2)
   end
-  local text, skipped = M.program(path)
-  local f, err = io.open(path, "w")
-  if not f then error("export_c: " .. err, 2) end
-  f:write(text)
-  f:close()
-  return #R.events() - #skipped, skipped
+  local n, skipped = write_program(path)
+  if not n then error("export_c: " .. skipped, 2) end
+  return n, skipped
 end
 
 -- verbsh --export-c OUT.c: recording from the start; finish() writes the
@@ -158,7 +168,9 @@ function M.finish()
     io.stderr:write("verbsh: --export-c ", path, ": no verb was called, nothing written\n")
     return
   end
-  local n, skipped = M.export_c(path)
+  -- as start's refusal: the option and the file, no place in verbsh's code
+  local n, skipped = write_program(path)
+  if not n then error("--export-c: cannot write " .. skipped, 0) end
   io.stderr:write(("verbsh: %d verb calls exported to %s"):format(n, path))
   if #skipped > 0 then
     io.stderr:write((" (%d left out, as comments: %s)"):format(#skipped, table.concat(skipped, ", ")))

@@ -118,9 +118,8 @@ int shell_call_lua(lua_State *L, const char *module, const char *fn, int nargs, 
 {
 	int status = vprequire(L, module);
 	if (status != LUA_OK) {
-		lua_remove(L, -1 - nargs);   /* drop the arguments under the message */
-		lua_insert(L, -1 - nargs);
-		lua_pop(L, nargs);
+		lua_insert(L, -1 - nargs);   /* the message under the arguments, */
+		lua_pop(L, nargs);           /* which go: the caller's values stay */
 		return status;
 	}
 	lua_getfield(L, -1, fn);

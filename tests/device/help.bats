@@ -68,3 +68,28 @@ setup() { require_device; }
     [ "$status" -eq 0 ]
     [[ ${lines[0]} == *"all read" ]]
 }
+
+# A flushed receive is a completion with known values: the wr_id posted,
+# WR_FLUSH_ERR, the QP's number.
+@test "help(wc): a completion (a userdata copy of struct ibv_wc) says so on its own first line, then shows help \"ibv_wc\"" {
+    run "$VERBSH" -e '
+      local ctx = verbs.open()
+      local pd, cq = ctx:alloc_pd(), ctx:create_cq(4)
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
+        cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }
+      local mr = pd:reg_mr(64, "LOCAL_WRITE")
+      qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0 }
+      qp:post_recv{ wr_id = 4660, sg_list = { { mr = mr, offset = 0, length = 64 } } }
+      qp:modify{ qp_state = "ERR" }
+      local wc = cq:wait(1, 5000)[1]
+      print(("0x%06x"):format(qp.qp_num), type(wc))
+      print("results", select("#", help(wc)))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    qpn=${lines[0]%%	*}
+    [ "${lines[0]}" = "$qpn	userdata" ]
+    [ "${lines[1]}" = "wc wr_id=4660 WR_FLUSH_ERR qp_num=$qpn -- a copy of struct ibv_wc, read like a table:" ]
+    # then what help "ibv_wc" prints; and help returns nothing
+    [ "$(sed '1,2d;$d' <<<"$output")" = "$("$VERBSH" -e 'help "ibv_wc"')" ]
+    [ "${lines[-1]}" = "results	0" ]
+}

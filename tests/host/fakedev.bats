@@ -961,3 +961,22 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[9]}" = "fakeverbs: dealloc_pd pd $((0x53))" ]
     [ "${#lines[@]}" -eq 10 ]
 }
+
+# help(object) ends with the fields the class lists in __fields (what Tab
+# completes after "cq."), before its pointer to help "NAME"; none, no line.
+@test "fake device: help(object) lists its fields, in the class's order (a CQ's six, a context's three); a PD, which has none, has no fields line" {
+    for o in 'c:create_cq(4)' c 'c:alloc_pd()'; do
+        run fvsh "local c = verbs.open('fake0'); help($o)"
+        echo "$o: ${lines[0]} ... ${lines[-2]}"
+        [ "$status" -eq 0 ]
+        [ "${lines[-1]}" = '  help "NAME" shows a method with its C prototype, its keys and an example' ]
+        case $o in
+            c:create_cq*) [ "${lines[0]}" = "cq cqe 4 -- methods:" ]
+                [ "${lines[-2]}" = "  fields: cqe, handle, channel, wc_flags, wr_id, status" ] ;;
+            c) [ "${lines[0]}" = "context fake0 -- methods:" ]
+                [ "${lines[-2]}" = "  fields: name, async_fd, num_comp_vectors" ] ;;
+            *) [ "${lines[0]}" = "pd handle $((0x51)) -- methods:" ]
+                [[ ${lines[-2]} != *fields* ]] ;;
+        esac
+    done
+}

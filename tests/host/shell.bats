@@ -235,6 +235,48 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
     [ "${lines[2]}" = "sgid_index" ]      # still inside grh: the } was in the string
 }
 
+@test "completion: nothing special inside a table that a key of no struct or flags opens, a table in a table of no known type, or an index" {
+    run "$VERBSH" -e '
+      local C = require "verbs.complete"
+      qp_a = setmetatable({}, { __name = "verbs.qp" })
+      local function show(before, word)
+        local r = C.candidates(before, word)
+        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
+      end
+      show("qp_a:modify{qp_state = {", "")
+      show("qp_a:modify{qp_state = {\"", "R")
+      show("qp_a:modify{qp_access_flags = {\"", "REMOTE_R")
+      show("x = {{", "")
+      show("t[{}, \"", "R")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # qp_state takes one name, not a list: no keys, no names (the shell's own then)
+    [ "$output" = "nil
+nil
+REMOTE_READ
+nil
+nil" ]
+}
+
+@test "completion: an argument's enum is found by its place among the arguments, a comma inside a table or a call not counting" {
+    run "$VERBSH" -e '
+      local C = require "verbs.complete"
+      qp_a = setmetatable({}, { __name = "verbs.qp" })
+      local function show(before, word)
+        local r = C.candidates(before, word)
+        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
+      end
+      show("qp_a:modify({qp_state = \"RTS\", path_mtu = \"1024\"}, \"", "ST")
+      show("qp_a:modify(f(1, 2), \"", "ST")
+      show("qp_a:modify(\"", "ST")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # qp:modify(attr [, mask]): the second is a name of ibv_qp_attr_mask, the first none
+    [ "$output" = "STATE
+STATE
+nil" ]
+}
+
 @test "REPL hooks: after_eval runs each added hook with the chunk's outcome; a removed one no longer runs" {
     run "$VERBSH" -e '
       local repl = require "verbs.repl"
@@ -315,4 +357,54 @@ b	false
     # a number is a string to Lua: its text, not its type
     run "$VERBSH" -e 'error(42.5, 0)'
     [ "${lines[0]}" = "42.5" ]
+}
+
+@test "-i from a pipe: an error whose value is no string prints as tostring prints it (true, nil, a table), a number as its text; the shell goes on" {
+    run bash -c 'printf "error(true)\nerror(nil)\nerror(12.5)\nt = {}; error(t)\nprint(\"on\", tostring(t))\n" | "$VERBSH" -i 2>&1'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    addr=${lines[4]#verbsh> on	}
+    [[ $addr == "table: 0x"* ]]
+    [ "$output" = "verbsh> true
+verbsh> nil
+verbsh> 12.5
+verbsh> $addr
+verbsh> on	$addr
+verbsh> " ]
+}
+
+# require is the global one (vprequire): broken, no module of the shell loads.
+@test "-i: with require broken, each chunk still runs: the prompt falls back to 'verbsh> ', a value that cannot be printed says why, each hook's failure is shown" {
+    run bash -c 'printf "%s\n" "x = 5" "require(\"verbs.repl\").prompt = function() return \"step 2> \" end" \
+        "require = function() error(\"no require\", 0) end" "print(\"after\", x)" "1 + 1" |
+        "$VERBSH" -i 2>"$BATS_TEST_TMPDIR/err"'
+    echo "$output"
+    cat "$BATS_TEST_TMPDIR/err"
+    [ "$status" -eq 0 ]
+    [ "$output" = "verbsh> verbsh> step 2> verbsh> after	5
+verbsh> verbsh> " ]
+    # after_eval's and record_chunk's, for each of the last three chunks
+    [ "$(cat "$BATS_TEST_TMPDIR/err")" = "$(printf '%s\n' 'no require' 'no require' 'no require' 'no require' \
+        '(cannot print: no require)' 'no require' 'no require')" ]
+}
+
+@test "-i: a guard_globals that fails leaves nothing behind: the values printed are the chunk's own, and undefined globals are plain nil" {
+    run bash -c 'printf "1 + 1\nprint(undefined_zz)\n" |
+        "$VERBSH" -e "require(\"verbs.repl\").guard_globals = function() error(\"no guard\") end" -i 2>&1'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "verbsh> 2
+verbsh> nil
+verbsh> " ]
+}
+
+@test "lesson.x is the lesson module's x while the global lesson exists, and false once it is gone" {
+    run "$VERBSH" -e 'local l = lesson
+      print(l.main == require("verbs.lesson").main, type(l.main), l.nosuch)
+      lesson = nil
+      print(l.main, l.nosuch)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "true	function	nil
+false	false" ]
 }

@@ -297,3 +297,93 @@ repl() {    # repl FRAGMENT: runs tests/pty/repl.exp with the fragment's text
     [ "$status" -eq 0 ]
     [ ! -e "$BATS_TEST_TMPDIR/x.c" ]   # the probe leaves no file behind
 }
+
+# by_hand.lua records a call without a device; the script then takes the
+# directory away, so only finish, at the end, finds the file unwritable.
+@test "--export-c: a file that cannot be written when the run ends (its directory gone, a full disk) fails the run, naming the option and the file" {
+    local rec='local S = dofile(os.getenv("ROOT") .. "/tests/export/by_hand.lua")
+      S.call(S.object("pd", true), "reg_mr", { 64, "LOCAL_WRITE" }, { S.object("mr", false, { addr = 0x1000, length = 64, lkey = 1, rkey = 2 }) })'
+    mkdir "$BATS_TEST_TMPDIR/gone"
+    run "$VERBSH" --export-c "$BATS_TEST_TMPDIR/gone/x.c" -e "$rec" -e 'print("ran", os.remove(os.getenv("BATS_TEST_TMPDIR") .. "/gone"))'
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = "ran	true
+--export-c: cannot write $BATS_TEST_TMPDIR/gone/x.c: No such file or directory" ]
+    # the text is buffered: the full disk shows when the file is closed
+    run "$VERBSH" --export-c /dev/full -e "$rec"
+    [ "$status" -eq 1 ]
+    [ "$output" = "--export-c: cannot write /dev/full: No space left on device" ]
+    # with -i the program is written after the shell, which read stdin first
+    mkdir "$BATS_TEST_TMPDIR/gone"
+    run bash -c 'echo "print(\"shell\", os.remove(os.getenv(\"BATS_TEST_TMPDIR\") .. \"/gone\"))" |
+        "$VERBSH" --export-c "$BATS_TEST_TMPDIR/gone/x.c" -e "$1" -i 2>&1' _ "$rec"
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = "verbsh> shell	true
+verbsh> --export-c: cannot write $BATS_TEST_TMPDIR/gone/x.c: No such file or directory" ]
+    # and verbs.export_c itself
+    run "$VERBSH" -e "$rec" -e 'print(pcall(verbs.export_c, "/dev/full"))'
+    [ "$output" = "false	export_c: /dev/full: No space left on device" ]
+}
+
+# Each completed line is then run, so the test sees what was really typed.
+@test "repl: Tab completes a keyword, skips keys that are no names, offers the methods of an __index table, and an escaped quote keeps a string open" {
+    run repl '
+        prompt; send "retu\t 40 + 2\r"; see "42"
+        prompt; type "t = {\[\"a b\"\] = 1, abc = 3}; u = {\[\"1\"\] = 1, _x = 2}"
+        prompt; send "print(\"v\" .. t.a\t, u.\t)\r"; see "v3\t2"
+        prompt; type "o = setmetatable({}, {__index = {greet = function() return \"hi\" end, n = 5}})"
+        prompt; send "print(o:gr\t())\r"; see "hi"
+        prompt; send "s = \"a\\\"b REMOTE_WR\t\"\r"
+        prompt; type "print(\"s=\" .. s)"; see "s=a\"b REMOTE_WRITE"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+# Each would read a field of something that is no table: the shell would
+# crash (a raw get on a number or nil) instead of completing nothing.
+@test "repl: Tab through a value that is no table, or in a string with verbs or its enums gone, completes nothing and the shell goes on" {
+    run repl '
+        prompt; type "n = 5"
+        prompt; send "x = n.y.z\t"; send "\025"; send "print(\"alive 1\")\r"; see "alive 1"
+        prompt; type "v = verbs; verbs = nil"
+        prompt; send "x = \"REMOTE_WR\t\"\r"
+        prompt; type "verbs = {}; package.loaded.verbs = {}"
+        prompt; send "y = \"REMOTE_WR\t\"\r"
+        prompt; type "verbs = v; package.loaded.verbs = v; print(\"x=\" .. x, \"y=\" .. y)"; see "x=REMOTE_WR\ty=REMOTE_WR\r"
+        prompt; send "z = \"REMOTE_WR\t\"\r"
+        prompt; type "print(\"z=\" .. z)"; see "z=REMOTE_WRITE"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
+@test "repl: VERBSH_HISTORY names the history file, instead of ~/.verbsh_history" {
+    VERBSH_HISTORY=$BATS_TEST_TMPDIR/hist run repl '
+        prompt; type "history_marker = 54321"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(cat "$BATS_TEST_TMPDIR/hist")" = "history_marker = 54321" ]
+    [ ! -e "$BATS_TEST_TMPDIR/.verbsh_history" ]
+}
+
+# With SIGHUP ignored, the shell is left reading a terminal that hung up:
+# the read's end of file ends it (a finalizer shows the state was closed)
+# rather than a loop of waits that each find the terminal "readable".
+# expect waits up to 5 s for it to end (a zombie has), then stops it.
+@test "repl: a terminal that hangs up ends the shell when SIGHUP is ignored" {
+    printf '%s\n' '
+        prompt; type "x = setmetatable({}, {__gc = function() io.open(os.getenv(\"HOME\") .. \"/closed\", \"w\"):write(\"bye\"):close() end})"
+        prompt; set pid [exp_pid]; close
+        proc state {pid} { lindex [split [exec cat /proc/$pid/stat]] 2 }
+        for {set i 0} {$i < 50 && [state $pid] ne "Z"} {incr i} { after 100 }
+        if {[state $pid] ne "Z"} { exec kill -9 $pid; wait; fail "still running after the hangup" }
+        puts "\nexit status: [lindex [wait] 3]"' >"$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=dumb run expect "$ROOT/tests/pty/repl.exp" "sh -c {trap '' HUP; exec \"\$0\"} $VERBSH" "$BATS_TEST_TMPDIR/frag.exp"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = "exit status: 0" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/closed")" = bye ]
+}

@@ -42,6 +42,25 @@ end'
     [ "$status" -eq 0 ]
 }
 
+# The loader's reason comes first; then the shell reads plain lines (the
+# terminal's own echo), without the banner or a history file.
+@test "startup: at a terminal without a loadable readline, the shell says why once, then reads and runs plain lines" {
+    unshare -m true 2>/dev/null || skip "hiding readline needs a mount namespace (root)"
+    path=$(ldconfig -p | awk '$1 == "libreadline.so.8" { print $NF; exit }')
+    printf '%s\n' 'prompt; type "print(40 + 2)"; see "42"
+        prompt; send "\004"; expect eof
+        puts "\nexit status: [lindex [wait] 3]"' >"$BATS_TEST_TMPDIR/frag.exp"
+    HOME=$BATS_TEST_TMPDIR TERM=dumb run expect "$ROOT/tests/pty/repl.exp" \
+        "unshare -m sh -c {mount --bind /dev/null \"\$(readlink -f \"\$0\")\" && exec \"\$@\"} $path $VERBSH" "$BATS_TEST_TMPDIR/frag.exp"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "verbsh: no line editing: $path: file too short"$'\r' ]
+    [ "${lines[1]}" = "verbsh> print(40 + 2)"$'\r' ]
+    [ "${lines[2]}" = "42"$'\r' ]
+    [ "${lines[-1]}" = "exit status: 0" ]
+    [ ! -e "$BATS_TEST_TMPDIR/.verbsh_history" ]
+}
+
 @test "startup: librdmacm is loaded by the first verbs.create_event_channel, not at start" {
     run "$VERBSH" -e "$mapped"'
       print(mapped("librdmacm"))
@@ -70,6 +89,18 @@ end'
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output == $'verbsh '*$'\tmine\tfunction' ]]
+    # verbs opened again in the same state (require after package.loaded.verbs
+    # = nil): package.preload keeps its metatable and gets no loader of its own
+    LUA_CPATH="$ROOT/?.so" run lua5.4 -e '
+      local a = require "verbs"
+      local mt = getmetatable(package.preload)
+      package.loaded.verbs = nil
+      local b = require "verbs"
+      print(a ~= b, type(b.explain), getmetatable(package.preload) == mt, rawget(package.preload, "verbs.help"),
+        (require("verbs.version")))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == $'true\tfunction\ttrue\tnil\tverbsh '* ]]
 }
 
 # Runs verbsh (args "$@") in a mount namespace where LIB (a soname) is an
