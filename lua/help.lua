@@ -413,6 +413,7 @@ local function name_of(v)
 end
 
 function M.help(what)
+  if rawequal(what, verbs()) then what = nil end   -- help(verbs): the module is what the overview shows
   if type(what) == "function" or type(what) == "table" and not getmetatable(what) or what == rawget(_G, "lesson") then
     what = name_of(what) or what
   end

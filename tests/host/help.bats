@@ -382,3 +382,13 @@ help_first() { "$VERBSH" -e "help '$1'" | head -n 1; }
     [ "${lines[4]}" = "a plain table is not a verbs object; help() gives the overview" ]
     [ "${#lines[@]}" -eq 5 ]
 }
+
+@test "help(verbs), the module itself, prints the overview, as help() does (not that a table is no verbs object)" {
+    run "$VERBSH" -e 'help()'
+    [ "$status" -eq 0 ]
+    local overview=$output
+    [[ ${lines[0]} == "verbsh: the RDMA verbs of libibverbs, in Lua. Every name follows C:" ]]
+    run "$VERBSH" -e 'help(verbs)'
+    [ "$status" -eq 0 ]
+    [ "$output" = "$overview" ]
+}
