@@ -732,3 +732,143 @@ rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVEN
     [ "${lines[5]}" = "true" ]
     [ "${lines[6]}" = "true" ]
 }
+
+# A partner lesson's setup and checks without a device: the kit's device
+# helpers stubbed, os.getenv answering from ENV (so that one process sees the
+# partner variable set, then unset), K.spawn logging the partner it would
+# start (its wait_for giving the captures in WAIT). LUA runs after the stubs, with L the lesson and step(title) its step.
+partner_lesson() {   # partner_lesson FILE LUA
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      ENV = { ROOT = os.getenv("ROOT") }
+      os.getenv = function(k) return ENV[k] end
+      K.open, K.base = function() end, function() end
+      K.rc_qp = function() return "a QP" end
+      K.gid = "::ffff:192.0.2.1"
+      K.describe = function(names) return "described " .. table.concat(names, " ") end
+      K.spawn = function(script, args)
+        print("spawn", script:match("[^/]+/[^/]+$"), table.concat(args, " "))
+        return { wait_for = function(_, pattern) print("wait_for", pattern) return table.unpack(WAIT) end }
+      end
+      -- a userdata the kit takes for a verbs object of KIND, with FIELDS
+      function fake(kind, fields) return debug.setmetatable(io.tmpfile(), { __name = "verbs." .. kind, __index = fields }) end
+      L = dofile(os.getenv("ROOT") .. "/lessons/'"$1"'")
+      function step(t) for _, s in ipairs(L.steps) do if s.title == t then return s end end end
+      '"$2"
+}
+
+@test "lesson 13 with PAIR_PEER: the partner is the variable's HOST:PORT, its command printed, and meeting waits for it (kind partner); set up again without it, the lesson starts its own and a missing conn is the learner's" {
+    partner_lesson 13-pair-lab.lua '
+      ENV.PAIR_PEER = "192.0.2.9:18611"
+      gid_index = 3
+      print("setup", L.setup())
+      print("partner", partner_host, math.type(partner_port), partner_port)
+      print("meet", step("Meet your partner").check())
+      ENV.PAIR_PEER, WAIT = nil, { "127.0.0.1", "18622" }
+      L.setup()
+      print("partner", partner_host, math.type(partner_port), partner_port)
+      print("meet", step("Meet your partner").check())
+      conn = setmetatable({ sock = 5, peer = "127.0.0.1:18622" }, { __name = "verbs.oob.conn" })
+      print("meet", step("Meet your partner").check())
+      ENV.RXE_PEER_ADDR = "10.78.0.4"
+      L.setup()
+      conn = nil
+      print("meet", step("Meet your partner").check())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "Your partner: 192.0.2.9:18611 (PAIR_PEER). They run:" ]
+    [ "${lines[1]}" = "    verbsh examples/pair_partner.lua --listen 192.0.2.9 --port 18611" ]
+    [ "${lines[2]}" = "(or make run ... ROLE=partner in their seat)" ]
+    [ "${lines[3]}" = "setup	described ctx pd cq mr_a mr_b qp gid_index gid partner_host partner_port" ]
+    [ "${lines[4]}" = "partner	192.0.2.9	integer	18611" ]
+    [ "${lines[5]}" = "meet	false	waiting for your partner (192.0.2.9:18611) to start examples/pair_partner.lua; connect again when they have	partner" ]
+    # no partner variable: the lesson's own partner on this device (gid_index 3), a local check
+    [ "${lines[6]}" = "spawn	examples/pair_partner.lua	--port 0 -g 3" ]
+    [ "${lines[7]}" = "wait_for	listening on ([%d.]+):(%d+)" ]
+    [ "${lines[8]}" = "partner	127.0.0.1	integer	18622" ]
+    [ "${lines[9]}" = "meet	false	conn should be an open verbs.oob connection" ]
+    [ "${lines[10]}" = "meet	true	connected to 127.0.0.1:18622" ]
+    # a seat's partner: named by its seat, on the lab's port
+    [ "${lines[11]}" = "Your partner: seat 4 at 10.78.0.4:18600 (RXE_PEER_ADDR). They run:" ]
+    [ "${lines[12]}" = "    verbsh examples/pair_partner.lua --listen 10.78.0.4 --port 18600" ]
+    [ "${lines[14]}" = "meet	false	waiting for your partner (seat 4) to start examples/pair_partner.lua; connect again when they have	partner" ]
+    [ "${#lines[@]}" -eq 15 ]
+}
+
+@test "lesson 13's RDMA WRITE step: the partner's seen text must be mr_a's first bytes, not empty, not one byte off; a reply without seen is named" {
+    partner_lesson 13-pair-lab.lua '
+      mr_a = { read = function(_, off, n) return ("written by verbsh\0\0\0"):sub(off + 1, off + n) end }
+      local s = step("RDMA WRITE into their memory")
+      for _, r in ipairs { { seen = "written by verbsh" }, { seen = "written by verbsX" }, { seen = "" }, { written = 17 }, "written by verbsh" } do
+        reply = r
+        print(s.check())
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 'true	the partner'"'"'s memory holds "written by verbsh"' ]
+    [ "${lines[1]}" = 'false	the partner saw "written by verbsX"; mr_a starts with "written by verbsh"' ]
+    [ "${lines[2]}" = 'false	the partner saw ""; mr_a starts with ""' ]
+    [ "${lines[3]}" = 'false	reply should be the partner'"'"'s answer, { seen = ... }' ]
+    [ "${lines[4]}" = "${lines[3]}" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
+
+@test "lesson 14 with CM_PEER: the partner's address and port from the variable, its command printed; a REJECTED connect (status 8: no listener) waits for the partner, another status or the lesson's own partner is explained" {
+    partner_lesson 14-rdma-cm.lua '
+      verbs.explain = function(v) return "explained " .. v.event .. " status " .. v.status end
+      qp = fake("qp", { state = "RTS" })
+      local connect = step("Connect")
+      ENV.CM_PEER = "192.0.2.7:7479"
+      print("setup", L.setup())
+      print("partner", partner_addr, math.type(partner_port), partner_port)
+      ev = fake("cm_event", { event = "REJECTED", status = 8 })
+      print(connect.check())
+      ev = fake("cm_event", { event = "REJECTED", status = 28 })
+      print(connect.check())
+      ENV.CM_PEER, WAIT = nil, { "18633" }
+      L.setup()
+      print("partner", partner_addr, math.type(partner_port), partner_port)
+      ev = fake("cm_event", { event = "REJECTED", status = 8 })
+      print(connect.check())
+      ev = fake("cm_event", { event = "ESTABLISHED", status = 0, param = { conn = { private_data = "hi there\0\0\0" } } })
+      print(connect.check())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "Your partner: 192.0.2.7:7479 (CM_PEER). They run:" ]
+    [ "${lines[1]}" = "    verbsh examples/cm_partner.lua --port 7479" ]
+    [ "${lines[2]}" = "(or make run ... ROLE=partner in their seat)" ]
+    [ "${lines[3]}" = "setup	described partner_addr partner_port" ]
+    [ "${lines[4]}" = "partner	192.0.2.7	integer	7479" ]
+    [ "${lines[5]}" = 'false	waiting for your partner (192.0.2.7:7479) to start cm_partner (rejected: no one listens at 192.0.2.7:7479 yet); when they have, restart("lesson") connects again	partner' ]
+    [ "${lines[6]}" = "false	ev is REJECTED, not ESTABLISHED yet:" ]
+    [ "${lines[7]}" = "explained REJECTED status 28	nil" ]   # no kind: not a wait for the partner
+    # the lesson's own partner, at this device's address: a rejection is the learner's to read
+    [ "${lines[8]}" = "spawn	examples/cm_partner.lua	--port 0" ]
+    [ "${lines[9]}" = "wait_for	listening on rdma_cm port (%d+)" ]
+    [ "${lines[10]}" = "partner	192.0.2.1	integer	18633" ]
+    [ "${lines[11]}" = "false	ev is REJECTED, not ESTABLISHED yet:" ]
+    [ "${lines[12]}" = "explained REJECTED status 8	nil" ]
+    [ "${lines[13]}" = 'true	connected; the partner says "hi there"; qp went INIT -> RTR -> RTS without a modify' ]
+    [ "${#lines[@]}" -eq 14 ]
+}
+
+@test "lesson 21 with RDMA_SERVER: server_addr and server_port from HOST:PORT (an IPv6 host's colons kept), anything else refused naming it; empty, the lesson starts its own server at this device's address" {
+    partner_lesson 21-rdma-verbs.lua '
+      for _, v in ipairs { "192.0.2.5:20079", "fe80::5:20080", "192.0.2.5", "192.0.2.5:port", "192.0.2.5:", "" } do
+        ENV.RDMA_SERVER, WAIT = v, { "18644" }
+        server_addr, server_port = nil, nil
+        local ok, e = pcall(L.setup)
+        print(ok and "server" or "error", ok and server_addr or e, server_port)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "server	192.0.2.5	20079" ]
+    [ "${lines[1]}" = "server	fe80::5	20080" ]
+    [ "${lines[2]}" = "error	RDMA_SERVER must be HOST:PORT, got 192.0.2.5	nil" ]
+    [ "${lines[3]}" = "error	RDMA_SERVER must be HOST:PORT, got 192.0.2.5:port	nil" ]
+    [ "${lines[4]}" = "error	RDMA_SERVER must be HOST:PORT, got 192.0.2.5:	nil" ]
+    [ "${lines[5]}" = "spawn	examples/rdma_server.lua	-p 0 -n 8" ]
+    [ "${lines[6]}" = "wait_for	listening on [%d.]+:(%d+)" ]
+    [ "${lines[7]}" = "server	192.0.2.1	18644" ]
+    [ "${#lines[@]}" -eq 8 ]
+}
