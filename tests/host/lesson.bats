@@ -733,11 +733,11 @@ rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVEN
     [ "${lines[6]}" = "true" ]
 }
 
-# A partner lesson's setup and checks without a device: the kit's device
+# A lesson's setup and checks without a device: the kit's device
 # helpers stubbed, os.getenv answering from ENV (so that one process sees the
 # partner variable set, then unset), K.spawn logging the partner it would
 # start (its wait_for giving the captures in WAIT). LUA runs after the stubs, with L the lesson and step(title) its step.
-partner_lesson() {   # partner_lesson FILE LUA
+stubbed_lesson() {   # stubbed_lesson FILE LUA
     run "$VERBSH" -e '
       local K = require "verbs.lesson_kit"
       ENV = { ROOT = os.getenv("ROOT") }
@@ -758,7 +758,7 @@ partner_lesson() {   # partner_lesson FILE LUA
 }
 
 @test "lesson 13 with PAIR_PEER: the partner is the variable's HOST:PORT, its command printed, and meeting waits for it (kind partner); set up again without it, the lesson starts its own and a missing conn is the learner's" {
-    partner_lesson 13-pair-lab.lua '
+    stubbed_lesson 13-pair-lab.lua '
       ENV.PAIR_PEER = "192.0.2.9:18611"
       gid_index = 3
       print("setup", L.setup())
@@ -796,7 +796,7 @@ partner_lesson() {   # partner_lesson FILE LUA
 }
 
 @test "lesson 13's RDMA WRITE step: the partner's seen text must be mr_a's first bytes, not empty, not one byte off; a reply without seen is named" {
-    partner_lesson 13-pair-lab.lua '
+    stubbed_lesson 13-pair-lab.lua '
       mr_a = { read = function(_, off, n) return ("written by verbsh\0\0\0"):sub(off + 1, off + n) end }
       local s = step("RDMA WRITE into their memory")
       for _, r in ipairs { { seen = "written by verbsh" }, { seen = "written by verbsX" }, { seen = "" }, { written = 17 }, "written by verbsh" } do
@@ -814,7 +814,7 @@ partner_lesson() {   # partner_lesson FILE LUA
 }
 
 @test "lesson 14 with CM_PEER: the partner's address and port from the variable, its command printed; a REJECTED connect (status 8: no listener) waits for the partner, another status or the lesson's own partner is explained" {
-    partner_lesson 14-rdma-cm.lua '
+    stubbed_lesson 14-rdma-cm.lua '
       verbs.explain = function(v) return "explained " .. v.event .. " status " .. v.status end
       qp = fake("qp", { state = "RTS" })
       local connect = step("Connect")
@@ -853,7 +853,7 @@ partner_lesson() {   # partner_lesson FILE LUA
 }
 
 @test "lesson 21 with RDMA_SERVER: server_addr and server_port from HOST:PORT (an IPv6 host's colons kept), anything else refused naming it; empty, the lesson starts its own server at this device's address" {
-    partner_lesson 21-rdma-verbs.lua '
+    stubbed_lesson 21-rdma-verbs.lua '
       for _, v in ipairs { "192.0.2.5:20079", "fe80::5:20080", "192.0.2.5", "192.0.2.5:port", "192.0.2.5:", "" } do
         ENV.RDMA_SERVER, WAIT = v, { "18644" }
         server_addr, server_port = nil, nil
@@ -870,5 +870,53 @@ partner_lesson() {   # partner_lesson FILE LUA
     [ "${lines[5]}" = "spawn	examples/rdma_server.lua	-p 0 -n 8" ]
     [ "${lines[6]}" = "wait_for	listening on [%d.]+:(%d+)" ]
     [ "${lines[7]}" = "server	192.0.2.1	18644" ]
+    [ "${#lines[@]}" -eq 8 ]
+}
+
+# Lesson 16's exchange_round("events") on a CQ that has nothing at the first
+# poll (rxe's own completions are always there already, so the device never
+# sleeps): arm, poll again, then sleep on the channel, read and ack the event.
+@test "lesson 16's events round: an empty CQ is armed and polled again, then wait_fds on the channel (5 s), get_cq_event, ack_events(1), poll; a completion found after arming ends the wait; a failed one, an event of another CQ or none are errors" {
+    stubbed_lesson 16-events.lua '
+      local log, polls = {}, {}
+      local function wc(st) return setmetatable({ status = st }, { __tostring = function() return "wc{status = " .. st .. "}" end }) end
+      CH = { name = "ch" }
+      CQ = { poll = function(_, n) log[#log + 1] = "poll " .. n return table.remove(polls, 1) or {} end,
+             req_notify = function() log[#log + 1] = "arm" end,
+             ack_events = function(_, n) log[#log + 1] = "ack " .. n end }
+      function CH.get_cq_event() log[#log + 1] = "get_cq_event" return EVENT_CQ end
+      verbs.wait_fds = function(list, ms) log[#log + 1] = ("wait_fds %s %d"):format(list[1].name, ms) return READY end
+      local function qp(name)
+        return { post_recv = function(_, wr) log[#log + 1] = name .. " post_recv " .. wr.wr_id end,
+                 post_send = function(_, wr) log[#log + 1] = name .. " post_send " .. wr.wr_id end }
+      end
+      local qps = { qp("qp_a"), qp("qp_b") }
+      K.rc_qp = function(cq) assert(cq == CQ) return table.remove(qps, 1) end
+      ctx = { alloc_pd = function() return { reg_mr = function() return {} end } end,
+              create_comp_channel = function() return CH end,
+              create_cq = function(_, n, o) assert(o.channel == CH) return CQ end }
+      rc_connect = function() end
+      L.setup()
+      local function round(answers, event_cq, ready)
+        log, polls, EVENT_CQ, READY = {}, answers, event_cq, ready
+        local ok, r = pcall(exchange_round, "events", 1)
+        print(ok and ("%s n=%d"):format(r.mode, r.n) or r:gsub("^.-16%-events%.lua:%d+: ", ""))
+        print(table.concat(log, ", "))
+      end
+      -- the SEND: nothing, nothing after arming, then the event; the RECV: found after arming
+      round({ {}, {}, { wc("SUCCESS") }, {}, { wc("SUCCESS") } }, CQ, { CH })
+      round({ {}, { wc("WR_FLUSH_ERR") } }, CQ, { CH })
+      round({ {}, {} }, { "another CQ" }, { CH })
+      round({ {}, {} }, CQ, {})'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "events n=1" ]
+    [ "${lines[1]}" = "qp_b post_recv 1, qp_a post_send 1, poll 1, arm, poll 1, wait_fds ch 5000, get_cq_event, ack 1, poll 1, poll 1, arm, poll 1" ]
+    [ "${lines[2]}" = "wc{status = WR_FLUSH_ERR}" ]
+    [ "${lines[3]}" = "qp_b post_recv 1, qp_a post_send 1, poll 1, arm, poll 1" ]
+    [ "${lines[4]}" = "assertion failed!" ]
+    [ "${lines[5]}" = "qp_b post_recv 1, qp_a post_send 1, poll 1, arm, poll 1, wait_fds ch 5000, get_cq_event" ]
+    [ "${lines[6]}" = "events: no event within 5 s" ]
+    [ "${lines[7]}" = "qp_b post_recv 1, qp_a post_send 1, poll 1, arm, poll 1, wait_fds ch 5000" ]
     [ "${#lines[@]}" -eq 8 ]
 }
