@@ -736,7 +736,8 @@ rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVEN
 # A lesson's setup and checks without a device: the kit's device
 # helpers stubbed, os.getenv answering from ENV (so that one process sees the
 # partner variable set, then unset), K.spawn logging the partner it would
-# start (its wait_for giving the captures in WAIT). LUA runs after the stubs, with L the lesson and step(title) its step.
+# start (its wait_for giving the captures in WAIT). LUA runs after the stubs, with L the lesson and step(title) its step
+# (the first whose title starts so).
 stubbed_lesson() {   # stubbed_lesson FILE LUA
     run "$VERBSH" -e '
       local K = require "verbs.lesson_kit"
@@ -753,7 +754,7 @@ stubbed_lesson() {   # stubbed_lesson FILE LUA
       -- a userdata the kit takes for a verbs object of KIND, with FIELDS
       function fake(kind, fields) return debug.setmetatable(io.tmpfile(), { __name = "verbs." .. kind, __index = fields }) end
       L = dofile(os.getenv("ROOT") .. "/lessons/'"$1"'")
-      function step(t) for _, s in ipairs(L.steps) do if s.title == t then return s end end end
+      function step(t) for _, s in ipairs(L.steps) do if s.title:sub(1, #t) == t then return s end end end
       '"$2"
 }
 
@@ -919,4 +920,86 @@ stubbed_lesson() {   # stubbed_lesson FILE LUA
     [ "${lines[6]}" = "events: no event within 5 s" ]
     [ "${lines[7]}" = "qp_b post_recv 1, qp_a post_send 1, poll 1, arm, poll 1, wait_fds ch 5000" ]
     [ "${#lines[@]}" -eq 8 ]
+}
+
+# Lesson 22's setup off the device: verbs.devices and the sysfs link layer
+# answer as rxe0, siw0 and rxe1 would, io.popen as `rdma link` and `ip addr`
+# would (each command logged).
+@test "lesson 22's setup: the first Ethernet device and the iWARP one; siw's address from SIW_ADDR when SIW_DEV names it, else from its netdev (rdma link, then ip addr); without one, or without RoCE's, requires() names the device; without root the wire steps; without a pair, what it found" {
+    stubbed_lesson 22-iwarp.lua '
+      local open = io.open
+      LINK = { rxe0 = "Ethernet\n", siw0 = "Ethernet\n", rxe1 = "Ethernet\n" }
+      io.open = function(path, ...)
+        local dev = path:match("^/sys/class/infiniband/([^/]+)/ports/1/link_layer$")
+        if not dev then return open(path, ...) end
+        return LINK[dev] and { read = function() return (LINK[dev]:gsub("\n$", "")) end, close = function() end }
+      end
+      OUT = {}
+      io.popen = function(cmd)
+        print("popen", cmd)
+        local out = OUT[cmd]
+        return out and { read = function() return out end, close = function() end }
+      end
+      verbs.devices = function()
+        return { { name = "rxe0", transport_type = "InfiniBand" }, { name = "siw0", transport_type = "IWARP" },
+                 { name = "rxe1", transport_type = "InfiniBand" } }
+      end
+      verbs.open = function(name) return { name = name, close = function() end } end
+      K.roce_gid = function(ctx) return GID_INDEX, GID and GID[ctx.name] end
+      verbs.sysinfo = function() return { euid = EUID } end
+      local function try(what)
+        for _, n in ipairs { "roce", "iwarp", "roce_addr", "iwarp_addr" } do rawset(_G, n, nil) end
+        local said = L.setup()
+        print(what, roce, iwarp, roce_addr, iwarp_addr, said and said:match("^described [%w_ ]+") or "nothing", L.requires())
+      end
+      local LINK_SHOW, ADDR_SHOW = "rdma link show '"'"'siw0/1'"'"' 2>/dev/null", "ip -4 -o addr show dev '"'"'veth2'"'"' 2>/dev/null"
+      GID_INDEX, GID, EUID = 1, { rxe0 = "::ffff:192.0.2.1", rxe1 = "::ffff:192.0.2.2" }, 0
+      OUT[LINK_SHOW] = "link siw0/1 state ACTIVE physical_state LINK_UP netdev veth2 \n"
+      OUT[ADDR_SHOW] = "7: veth2    inet 198.51.100.1/24 brd 198.51.100.255 scope global veth2\\       valid_lft forever\n"
+      try("netdev")
+      ENV.SIW_DEV, ENV.SIW_ADDR = "siw0", "198.51.100.9"
+      try("SIW_ADDR")
+      ENV.SIW_DEV = "siw1"
+      try("other SIW_DEV")
+      ENV.SIW_DEV = nil
+      OUT[LINK_SHOW] = "link siw0/1 state ACTIVE physical_state LINK_UP\n"
+      try("no netdev")
+      OUT[LINK_SHOW] = nil
+      try("no rdma")
+      OUT[LINK_SHOW] = "link siw0/1 state ACTIVE physical_state LINK_UP netdev veth2 \n"
+      OUT[ADDR_SHOW] = "7: veth2    inet6 fe80::1/64 scope link\n"
+      try("no IPv4")
+      ENV.SIW_DEV = "siw0"
+      GID_INDEX = nil
+      try("no RoCE v2")
+      GID_INDEX, EUID = 1, 1000
+      try("user")
+      LINK.rxe0 = "InfiniBand\n"
+      try("rxe0 IB")
+      LINK.rxe1 = nil
+      try("no RoCE")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local ok="described roce roce_addr iwarp iwarp_addr"
+    [ "${lines[0]}" = "popen	rdma link show 'siw0/1' 2>/dev/null" ]
+    [ "${lines[1]}" = "popen	ip -4 -o addr show dev 'veth2' 2>/dev/null" ]
+    [ "${lines[2]}" = "netdev	rxe0	siw0	192.0.2.1	198.51.100.1	$ok" ]
+    # SIW_ADDR without asking rdma or ip; not when SIW_DEV names another device
+    [ "${lines[3]}" = "SIW_ADDR	rxe0	siw0	192.0.2.1	198.51.100.9	$ok" ]
+    [ "${lines[4]}" = "${lines[0]}" ]
+    [ "${lines[5]}" = "${lines[1]}" ]
+    [ "${lines[6]}" = "other SIW_DEV	rxe0	siw0	192.0.2.1	198.51.100.1	$ok" ]
+    local none="no IPv4 address on siw0's netdev: rdma_cm needs one"
+    [ "${lines[7]}" = "${lines[0]}" ]
+    [ "${lines[8]}" = "no netdev	rxe0	siw0	192.0.2.1	nil	$ok	$none" ]
+    [ "${lines[9]}" = "${lines[0]}" ]
+    [ "${lines[10]}" = "no rdma	rxe0	siw0	192.0.2.1	nil	$ok	$none" ]
+    [ "${lines[11]}" = "${lines[0]}" ]
+    [ "${lines[12]}" = "${lines[1]}" ]
+    [ "${lines[13]}" = "no IPv4	rxe0	siw0	192.0.2.1	nil	$ok	$none" ]
+    [ "${lines[14]}" = "no RoCE v2	rxe0	siw0	nil	198.51.100.9	$ok	no IPv4 address on rxe0's netdev: rdma_cm needs one" ]
+    [ "${lines[15]}" = "user	rxe0	siw0	192.0.2.1	198.51.100.9	$ok	its wire steps capture packets, which needs root (CAP_NET_RAW)" ]
+    [ "${lines[16]}" = "rxe0 IB	rxe1	siw0	192.0.2.2	198.51.100.9	$ok	its wire steps capture packets, which needs root (CAP_NET_RAW)" ]
+    [ "${lines[17]}" = "no RoCE	nil	siw0	nil	nil	nothing	it needs a RoCE device and an iWARP device side by side (found: RoCE none, iWARP siw0): start it inside scripts/rxe-vm --siw (make run SIW=1)" ]
+    [ "${#lines[@]}" -eq 18 ]
 }
