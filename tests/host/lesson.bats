@@ -1003,3 +1003,96 @@ stubbed_lesson() {   # stubbed_lesson FILE LUA
     [ "${lines[17]}" = "no RoCE	nil	siw0	nil	nil	nothing	it needs a RoCE device and an iWARP device side by side (found: RoCE none, iWARP siw0): start it inside scripts/rxe-vm --siw (make run SIW=1)" ]
     [ "${#lines[@]}" -eq 18 ]
 }
+
+# Lesson 22's wire steps judged on tests/wire/iwarp.pcap (a SEND, a 3000-byte
+# WRITE in three FPDUs, a READ, a SEND), its WRs numbered as the lesson's (5, 6, 7).
+@test "lesson 22's ladder steps on a real iWARP capture: every WR's frame found (the READ's request and its data apart), a capture missing one named; the WRITE's TCP ACK is frame 15, and the WRITE itself, another frame, or RoCE's ACKNOWLEDGEs miscounted are each refused" {
+    stubbed_lesson 22-iwarp.lua '
+      local list = verbs.wire.read_pcap(os.getenv("ROOT") .. "/tests/wire/iwarp.pcap")
+      local POSTS = { { qp = "qp1", wr_id = 5, opcode = "SEND", length = 100 },
+                      { qp = "qp1", wr_id = 6, opcode = "RDMA_WRITE", length = 3000 },
+                      { qp = "qp1", wr_id = 7, opcode = "RDMA_READ", length = 2000 },
+                      { qp = "qp1", wr_id = 8, opcode = "SEND", length = 5 } }
+      iwarp = "siw0"
+      local function capture(info, upto, posts)
+        local packets = table.move(list, 1, upto, 1, {})
+        return fake("capture", { info = function() return info end, packets = function() return packets end,
+                                 posts = function() return posts end })
+      end
+      local ladder, acks = step("On the wire: iWARP"), step("Two ladders")
+      for _, c in ipairs {
+        { { device = "siw0", stopped = true }, #list, POSTS },
+        { { device = "siw0", stopped = true }, #list, { POSTS[1], POSTS[2] } },       -- the READ not posted
+        { { device = "siw0", stopped = true }, 17, POSTS },                           -- stopped before its data
+        { { device = "siw0", stopped = true }, 7, POSTS },                            -- nothing but the handshake
+        { { device = "siw0", stopped = false }, #list, POSTS },
+        { { device = "rxe0", stopped = true }, #list, POSTS },
+        { { netdev = "lo", stopped = true }, #list, POSTS } } do
+        cap = capture(table.unpack(c))
+        print("ladder", ladder.check())
+      end
+      cap = "a capture"
+      print("ladder", ladder.check())
+      cap = capture({ device = "siw0", stopped = true }, #list, POSTS)
+      for _, a in ipairs { { 15, 2 }, { 14, 2 }, { 10, 2 }, { 9, 2 }, { 16, 2 }, { 15, 3 }, { 15, 1 }, { 15, "2" } } do
+        write_ack, roce_acks = a[1], a[2]
+        print("acks", acks.check())
+      end
+      cap = capture({ device = "siw0", stopped = true }, 14, POSTS)
+      print("acks", acks.check())
+      cap = nil
+      print("acks", acks.check())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local start="start the capture first, post on W.qp, wait, then cap:stop()"
+    [ "${lines[0]}" = "ladder	true	Send in frame 8, Write in frame 10, Read Request in frame 16, its Read Response in frame 18" ]
+    [ "${lines[1]}" = "ladder	false	no frame of wr_id 7's RDMA_READ in cap: $start" ]
+    [ "${lines[2]}" = "ladder	false	no frame of wr_id 7's RDMA_READ data in cap: $start" ]
+    [ "${lines[3]}" = "ladder	false	no frame of wr_id 5's SEND in cap: $start" ]
+    [ "${lines[4]}" = "ladder	false	cap still runs: cap:stop() once the READ has completed" ]
+    [ "${lines[5]}" = "ladder	false	cap captures rxe0, not the iWARP device siw0: cap = verbs.capture{device = iwarp}" ]
+    [ "${lines[6]}" = "ladder	false	cap captures lo, not the iWARP device siw0: cap = verbs.capture{device = iwarp}" ]
+    [ "${lines[7]}" = "ladder	false	cap is not a capture: cap = verbs.capture{device = iwarp}" ]
+    [ "${lines[8]}" = "acks	true	frame 15: TCP's ACK, a field of an ordinary segment, acknowledges the WRITE; RoCE's 2 ACKNOWLEDGEs are packets of the RDMA transport itself" ]
+    # frame 14: the WRITE's last FPDU; 10 its first; 9 the SEND's ACK; 16 the READ's request
+    [ "${lines[9]}" = "acks	false	frame 14 is the WRITE itself; what acknowledges it comes back from the other side" ]
+    [ "${lines[10]}" = "acks	false	write_ack should be the frame whose note says \"TCP acknowledges wr_id 6's RDMA_WRITE\" (it is not 10)" ]
+    [ "${lines[11]}" = "acks	false	write_ack should be the frame whose note says \"TCP acknowledges wr_id 6's RDMA_WRITE\" (it is not 9)" ]
+    [ "${lines[12]}" = "acks	false	write_ack should be the frame whose note says \"TCP acknowledges wr_id 6's RDMA_WRITE\" (it is not 16)" ]
+    [ "${lines[13]}" = "acks	false	roce_acks is 3: a READ's response is its acknowledgement, RoCE sends no ACKNOWLEDGE for it" ]
+    [ "${lines[14]}" = "acks	false	roce_acks: count the ACKNOWLEDGE lines of the RoCE ladder" ]
+    [ "${lines[15]}" = "${lines[14]}" ]
+    [ "${lines[16]}" = "acks	false	cap holds no TCP ACK of the WRITE: capture again (the step before) and wait for it" ]
+    [ "${lines[17]}" = "acks	false	cap is gone: do the step before again" ]
+    [ "${#lines[@]}" -eq 18 ]
+}
+
+@test "lesson 22's UD step: a prediction first; RoCE's UD QP made, and siw's EOPNOTSUPP from ibv_create_qp in err_w, not another errno or verb, naming the iWARP device" {
+    stubbed_lesson 22-iwarp.lua '
+      iwarp = "siw0"
+      local ud = step("Predict: a UD QP")
+      local function err(verb, name) return { verb = verb, errname = name } end
+      for _, c in ipairs {
+        { "iWARP", true, err("ibv_create_qp", "EOPNOTSUPP") },
+        { "RoCE", true, err("ibv_create_qp", "EOPNOTSUPP") },
+        { "iwarp", true, err("ibv_create_qp", "EOPNOTSUPP") },
+        { "iWARP", false, err("ibv_create_qp", "EOPNOTSUPP") },
+        { "iWARP", true, err("ibv_create_qp", "EINVAL") },
+        { "iWARP", true, err("ibv_create_cq", "EOPNOTSUPP") },
+        { "iWARP", true, "a QP" } } do
+        guess_ud, ok_r, err_w = table.unpack(c)
+        err_r = ok_r and "a UD QP" or "ENOMEM"
+        print(ud.check())
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	you predicted iWARP: right; RoCE made a UD QP, iWARP said EOPNOTSUPP at create: iWARP is RC only" ]
+    [ "${lines[1]}" = "true	you predicted RoCE; it was iWARP; RoCE made a UD QP, iWARP said EOPNOTSUPP at create: iWARP is RC only" ]
+    [ "${lines[2]}" = 'false	predict first: guess_ud = "RoCE", "iWARP", "both" or "neither" (which device refuses?)' ]
+    [ "${lines[3]}" = "false	the UD QP on RoCE was not created: ENOMEM" ]
+    local want="false	err_w should hold ibv_create_qp's EOPNOTSUPP on siw0"
+    [ "${lines[4]}" = "$want" ]
+    [ "${lines[5]}" = "$want" ]
+    [ "${lines[6]}" = "$want" ]
+    [ "${#lines[@]}" -eq 7 ]
+}
