@@ -1096,3 +1096,48 @@ stubbed_lesson() {   # stubbed_lesson FILE LUA
     [ "${lines[6]}" = "$want" ]
     [ "${#lines[@]}" -eq 7 ]
 }
+
+# Lesson 19's wire step (added with a second RoCE device and root: here
+# verbs.devices and verbs.sysinfo say so) judged on frames of
+# tests/wire/scenarios.pcap: its SEND_ONLY to QP 17 made UC (BTH opcode 0x24).
+@test "lesson 19's wire step: one UC SEND_ONLY to qp_y in the capture, qp_x's wr_id 6 SUCCESS and nothing at qp_y pass; two frames, none (RC's, another QP's), the SEND not SUCCESS, or a completion at qp_y are each named" {
+    stubbed_lesson 19-uc.lua '
+      verbs.devices = function() return { { name = "rxe0", transport_type = "InfiniBand" }, { name = "rxe1", transport_type = "InfiniBand" } } end
+      verbs.sysinfo = function() return { euid = 0 } end
+      L = dofile(os.getenv("ROOT") .. "/lessons/19-uc.lua")
+      local l = verbs.wire.read_pcap(os.getenv("ROOT") .. "/tests/wire/scenarios.pcap")
+      local rc = l[18].bytes
+      local uc = rc:sub(1, 42) .. string.char(0x24) .. rc:sub(44)
+      local junk = ("\0"):rep(60)
+      local function capture(...) local p = {} for i, b in ipairs { ... } do p[i] = { bytes = b } end return fake("capture", { packets = function() return p end }) end
+      local lost = step("A packet lost on the wire")
+      local ok_wcs = { { wr_id = 6, status = "SUCCESS" } }
+      for _, c in ipairs {
+        { capture(l[17].bytes, uc, junk, l[19].bytes), 17, ok_wcs, {} },
+        { capture(uc, uc), 17, ok_wcs, {} },
+        { capture(rc, l[19].bytes), 17, ok_wcs, {} },
+        { capture(uc), 18, ok_wcs, {} },
+        { capture(uc), 17, { { wr_id = 6, status = "WR_FLUSH_ERR" } }, {} },
+        { capture(uc), 17, { { wr_id = 5, status = "SUCCESS" } }, {} },
+        { capture(uc), 17, nil, {} },
+        { capture(uc), 17, ok_wcs, { { wr_id = 200, status = "SUCCESS" } } },
+        { capture(uc), 17, ok_wcs, nil },
+        { "a capture", 17, ok_wcs, {} } } do
+        cap, qp_y, wcs, got = c[1], { qp_num = c[2] }, c[3], c[4]
+        print(lost.check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	the frame reached dev_b's veth and was dropped there; qp_x SUCCESS, qp_y nothing, no ACK" ]
+    [ "${lines[1]}" = "false	the capture holds 2 UC SEND_ONLY frames to qp_y, not 1" ]
+    [ "${lines[2]}" = "false	the capture holds 0 UC SEND_ONLY frames to qp_y, not 1" ]
+    [ "${lines[3]}" = "${lines[2]}" ]
+    local send="false	qp_x's SEND (wr_id 6) did not complete SUCCESS"
+    [ "${lines[4]}" = "$send" ]
+    [ "${lines[5]}" = "$send" ]
+    [ "${lines[6]}" = "$send" ]
+    [ "${lines[7]}" = "false	qp_y got a completion: was the rule added?" ]
+    [ "${lines[8]}" = "${lines[7]}" ]
+    [ "${lines[9]}" = "false	cap is not a capture: cap = verbs.capture{device = dev_b}" ]
+    [ "${#lines[@]}" -eq 10 ]
+}
