@@ -1141,3 +1141,168 @@ stubbed_lesson() {   # stubbed_lesson FILE LUA
     [ "${lines[9]}" = "false	cap is not a capture: cap = verbs.capture{device = dev_b}" ]
     [ "${#lines[@]}" -eq 10 ]
 }
+
+# The checks below read the step's completions through K.step_wcs: stubbed
+# to give WCS, completions written as tables.
+@test "lessons 2 and 4 off the device: VmPin must grow by 16 MiB (16383 kB is short; before and pinned numbers), and \"ping\" must be at mr offset 32 beside the SEND on qp_a and the RECV on qp_b" {
+    stubbed_lesson 02-pd-mr.lua '
+      K.vm_pin_kb, K.memlock = function() return 1008 end, function() return 65536 end
+      local pin = step("Pinned memory and memlock")
+      for _, c in ipairs { { nil, 20000 }, { "1000", 20000 }, { 1000, "20000" }, { 1000, 17383 }, { 1000, 17384 }, { 2000, 18384 } } do
+        before, pinned = c[1], c[2]
+        print(pin.check({}))
+      end
+      big = fake("mr", { read = function() return "x" end })
+      print(pin.check({}))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local keep="false	keep VmPin before and after the registration in \`before\` and \`pinned\`"
+    [ "${lines[0]}" = "$keep" ]
+    [ "${lines[1]}" = "$keep" ]
+    [ "${lines[2]}" = "$keep" ]
+    [ "${lines[3]}" = "false	VmPin grew by only 16383 kB" ]
+    [ "${lines[4]}" = "true	VmPin 1000 kB -> 17384 kB with 16 MiB registered, 1008 kB after dereg; memlock=65536" ]
+    [ "${lines[5]}" = "true	VmPin 2000 kB -> 18384 kB with 16 MiB registered, 1008 kB after dereg; memlock=65536" ]
+    [ "${lines[6]}" = "false	big is still registered: big:dereg()" ]
+    [ "${#lines[@]}" -eq 7 ]
+    stubbed_lesson 04-rc-states.lua '
+      K.step_wcs = function() return WCS end
+      qp_a, qp_b = fake("qp", { qp_num = 0x11 }), fake("qp", { qp_num = 0x12 })
+      local mem = ("\0"):rep(64)
+      mr = fake("mr", { read = function(_, off, n) return mem:sub(off + 1, off + n) end })
+      local prove = step("Prove the connection")
+      local function wc(op, qpn) return { status = "SUCCESS", opcode = op, qp_num = qpn, byte_len = 4 } end
+      WCS = { wc("RECV", 0x12), wc("SEND", 0x11) }
+      for _, m in ipairs { "ping" .. ("\0"):rep(60), ("\0"):rep(32) .. "pinG", ("\0"):rep(31) .. "ping", ("\0"):rep(32) .. "ping" } do
+        mem = m
+        print(prove.check({}))
+      end
+      mr = "ping"
+      print(prove.check({}))
+      WCS = { wc("RECV", 0x11), wc("SEND", 0x12) }
+      print(prove.check({}))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local nothing='false	mr does not hold "ping" at offset 32'
+    [ "${lines[0]}" = "$nothing" ]
+    [ "${lines[1]}" = "$nothing" ]
+    [ "${lines[2]}" = "$nothing" ]
+    [ "${lines[3]}" = 'true	SEND SUCCESS byte_len=4; RECV SUCCESS byte_len=4; "ping" arrived' ]
+    [ "${lines[4]}" = "$nothing" ]
+    [ "${lines[5]}" = "false	no successful SEND on qp_a and RECV on qp_b seen yet" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
+
+@test "lessons 7 and 10 off the device: an error completion must leave both QPs in ERR (either one not is named), and the read budget must be at least 1 on each side (0 or none named)" {
+    stubbed_lesson 07-rdma-read.lua '
+      K.step_wcs = function() return WCS end
+      WCS = { { wr_id = 1, status = "REM_INV_REQ_ERR" } }
+      local refused, budget = step("A READ the responder refuses"), step("Reconnect with a budget")
+      for _, s in ipairs { { "ERR", "RTS" }, { "RTS", "ERR" }, { "ERR", "ERR" } } do
+        qp_a, qp_b = fake("qp", { state = s[1] }), fake("qp", { state = s[2] })
+        print(refused.check({}))
+      end
+      for _, b in ipairs { { 0, 3 }, { nil, 3 }, { 3, 0 }, { 1, 1 }, { 4, 3 } } do
+        qp_a = fake("qp", { state = "RTS", query = function() return { max_rd_atomic = b[2] } end })
+        qp_b = fake("qp", { state = "RTS", query = function() return { max_dest_rd_atomic = b[1] } end })
+        print(budget.check())
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	qp_a is ERR, qp_b is RTS" ]
+    [ "${lines[1]}" = "false	qp_a is RTS, qp_b is ERR" ]
+    [ "${lines[2]}" = "true	REM_INV_REQ_ERR; qp_a ERR, qp_b ERR" ]
+    [ "${lines[3]}" = "false	max_dest_rd_atomic=0 on qp_b, max_rd_atomic=3 on qp_a" ]
+    [ "${lines[4]}" = "false	max_dest_rd_atomic=nil on qp_b, max_rd_atomic=3 on qp_a" ]
+    [ "${lines[5]}" = "false	max_dest_rd_atomic=3 on qp_b, max_rd_atomic=0 on qp_a" ]
+    [ "${lines[6]}" = "true	queried max_dest_rd_atomic=1 (qp_b), max_rd_atomic=1 (qp_a); the task asks for 3, which rxe rounds up" ]
+    [ "${lines[7]}" = "true	queried max_dest_rd_atomic=4 (qp_b), max_rd_atomic=3 (qp_a); the task asks for 3, which rxe rounds up" ]
+    [ "${#lines[@]}" -eq 8 ]
+    stubbed_lesson 10-rc-errors.lua '
+      K.step_wcs = function() return WCS end
+      WCS = { { wr_id = 4, status = "REM_ACCESS_ERR" } }
+      for _, s in ipairs { { "ERR", "RTS" }, { "RTS", "ERR" }, { "ERR", "ERR" } } do
+        qp_a, qp_b = fake("qp", { state = s[1] }), fake("qp", { state = s[2] })
+        print(step("REM_ACCESS_ERR").check({}))
+      end'
+    echo "$output"
+    [ "${lines[0]}" = "false	qp_a is ERR, qp_b is RTS" ]
+    [ "${lines[1]}" = "false	qp_a is RTS, qp_b is ERR" ]
+    [ "${lines[2]}" = "true	REM_ACCESS_ERR; qp_a ERR, qp_b ERR" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
+
+@test "lessons 8, 9 and 15 off the device: atomic_cap NONE (by either name, or 0) makes lesson 8 unrunnable; both UD QPs must be RTS (the other named) with qkey 0x11111111; the extended SEND's qp_a.wr_id must still be 1" {
+    stubbed_lesson 08-atomics.lua '
+      for _, cap in ipairs { "NONE", "ATOMIC_NONE", 0, "HCA", "ATOMIC_HCA", "GLOB", 1 } do
+        ctx = { query_device = function() return { atomic_cap = cap } end }
+        print(cap, L.requires())
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local none="this device has atomic_cap NONE: no RDMA atomics"
+    [ "$output" = "NONE	$none
+ATOMIC_NONE	$none
+0	$none
+HCA
+ATOMIC_HCA
+GLOB
+1" ]
+    stubbed_lesson 09-ud.lua '
+      local two = step("Two UD QPs, three transitions")
+      for _, c in ipairs { { "RTS", "RTR", 0x11111111 }, { "INIT", "RTS", 0x11111111 }, { "RTS", "RTS", 0x11111112 }, { "RTS", "RTS", 0x11111111 } } do
+        qp_a = fake("qp", { qp_type = "UD", state = c[1] })
+        qp_b = fake("qp", { qp_type = "UD", state = c[2], query = function() return { qkey = c[3] } end })
+        print(two.check())
+      end'
+    echo "$output"
+    [ "${lines[0]}" = "false	qp_a is RTS, qp_b is RTR; both should be RTS" ]
+    [ "${lines[1]}" = "false	qp_a is INIT, qp_b is RTS; both should be RTS" ]
+    [ "${lines[2]}" = "false	qp_b's qkey is 286331154" ]
+    [ "${lines[3]}" = "true	both UD in RTS, qkey 0x11111111" ]
+    [ "${#lines[@]}" -eq 4 ]
+    stubbed_lesson 15-post-send-ex.lua '
+      mr_b = fake("mr", { read = function() return "hello" end })
+      for _, c in ipairs { { 2, "SIGNALED" }, { 0, "SIGNALED" }, { nil, "SIGNALED" }, { 1, "SIGNALED" } } do
+        qp_a = fake("qp", { wr_id = c[1], wr_flags = { c[2] } })
+        print(step("A SEND, built piece by piece").check())
+      end'
+    echo "$output"
+    local again="not 1: the next step looks for the SEND's completion wr_id 1; send again with qp_a.wr_id = 1"
+    [ "${lines[0]}" = "false	qp_a.wr_id is 2, $again" ]
+    [ "${lines[1]}" = "false	qp_a.wr_id is 0, $again" ]
+    [ "${lines[2]}" = "false	qp_a.wr_id is nil, $again" ]
+    [ "${lines[3]}" = 'true	mr_b = "hello"; two completions wait in cq (wr_id 1 and 100): the next step reads them' ]
+    [ "${#lines[@]}" -eq 4 ]
+}
+
+@test "lessons 18 and 20 off the device: the type 2 step needs mw2 a TYPE_2 window before its READ; both multicast receivers must hold the 12 bytes \"hello, group\" (one byte short or off is named with both texts)" {
+    stubbed_lesson 18-memory-windows.lua '
+      K.step_wcs = function() return {} end
+      qp_a, cq = fake("qp", { qp_num = 0x11 }), "a CQ"
+      local two = step("A type 2 window")
+      for _, w in ipairs { "a window", fake("mw", { type = "TYPE_1" }), fake("mw", { type = "TYPE_2" }) } do
+        mw2 = w
+        print(two.check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 'false	mw2 is not a TYPE_2 window yet: mw2 = pd:alloc_mw("TYPE_2")' ]
+    [ "${lines[1]}" = "${lines[0]}" ]
+    [ "${lines[2]}" = "false	no completion for the READ through mw2 (wr_id 7) yet" ]
+    [ "${#lines[@]}" -eq 3 ]
+    stubbed_lesson 20-multicast.lua '
+      K.step_wcs = function() return WCS end
+      qp_a, qp_b = fake("qp", { qp_num = 0x21 }), fake("qp", { qp_num = 0x22 })
+      local function mr(text) return fake("mr", { read = function(_, off, n) return (("\0"):rep(40) .. text):sub(off + 1, off + n) end }) end
+      local function recv(qpn, len) return { opcode = "RECV", status = "SUCCESS", qp_num = qpn, byte_len = len, src_qp = 0x123 } end
+      for _, c in ipairs { { "hello, group", "hello, group", 52 }, { "hello, group", "hello, grouP", 52 }, { "hello, group", "hello, group", 51 } } do
+        mr_a, mr_b, WCS = mr(c[1]), mr(c[2]), { recv(0x21, 52), recv(0x22, c[3]) }
+        print(step("One send, two receives").check({}))
+      end'
+    echo "$output"
+    [ "${lines[0]}" = 'true	both got "hello, group" from QPN 0x000123: one send, two receives' ]
+    [ "${lines[1]}" = 'false	qp_a got "hello, group" and qp_b got "hello, grouP": send mr_s'"'"'s 12 bytes "hello, group"' ]
+    [ "${lines[2]}" = 'false	qp_a got "hello, group" and qp_b got "hello, grou": send mr_s'"'"'s 12 bytes "hello, group"' ]
+    [ "${#lines[@]}" -eq 3 ]
+}
