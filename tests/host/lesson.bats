@@ -1306,3 +1306,20 @@ GLOB
     [ "${lines[2]}" = 'false	qp_a got "hello, group" and qp_b got "hello, grou": send mr_s'"'"'s 12 bytes "hello, group"' ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+@test "lesson 1 requires a device: runnable when verbs.devices lists one; with none, or when listing raises, it prints why verbs.open fails and says no RDMA device" {
+    stubbed_lesson 01-devices.lua '
+      verbs.open = function() error("verbs.open: no RDMA device found (ibv_get_device_list: 0 devices)", 0) end
+      for _, d in ipairs { function() return { { name = "rxe0" } } end, function() return {} end, function() error("no sysfs") end } do
+        verbs.devices = d
+        print("requires", L.requires())
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "requires	nil" ]
+    [ "${lines[1]}" = "verbs.open: no RDMA device found (ibv_get_device_list: 0 devices)" ]
+    [ "${lines[2]}" = "requires	no RDMA device" ]
+    [ "${lines[3]}" = "${lines[1]}" ]
+    [ "${lines[4]}" = "${lines[2]}" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
