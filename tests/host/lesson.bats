@@ -1250,17 +1250,24 @@ GLOB
 1" ]
     stubbed_lesson 09-ud.lua '
       local two = step("Two UD QPs, three transitions")
-      for _, c in ipairs { { "RTS", "RTR", 0x11111111 }, { "INIT", "RTS", 0x11111111 }, { "RTS", "RTS", 0x11111112 }, { "RTS", "RTS", 0x11111111 } } do
-        qp_a = fake("qp", { qp_type = "UD", state = c[1] })
-        qp_b = fake("qp", { qp_type = "UD", state = c[2], query = function() return { qkey = c[3] } end })
+      for _, c in ipairs { { "RTS", "RTR", 0x11111111 }, { "INIT", "RTS", 0x11111111 }, { "RTS", "RTS", 0x11111112 }, { "RTS", "RTS", 0x11111111 },
+                           { "RTS", "RTS", 0x11111111, "RC" }, { "RTS", "RTS", 0x11111111, "UD", "UC" } } do
+        qp_a = fake("qp", { qp_type = c[4] or "UD", state = c[1] })
+        qp_b = fake("qp", { qp_type = c[5] or "UD", state = c[2], query = function() return { qkey = c[3] } end })
         print(two.check())
-      end'
+      end
+      qp_a = "a QP"
+      print(two.check())'
     echo "$output"
     [ "${lines[0]}" = "false	qp_a is RTS, qp_b is RTR; both should be RTS" ]
     [ "${lines[1]}" = "false	qp_a is INIT, qp_b is RTS; both should be RTS" ]
     [ "${lines[2]}" = "false	qp_b's qkey is 286331154" ]
     [ "${lines[3]}" = "true	both UD in RTS, qkey 0x11111111" ]
-    [ "${#lines[@]}" -eq 4 ]
+    # an RC (or UC) QP among them, whichever
+    [ "${lines[4]}" = "false	qp_a and qp_b must be UD QPs" ]
+    [ "${lines[5]}" = "${lines[4]}" ]
+    [ "${lines[6]}" = "false	qp_a and qp_b must be QPs" ]
+    [ "${#lines[@]}" -eq 7 ]
     stubbed_lesson 15-post-send-ex.lua '
       mr_b = fake("mr", { read = function() return "hello" end })
       for _, c in ipairs { { 2, "SIGNALED" }, { 0, "SIGNALED" }, { nil, "SIGNALED" }, { 1, "SIGNALED" } } do
@@ -1321,5 +1328,48 @@ GLOB
     [ "${lines[2]}" = "requires	no RDMA device" ]
     [ "${lines[3]}" = "${lines[1]}" ]
     [ "${lines[4]}" = "${lines[2]}" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
+
+@test "lesson 8's ten clients: ten distinct tickets and the counter at 11 pass; a counter that did not start at 1 (tickets 5..14, counter 15), a repeated ticket, or a completion that failed are each named" {
+    stubbed_lesson 08-atomics.lua '
+      K.step_wcs = function() return WCS end
+      local function u64s(list) return fake("mr", { read = function(_, off, n) return list[off] or string.pack("=I8", 0) end }) end
+      local function run(first, counter, failed, repeat_at)
+        local slots = {}
+        for i = 1, 10 do slots[8 * i] = string.pack("=I8", (repeat_at == i and first or first + i - 1)) end
+        mr_a, mr_b = u64s(slots), u64s({ [0] = string.pack("=I8", counter) })
+        WCS = {}
+        for i = 1, 10 do WCS[i] = { wr_id = 10 + i, status = failed == i and "LOC_LEN_ERR" or "SUCCESS" } end
+        print(step("Ten clients").check({}))
+      end
+      run(1, 11)
+      run(5, 15)
+      run(1, 11, 3)
+      run(1, 11, nil, 4)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	tickets 1,2,3,4,5,6,7,8,9,10; counter 11" ]
+    [ "${lines[1]}" = "false	the counter is 15, not 11" ]
+    [ "${lines[2]}" = "false	wr_id 13 has not completed" ]
+    [ "${lines[3]}" = "false	two fetch-and-adds returned the same value 1" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
+
+@test "lesson 14's first step: ch a CM event channel, then id a cm_id, then a TCP one; each missing or wrong is named in that order" {
+    stubbed_lesson 14-rdma-cm.lua '
+      local first = step("An event channel and an id")
+      for _, c in ipairs { { "a channel", nil }, { fake("cm_channel", {}), nil }, { fake("cm_channel", {}), "an id" },
+                           { fake("cm_channel", {}), fake("cm_id", { ps = "UDP" }) }, { fake("cm_channel", {}), fake("cm_id", { ps = "TCP" }) } } do
+        ch, id = c[1], c[2]
+        print(first.check())
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	ch should be verbs.create_event_channel()" ]
+    [ "${lines[1]}" = 'false	id should be ch:create_id("TCP")' ]
+    [ "${lines[2]}" = "${lines[1]}" ]
+    [ "${lines[3]}" = "false	id is UDP: this lesson uses a TCP id (RC)" ]
+    [[ ${lines[4]} == "true	verbs.cm_id: 0x"* ]]
     [ "${#lines[@]}" -eq 5 ]
 }
