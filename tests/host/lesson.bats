@@ -882,7 +882,8 @@ stubbed_lesson() {   # stubbed_lesson FILE LUA
       local log, polls = {}, {}
       local function wc(st) return setmetatable({ status = st }, { __tostring = function() return "wc{status = " .. st .. "}" end }) end
       CH = { name = "ch" }
-      CQ = { poll = function(_, n) log[#log + 1] = "poll " .. n return table.remove(polls, 1) or {} end,
+      -- (a poll past the scripted answers raises: a wrong loop must not spin forever)
+      CQ = { poll = function(_, n) log[#log + 1] = "poll " .. n return table.remove(polls, 1) or error("polled past the script", 0) end,
              req_notify = function() log[#log + 1] = "arm" end,
              ack_events = function(_, n) log[#log + 1] = "ack " .. n end }
       function CH.get_cq_event() log[#log + 1] = "get_cq_event" return EVENT_CQ end
