@@ -1374,3 +1374,43 @@ GLOB
     [[ ${lines[4]} == "true	verbs.cm_id: 0x"* ]]
     [ "${#lines[@]}" -eq 5 ]
 }
+
+# The other steps of lesson 17 judged on scenarios.pcap (frames 1-6: a SEND of
+# 5000 bytes and its ACK; 7-11: WRITE 1500 and WRITE_WITH_IMM 0x1234, ACKed;
+# 12-15: READ of 3000 and its three responses; 18-21: a SEND, its RNR NAK, the
+# same PSN 112 again, its ACK; 22: a UD SEND from QP 18 to QP 18, Q_Key 0x11111111).
+@test "lesson 17's steps on scenarios.pcap: each passes on its frames, and refuses the capture with one of them missing, naming it; an empty capture is named as such" {
+    local t
+    t() { on_the_wire_check "$1" "$2"; echo "$output"; [ "$status" -eq 0 ]; [ "$output" = "$3" ]; }
+    local empty="false	cap holds no RoCEv2 frame: start it before posting, stop it after the completions"
+    t "A SEND, cut by the path MTU" 'frames = { table.unpack(frames, 1, 6) }' "true	5 frames: SEND_FIRST SEND_MIDDLE SEND_MIDDLE SEND_MIDDLE SEND_LAST, then an ACK"
+    t "A SEND, cut by the path MTU" 'frames = { frames[1], frames[2], frames[3], frames[5], frames[6] }' \
+      "false	the SEND frames to qp_b were: SEND_FIRST SEND_MIDDLE SEND_MIDDLE SEND_LAST; expected SEND_FIRST SEND_MIDDLE SEND_MIDDLE SEND_MIDDLE SEND_LAST"
+    t "A SEND, cut by the path MTU" 'frames = { table.unpack(frames, 1, 5) }' "false	no ACKNOWLEDGE came back"
+    t "A SEND, cut by the path MTU" 'frames = {}' "$empty"
+    t "A SEND, cut by the path MTU" 'frames = { ("\0"):rep(60) }' "$empty"
+    t "WRITE, with and without immediate" 'frames = { table.unpack(frames, 7, 11) }' \
+      "true	RDMA_WRITE_FIRST (RETH dma_length 1500), then a WRITE ...WITH_IMMEDIATE carrying ImmDt 0x1234"
+    t "WRITE, with and without immediate" 'frames = { frames[10], frames[11] }' "false	no RDMA_WRITE_FIRST with a RETH of dma_length 1500 to qp_b"
+    t "WRITE, with and without immediate" 'frames = { table.unpack(frames, 7, 9) }' "false	no WRITE frame with ImmDt 0x1234 to qp_b"
+    t "READ: a request out, the data back" 'frames = { table.unpack(frames, 12, 15) }' "true	1 RDMA_READ_REQUEST out, 3 RDMA_READ_RESPONSE (FIRST, MIDDLE, LAST) back"
+    t "READ: a request out, the data back" 'frames = { frames[12], frames[13], frames[15] }' "false	2 RDMA_READ_RESPONSE frames came back; 3000 bytes at MTU 1024 take 3"
+    t "READ: a request out, the data back" 'frames = { table.unpack(frames, 13, 15) }' "false	no RDMA_READ_REQUEST of 3000 bytes to qp_b"
+    local ud='local function qp(n) return debug.setmetatable(io.tmpfile(), { __name = "verbs.qp", __index = { qp_num = n } }) end
+      ud_a, ud_b = qp(18), qp(18)'
+    t "UD: the Q_Key travels in the DETH" "$ud; frames = { frames[22] }" "true	UD SEND_ONLY, DETH Q_Key 0x11111111, source QP 18 (ud_a); no ACK"
+    t "UD: the Q_Key travels in the DETH" "$ud; frames = { frames[22], frames[6] }" "false	something answered the UD SEND"
+    t "UD: the Q_Key travels in the DETH" "$ud; ud_a = qp(19); frames = { frames[22] }" "false	the DETH's source QP is not ud_a's"
+    t "UD: the Q_Key travels in the DETH" "$ud; ud_b = qp(19); frames = { frames[22] }" "false	no UD frame to ud_b"
+    t "UD: the Q_Key travels in the DETH" "frames = { frames[22] }" "false	ud_a and ud_b are not QPs: call make_ud_pair()"
+    t "UD: the Q_Key travels in the DETH" "$ud; frames = {}" "$empty"
+    t "RNR NAK: no receive posted yet" 'frames = { table.unpack(frames, 18, 21) }' "true	1 RNR NAK, the SEND sent 2 times with the same PSN, then an ACK"
+    t "RNR NAK: no receive posted yet" 'frames = { frames[18], frames[20], frames[21] }' "false	no RNR NAK: was a receive already posted on qp_b?"
+    t "RNR NAK: no receive posted yet" 'frames = { frames[18], frames[19] }' "false	the SEND was not sent again"
+    t "RNR NAK: no receive posted yet" 'frames = { table.unpack(frames, 18, 20) }' "false	no ACK at the end: post the receive on qp_b"
+    t "A lost packet: the requester sends again" 'wcs_b = { {} }; frames = { frames[18], frames[20] }' "true	the SEND's PSN 112 went out 2 times; qp_b completed it once"
+    t "A lost packet: the requester sends again" 'wcs_b = { {} }; frames = { frames[18], frames[21] }' \
+      "false	the SEND was sent once: did the netem qdisc drop the ACK? (tc qdisc needs the sch_netem module)"
+    t "A lost packet: the requester sends again" 'wcs_b = {}; frames = { frames[18], frames[20] }' "false	qp_b should have exactly one completion (wcs_b = cq_b:wait(2, 300))"
+    t "A lost packet: the requester sends again" 'wcs_b = { {}, {} }; frames = { frames[18], frames[20] }' "false	qp_b should have exactly one completion (wcs_b = cq_b:wait(2, 300))"
+}
