@@ -1145,7 +1145,7 @@ stubbed_lesson() {   # stubbed_lesson FILE LUA
 
 # The checks below read the step's completions through K.step_wcs: stubbed
 # to give WCS, completions written as tables.
-@test "lessons 2 and 4 off the device: VmPin must grow by 16 MiB (16383 kB is short; before and pinned numbers), and \"ping\" must be at mr offset 32 beside the SEND on qp_a and the RECV on qp_b" {
+@test "lessons 2 and 4 off the device: VmPin must grow by 16 MiB (16383 kB is short; before and pinned numbers), mr_b must follow REMOTE_WRITE's EINVAL, and \"ping\" must be at mr offset 32 beside the SEND on qp_a and the RECV on qp_b" {
     stubbed_lesson 02-pd-mr.lua '
       K.vm_pin_kb, K.memlock = function() return 1008 end, function() return 65536 end
       local pin = step("Pinned memory and memlock")
@@ -1166,6 +1166,21 @@ stubbed_lesson() {   # stubbed_lesson FILE LUA
     [ "${lines[5]}" = "true	VmPin 2000 kB -> 18384 kB with 16 MiB registered, 1008 kB after dereg; memlock=65536" ]
     [ "${lines[6]}" = "false	big is still registered: big:dereg()" ]
     [ "${#lines[@]}" -eq 7 ]
+    # the access-flags step: REMOTE_WRITE alone refused with EINVAL, then mr_b registered
+    stubbed_lesson 02-pd-mr.lua '
+      local flags = step("Access flags have rules")
+      local einval = { verb = "ibv_reg_mr", errname = "EINVAL", errno = 22 }
+      for _, c in ipairs { { einval, fake("mr", { rkey = 0x1234 }) }, { einval, nil }, { einval, "an MR" },
+                           { { verb = "ibv_reg_mr", errname = "EPERM", errno = 1 }, fake("mr", { rkey = 0x1234 }) } } do
+        err, mr_b = c[1], c[2]
+        print(flags.check())
+      end'
+    echo "$output"
+    [ "${lines[0]}" = "true	REMOTE_WRITE alone: EINVAL (errno 22); mr_b rkey=0x1234" ]
+    [ "${lines[1]}" = "false	mr_b is not a memory region yet" ]
+    [ "${lines[2]}" = "${lines[1]}" ]
+    [ "${lines[3]}" = "false	err does not hold the EINVAL of ibv_reg_mr with REMOTE_WRITE alone" ]
+    [ "${#lines[@]}" -eq 4 ]
     stubbed_lesson 04-rc-states.lua '
       K.step_wcs = function() return WCS end
       qp_a, qp_b = fake("qp", { qp_num = 0x11 }), fake("qp", { qp_num = 0x12 })
