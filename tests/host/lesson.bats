@@ -1429,3 +1429,32 @@ GLOB
     t "A lost packet: the requester sends again" 'wcs_b = {}; frames = { frames[18], frames[20] }' "false	qp_b should have exactly one completion (wcs_b = cq_b:wait(2, 300))"
     t "A lost packet: the requester sends again" 'wcs_b = { {}, {} }; frames = { frames[18], frames[20] }' "false	qp_b should have exactly one completion (wcs_b = cq_b:wait(2, 300))"
 }
+
+# The check polls the CQ for what the learner did not: all there is, then a
+# wait for the rest of the two it judges (here the READ's completion comes
+# only from that wait).
+@test "lesson 15's WRITE-and-READ step: the check waits for the second completion when only the first is in the CQ, then passes on both and the memory; an open start_poll is named first" {
+    stubbed_lesson 15-post-send-ex.lua '
+      local function wc(id, op, len) return setmetatable({ wr_id = id, status = "SUCCESS", opcode = op, byte_len = len },
+        { __tostring = function() return ("wc{wr_id = %d}"):format(id) end }) end
+      cq = fake("cq", {
+        poll = function(_, n) print("poll", n) return n == 0 and {} or { wc(2, "RDMA_WRITE", 7) } end,
+        wait = function(_, n, ms) print("wait", n, ms) return { wc(3, "RDMA_READ", 9) } end })
+      mr_a = fake("mr", { read = function(_, off, n) return off == 1024 and ("read back"):sub(1, n) or "" end })
+      mr_b = fake("mr", { read = function(_, off, n) return off == 512 and ("written"):sub(1, n) or "" end })
+      wcs = {}
+      local s3 = step("WRITE and READ in one batch")
+      print(s3.check({}))
+      cq = fake("cq", { poll = function() error("a poll is open", 0) end })
+      print(s3.check({}))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "poll	0" ]
+    [ "${lines[1]}" = "poll	64" ]
+    [ "${lines[2]}" = "  (the check polled cq) wcs[1] = wc{wr_id = 2}" ]
+    [ "${lines[3]}" = "wait	1	300" ]
+    [ "${lines[4]}" = "  (the check polled cq) wcs[2] = wc{wr_id = 3}" ]
+    [ "${lines[5]}" = 'true	RDMA_WRITE SUCCESS byte_len=7, RDMA_READ SUCCESS byte_len=9; mr_b+512 = "written", mr_a+1024 = "read back"' ]
+    [ "${lines[6]}" = "false	a start_poll is still open: call cq:end_poll()" ]
+    [ "${#lines[@]}" -eq 7 ]
+}
