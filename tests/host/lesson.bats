@@ -1458,3 +1458,79 @@ GLOB
     [ "${lines[6]}" = "false	a start_poll is still open: call cq:end_poll()" ]
     [ "${#lines[@]}" -eq 7 ]
 }
+
+@test "lesson 20's joins: qp_a must be the id's QP and ev a MULTICAST_JOIN (another event explained); qp_b must be a UD QP in RTR or RTS (INIT named) with the group's qkey, attached" {
+    stubbed_lesson 20-multicast.lua '
+      verbs.explain = function(v) return "explained " .. v.event end
+      local ud = { ah_attr = { grh = { dgid = "::ffff:239.1.2.3" } }, qp_num = 0xffffff, qkey = 0x1234abcd }
+      local join, attach = step("Receiver A joins"), step("Receiver B attaches")
+      qp_a = fake("qp", { qp_type = "UD", state = "RTS" })
+      id = fake("cm_id", { qp = qp_a })
+      for _, e in ipairs { "MULTICAST_JOIN", "MULTICAST_ERROR" } do
+        ev = fake("cm_event", { event = e, param = { ud = ud } })
+        print(join.check())
+      end
+      qp_a = fake("qp", { qp_type = "UD", state = "RTS" })
+      print(join.check())
+      local log = {}
+      local function qp_b_in(st, qkey, attached)
+        return fake("qp", { qp_type = "UD", state = st, query = function() return { qkey = qkey } end,
+          detach_mcast = function(_, gid, lid) if not attached then error("not attached") end log[#log + 1] = "detach " .. gid .. " " .. lid end,
+          attach_mcast = function(_, gid, lid) log[#log + 1] = "attach " .. gid .. " " .. lid end })
+      end
+      _G.ud = ud
+      for _, c in ipairs { { "RTR", 0x1234abcd, true }, { "RTS", 0x1234abcd, true }, { "INIT", 0x1234abcd, true }, { "RESET", 0x1234abcd, true },
+                           { "RTR", 0x11111111, true }, { "RTR", 0x1234abcd, false } } do
+        qp_b = qp_b_in(table.unpack(c))
+        print(attach.check())
+      end
+      print(table.concat(log, ", "))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	joined: dgid ::ffff:239.1.2.3, qp_num 0xffffff, qkey 0x1234abcd" ]
+    [ "${lines[1]}" = "false	ev is MULTICAST_ERROR, not MULTICAST_JOIN:" ]
+    [ "${lines[2]}" = "explained MULTICAST_ERROR" ]
+    [ "${lines[3]}" = "false	qp_a should be id:create_qp(...): the id's own QP" ]
+    [ "${lines[4]}" = "true	qp_b (RTR) attached to ::ffff:239.1.2.3, qkey 0x1234abcd" ]
+    [ "${lines[5]}" = "true	qp_b (RTS) attached to ::ffff:239.1.2.3, qkey 0x1234abcd" ]
+    [ "${lines[6]}" = "false	qp_b is INIT: a receiver needs RTR" ]
+    [ "${lines[7]}" = "false	qp_b is RESET: a receiver needs RTR" ]
+    [ "${lines[8]}" = "false	qp_b's qkey is 0x11111111, the group's 0x1234abcd" ]
+    [ "${lines[9]}" = "false	qp_b is not attached to the group yet: qp_b:attach_mcast(ud.ah_attr.grh.dgid, 0)" ]
+    # each pass detached and attached again the group's GID
+    [ "${lines[10]}" = "detach ::ffff:239.1.2.3 0, attach ::ffff:239.1.2.3 0, detach ::ffff:239.1.2.3 0, attach ::ffff:239.1.2.3 0" ]
+    [ "${#lines[@]}" -eq 11 ]
+}
+
+@test "lesson 21's checks: res must be for server_addr:server_port over TCP; at the end the id goes before res, each named while it stays" {
+    stubbed_lesson 21-rdma-verbs.lua '
+      server_addr, server_port = "192.0.2.5", "20079"
+      local gai, done = step("rdma_getaddrinfo"), step("Disconnect and destroy")
+      for _, c in ipairs { { "192.0.2.5:20079", "TCP" }, { "192.0.2.9:20079", "TCP" }, { "192.0.2.5:20078", "TCP" }, { "192.0.2.5:20079", "UDP" } } do
+        res = fake("cm_addrinfo", { ai_dst_addr = c[1], ai_port_space = c[2], ai_qp_type = "RC" })
+        print(gai.check())
+      end
+      res = "an addrinfo"
+      print(gai.check())
+      -- live objects raise on a field of another class, as verbsh'"'"'s do
+      local function strict(kind, fields)
+        return fake(kind, setmetatable({}, { __index = function(_, k) return fields[k] or error("no field " .. k .. " in a " .. kind) end }))
+      end
+      local live_id, live_res = strict("cm_id", { qp = "a QP" }), strict("cm_addrinfo", { ai_dst_addr = "192.0.2.5:20079" })
+      for _, c in ipairs { { live_id, live_res }, { nil, live_res }, { live_id, nil }, { nil, nil } } do
+        id, res = c[1], c[2]
+        print(done.check())
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	192.0.2.5:20079, an RC QP" ]
+    [ "${lines[1]}" = "false	res.ai_dst_addr is 192.0.2.9:20079, not 192.0.2.5:20079" ]
+    [ "${lines[2]}" = "false	res.ai_dst_addr is 192.0.2.5:20078, not 192.0.2.5:20079" ]
+    [ "${lines[3]}" = 'false	give hints { ai_port_space = "TCP" }: this is a connection' ]
+    [ "${lines[4]}" = "false	res should be verbs.getaddrinfo(server_addr, server_port, {...})" ]
+    [ "${lines[5]}" = "false	id is still there: id:destroy_ep() (after the MRs' dereg)" ]
+    [ "${lines[6]}" = "false	res is not freed yet: res:free()" ]
+    [ "${lines[7]}" = "${lines[5]}" ]
+    [ "${lines[8]}" = "true	everything freed, as rdma_client.c ends" ]
+    [ "${#lines[@]}" -eq 9 ]
+}
