@@ -1534,3 +1534,46 @@ GLOB
     [ "${lines[8]}" = "true	everything freed, as rdma_client.c ends" ]
     [ "${#lines[@]}" -eq 9 ]
 }
+
+@test "the runner's device transport: the device VERBSH_DEVICE names, else the first listed; iWARP by its transport, InfiniBand or RoCE by its port's link layer; none without devices; finished() closes the file it reads" {
+    mkdir -p "$XDG_STATE_HOME/verbsh"; printf 'pd-mr\n\ncq\n' >"$XDG_STATE_HOME/verbsh/finished"
+    run "$VERBSH" -e '
+      local L = require "verbs.lesson"
+      local env, open = {}, io.open
+      local getenv = os.getenv
+      os.getenv = function(k) if env[k] ~= nil then return env[k] or nil end return getenv(k) end
+      local LINK = { rxe0 = "Ethernet", ib0 = "InfiniBand" }
+      io.open = function(path, ...)
+        local dev = path:match("^/sys/class/infiniband/([^/]+)/ports/1/link_layer$")
+        if not dev then return open(path, ...) end
+        return LINK[dev] and { read = function() return LINK[dev] end, close = function() end }
+      end
+      local function dev(name, t) return { name = name, transport_type = t or "InfiniBand" } end
+      for _, c in ipairs { { {} }, { "raise" }, { { dev("rxe0"), dev("siw0", "IWARP") } }, { { dev("rxe0"), dev("siw0", "IWARP") }, "siw0" },
+                           { { dev("rxe0"), dev("siw0", "IWARP") }, "mlx0" }, { { dev("siw0", "IWARP"), dev("rxe0") }, "rxe0" },
+                           { { dev("ib0"), dev("rxe0") } }, { { dev("rxe9") } } } do
+        verbs.devices = function() if c[1] == "raise" then error("no sysfs") end return c[1] end
+        env.VERBSH_DEVICE = c[2] or false
+        print(c[2] or "-", L.device_transport())
+      end
+      collectgarbage("stop")   -- an unclosed file would stay open until collected
+      local done = L.finished()
+      print(done["pd-mr"], done.cq, done[""], done.ud)
+      local f = open("/proc/self/stat"); local pid = f:read("n"); f:close()
+      local p = io.popen("ls -l /proc/" .. pid .. "/fd 2>/dev/null | grep -c /verbsh/finished")
+      print(p:read("n")); p:close()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "-	nil" ]
+    [ "${lines[1]}" = "-	nil" ]
+    [ "${lines[2]}" = "-	RoCE	rxe0" ]
+    [ "${lines[3]}" = "siw0	iWARP	siw0" ]
+    [ "${lines[4]}" = "mlx0	RoCE	rxe0" ]
+    [ "${lines[5]}" = "rxe0	RoCE	rxe0" ]
+    [ "${lines[6]}" = "-	InfiniBand	ib0" ]
+    # no link layer to read: taken as RoCE
+    [ "${lines[7]}" = "-	RoCE	rxe9" ]
+    [ "${lines[8]}" = "true	true	nil	nil" ]
+    [ "${lines[9]}" = "0" ]
+    [ "${#lines[@]}" -eq 10 ]
+}
