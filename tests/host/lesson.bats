@@ -1577,3 +1577,42 @@ GLOB
     [ "${lines[9]}" = "0" ]
     [ "${#lines[@]}" -eq 10 ]
 }
+
+# A check that raises: the runner says which of the lesson's objects the
+# learner destroyed (its tostring "kind (destroyed)") or replaced, in name order.
+@test "a check that cannot run names the setup's objects destroyed or replaced (none: nothing added); dedent strips the common indentation only" {
+    cat >"$FAKE/04-objs.lua" <<'LUA'
+return { title = "Objects", setup = function()
+    SHOW = { cq_x = "cq (live)", qp_x = "qp (live)" }
+    for name, kind in pairs { cq_x = "cq", qp_x = "qp" } do
+      rawset(_G, name, debug.setmetatable(io.tmpfile(), { __name = "verbs." .. kind, __tostring = function() return SHOW[name] end }))
+    end
+    return "cq_x, qp_x"
+  end,
+  steps = { { title = "Broken", text = "The check raises.", task = ".", solution = "",
+    check = function() error("the check met a destroyed object", 0) end } } }
+LUA
+    run lua_run '
+      local L = require "verbs.lesson"
+      L.start("objs")
+      SHOW.cq_x, SHOW.qp_x = "cq_x", "qp_x 0x12 RTS"
+      check()
+      SHOW.cq_x = "cq (destroyed)"
+      check()
+      qp_x = nil
+      check()
+      qp_x = "a string"
+      check()
+      local function shown(s) return (s:gsub("\n", "|"):gsub("\t", "<tab>")) end
+      print(shown(L.dedent("\n    a\n      b\n\n    c  \n")), shown(L.dedent("a\n  b")), shown(L.dedent("  a\n   b\n\tc")))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local why="Not done yet: check could not run: the check met a destroyed object" rest=": the lesson's objects are needed as it set them up; restart(\"lesson\") rebuilds them)"
+    [ "$(grep -c "^$why\$" <<<"$output")" -eq 4 ]
+    [ "$(grep -A1 "^$why\$" <<<"$output" | grep -c '^  (')" -eq 3 ]   # the first, with nothing broken, adds nothing
+    has_line "  (cq_x is destroyed$rest"
+    has_line "  (cq_x is destroyed; qp_x was replaced (it is nil now)$rest"
+    has_line "  (cq_x is destroyed; qp_x was replaced (it is a string now)$rest"
+    # the first blank line and trailing blanks dropped; a line led by a tab sets no indentation
+    [ "${lines[-1]}" = "a|  b||c	a|  b	a| b|<tab>c" ]
+}
