@@ -1616,3 +1616,20 @@ LUA
     # the first blank line and trailing blanks dropped; a line led by a tab sets no indentation
     [ "${lines[-1]}" = "a|  b||c	a|  b	a| b|<tab>c" ]
 }
+
+@test "a check that runs a chunk through the REPL hook (after_eval inside a check) is not checked again from inside: one check per chunk" {
+    cat >"$FAKE/04-reentry.lua" <<'LUA'
+return { title = "Re-entry", steps = { { title = "Once", text = ".", task = ".", solution = "",
+  check = function() CHECKS = (CHECKS or 0) + 1; require("verbs.repl").after_eval(true); return false, "checked " .. CHECKS end } } }
+LUA
+    run lua_run '
+      local repl = require "verbs.repl"
+      lesson "reentry"
+      repl.after_eval(true)
+      repl.after_eval(true)
+      print("checks", CHECKS)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = "checks	2" ]
+    [[ $output != *"lesson: "* ]]
+}
