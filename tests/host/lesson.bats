@@ -1633,3 +1633,22 @@ LUA
     [ "${lines[-1]}" = "checks	2" ]
     [[ $output != *"lesson: "* ]]
 }
+
+@test "stopping a lesson takes its step off the prompt and says its objects stay (quietly: nothing said)" {
+    run lua_run '
+      local L, repl = require "verbs.lesson", require "verbs.repl"
+      L.start("devices")
+      print("during", repl.prompt())
+      L.stop()
+      print("after", repl.prompt(), L.current())
+      L.start("devices")
+      L.stop(true)
+      print("quiet", repl.prompt())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "during	[devices 1/2] verbsh> "
+    has_line "Lesson stopped; its objects are still there."
+    has_line "after	verbsh> 	nil"
+    [ "${lines[-1]}" = "quiet	verbsh> " ]
+    [ "$(grep -c 'Lesson stopped' <<<"$output")" -eq 1 ]
+}
