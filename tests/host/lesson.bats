@@ -1652,3 +1652,25 @@ LUA
     [ "${lines[-1]}" = "quiet	verbsh> " ]
     [ "$(grep -c 'Lesson stopped' <<<"$output")" -eq 1 ]
 }
+
+@test "a failed check the learner was shown sets its completions aside, said once: all of them when it had all it waited for, else only the failed ones" {
+    cat >"$FAKE/04-judged.lua" <<'LUA'
+return { title = "Judged", steps = { { title = "Two", text = ".", task = ".", solution = "",
+  check = function(S) local l = require("verbs.lesson_kit").step_wcs(S, nil, WANT); return false, "judged " .. #l end } } }
+LUA
+    local aside="  (the check set those completions aside as a failed try's: redo the task and it judges only the new ones)"
+    for want in 2 3; do
+      run lua_run '
+        WANT = '$want'
+        lesson "judged"
+        wcs = { { wr_id = 1, status = "LOC_LEN_ERR" }, { wr_id = 2, status = "SUCCESS" } }
+        check()
+        check()'
+      echo "$output"
+      [ "$status" -eq 0 ]
+      [ "${lines[-3]}" = "Not done yet: judged 2" ]
+      [ "${lines[-2]}" = "$aside" ]
+      # the two it waited for: both set aside; fewer than three: the failed one only
+      [ "${lines[-1]}" = "Not done yet: judged $((want == 2 ? 0 : 1))" ]
+    done
+}
