@@ -36,9 +36,13 @@ wrong() {
     [ -n "${SIW_DEV:-}" ] || skip "no siw device here (scripts/rxe-vm --siw gives one beside rxe0)"
     wrong iwarp
     [[ $output == *"ok iwarp step 8: REFUSED"* ]]
-    # steps 5 and 9 have two wrong answers each: at 5 neither value right, then the fetched
-    # value alone; at 9 three ACKNOWLEDGEs counted, then one
+    # steps 3, 5 and 9 have more than one wrong answer: at 3 no prediction, then an RC QP
+    # on siw; at 5 neither value right, then the fetched value alone; at 9 an empty
+    # capture, the WRITE's own frame, three ACKNOWLEDGEs counted, then one
+    [ "$(grep -c '^ok iwarp step 3: REFUSED$' <<<"$output")" -eq 2 ]
     [ "$(grep -c '^ok iwarp step 5: REFUSED$' <<<"$output")" -eq 2 ]
-    [ "$(grep -c '^ok iwarp step 9: REFUSED$' <<<"$output")" -eq 3 ]
-    [[ $output == *"12 of 12 wrong answers refused with their hint, then the step passed"* ]]
+    [ "$(grep -c '^ok iwarp step 9: REFUSED$' <<<"$output")" -eq 4 ]
+    # step 2's wrong connection, printed: on rxe, with the objects cm_connect made
+    has_line "connection on ${RXE_DEV:-rxe0}: qp (client), peer_qp (server), one pd, cq, mr and peer_mr"
+    [[ $output == *"14 of 14 wrong answers refused with their hint, then the step passed"* ]]
 }

@@ -248,3 +248,19 @@ room_lua='
     [ "${lines[2]}" = "host-$(cat /proc/sys/kernel/hostname)" ]
     [ "${lines[3]}" = "host-$(cat /proc/sys/kernel/hostname)" ]
 }
+
+@test "the log gets a step's error once per distinct text: a repeat on the same step is not written, another text is, and the same text on the next step is again" {
+    VERBSH_PROGRESS=1 RXE_SEAT=5 run "$VERBSH" -e '
+      local repl = require "verbs.repl"
+      lesson "devices"
+      for _, e in ipairs { "stdin:1: e1\nstack traceback: ...", "stdin:1: e1", "stdin:2: e2", "stdin:2: e2" } do repl.after_eval(false, e) end
+      x = 1; repl.after_eval(true)
+      for _, e in ipairs { "stdin:2: e2", "stdin:1: e1", "stdin:1: e1" } do repl.after_eval(false, e) end'
+    [ "$status" -eq 0 ]
+    run cut -f4,5 "$XDG_STATE_HOME/verbsh/progress"
+    echo "$output"
+    [ "$(grep '^error' <<<"$output")" = "error step 1/3	stdin:1: e1
+error step 1/3	stdin:2: e2
+error step 2/3	stdin:2: e2
+error step 2/3	stdin:1: e1" ]
+}

@@ -421,3 +421,42 @@ load ../helpers
     [ "${lines[3]}" = "invalidate_rkey=0xf0e0d0c opcode=SEND_WITH_INV wr_id=0xe" ]
     [ "${#lines[@]}" -eq 4 ]
 }
+
+# The recorder is an observer: when its own code fails (here a trace
+# listener that raises, and arguments it cannot copy because comparing
+# their metatable raises), the verb's value or error is what it is without
+# the recorder, and stderr names the recorder's problem.
+@test "recorder problems: a listener that raises, or an error whose __tostring raises, is told on stderr and the verb's value stands; arguments it cannot copy leave the verb unrecorded with its own error, at the caller's line" {
+    cat >"$BATS_TEST_TMPDIR/problem.lua" <<'LUA'
+local R = require "verbs.record"
+local evil = setmetatable({}, { __metatable = setmetatable({}, { __eq = function() error("no compare", 0) end }) })
+print("off", select(2, pcall(function() return verbs.wc_status_str(evil) end)))
+R.record(true)
+local before = #R.events()
+print("on", select(2, pcall(function() return verbs.wc_status_str(evil) end)))
+print("unrecorded", #R.events() - before)
+print("recorded", verbs.wc_status_str(12), #R.events() - before)
+R.listen(function(ev) error("boom in " .. ev.method, 0) end)
+print("listener", verbs.wc_status_str(4), #R.events() - before)
+R.listen(function() error(setmetatable({}, { __tostring = function() error("no text") end })) end)
+print("untellable", verbs.wc_status_str(3), #R.events() - before)
+R.listen(nil)
+R.record(false)
+LUA
+    # (run would mix stderr into $output: it goes to a file of its own)
+    run sh -c '"$0" "$1" 2>"$2"' "$VERBSH" "$BATS_TEST_TMPDIR/problem.lua" "$BATS_TEST_TMPDIR/err"
+    echo "$output"; cat "$BATS_TEST_TMPDIR/err"
+    [ "$status" -eq 0 ]
+    local said="bad argument #1 to 'verbs.wc_status_str' (ibv_wc_status expected (a name or an integer), got table)"
+    [ "${lines[0]}" = "off	$BATS_TEST_TMPDIR/problem.lua:3: $said" ]
+    # the same error, at its own line 6, and no event for the call
+    [ "${lines[1]}" = "on	$BATS_TEST_TMPDIR/problem.lua:6: $said" ]
+    [ "${lines[2]}" = "unrecorded	0" ]
+    [ "${lines[3]}" = "recorded	transport retry counter exceeded	1" ]
+    [ "${lines[4]}" = "listener	local protection error	2" ]
+    [ "${lines[5]}" = "untellable	local EE context operation error	3" ]
+    [ "${#lines[@]}" -eq 6 ]
+    [ "$(cat "$BATS_TEST_TMPDIR/err")" = "verbsh: recorder problem (recording wc_status_str): no compare; the verb's outcome is unchanged
+verbsh: recorder problem (tracing wc_status_str): boom in wc_status_str; the verb's outcome is unchanged
+verbsh: recorder problem (tracing wc_status_str): an error whose __tostring failed; the verb's outcome is unchanged" ]
+}

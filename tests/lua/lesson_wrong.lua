@@ -502,7 +502,8 @@ local wrong = {
       id:destroy_ep()]], "res is not freed yet: res:free()", [[res:free()]], true },
   -- lesson 22: iwarp (rxe and siw side by side)
   { "iwarp", 1, [[R = cm_connect(iwarp_addr)]], "give cm_connect roce_addr" },
-  { "iwarp", 2, [[W = cm_connect(roce_addr)]], "give cm_connect iwarp_addr" },
+  -- (printed: what a connection says it is, on the wrong device)
+  { "iwarp", 2, [[W = cm_connect(roce_addr); print(W)]], "give cm_connect iwarp_addr" },
   -- the device's name, not one of the four answers
   { "iwarp", 3, [[
       guess_ud = "siw"
@@ -510,6 +511,13 @@ local wrong = {
       ok_w, err_w = pcall(W.pd.create_qp, W.pd, {qp_type = "UD", send_cq = W.cq, recv_cq = W.cq, cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}})
       if ok_r then err_r:destroy() end]],
     'predict first: guess_ud = "RoCE", "iWARP", "both" or "neither" (which device refuses?)' },
+  -- an RC QP on siw, which it makes: err_w holds a QP, not the refusal
+  { "iwarp", 3, [[
+      guess_ud = "iWARP"
+      ok_r, err_r = pcall(R.pd.create_qp, R.pd, {qp_type = "UD", send_cq = R.cq, recv_cq = R.cq, cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}})
+      ok_w, err_w = pcall(W.pd.create_qp, W.pd, {qp_type = "RC", send_cq = W.cq, recv_cq = W.cq, cap = {max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1}})
+      if ok_r then err_r:destroy() end]],
+    "err_w should hold ibv_create_qp's EOPNOTSUPP on siw", [[if ok_w then err_w:destroy() end]] },
   -- iWARP's post without pcall: its error raised, err_w still the last step's
   { "iwarp", 4, [[
       guess_imm = "iWARP"
@@ -550,6 +558,12 @@ local wrong = {
       cap = verbs.capture{device = iwarp}
       cap:stop()
       write_ack, roce_acks = 1, 2]], "cap holds no TCP ACK of the WRITE: capture again (the step before)", [[cap = cap_kept]] },
+  -- the WRITE's own frame taken for what acknowledges it
+  { "iwarp", 9, [[
+      for _, r in ipairs(require("verbs.wire_iwarp_ladder").rows(cap:packets(), cap:posts())) do
+        if r.kind == "DATA" and (r.note or ""):find("wr_id 6's RDMA_WRITE", 1, true) then write_ack = r.frame end
+      end
+      roce_acks = 2]], " is the WRITE itself; what acknowledges it comes back from the other side" },
   -- the READ's response counted as an ACKNOWLEDGE of RoCE's
   { "iwarp", 9, [[
       for _, r in ipairs(require("verbs.wire_iwarp_ladder").rows(cap:packets(), cap:posts())) do
