@@ -422,12 +422,50 @@ WC='
       held[rcq] = { "h1", "h2", "h3", "h4" }
       qp:post_recv{ { wr_id = 0x91 } }
       local function ids(l) local t = {} for i, w in ipairs(l) do t[i] = type(w) == "string" and w or hex(w.wr_id) end return table.concat(t, ",") end
-      print(ids(rcq:poll(1)), #held[rcq], table.concat(held[rcq], ","))
-      print(ids(rcq:wait(2)), #held[rcq], table.concat(held[rcq], ","))
-      print(ids(rcq:poll(3)), #held[rcq])'
+      local function keys(t) local n = 0 for _ in pairs(t) do n = n + 1 end return n end
+      print(ids(rcq:poll(1)), keys(held[rcq]), table.concat(held[rcq], ","))
+      print(ids(rcq:wait(2)), keys(held[rcq]), table.concat(held[rcq], ","))
+      print(ids(rcq:poll(3)), keys(held[rcq]))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "h1	3	h2,h3,h4" ]
     [ "${lines[1]}" = "h2,h3	1	h4" ]
     [ "${lines[2]}" = "h4,0x91	0" ]
+}
+
+@test "fake data path: pd:reg_mr gives the provider's lkey, rkey and handle, the length and access asked; mr:write, mr:fill and mr:read reach the MR's bytes up to its end and not one byte further" {
+    run fvq '
+      local m = pd:reg_mr("ab\0cd", { "LOCAL_WRITE", "REMOTE_READ" })
+      print(hex(m.lkey), hex(m.rkey), m.handle, m.length, table.concat(m.access, "|"), m.addr % 4096, m:read() == "ab\0cd")
+      print(hex(mr.lkey), hex(mr.rkey), mr.handle, mr.length, table.concat(mr.access, "|"))
+      mr:write(4090, "uvwxyz")
+      mr:fill(0x41, 2, 3)
+      mr:fill(0x42, 4095)
+      print((mr:read(0, 6):gsub("%z", ".")), mr:read(4090), select("#", mr:read(4096)), mr:read(4096) == "", #mr:read())
+      print(perr(mr.write, mr, 4091, "uvwxyz"))
+      print(perr(mr.write, mr, 0, "x", 5))
+      print(perr(mr.write, mr, 0, 5))
+      print(perr(mr.read, mr, 4097))
+      print(perr(mr.read, mr, 4000, 97))
+      print(perr(mr.fill, mr, 256))
+      print(perr(pd.reg_mr, pd, true))
+      print(perr(pd.reg_mr, pd, -1, "BOGUS"))
+      print(perr(pd.reg_mr, pd, (1 << 40) + 1))
+      local z = pd:reg_mr(0)
+      print(z.length, z:read() == "", #z:read(0, 0))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "0x1235	0x5679	1	5	LOCAL_WRITE|REMOTE_READ	0	true" ]
+    [ "${lines[1]}" = "0x1234	0x5678	0	4096	LOCAL_WRITE" ]
+    [ "${lines[2]}" = "..AAA.	uvwxyB	1	true	4096" ]
+    [ "${lines[3]}" = "bad argument #2 to 'write' (6 bytes at offset 4091 are beyond the MR's 4096 bytes)" ]
+    [ "${lines[4]}" = "bad argument #3 to 'write' (mr:write(off, str) takes at most 2 arguments, got 3 (the first extra one: a number))" ]
+    [ "${lines[5]}" = "bad argument #2 to 'write' (string expected, got number)" ]
+    [ "${lines[6]}" = "bad argument #1 to 'read' (offset: 4097 is out of range (0..4096))" ]
+    [ "${lines[7]}" = "bad argument #2 to 'read' (offset 4000 + length 97 is beyond the MR's 4096 bytes)" ]
+    [ "${lines[8]}" = "bad argument #1 to 'fill' (byte: 256 is out of range (0..255))" ]
+    [ "${lines[9]}" = "bad argument #1 to 'reg_mr' (length (integer) or initial contents (string) expected, got boolean)" ]
+    [ "${lines[10]}" = "bad argument #1 to 'reg_mr' (length: -1 is out of range (0..1099511627776))" ]
+    [ "${lines[11]}" = "bad argument #1 to 'reg_mr' (length: 1099511627777 is out of range (0..1099511627776))" ]
+    [ "${lines[12]}" = "0	true	0" ]
 }
