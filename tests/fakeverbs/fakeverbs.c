@@ -828,7 +828,8 @@ int ibv_init_ah_from_wc(struct ibv_context *c, uint8_t port, struct ibv_wc *wc, 
  *
  * poll_cq hands a CQ's WCs back in order; with none left it returns 0, or
  * -FAKEVERBS_POLL_ERR when that is set. req_notify_cq writes what it is
- * handed. ibv_create_ah gives an AH with handle 0xa0, 0xa1, ... */
+ * handed. ibv_create_ah gives an AH with handle 0xa0, 0xa1, ... (the
+ * channels and SRQ attributes are further below) */
 #define DP_MAX 256
 static struct dp_wc {
 	struct ibv_cq *cq;
@@ -1060,4 +1061,26 @@ int ibv_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq, void **cq_
 void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int n)
 {
 	fprintf(stderr, "fakeverbs: ack_cq_events cqe %d n %u\n", cq->cqe, n);
+}
+
+/* SRQ attributes: ibv_modify_srq writes what it is handed; ibv_query_srq
+ * returns max_wr 0x1f3, max_sge 7 and the last srq_limit set (0 at first).
+ * A modify with srq_limit 0xdead fails with EINVAL. */
+static uint32_t dp_srq_limit;
+int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *a, int mask)
+{
+	(void)srq;
+	fprintf(stderr, "fakeverbs: modify_srq max_wr %u max_sge %u srq_limit %u mask 0x%x\n", a->max_wr, a->max_sge,
+		a->srq_limit, mask);
+	if (a->srq_limit == 0xdead)
+		return EINVAL;
+	if (mask & IBV_SRQ_LIMIT)
+		dp_srq_limit = a->srq_limit;
+	return 0;
+}
+int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *a)
+{
+	(void)srq;
+	*a = (struct ibv_srq_attr){ .max_wr = 0x1f3, .max_sge = 7, .srq_limit = dp_srq_limit };
+	return 0;
 }

@@ -469,3 +469,31 @@ WC='
     [ "${lines[11]}" = "bad argument #1 to 'reg_mr' (length: 1099511627777 is out of range (0..1099511627776))" ]
     [ "${lines[12]}" = "0	true	0" ]
 }
+
+@test "fake data path: srq:modify hands down max_wr and srq_limit with the mask of the keys given (or the mask given); max_sge and an empty table are refused; a refusal gives the mask and attr; srq:query the provider's values; an SRQ in use by a QP is not destroyed" {
+    run fvsh '
+      local srq = pd:create_srq{ max_wr = 16, max_sge = 2, srq_limit = 3 }
+      srq:modify{ max_wr = 0x20, srq_limit = 0x11 }
+      srq:modify({ srq_limit = 5, max_wr = 0x30 }, "LIMIT")
+      local q = srq:query()
+      print(q.max_wr, q.max_sge, q.srq_limit, tostring(srq))
+      print(perr(srq.modify, srq, { max_sge = 3 }))
+      print(perr(srq.modify, srq, {}))
+      local ok, e = pcall(srq.modify, srq, { srq_limit = 0xdead })
+      print(ok, e.verb, e.errno, table.concat(e.context.mask, "|"), hex(e.context.attr.srq_limit))
+      local q2 = pd:create_qp{ qp_type = "RC", send_cq = scq, recv_cq = rcq, srq = srq }
+      print(perr(srq.destroy, srq))
+      print(perr(srq.query, srq, 1))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: modify_srq max_wr 32 max_sge 0 srq_limit 17 mask 0x3" ]
+    [ "${lines[1]}" = "fakeverbs: modify_srq max_wr 48 max_sge 0 srq_limit 5 mask 0x2" ]
+    [ "${lines[2]}" = "499	7	5	srq max_wr 499 max_sge 7 srq_limit 5" ]
+    [ "${lines[3]}" = "bad argument #1 to 'modify' (key 'max_sge' is fixed when the SRQ is created (pd:create_srq); ibv_modify_srq changes only max_wr and srq_limit)" ]
+    [ "${lines[4]}" = "bad argument #1 to 'modify' (no attributes: ibv_modify_srq with attr_mask 0 changes nothing; give max_wr or srq_limit)" ]
+    [ "${lines[5]}" = "fakeverbs: modify_srq max_wr 0 max_sge 0 srq_limit 57005 mask 0x2" ]
+    [ "${lines[6]}" = "false	ibv_modify_srq	22	LIMIT	0xdead" ]
+    [ "${lines[7]}" = "destroy: srq1 is still used by 1 object: qp3 (qp RC 0x000113 RESET); destroy it first" ]
+    [ "${lines[8]}" = "bad argument #1 to 'query' (srq:query() takes no arguments, got 1 (the first: a number))" ]
+    [ "${#lines[@]}" -eq 9 ]
+}
