@@ -497,3 +497,67 @@ WC='
     [ "${lines[8]}" = "bad argument #1 to 'query' (srq:query() takes no arguments, got 1 (the first: a number))" ]
     [ "${#lines[@]}" -eq 9 ]
 }
+
+@test "fake data path: a UC QP takes SEND, SEND_WITH_IMM and RDMA_WRITE, and refuses RDMA_READ and both atomics naming the opcode; an RC QP refuses ud, and rdma or atomic with an opcode that does not use it" {
+    run fvq '
+      local uc = pd:create_qp{ qp_type = "UC", send_cq = scq, recv_cq = rcq, cap = cap }
+      local r = { remote_addr = 0x1000, rkey = 1 }
+      local a = { remote_addr = 0x1000, rkey = 1, compare_add = 1, swap = 2 }
+      for _, wr in ipairs{ { opcode = "SEND" }, { opcode = "SEND_WITH_IMM", imm_data = 1 }, { opcode = "RDMA_WRITE", rdma = r },
+                           { opcode = "RDMA_READ", rdma = r }, { opcode = "ATOMIC_CMP_AND_SWP", atomic = a },
+                           { opcode = "ATOMIC_FETCH_AND_ADD", atomic = a } } do
+        print(wr.opcode, (perr(uc.post_send, uc, wr):match("^[^:]*")))
+      end
+      print(perr(qp.post_send, qp, { opcode = "SEND", ud = { remote_qpn = 1 } }))
+      print(perr(qp.post_send, qp, { opcode = "SEND", rdma = r }))
+      print(perr(qp.post_send, qp, { { opcode = "SEND" }, { opcode = "RDMA_READ", atomic = a } }))
+      print(#scq:poll())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "SEND	no error" ]
+    [ "${lines[1]}" = "SEND_WITH_IMM	no error" ]
+    [ "${lines[2]}" = "RDMA_WRITE	no error" ]
+    [ "${lines[3]}" = "RDMA_READ	bad argument #1 to 'post_send' (opcode RDMA_READ on a UC QP" ]
+    [ "${lines[4]}" = "ATOMIC_CMP_AND_SWP	bad argument #1 to 'post_send' (opcode ATOMIC_CMP_AND_SWP on a UC QP" ]
+    [ "${lines[5]}" = "ATOMIC_FETCH_AND_ADD	bad argument #1 to 'post_send' (opcode ATOMIC_FETCH_AND_ADD on a UC QP" ]
+    [ "${lines[6]}" = "bad argument #1 to 'post_send' (key 'ud' on this RC QP: only a UD QP's sends are addressed per WR (ud.ah, ud.remote_qpn); a connected QP sends to the peer of its RTR (dest_qp_num, ah_attr). Remove ud)" ]
+    [ "${lines[7]}" = "bad argument #1 to 'post_send' (key 'rdma' with opcode SEND, which does not use it: rdma = { remote_addr =, rkey = } goes with RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ)" ]
+    [ "${lines[8]}" = "bad argument #1 to 'post_send' ([2].key 'atomic' with opcode RDMA_READ, which does not use it: atomic = { remote_addr =, compare_add =, swap =, rkey = } goes with ATOMIC_CMP_AND_SWP and ATOMIC_FETCH_AND_ADD)" ]
+    [ "${lines[9]}" = "3" ]
+}
+
+@test "fake data path: an sg_list is a list: a key 0, a key past its end or a string key is refused naming it, before anything is posted" {
+    run fvq '
+      local s = { addr = 0x1000, length = 1, lkey = 2 }
+      print(perr(qp.post_recv, qp, { sg_list = { [0] = s, s } }))
+      print(perr(qp.post_recv, qp, { sg_list = { s, [3] = s } }))
+      print(perr(qp.post_send, qp, { opcode = "SEND", sg_list = { s, x = s } }))
+      print(perr(verbs.recv_wr, { sg_list = { [-1] = s } }))
+      print(#rcq:poll(), #scq:poll())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'post_recv' (key 'sg_list': sg_list: unexpected key '0' (a list of SGEs))" ]
+    [ "${lines[1]}" = "bad argument #1 to 'post_recv' (key 'sg_list': sg_list: unexpected key '3' (a list of SGEs))" ]
+    [ "${lines[2]}" = "bad argument #1 to 'post_send' (key 'sg_list': sg_list: unexpected key 'x' (a list of SGEs))" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.recv_wr' (key 'sg_list': sg_list: unexpected key '-1' (a list of SGEs))" ]
+    [ "${lines[4]}" = "0	0" ]
+}
+
+@test "fake data path: a prepared WR that names an MR of another device's context is refused when posted, naming the key (with [i]. only in a chain), both objects and their contexts" {
+    FAKEVERBS_DEVICES=2 run fvq '
+      local c1 = verbs.open("fake1")
+      local other = c1:alloc_pd():reg_mr(64)
+      local one = verbs.send_wr{ opcode = "SEND", sg_list = { { mr = mr }, { mr = other } } }
+      local chain = verbs.send_wr{ { opcode = "SEND" }, { opcode = "SEND", sg_list = { { mr = other, offset = 8 } } } }
+      print(perr(qp.post_send, qp, one))
+      print(perr(qp.post_send, qp, chain))
+      print(perr(qp.post_send, qp, { opcode = "SEND", sg_list = { { mr = other } } }))
+      print(#scq:poll())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local why=": the device looks a posted WR's lkeys and AH up in the context of the qp it is posted to, where they name nothing or another object: the WR would complete in error, its QP going to ERR; use a mr of ctx1)"
+    [ "${lines[0]}" = "bad argument #1 to 'post_send' (key 'sg_list[2].mr': mr2 belongs to ctx2, but qp1 belongs to ctx1$why" ]
+    [ "${lines[1]}" = "bad argument #1 to 'post_send' (key '[2].sg_list[1].mr': mr2 belongs to ctx2, but qp1 belongs to ctx1$why" ]
+    [ "${lines[2]}" = "bad argument #1 to 'post_send' (key 'sg_list[1].mr': mr2 belongs to ctx2, but qp1 belongs to ctx1$why" ]
+    [ "${lines[3]}" = "0" ]
+}
