@@ -561,3 +561,26 @@ WC='
     [ "${lines[2]}" = "bad argument #1 to 'post_send' (key 'sg_list[1].mr': mr2 belongs to ctx2, but qp1 belongs to ctx1$why" ]
     [ "${lines[3]}" = "0" ]
 }
+
+@test "fake data path: a polled WC is read-only and knows its fields: a name far from any lists them all, a near one is suggested; its pairs step ends with one nil; ctx:init_ah_from_wc takes it (and no other userdata)" {
+    run fvsh '
+      qp:post_recv{ wr_id = 0x0001000000000077 }
+      local wc = rcq:poll()[1]
+      print(perr(function() return wc.zzzzzzzzzzzz end))
+      print(perr(function() return wc.statsu end))
+      print(perr(function() wc.status = "SUCCESS" end))
+      local step = getmetatable(wc).__pairs(wc)
+      print(select("#", step(wc, "dlid_path_bits")), step(wc, "dlid_path_bits"), step(wc, "sl"))
+      local a = ctx:init_ah_from_wc(1, wc, ("\0"):rep(40))
+      print(a.dlid, a.sl, a.port_num)
+      print(perr(ctx.init_ah_from_wc, ctx, 1, pd, ("\0"):rep(40)))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[1]}" = "struct ibv_wc has no field 'zzzzzzzzzzzz' (its fields: wr_id, status, vendor_err, qp_num, opcode, byte_len, imm_data, invalidated_rkey, src_qp, wc_flags, pkey_index, slid, sl, dlid_path_bits)" ]
+    [ "${lines[2]}" = "struct ibv_wc has no field 'statsu' (did you mean 'status'?)" ]
+    [ "${lines[3]}" = "wc.status: a WC holds what the CQ reported and is not assigned (copy the fields you want into a table of your own)" ]
+    [ "${lines[4]}" = "1	nil	dlid_path_bits	62" ]
+    [ "${lines[5]}" = "fakeverbs: init_ah_from_wc port 1 wr_id 281474976710775 wc_flags 0x1 imm_data bytes 5e 6f 70 81 src_qp 0x0 slid 17767 sl 9 grh 0x00..0x00" ]
+    [ "${lines[6]}" = "17767	9	1" ]
+    [ "${lines[7]}" = "bad argument #2 to 'init_ah_from_wc' (ibv_wc (a completion from cq:poll) or table expected, got verbs.pd)" ]
+}
