@@ -584,3 +584,38 @@ WC='
     [ "${lines[6]}" = "17767	9	1" ]
     [ "${lines[7]}" = "bad argument #2 to 'init_ah_from_wc' (ibv_wc (a completion from cq:poll) or table expected, got verbs.pd)" ]
 }
+
+@test "fake data path: a WR C would post with zeros is posted so, with a warning naming the WR and the opcode (rdma, atomic, invalidate_rkey missing); verbs.warnings(false) silences it, verbs.strict(true) refuses it" {
+    run fvsh '
+      qp:post_send{ wr_id = 1, opcode = "RDMA_WRITE" }
+      qp:post_send{ { wr_id = 2, opcode = "SEND" }, { wr_id = 3, opcode = "ATOMIC_FETCH_AND_ADD", sg_list = { { mr = mr, length = 8 } } } }
+      qp:post_send{ wr_id = 4, opcode = "LOCAL_INV" }
+      verbs.warnings(false)
+      qp:post_send{ wr_id = 5, opcode = "RDMA_READ" }
+      verbs.strict(true)
+      print(perr(qp.post_send, qp, { wr_id = 6, opcode = "SEND_WITH_INV" }))
+      print(#scq:poll())' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local tail=" (verbs.strict(true) makes this an error, verbs.warnings(false) silences it)"
+    local at=$(($(printf '%s' "$SETUP" | wc -l) + 2))   # the chunk's line of the first post
+    [ "${lines[0]}" = "verbsh warning: (command line):$at: RDMA_WRITE without rdma: remote_addr 0, rkey 0, as C would post it (rdma = { remote_addr = mr_b.addr, rkey = mr_b.rkey } names the remote buffer)$tail" ]
+    [ "${lines[1]}" = "fakeverbs: post_send qp 0x111 wr_id 0x1 opcode 0 send_flags 0x0 imm_data bytes 00 00 00 00 num_sge 0 rdma remote_addr 0x0 rkey 0x0" ]
+    [ "${lines[2]}" = "verbsh warning: (command line):$((at + 1)): [2].ATOMIC_FETCH_AND_ADD without atomic: remote_addr 0, rkey 0, as C would post it (atomic = { remote_addr =, rkey =, compare_add =, swap = })$tail" ]
+    [ "${lines[5]}" = "verbsh warning: (command line):$((at + 2)): LOCAL_INV without invalidate_rkey: rkey 0, as C would post it (invalidate_rkey = the window's rkey names what to revoke)$tail" ]
+    [ "${lines[6]}" = "fakeverbs: post_send qp 0x111 wr_id 0x4 opcode 7 send_flags 0x0 imm_data bytes 00 00 00 00 num_sge 0 invalidate_rkey 0x0" ]
+    [ "${lines[7]}" = "fakeverbs: post_send qp 0x111 wr_id 0x5 opcode 4 send_flags 0x0 imm_data bytes 00 00 00 00 num_sge 0 rdma remote_addr 0x0 rkey 0x0" ]
+    [ "${lines[8]}" = "bad argument #1 to 'post_send' (SEND_WITH_INV without invalidate_rkey: rkey 0, as C would post it (invalidate_rkey = the window's rkey names what to revoke) (an error under verbs.strict(true)))" ]
+    [ "${lines[9]}" = "5" ]
+    [ "${#lines[@]}" -eq 10 ]
+}
+
+@test "fake data path: a completion status or opcode no name has is its number (99), and its vendor_err is still given" {
+    run fvq '
+      qp:post_recv{ wr_id = 0x6300000000000001 }
+      local wc = rcq:poll()[1]
+      print(wc.status, math.type(wc.status), hex(wc.vendor_err), wc.opcode, hex(wc.qp_num))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "99	integer	0x1d2	nil	0x111" ]
+}
