@@ -421,3 +421,19 @@ load ../helpers
     [ "${lines[3]}" = "invalidate_rkey=0xf0e0d0c opcode=SEND_WITH_INV wr_id=0xe" ]
     [ "${#lines[@]}" -eq 4 ]
 }
+
+@test "a WR's unknown keys: C's union name wr (only in a send WR, whose union it is), a member of a nested struct at the top, a key that is no string, a key with a NUL byte" {
+    run "$VERBSH" -e '
+      print(select(2, pcall(verbs.send_wr, { opcode = "RDMA_WRITE", wr = { rdma = { rkey = 1 } } })))
+      print(select(2, pcall(verbs.recv_wr, { wr = {} })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "RDMA_WRITE", rkey = 1 })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", [1.5] = 1 })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", ["op\0code"] = 1 })))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.send_wr' (unknown key 'wr' (C's wr.rdma, wr.atomic and wr.ud are the keys rdma, atomic and ud here: rdma = { remote_addr = ..., rkey = ... }))" ]
+    [ "${lines[1]}" = "bad argument #1 to 'verbs.recv_wr' (unknown key 'wr' (keys: wr_id, sg_list))" ]
+    [ "${lines[2]}" = "bad argument #1 to 'verbs.send_wr' (unknown key 'rkey' (did you mean rdma = { rkey = ... }? in C: wr.rdma.rkey))" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.send_wr' (unexpected key 1.5 (keys are field names))" ]
+    [ "${lines[4]}" = "bad argument #1 to 'verbs.send_wr' (unexpected key 'op' followed by a NUL byte (keys are field names))" ]
+}
