@@ -619,3 +619,39 @@ WC='
     [ "$status" -eq 0 ]
     [ "$output" = "99	integer	0x1d2	nil	0x111" ]
 }
+
+@test "fake data path: one post takes 64 SGEs on the stack and a list of 17 WRs of 16 SGEs each; 65 SGEs in one WR are refused; an SGE's offset without mr, and a list entry that is no table, are refused naming them" {
+    run fvq '
+      local function sges(n) local l = {} for i = 1, n do l[i] = { addr = 0x1000 + i, length = i, lkey = 7 } end return l end
+      qp:post_recv{ wr_id = 1, sg_list = sges(64) }
+      local w = rcq:poll()[1]
+      print(w.byte_len, hex(w.wr_id))
+      local list = {}
+      for i = 1, 17 do list[i] = { wr_id = 0x100 + i, sg_list = sges(16) } end
+      qp:post_recv(list)
+      local got = rcq:poll(20)
+      print(#got, hex(got[1].wr_id), hex(got[17].wr_id), got[17].byte_len)
+      print(perr(qp.post_recv, qp, { wr_id = 2, sg_list = sges(65) }))
+      print(perr(qp.post_send, qp, { opcode = "SEND", sg_list = { { addr = 1, length = 2, lkey = 3, offset = 4 } } }))
+      print(perr(qp.post_send, qp, { { opcode = "SEND" }, 5 }))
+      print(#rcq:poll(), #scq:poll())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "2080	0x1" ]
+    [ "${lines[1]}" = "17	0x101	0x111	136" ]
+    [ "${lines[2]}" = "bad argument #1 to 'post_recv' (key 'sg_list': 65 SGEs in one post, more than verbsh's 64)" ]
+    [ "${lines[3]}" = "bad argument #1 to 'post_send' (key 'sg_list': sg_list[1]: offset= goes with mr=)" ]
+    [ "${lines[4]}" = "bad argument #1 to 'post_send' (WR #2: table expected, got number)" ]
+    [ "${lines[5]}" = "0	0" ]
+}
+
+@test "fake data path: a UD send with an AH of another device's context is refused naming ud.ah, both objects and their contexts" {
+    FAKEVERBS_DEVICES=2 run fvq '
+      local ah = verbs.open("fake1"):alloc_pd():create_ah{ dlid = 1, port_num = 1 }
+      print(perr(ud.post_send, ud, { { opcode = "SEND", ud = { ah = pd:create_ah{ dlid = 2, port_num = 1 } } }, { opcode = "SEND", ud = { ah = ah } } }))
+      print(#scq:poll())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'post_send' (key '[2].ud.ah': ah1 belongs to ctx2, but qp2 belongs to ctx1: the device looks a posted WR's lkeys and AH up in the context of the qp it is posted to, where they name nothing or another object: the WR would complete in error, its QP going to ERR; use a ah of ctx1)" ]
+    [ "${lines[1]}" = "0" ]
+}
