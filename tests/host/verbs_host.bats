@@ -437,3 +437,22 @@ load ../helpers
     [ "${lines[3]}" = "bad argument #1 to 'verbs.send_wr' (unexpected key 1.5 (keys are field names))" ]
     [ "${lines[4]}" = "bad argument #1 to 'verbs.send_wr' (unexpected key 'op' followed by a NUL byte (keys are field names))" ]
 }
+
+@test "a prepared chain's WRs by index: 1..#wr each its table, 0, #wr + 1 and a fraction refused naming the chain's length; a recv_wr alone is a chain of 1" {
+    run "$VERBSH" -e '
+      local function e(f) return (select(2, pcall(f)):gsub("^%(command line%):%d+: ", "")) end
+      local s = verbs.send_wr{ { wr_id = 0x21, opcode = "SEND" }, { wr_id = 0x22, opcode = "SEND_WITH_IMM", imm_data = 0x3344 } }
+      print(s[1].wr_id, s[2].wr_id, s[2].imm_data, #s)
+      print(e(function() return s[1.5] end))
+      print(e(function() return s[0] end))
+      print(e(function() return s[3] end))
+      local r = verbs.recv_wr{ wr_id = 5 }
+      print(r[1].wr_id, #r, e(function() return r[2] end), e(function() return r.bogus end))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "33	34	13124	2" ]
+    [ "${lines[1]}" = "send_wr: WR 1.5 of a chain: an index is an integer (1..2)" ]
+    [ "${lines[2]}" = "send_wr: WR 0 of a chain of 2" ]
+    [ "${lines[3]}" = "send_wr: WR 3 of a chain of 2" ]
+    [ "${lines[4]}" = "5	1	recv_wr: WR 2 of a chain of 1	struct ibv_recv_wr has no field 'bogus'" ]
+}
