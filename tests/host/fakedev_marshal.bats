@@ -655,3 +655,27 @@ WC='
     [ "${lines[0]}" = "bad argument #1 to 'post_send' (key '[2].ud.ah': ah1 belongs to ctx2, but qp2 belongs to ctx1: the device looks a posted WR's lkeys and AH up in the context of the qp it is posted to, where they name nothing or another object: the WR would complete in error, its QP going to ERR; use a ah of ctx1)" ]
     [ "${lines[1]}" = "0" ]
 }
+
+@test "fake data path: ctx:create_cq takes cqe up to 0x7fffffff and comp_vector 0..1024; one more, -1, a table for cqe and C's channel and comp_vector as arguments are refused, each naming its argument" {
+    run fvq '
+      local ch = ctx:create_comp_channel()
+      print(ctx:create_cq(8, { comp_vector = 1024 }).cqe, ctx:create_cq(0x7fffffff).cqe, ctx:create_cq(0, { channel = ch, comp_vector = 0 }).cqe)
+      print(perr(ctx.create_cq, ctx, 8, { comp_vector = 1025 }))
+      print(perr(ctx.create_cq, ctx, 8, { comp_vector = -1 }))
+      print(perr(ctx.create_cq, ctx, 8, ch))
+      print(perr(ctx.create_cq, ctx, 8, nil, ch, 0))
+      print(perr(ctx.create_cq, ctx, { cqe = 4 }))
+      print(perr(ctx.create_cq, ctx, 0x80000000))
+      print(perr(ctx.create_cq, ctx, 8, { channel = 5 }))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local how="the channel and comp_vector are keys of a table in verbsh: ctx:create_cq(cqe [, { channel = ch, comp_vector = 0 }]), e.g. ctx:create_cq(16, { channel = ch })"
+    [ "${lines[0]}" = "8	2147483647	0" ]
+    [ "${lines[1]}" = "bad argument #2 to 'create_cq' (key 'comp_vector': 1025 is out of range (0..1024))" ]
+    [ "${lines[2]}" = "bad argument #2 to 'create_cq' (key 'comp_vector': -1 is out of range (0..1024))" ]
+    [ "${lines[3]}" = "bad argument #2 to 'create_cq' (table expected, got verbs.comp_channel: $how)" ]
+    [ "${lines[4]}" = "bad argument #3 to 'create_cq' (more than 2 arguments: $how)" ]
+    [ "${lines[5]}" = "bad argument #1 to 'create_cq' (cqe: integer expected, got table: in verbsh it is ctx:create_cq(cqe [, { channel = ch, comp_vector = 0 }]), e.g. ctx:create_cq(16, { channel = ch }))" ]
+    [ "${lines[6]}" = "bad argument #1 to 'create_cq' (cqe: 2147483648 is out of range (0..2147483647))" ]
+    [ "${lines[7]}" = "bad argument #2 to 'create_cq' (key 'channel': verbs.comp_channel expected, got number)" ]
+}
