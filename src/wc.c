@@ -8,6 +8,7 @@
  * into C; the other fields are read from the C struct when asked for.
  * Reading an entry the last poll did not fill is an error: in C it would be
  * stale data. #wcs is n; ipairs(wcs) walks the entries the last poll filled. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -201,13 +202,16 @@ static int wc_pairs(lua_State *L)
 	return 3;
 }
 
-/* Without lua/explain_wc.lua's line (verbs.so alone, without its modules). */
+/* Without lua/explain_wc.lua's line (verbs.so alone, without its modules).
+ * lua_pushfstring has no field widths ("%06x" raises): the QPN is written
+ * by snprintf. */
 static int wc_plain_tostring(lua_State *L)
 {
 	const struct ibv_wc *wc = &check_wc(L, 1)->wc;
-	lua_pushfstring(L, "wc wr_id=%I %s qp_num=0x%06x", (lua_Integer)wc->wr_id,
-			venum_name(&ve_wc_status, wc->status) ? venum_name(&ve_wc_status, wc->status) : "?",
-			(unsigned)wc->qp_num);
+	const char *status = venum_name(&ve_wc_status, wc->status);
+	char qpn[16];
+	snprintf(qpn, sizeof qpn, "0x%06x", (unsigned)wc->qp_num);
+	lua_pushfstring(L, "wc wr_id=%I %s qp_num=%s", (lua_Integer)wc->wr_id, status ? status : "?", qpn);
 	return 1;
 }
 

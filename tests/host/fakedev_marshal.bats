@@ -679,3 +679,15 @@ WC='
     [ "${lines[6]}" = "bad argument #1 to 'create_cq' (cqe: 2147483648 is out of range (0..2147483647))" ]
     [ "${lines[7]}" = "bad argument #2 to 'create_cq' (key 'channel': verbs.comp_channel expected, got number)" ]
 }
+
+@test "fake data path: without verbs.explain's line a WC still prints its wr_id, status (? for a number no name has) and qp_num" {
+    run fvq '
+      package.loaded["verbs.explain"] = {}
+      qp:post_recv{ { wr_id = 0x1234 }, { wr_id = 0x0500000000000003 }, { wr_id = 0x6300000000000004 } }
+      for _, wc in ipairs(rcq:poll()) do print(tostring(wc)) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "wc wr_id=4660 SUCCESS qp_num=0x000111" ]
+    [ "${lines[1]}" = "wc wr_id=360287970189639683 WR_FLUSH_ERR qp_num=0x000111" ]
+    [ "${lines[2]}" = "wc wr_id=7133701809754865668 ? qp_num=0x000111" ]
+}
