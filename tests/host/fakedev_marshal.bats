@@ -399,10 +399,10 @@ WC='
       c:req_notify()
       pd:create_qp{ qp_type = "RC", send_cq = c, recv_cq = c, cap = cap }:post_recv{ wr_id = 1 }
       local ok, e = pcall(ch.get_cq_event, ch, 100)
-      print(ok, e.verb, e.errno)'
+      print(ok, e.verb, e.errno, rawequal(e.object, ch))'
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "$output" = "false	ibv_get_cq_event	11" ]
+    [ "$output" = "false	ibv_get_cq_event	11	true" ]
     FAKEVERBS_CQ_EVENT_STRANGER=1 run fvsh '
       local ch = ctx:create_comp_channel()
       local c = ctx:create_cq(8, { channel = ch })
