@@ -277,7 +277,7 @@ WC='
     [ "${lines[4]}" = "SUCCESS	0" ]
 }
 
-@test "fake data path: cq:wait(n [, timeout]) returns n WCs in order, or those that came and 'timed out after T ms: got of n completions'; cq:wait(wcs [, n [, timeout]]) the count; n beyond the wc_array is refused" {
+@test "fake data path: cq:wait(n [, timeout]) returns n WCs in order, or those that came and 'timed out after T ms: got of n completions'; cq:wait(wcs [, n [, timeout]]) the count; n beyond the wc_array, a bad n, timeout or max are refused naming the argument" {
     run fvq '
       qp:post_recv{ { wr_id = 0x21 }, { wr_id = 0x22 }, { wr_id = 0x23 } }
       local l, why = rcq:wait(2)
@@ -294,7 +294,11 @@ WC='
       print(hex(wcs[1].wr_id), tostring(wcs))
       print(rcq:wait(wcs, 4, 0))
       print(perr(rcq.wait, rcq, wcs, 5))
-      print(rcq:wait(wcs, nil, 0))'
+      print(rcq:wait(wcs, nil, 0))
+      print(perr(rcq.wait, rcq, 1, -1))
+      print(perr(rcq.wait, rcq, wcs, 1, "x"))
+      print(perr(rcq.wait, rcq, wcs, 1.5))
+      print(perr(rcq.poll, rcq, 0x100001))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "2	0x21	0x22	nil" ]
@@ -307,6 +311,10 @@ WC='
     [ "${lines[7]}" = "0	timed out after 0 ms: 0 of 4 completions" ]
     [ "${lines[8]}" = "bad argument #2 to 'wait' (n = 5 is more than the wc_array's 4 entries)" ]
     [ "${lines[9]}" = "0	timed out after 0 ms: 0 of 1 completions" ]
+    [ "${lines[10]}" = "bad argument #2 to 'wait' (timeout_ms: -1 is negative)" ]
+    [ "${lines[11]}" = "bad argument #3 to 'wait' (timeout_ms: integer expected, got string)" ]
+    [ "${lines[12]}" = "bad argument #2 to 'wait' (n: integer expected, got a fraction)" ]
+    [ "${lines[13]}" = "bad argument #1 to 'poll' (max: 1048577 is out of range (0..1048576))" ]
 }
 
 @test "fake data path: a poll that fails raises ibv_poll_cq with the provider's errno (cq:poll(), cq:poll(wcs), cq:wait before any WC); a wait that already has WCs returns them" {
