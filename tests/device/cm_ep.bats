@@ -33,7 +33,7 @@ pair() {
     run "$VERBSH" "$ROOT/tests/lua/cm_ep.lua"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ $output == *"cm_ep: ok (174 checks)"* ]]
+    [[ $output == *"cm_ep: ok (178 checks)"* ]]
 }
 
 @test "short path: verbsh's rdma_server.lua and rdma_client.lua -x: SEND both ways, RDMA READ, post_writev of two SGEs" {

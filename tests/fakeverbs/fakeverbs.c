@@ -61,6 +61,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <infiniband/verbs.h>
 
 #define RT_SEC 1234567
@@ -489,6 +490,7 @@ static int f_modify_qp_rate_limit(struct ibv_qp *qp, struct ibv_qp_rate_limit_at
 static struct ibv_mr *f_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t off, size_t len, unsigned int access);
 static int f_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *a);
 static void queue_env_events(struct ibv_context *c);
+static void data_path_ops(struct ibv_context *c);
 static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a);
 static struct ibv_cq_ex *f_create_cq_ex(struct ibv_context *c, struct ibv_cq_init_attr_ex *a);
 static int f_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
@@ -540,6 +542,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *d)
 	v->context.async_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
 	v->context.num_comp_vectors = 1;
 	v->context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+	data_path_ops(&v->context);
 	queue_env_events(&v->context);
 	return &v->context;
 }
@@ -676,18 +679,25 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *ch)
 	free(ch);
 	return 0;
 }
+/* FAKEVERBS_CQ_EVENT_ERRNO=n fails it with errno n too, and
+ * FAKEVERBS_CQ_EVENT_STRANGER makes it return a CQ verbsh never made */
 int ibv_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq, void **cq_context)
 {
+	static struct ibv_cq stranger = { .cqe = 999 };
 	uint64_t one;
 	if (fail_of("get_cq_event", NULL)) {
 		errno = fail_of("get_cq_event", NULL);
 		return -1;
 	}
-	if (read(ch->fd, &one, sizeof one) != sizeof one)
+	if (getenv("FAKEVERBS_CQ_EVENT_ERRNO")) {
+		errno = env_int("FAKEVERBS_CQ_EVENT_ERRNO", 0);
 		return -1;
+	}
 	struct fch *f = (struct fch *)ch;
-	*cq = f->pending[0];
-	memmove(f->pending, f->pending + 1, --f->n * sizeof f->pending[0]);
+	if (read(ch->fd, &one, sizeof one) != sizeof one || !f->n)
+		return -1;
+	*cq = getenv("FAKEVERBS_CQ_EVENT_STRANGER") ? &stranger : f->pending[0];
+	memmove(f->pending, f->pending + 1, (size_t)--f->n * sizeof f->pending[0]);
 	*cq_context = (*cq)->cq_context;
 	return 0;
 }
@@ -1091,5 +1101,258 @@ int ibv_init_ah_from_wc(struct ibv_context *c, uint8_t port, struct ibv_wc *wc, 
 	a->sl = wc->sl;
 	a->dlid = wc->slid;
 	a->grh.sgid_index = 3;
+	return 0;
+}
+
+/* ---- the data path: posts and polls (tests/host/fakedev_marshal.bats) ------
+ *
+ * post_send, post_recv and post_srq_recv write every field of every WR they
+ * are handed, one line a WR ("fakeverbs: post_send qp 0x111 wr_id 0x...":
+ * the union as the opcode and QP type use it, imm_data as its bytes in
+ * memory, each SGE as addr+length/lkey), and complete it at once: a send on
+ * the QP's send CQ (status SUCCESS, its opcode, byte_len the SGEs' sum), a
+ * receive on its recv CQ. A receive's WC is made from its wr_id: status is
+ * bits 56..63, wc_flags bits 48..55, src_qp bits 24..47; vendor_err is
+ * 0x1d2 when the status is not SUCCESS; imm_data is 0x5e6f7081, or, when
+ * wc_flags has WITH_INV or IP_CSUM_OK, invalidated_rkey is 0x1a2b3c4d; pkey_index
+ * 0x123, slid 0x4567, sl 9, dlid_path_bits 0x3e. An SRQ's receives are
+ * printed, not completed. A WR whose wr_id is 0xbad is refused: the WRs
+ * before it are posted, bad_wr points at it, the post returns
+ * FAKEVERBS_POST_RET (22, EINVAL, unless set) with errno FAKEVERBS_POST_ERRNO
+ * (unchanged unless set).
+ *
+ * With FAKEVERBS_DATA_PATH set (tests/host/fakedev_marshal.bats), poll_cq
+ * and req_notify_cq are this section's (else the known completions above,
+ * FAKEVERBS_WCS, and an event at each req_notify_cq):
+ * poll_cq hands a CQ's WCs back in order; with none left it returns 0, or
+ * -FAKEVERBS_POLL_ERR when that is set. req_notify_cq writes what it is
+ * handed. ibv_create_ah gives an AH with handle 0xa0, 0xa1, ... (the
+ * channels and SRQ attributes are further below) */
+#define DP_MAX 256
+static struct dp_wc {
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+} dp_queue[DP_MAX];
+static int dp_n;
+
+static void dp_fire(struct ibv_cq *cq);
+static void dp_arm(struct ibv_cq *cq);
+static void dp_complete(struct ibv_cq *cq, const struct ibv_wc *wc)
+{
+	if (cq && dp_n < DP_MAX) {
+		dp_queue[dp_n++] = (struct dp_wc){ cq, *wc };
+		dp_fire(cq);
+	}
+}
+
+static uint32_t dp_print_sges(const struct ibv_sge *sg, int n)
+{
+	uint32_t sum = 0;
+	for (int i = 0; i < n; i++) {
+		fprintf(stderr, " sge 0x%llx+%u/0x%x", (unsigned long long)sg[i].addr, sg[i].length, sg[i].lkey);
+		sum += sg[i].length;
+	}
+	return sum;
+}
+
+static enum ibv_wc_opcode dp_wc_opcode(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE: case IBV_WR_RDMA_WRITE_WITH_IMM: return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ: return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP: return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD: return IBV_WC_FETCH_ADD;
+	case IBV_WR_BIND_MW: return IBV_WC_BIND_MW;
+	case IBV_WR_LOCAL_INV: return IBV_WC_LOCAL_INV;
+	default: return IBV_WC_SEND;
+	}
+}
+
+static void dp_print_union(struct ibv_qp *qp, const struct ibv_send_wr *w)
+{
+	if (qp->qp_type == IBV_QPT_UD)
+		fprintf(stderr, " ud ah 0x%x remote_qpn 0x%x remote_qkey 0x%x", w->wr.ud.ah ? w->wr.ud.ah->handle : 0,
+			w->wr.ud.remote_qpn, w->wr.ud.remote_qkey);
+	else if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
+		fprintf(stderr, " atomic remote_addr 0x%llx compare_add 0x%llx swap 0x%llx rkey 0x%x",
+			(unsigned long long)w->wr.atomic.remote_addr, (unsigned long long)w->wr.atomic.compare_add,
+			(unsigned long long)w->wr.atomic.swap, w->wr.atomic.rkey);
+	else if (w->opcode == IBV_WR_RDMA_WRITE || w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+		 w->opcode == IBV_WR_RDMA_READ)
+		fprintf(stderr, " rdma remote_addr 0x%llx rkey 0x%x", (unsigned long long)w->wr.rdma.remote_addr,
+			w->wr.rdma.rkey);
+}
+
+static int dp_refuse(void)
+{
+	if (getenv("FAKEVERBS_POST_ERRNO"))
+		errno = env_int("FAKEVERBS_POST_ERRNO", 0);
+	return env_int("FAKEVERBS_POST_RET", EINVAL);
+}
+
+static int dp_post_send(struct ibv_qp *qp, struct ibv_send_wr *w, struct ibv_send_wr **bad)
+{
+	for (; w; w = w->next) {
+		if (w->wr_id == 0xbad) {
+			*bad = w;
+			return dp_refuse();
+		}
+		const unsigned char *imm = (const unsigned char *)&w->imm_data;
+		fprintf(stderr, "fakeverbs: post_send qp 0x%x wr_id 0x%llx opcode %d send_flags 0x%x imm_data bytes"
+			" %02x %02x %02x %02x num_sge %d", qp->qp_num, (unsigned long long)w->wr_id, w->opcode,
+			w->send_flags, imm[0], imm[1], imm[2], imm[3], w->num_sge);
+		uint32_t sum = dp_print_sges(w->sg_list, w->num_sge);
+		if (w->opcode == IBV_WR_SEND_WITH_INV || w->opcode == IBV_WR_LOCAL_INV)
+			fprintf(stderr, " invalidate_rkey 0x%x", w->invalidate_rkey);
+		dp_print_union(qp, w);
+		fprintf(stderr, "\n");
+		dp_complete(qp->send_cq, &(struct ibv_wc){ .wr_id = w->wr_id, .status = IBV_WC_SUCCESS,
+			.opcode = dp_wc_opcode(w->opcode), .byte_len = sum, .qp_num = qp->qp_num });
+	}
+	return 0;
+}
+
+static struct ibv_wc dp_recv_wc(struct ibv_qp *qp, const struct ibv_recv_wr *w, uint32_t len)
+{
+	struct ibv_wc wc = { .wr_id = w->wr_id, .status = (enum ibv_wc_status)(w->wr_id >> 56),
+			     .opcode = IBV_WC_RECV, .byte_len = len, .qp_num = qp->qp_num,
+			     .src_qp = (uint32_t)(w->wr_id >> 24) & 0xffffff, .wc_flags = (w->wr_id >> 48) & 0xff,
+			     .pkey_index = 0x123, .slid = 0x4567, .sl = 9, .dlid_path_bits = 0x3e };
+	wc.vendor_err = wc.status ? 0x1d2 : 0;
+	if (wc.wc_flags & (IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK))
+		wc.invalidated_rkey = 0x1a2b3c4d;
+	else
+		wc.imm_data = htonl(0x5e6f7081);
+	return wc;
+}
+
+static int dp_post_recv_list(const char *verb, uint32_t num, struct ibv_qp *qp, struct ibv_recv_wr *w,
+			     struct ibv_recv_wr **bad)
+{
+	for (; w; w = w->next) {
+		if (w->wr_id == 0xbad) {
+			*bad = w;
+			return dp_refuse();
+		}
+		fprintf(stderr, "fakeverbs: %s 0x%x wr_id 0x%llx num_sge %d", verb, num, (unsigned long long)w->wr_id,
+			w->num_sge);
+		uint32_t sum = dp_print_sges(w->sg_list, w->num_sge);
+		fprintf(stderr, "\n");
+		if (qp) {
+			struct ibv_wc wc = dp_recv_wc(qp, w, sum);
+			dp_complete(qp->recv_cq, &wc);
+		}
+	}
+	return 0;
+}
+
+static int dp_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *w, struct ibv_recv_wr **bad)
+{
+	return dp_post_recv_list("post_recv qp", qp->qp_num, qp, w, bad);
+}
+
+static int dp_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *w, struct ibv_recv_wr **bad)
+{
+	return dp_post_recv_list("post_srq_recv srq", srq->handle, NULL, w, bad);
+}
+
+static int dp_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	int got = 0;
+	for (int i = 0; i < dp_n && got < n; ) {
+		if (dp_queue[i].cq != cq) {
+			i++;
+			continue;
+		}
+		wc[got++] = dp_queue[i].wc;
+		memmove(dp_queue + i, dp_queue + i + 1, (size_t)(--dp_n - i) * sizeof dp_queue[0]);
+	}
+	if (!got && getenv("FAKEVERBS_POLL_ERR"))
+		return -env_int("FAKEVERBS_POLL_ERR", 0);
+	return got;
+}
+
+static int dp_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	fprintf(stderr, "fakeverbs: req_notify_cq cqe %d solicited_only %d\n", cq->cqe, solicited_only);
+	dp_arm(cq);
+	return 0;
+}
+
+static void data_path_ops(struct ibv_context *c)
+{
+	c->ops.post_send = dp_post_send;
+	c->ops.post_recv = dp_post_recv;
+	c->ops.post_srq_recv = dp_post_srq_recv;
+	if (getenv("FAKEVERBS_DATA_PATH")) {   /* else: the known completions (FAKEVERBS_WCS) */
+		c->ops.poll_cq = dp_poll_cq;
+		c->ops.req_notify_cq = dp_req_notify_cq;
+	}
+}
+
+struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *a)
+{
+	static uint32_t n = 0xa0;
+	struct ibv_ah *ah = calloc(1, sizeof *ah);
+	(void)a;
+	if (ah)
+		*ah = (struct ibv_ah){ .context = pd->context, .pd = pd, .handle = n++ };
+	return ah;
+}
+int ibv_destroy_ah(struct ibv_ah *ah) { free(ah); return 0; }
+
+/* Completion channels: an eventfd. A CQ of a channel armed by req_notify_cq
+ * gets one event at its next completion; ibv_get_cq_event returns it, or,
+ * with FAKEVERBS_CQ_EVENT_ERRNO=n, fails with errno n, or, with
+ * FAKEVERBS_CQ_EVENT_STRANGER set, returns a CQ verbsh never made. Each
+ * ibv_ack_cq_events is written with its CQ's cqe and count. */
+static struct ibv_cq *dp_armed[8];
+static int dp_narmed;
+
+static void dp_arm(struct ibv_cq *cq)
+{
+	if (cq->channel && dp_narmed < 8)
+		dp_armed[dp_narmed++] = cq;
+}
+
+static void dp_fire(struct ibv_cq *cq)
+{
+	uint64_t one = 1;
+	struct fch *f = (struct fch *)cq->channel;
+	for (int i = 0; i < dp_narmed; i++)
+		if (dp_armed[i] == cq && f->n < 8) {
+			dp_armed[i] = dp_armed[--dp_narmed];
+			f->pending[f->n++] = cq;
+			if (write(f->ch.fd, &one, sizeof one) != sizeof one)
+				abort();
+			return;
+		}
+}
+
+void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int n)
+{
+	if (getenv("FAKEVERBS_DATA_PATH"))
+		fprintf(stderr, "fakeverbs: ack_cq_events cqe %d n %u\n", cq->cqe, n);
+}
+
+/* SRQ attributes: ibv_modify_srq writes what it is handed; ibv_query_srq
+ * returns max_wr 0x1f3, max_sge 7 and the last srq_limit set (0 at first).
+ * A modify with srq_limit 0xdead fails with EINVAL. */
+static uint32_t dp_srq_limit;
+int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *a, int mask)
+{
+	(void)srq;
+	fprintf(stderr, "fakeverbs: modify_srq max_wr %u max_sge %u srq_limit %u mask 0x%x\n", a->max_wr, a->max_sge,
+		a->srq_limit, mask);
+	if (a->srq_limit == 0xdead)
+		return EINVAL;
+	if (mask & IBV_SRQ_LIMIT)
+		dp_srq_limit = a->srq_limit;
+	return 0;
+}
+int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *a)
+{
+	(void)srq;
+	*a = (struct ibv_srq_attr){ .max_wr = 0x1f3, .max_sge = 7, .srq_limit = dp_srq_limit };
 	return 0;
 }

@@ -209,6 +209,27 @@ help_check() {
     [ "${lines[9]}" = "true" ]
 }
 
+@test "verbs.enum and verbs.fields take C's \"enum \" and \"struct \" prefixes; a C type with a NUL byte, an enum asked of fields, and a name near nothing are refused as argument 1; verbs.enums[1] is nil" {
+    run "$VERBSH" -e '
+      local e = verbs.enum("enum ibv_mtu")
+      print(e.ctype, e.prefix, e.values["4096"], #verbs.fields("struct ibv_qp_attr"))
+      print(select(2, pcall(verbs.enum, "ibv_mtu\0x")))
+      print(select(2, pcall(verbs.fields, "ibv_qp_attr\0x")))
+      print(select(2, pcall(verbs.fields, "ibv_mtu")))
+      print(select(2, pcall(verbs.fields, "zzzzzzzzzzzz")))
+      print(select(2, pcall(verbs.enum, "zzzzzzzzzzzz")))
+      print(verbs.enums[1], select(2, pcall(function() return verbs.enums.zzzzzzzzzzzzzz end)))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ibv_mtu	IBV_MTU_	5	26" ]
+    [ "${lines[1]}" = "bad argument #1 to 'verbs.enum' (C type: the string has a NUL byte after 'ibv_mtu' (C would stop reading there and ignore the rest))" ]
+    [ "${lines[2]}" = "bad argument #1 to 'verbs.fields' (C type: the string has a NUL byte after 'ibv_qp_attr' (C would stop reading there and ignore the rest))" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.fields' (ibv_mtu is an enum, not a struct: verbs.enum(\"ibv_mtu\") gives its names and values)" ]
+    [ "${lines[4]}" = "bad argument #1 to 'verbs.fields' (unknown C struct 'zzzzzzzzzzzz' (verbs.fields() lists them))" ]
+    [ "${lines[5]}" = "bad argument #1 to 'verbs.enum' (unknown C enum 'zzzzzzzzzzzz' (pairs(verbs.enums) lists them))" ]
+    [ "${lines[6]}" = "nil	(command line):9: verbs.enums has no enum 'zzzzzzzzzzzzzz' (its keys are C type names: ibv_qp_state, ibv_access_flags, ...; pairs(verbs.enums) lists them)" ]
+}
+
 @test "help: every field of every verbs object (qp.qp_num, mr.rkey ...) says what it is" {
     run help_check '
       local n = 0

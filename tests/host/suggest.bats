@@ -27,3 +27,25 @@ load ../helpers
     [ "${lines[2]}" = path_mtu ]
     [[ ${lines[3]} == *"verbs has no field 'trac'; did you mean 'trace'?" ]]
 }
+
+@test "verbs.suggest: a transposition is one edit (abdc is nearer abcd than abxy), an alias beats even the typed name in another case, and names of 41 letters are never measured (a prefix of 3 or more still counts as 2)" {
+    local t40 t39
+    t40=$(printf 'a%.0s' {1..39})b
+    t39=$(printf 'a%.0s' {1..39})
+    run vsh "print(verbs.suggest('abdc', { 'abxy', 'abcd' }))
+      print(verbs.suggest('abdc', { 'abcd', 'abxy' }))
+      print(verbs.suggest('dabc', { 'dbxy', 'adbc' }))
+      print(verbs.suggest('mtu', { 'path_mtu', 'MTU' }))
+      print(verbs.suggest('$t40', { '${t40}z', '${t39}c' }))
+      print(verbs.suggest('$t40', { '${t40}z' }))
+      print(verbs.suggest('${t40}y', { '${t40}z' }))"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = abcd ]
+    [ "${lines[1]}" = abcd ]
+    [ "${lines[2]}" = adbc ]
+    [ "${lines[3]}" = path_mtu ]
+    [ "${lines[4]}" = "${t39}c" ]
+    [ "${lines[5]}" = "${t40}z" ]
+    [ "${lines[6]}" = nil ]
+}

@@ -460,3 +460,38 @@ LUA
 verbsh: recorder problem (tracing wc_status_str): boom in wc_status_str; the verb's outcome is unchanged
 verbsh: recorder problem (tracing wc_status_str): an error whose __tostring failed; the verb's outcome is unchanged" ]
 }
+
+@test "a WR's unknown keys: C's union name wr (only in a send WR, whose union it is), a member of a nested struct at the top, a key that is no string, a key with a NUL byte" {
+    run "$VERBSH" -e '
+      print(select(2, pcall(verbs.send_wr, { opcode = "RDMA_WRITE", wr = { rdma = { rkey = 1 } } })))
+      print(select(2, pcall(verbs.recv_wr, { wr = {} })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "RDMA_WRITE", rkey = 1 })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", [1.5] = 1 })))
+      print(select(2, pcall(verbs.send_wr, { opcode = "SEND", ["op\0code"] = 1 })))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.send_wr' (unknown key 'wr' (C's wr.rdma, wr.atomic and wr.ud are the keys rdma, atomic and ud here: rdma = { remote_addr = ..., rkey = ... }))" ]
+    [ "${lines[1]}" = "bad argument #1 to 'verbs.recv_wr' (unknown key 'wr' (keys: wr_id, sg_list))" ]
+    [ "${lines[2]}" = "bad argument #1 to 'verbs.send_wr' (unknown key 'rkey' (did you mean rdma = { rkey = ... }? in C: wr.rdma.rkey))" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.send_wr' (unexpected key 1.5 (keys are field names))" ]
+    [ "${lines[4]}" = "bad argument #1 to 'verbs.send_wr' (unexpected key 'op' followed by a NUL byte (keys are field names))" ]
+}
+
+@test "a prepared chain's WRs by index: 1..#wr each its table, 0, #wr + 1 and a fraction refused naming the chain's length; a recv_wr alone is a chain of 1" {
+    run "$VERBSH" -e '
+      local function e(f) return (select(2, pcall(f)):gsub("^%(command line%):%d+: ", "")) end
+      local s = verbs.send_wr{ { wr_id = 0x21, opcode = "SEND" }, { wr_id = 0x22, opcode = "SEND_WITH_IMM", imm_data = 0x3344 } }
+      print(s[1].wr_id, s[2].wr_id, s[2].imm_data, #s)
+      print(e(function() return s[1.5] end))
+      print(e(function() return s[0] end))
+      print(e(function() return s[3] end))
+      local r = verbs.recv_wr{ wr_id = 5 }
+      print(r[1].wr_id, #r, e(function() return r[2] end), e(function() return r.bogus end))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "33	34	13124	2" ]
+    [ "${lines[1]}" = "send_wr: WR 1.5 of a chain: an index is an integer (1..2)" ]
+    [ "${lines[2]}" = "send_wr: WR 0 of a chain of 2" ]
+    [ "${lines[3]}" = "send_wr: WR 3 of a chain of 2" ]
+    [ "${lines[4]}" = "5	1	recv_wr: WR 2 of a chain of 1	struct ibv_recv_wr has no field 'bogus'" ]
+}
