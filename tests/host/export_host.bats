@@ -486,3 +486,35 @@ LUA
     [ "$output" = 0 ]
     compiles
 }
+
+@test "export by hand: an extended CQ's fields read one by one (cq.wr_id, cq.status, cq:read_*) are each checked against the value recorded: enums and flags by their C names, qp_num and src_qp as the session's QP, imm_data in host order" {
+    export_main '
+      local pd, cq = S.object("pd", true), S.object("cq", true)
+      local qp = S.object("qp", false, { qp_num = 0x2a17 })
+      S.call(pd, "create_qp", { { qp_type = "UD", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 4, max_recv_wr = 4 } } }, { qp })
+      S.call(cq, "__read", { "wr_id" }, { 0x1234 })
+      S.call(cq, "__read", { "status" }, { "REM_ACCESS_ERR" })
+      S.call(cq, "read_opcode", {}, { "RECV_RDMA_WITH_IMM" })
+      S.call(cq, "read_wc_flags", {}, { { "GRH", "WITH_IMM" } })
+      S.call(cq, "read_imm_data", {}, { 0x12345678 })
+      S.call(cq, "read_qp_num", {}, { 0x2a17 })
+      S.call(cq, "read_src_qp", {}, { 0x3b28 })
+      S.call(cq, "read_byte_len", {}, { 4093 })
+      S.call(cq, "read_vendor_err", {}, { 0x51 })
+      S.call(cq, "read_slid", {}, { 7 })
+      S.call(cq, "read_sl", {}, { 3 })
+      S.call(cq, "read_dlid_path_bits", {}, { 2 })'
+    has_line 'expect_int("cq1 wr_id", 4660, cq1_ex->wr_id);'
+    has_line 'expect_int("cq1 status", IBV_WC_REM_ACCESS_ERR, cq1_ex->status);'
+    has_line 'expect_int("cq1 read_opcode", IBV_WC_RECV_RDMA_WITH_IMM, ibv_wc_read_opcode(cq1_ex));'
+    has_line 'expect_int("cq1 read_wc_flags", IBV_WC_GRH | IBV_WC_WITH_IMM, ibv_wc_read_wc_flags(cq1_ex));'
+    has_line 'expect_int("cq1 read_imm_data", 305419896, ntohl(ibv_wc_read_imm_data(cq1_ex)));'
+    has_line 'expect_int("cq1 read_qp_num", qp1->qp_num, ibv_wc_read_qp_num(cq1_ex));'
+    has_line 'expect_int("cq1 read_src_qp", 15144, ibv_wc_read_src_qp(cq1_ex));'   # a QP the session did not make
+    has_line 'expect_int("cq1 read_byte_len", 4093, ibv_wc_read_byte_len(cq1_ex));'
+    has_line 'expect_int("cq1 read_vendor_err", 81, ibv_wc_read_vendor_err(cq1_ex));'
+    has_line 'expect_int("cq1 read_slid", 7, ibv_wc_read_slid(cq1_ex));'
+    has_line 'expect_int("cq1 read_sl", 3, ibv_wc_read_sl(cq1_ex));'
+    has_line 'expect_int("cq1 read_dlid_path_bits", 2, ibv_wc_read_dlid_path_bits(cq1_ex));'
+    compiles
+}
