@@ -408,3 +408,25 @@ LUA
     [ "${lines[9]}" = "netdev	nil" ]
     [ "$(cat "$BATS_TEST_TMPDIR/ip.log")" = "-4 -o addr show dev dummy7" ]
 }
+
+@test "iwarp ladder: a capture that ends after one Read Response names it in the singular, not yet ACKed; an FPDU the snaplen cut before its DDP header is a row by its ULPDU length, tied to no WR" {
+    run "$VERBSH" -e '
+      local L = require "verbs.wire_iwarp_ladder"
+      local list = verbs.wire.read_pcap("'"$ROOT"'/tests/wire/iwarp.pcap")
+      local posts = { { qp = "qp1", wr_id = 1, opcode = "SEND", length = 100 },
+                      { qp = "qp1", wr_id = 2, opcode = "RDMA_WRITE", length = 3000 },
+                      { qp = "qp1", wr_id = 3, opcode = "RDMA_READ", length = 2000 } }
+      local part = table.move(list, 1, 18, 1, {})   -- up to the first of the two Read Responses
+      print(select(2, L.rows(part, posts))[3])
+      -- frame 12 (the second Write FPDU) cut to 85 bytes: its DDP header ends at 86
+      part = table.move(list, 1, 11, 1, {})
+      part[12] = { bytes = list[12].bytes:sub(1, 85), time = list[12].time }
+      local rows, summary = L.rows(part, posts)
+      print(rows[12].kind, rows[12].text, rows[12].note)
+      print(summary[2])'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "wr_id 3 (qp1 RDMA_READ, 2000 bytes): request in frame 16 (TCP ACK in frame 17), Read Response in frame 18 (no TCP ACK of it in the capture)" ]
+    [ "${lines[1]}" = $'DATA\tFPDU of 1442 bytes (headers not captured) (seq 1597)\tnil' ]
+    [ "${lines[2]}" = "wr_id 2 (qp1 RDMA_WRITE, 3000 bytes): frame 10 (no TCP ACK of it in the capture)" ]
+}
