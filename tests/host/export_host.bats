@@ -518,3 +518,20 @@ LUA
     has_line 'expect_int("cq1 read_dlid_path_bits", 2, ibv_wc_read_dlid_path_bits(cq1_ex));'
     compiles
 }
+
+@test "export by hand: ibv_query_srq checks the srq_limit read back, ibv_query_qp the state, each in its own attr; a failed query its errno and no field; a result without srq_limit no field" {
+    export_main '
+      local srq, qp = S.object("srq", true), S.object("qp", true)
+      S.call(srq, "query", {}, { { srq_limit = 13, max_wr = 64, max_sge = 2 } })
+      S.call(qp, "query", {}, { { qp_state = "RTR" } })
+      S.failed(qp, "query", {}, 22, "EINVAL")
+      S.call(srq, "query", {}, { { max_wr = 64 } })'
+    has_line 'expect_int("ibv_query_srq", 0, ibv_query_srq(srq1, &srq_attr1));'
+    has_line 'expect_int("srq1 srq_limit", 13, srq_attr1.srq_limit);'
+    has_line 'expect_int("ibv_query_qp", 0, ibv_query_qp(qp1, &attr1, IBV_QP_STATE, &init_attr1));'
+    has_line 'expect_int("qp1 state", IBV_QPS_RTR, attr1.qp_state);'
+    has_line 'expect_int("ibv_query_qp", 22, ibv_query_qp(qp1, &attr2, IBV_QP_STATE, &init_attr2));'
+    has_line 'expect_int("ibv_query_srq", 0, ibv_query_srq(srq1, &srq_attr2));'
+    [ "$(grep -c 'srq_limit\|qp_state' <<<"$output")" -eq 2 ]
+    compiles
+}
