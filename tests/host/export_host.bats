@@ -535,3 +535,26 @@ LUA
     [ "$(grep -c 'srq_limit\|qp_state' <<<"$output")" -eq 2 ]
     compiles
 }
+
+@test "export by hand: an SRQ of rdma_create_srq or rdma_create_srq_ex is its id's srq, destroyed by rdma_destroy_srq of that id; one of ibv_create_srq by ibv_destroy_srq; the program includes rdma_verbs.h for them and compiles" {
+    export_main '
+      local pd, id = S.object("pd", true), S.object("cm_id", true)
+      local srq1, srq2, srq3 = S.object("srq"), S.object("srq"), S.object("srq")
+      S.call(pd, "create_srq", { { max_wr = 16, max_sge = 2 } }, { srq1 })
+      S.call(id, "create_srq", { pd, { max_wr = 32, max_sge = 1 } }, { srq2 })
+      S.call(id, "create_srq_ex", { { pd = pd, srq_type = "BASIC", attr = { max_wr = 8, max_sge = 1 } } }, { srq3 })
+      S.call(srq2, "destroy", {}, {})
+      S.call(srq1, "destroy", {}, {})
+      S.call(srq3, "destroy", {}, {})'
+    has_line 'struct ibv_srq *srq1 = ibv_create_srq(pd1, &srq_init_attr1);'
+    has_line 'expect_int("rdma_create_srq", 0, rdma_create_srq(cm_id1, pd1, &srq_init_attr2));'
+    has_line 'struct ibv_srq *srq2 = cm_id1->srq;'
+    has_line 'struct ibv_srq_init_attr_ex srq_init_attr_ex1 = { .attr = { .max_wr = 8, .max_sge = 1 }, .comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE, .srq_type = IBV_SRQT_BASIC, .pd = pd1 };'
+    has_line 'struct ibv_srq *srq3 = cm_id1->srq;'
+    has_line '(void)srq2;   /* read from cm_id1->srq; rdma_destroy_srq destroys it */'
+    has_line '(void)srq3;   /* read from cm_id1->srq; rdma_destroy_srq destroys it */'
+    [ "$(grep -c '^rdma_destroy_srq(cm_id1);$' <<<"$output")" -eq 2 ]
+    has_line 'expect_int("ibv_destroy_srq", 0, ibv_destroy_srq(srq1));'
+    grep -qx '#include <rdma/rdma_verbs.h>' "$BATS_TEST_TMPDIR/by_hand.c"
+    compiles
+}
