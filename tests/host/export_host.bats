@@ -558,3 +558,17 @@ LUA
     grep -qx '#include <rdma/rdma_verbs.h>' "$BATS_TEST_TMPDIR/by_hand.c"
     compiles
 }
+
+@test "export by hand: ibv_wr_set_sge of an MR is the MR's lkey and its address plus the offset given, as the program's MR holds them; of numbers, the numbers" {
+    export_main '
+      local qp, mr = S.object("qp", true), S.object("mr", true)
+      S.call(qp, "wr_start", {})
+      S.call(qp, "wr_send", {})
+      S.call(qp, "wr_set_sge", { mr, 256, 7 })
+      S.call(qp, "wr_send", {})
+      S.call(qp, "wr_set_sge", { 0x4321, 0x30000, 12 })
+      S.call(qp, "wr_complete", {}, { n = 0 })'
+    has_line 'ibv_wr_set_sge(qp1_ex, mr1->lkey, (uintptr_t)mr1->addr + 256, 7);'
+    has_line 'ibv_wr_set_sge(qp1_ex, 0x4321, 0x30000, 12);'
+    compiles
+}
