@@ -430,3 +430,52 @@ LUA
     [ "${lines[1]}" = $'DATA\tFPDU of 1442 bytes (headers not captured) (seq 1597)\tnil' ]
     [ "${lines[2]}" = "wr_id 2 (qp1 RDMA_WRITE, 3000 bytes): frame 10 (no TCP ACK of it in the capture)" ]
 }
+
+@test "iwarp doctor: an ACTIVE siw port with an IPv4 address is ok when an RC QP reaches RTS by hand there, a warning naming rdma_cm and the address when RTS fails with EINVAL, ok without a word when the QP could not be tried; what it made is freed, last made first" {
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    printf '#!/bin/sh\necho "link siw7/1 state ACTIVE physical_state LINK_UP netdev dummy7 "\n' >"$BATS_TEST_TMPDIR/bin/rdma"
+    printf '#!/bin/sh\necho "5: dummy7    inet 198.51.100.7/24 scope global dummy7"\n' >"$BATS_TEST_TMPDIR/bin/ip"
+    chmod +x "$BATS_TEST_TMPDIR/bin/rdma" "$BATS_TEST_TMPDIR/bin/ip"
+    run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" "$VERBSH" -e '
+      local add = function(n, st, m, fix) print(st, n, m); print("fix", fix) end
+      local D = require("verbs.doctor_iwarp")
+      -- a stand-in context: rts says how the RTS transition ends (true, an errname, or "nopd": no PD at all)
+      local function ctx(rts)
+        local function obj(name, t)
+          t = t or {}
+          for _, m in ipairs{ "dealloc", "destroy" } do t[m] = function() print("free", name) end end
+          return t
+        end
+        local qp = obj("qp", { qp_num = 0x2a17 })
+        function qp:modify(a)
+          if a.qp_state == "RTS" and rts ~= true then error({ errname = rts }) end
+        end
+        local pd = obj("pd", { create_qp = function() return qp end })
+        return { query_gid = function() return "52:54:00:12:34:51" end,
+          alloc_pd = function() if rts == "nopd" then error("no PD") end return pd end,
+          create_cq = function() return obj("cq") end }
+      end
+      for _, rts in ipairs{ true, "EINVAL", "ENOMEM", "nopd" } do
+        print("netdev", D.port_checks(add, ctx(rts), "siw7", 1, { state = "ACTIVE" }))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local ok="ok	port	siw7 port 1 is ACTIVE, iWARP (RDMA over TCP) on dummy7"
+    local head="iwarp	siw7 port 1: iWARP on dummy7 at 198.51.100.7: connect with rdma_cm to that address"
+    [ "${lines[0]}" = "$ok" ]
+    [ "${lines[2]}" = "free	qp" ]
+    [ "${lines[3]}" = "free	cq" ]
+    [ "${lines[4]}" = "free	pd" ]
+    [ "${lines[5]}" = "ok	$head; an RC QP reached RTS without rdma_cm here" ]
+    [ "${lines[6]}" = "fix	nil" ]
+    [ "${lines[7]}" = "netdev	dummy7" ]
+    [ "${lines[13]}" = "warn	$head; measured now: an RC QP driven RESET->INIT->RTR->RTS by hand, without rdma_cm, fails at RTS with EINVAL, so ibv_rc_pingpong and the lessons that connect out of band (4-13) cannot run on it" ]
+    [ "${lines[14]}" = "fix	use rdma_cm (lessons 14 and 22; rping -a 198.51.100.7 works), or a RoCE device for the other lessons" ]
+    # another errno at RTS: still a warning, without the EINVAL story
+    [ "${lines[21]}" = "warn	$head" ]
+    [ "${lines[22]}" = "fix	use rdma_cm (lessons 14 and 22; rping -a 198.51.100.7 works), or a RoCE device for the other lessons" ]
+    [ "${lines[26]}" = "ok	$head" ]
+    [ "${lines[27]}" = "fix	nil" ]
+    [ "${lines[28]}" = "netdev	dummy7" ]
+    [ "${#lines[@]}" -eq 29 ]
+}
