@@ -479,3 +479,39 @@ LUA
     [ "${lines[28]}" = "netdev	dummy7" ]
     [ "${#lines[@]}" -eq 29 ]
 }
+
+@test "iwarp ladder: a TCP keep-alive (no payload, seq one behind) is an ACK row, not a retransmission, as tshark reads it; it acknowledges no WR a second time" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # iwarp.pcap with frame 9 (the ACK of wr_id 1's Send) again 1 ms later, its seq one less: a keep-alive
+    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/ka.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+hdr, recs, i = d[:24], [], 24
+while i < len(d):
+    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
+    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+r = bytearray(recs[8])
+sec, usec = struct.unpack("<II", r[:8])
+usec += 1000
+r[:8] = struct.pack("<II", sec + usec // 1000000, usec % 1000000)
+off = 16 + 14 + 20 + 4   # the record header, Ethernet, IPv4: the TCP sequence number
+r[off:off + 4] = struct.pack(">I", (struct.unpack(">I", r[off:off + 4])[0] - 1) & 0xffffffff)
+open(sys.argv[2], "wb").write(hdr + b"".join(recs[:9] + [bytes(r)] + recs[9:]))
+PY
+    [ "$(tshark -r "$BATS_TEST_TMPDIR/ka.pcap" -Y tcp.analysis.keep_alive -T fields -e frame.number -e tcp.seq -e tcp.len 2>/dev/null)" = $'10\t24\t0' ]
+    [ -z "$(tshark -r "$BATS_TEST_TMPDIR/ka.pcap" -Y tcp.analysis.retransmission -T fields -e frame.number 2>/dev/null)" ]
+    run "$VERBSH" -e '
+      local L = require "verbs.wire_iwarp_ladder"
+      local list = verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/ka.pcap"'")
+      local posts = { { qp = "qp1", wr_id = 1, opcode = "SEND", length = 100 }, { qp = "qp1", wr_id = 2, opcode = "RDMA_WRITE", length = 3000 } }
+      local rows, summary = L.rows(list, posts)
+      for _, r in ipairs(rows) do if r.frame >= 9 and r.frame <= 11 then print(r.frame, r.kind, r.seq, r.len, r.text, r.note) end end
+      print(table.concat(summary, "\n"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'9\tACK\t25\t0\tTCP ACK ack 149\tTCP acknowledges wr_id 1\'s SEND' ]
+    [ "${lines[1]}" = $'10\tACK\t24\t0\tTCP ACK ack 149\tnil' ]
+    [ "${lines[2]}" = $'11\tDATA\t149\t1448\tWrite STag 0x5b3d5300 TO 0x557ee9d8c100 len 1428 (seq 149)\twr_id 2\'s RDMA_WRITE' ]
+    [ "${lines[3]}" = "wr_id 1 (qp1 SEND, 100 bytes): frame 8 (TCP ACK in frame 9)" ]
+    [ "${lines[4]}" = "wr_id 2 (qp1 RDMA_WRITE, 3000 bytes): frames 11, 13, 15 (TCP ACK in frame 16)" ]
+}
