@@ -572,3 +572,49 @@ LUA
     has_line 'ibv_wr_set_sge(qp1_ex, 0x4321, 0x30000, 12);'
     compiles
 }
+
+@test "export by hand: rdma_connect and rdma_accept take NULL or the conn_param given (private_data_len its length unless given), rdma_reject its data or NULL; rdma_init_qp_attr checks the mask; the ports and addresses read back are checked, in host order, an address or NULL; ibv_attach/detach_mcast take the group's GID bytes" {
+    export_main '
+      local id, id2, qp = S.object("cm_id", true), S.object("cm_id", true), S.object("qp", true)
+      S.call(id, "connect", {}, {})
+      S.call(id, "connect", { { responder_resources = 1, initiator_depth = 2, retry_count = 7, rnr_retry_count = 6, private_data = "hi" } }, {})
+      S.failed(id2, "accept", { { private_data = "abc", private_data_len = 2 } }, 22, "EINVAL")
+      S.call(id2, "accept", {}, {})
+      S.call(id2, "reject", { "no" }, {})
+      S.call(id2, "reject", {}, {})
+      S.call(id, "establish", {}, {})
+      S.call(id, "init_qp_attr", { "RTR" }, { {}, { "STATE", "AV", "PATH_MTU" } })
+      S.failed(id, "init_qp_attr", { "RTS" }, 22, "EINVAL")
+      S.call(id, "get_src_port", {}, { 41235 })
+      S.call(id, "get_dst_port", {}, { 7471 })
+      S.call(id, "get_local_addr", {}, { "198.51.100.1" })
+      S.call(id, "get_peer_addr", {}, { "fe80::1" })
+      S.call(id2, "get_peer_addr", {}, { nil, n = 1 })
+      S.call(qp, "attach_mcast", { "ff0e::1234:5678", 0xc001 }, {})
+      S.failed(qp, "detach_mcast", { "ff0e::1234:5678", 0xc002 }, 22, "EINVAL")
+      S.call(id, "disconnect", {}, {})'
+    has_line 'expect_int("rdma_connect", 0, rdma_connect(cm_id1, NULL));'
+    has_line 'struct rdma_conn_param conn_param1 = { .private_data = "hi", .private_data_len = 2, .responder_resources = 1, .initiator_depth = 2, .retry_count = 7, .rnr_retry_count = 6 };'
+    has_line 'expect_int("rdma_connect", 0, rdma_connect(cm_id1, &conn_param1));'
+    has_line 'struct rdma_conn_param conn_param2 = { .private_data = "abc", .private_data_len = 2 };'
+    has_line 'expect_fail("rdma_accept", rdma_accept(cm_id2, &conn_param2), 22);'
+    has_line 'expect_int("rdma_accept", 0, rdma_accept(cm_id2, NULL));'
+    has_line 'expect_int("rdma_reject", 0, rdma_reject(cm_id2, "no", 2));'
+    has_line 'expect_int("rdma_reject", 0, rdma_reject(cm_id2, NULL, 0));'
+    has_line 'expect_int("rdma_establish", 0, rdma_establish(cm_id1));'
+    has_line 'struct ibv_qp_attr attr1 = { .qp_state = IBV_QPS_RTR };'
+    has_line 'expect_int("rdma_init_qp_attr", 0, rdma_init_qp_attr(cm_id1, &attr1, &mask1));'
+    has_line 'expect_int("rdma_init_qp_attr mask", IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU, mask1);'
+    has_line 'expect_fail("rdma_init_qp_attr", rdma_init_qp_attr(cm_id1, &attr2, &mask2), 22);'
+    [ "$(grep -c 'rdma_init_qp_attr mask' <<<"$output")" -eq 1 ]
+    has_line 'expect_int("cm_id1:get_src_port", 41235, ntohs(rdma_get_src_port(cm_id1)));'
+    has_line 'expect_int("cm_id1:get_dst_port", 7471, ntohs(rdma_get_dst_port(cm_id1)));'
+    has_line 'expect_addr("cm_id1:get_local_addr", "198.51.100.1", rdma_get_local_addr(cm_id1));'
+    has_line 'expect_addr("cm_id1:get_peer_addr", "fe80::1", rdma_get_peer_addr(cm_id1));'
+    has_line 'expect_addr("cm_id2:get_peer_addr", NULL, rdma_get_peer_addr(cm_id2));'
+    has_line 'union ibv_gid gid1 = { .raw = { 0xff, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78 } };'
+    has_line 'expect_int("ibv_attach_mcast", 0, ibv_attach_mcast(qp1, &gid1, 49153));'
+    has_line 'expect_int("ibv_detach_mcast", 22, ibv_detach_mcast(qp1, &gid2, 49154));'
+    has_line 'expect_int("rdma_disconnect", 0, rdma_disconnect(cm_id1));'
+    compiles
+}
