@@ -711,3 +711,22 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     run fix "$C/a/verbsh"
     [ "$output" = "$installed" ]
 }
+
+@test "explain: EFAULT from a memlock verb is the memlock limit only when the limit is known; without it, the bad address; an ENOMEM with no limit known says so" {
+    xl 'print(x.verb_error{ verb = "ibv_reg_mr", errno = 14, errname = "EFAULT", context = { memlock = 1048576, length = 3145728 } })
+        print(x.verb_error{ verb = "ibv_reg_mr", errno = 14, errname = "EFAULT", context = { length = 3145728 } })
+        print(x.verb_error{ verb = "ibv_create_cq", errno = 12, errname = "ENOMEM", context = {} })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local fix="  fix: ulimit -l unlimited in the shell that starts verbsh; in a container: docker run --ulimit memlock=-1; for good: '* soft memlock unlimited' and '* hard memlock unlimited' in /etc/security/limits.conf (then log in again)"
+    [ "${lines[0]}" = "ibv_reg_mr failed: EFAULT (errno 14)" ]
+    [ "${lines[1]}" = "  why: ibv_reg_mr pins memory, which counts against RLIMIT_MEMLOCK (ulimit -l): the limit is 1 MiB (1048576 bytes), and this asks for 3 MiB more" ]
+    [ "${lines[2]}" = "$fix" ]
+    [ "${lines[3]}" = "ibv_reg_mr failed: EFAULT (errno 14)" ]
+    [ "${lines[4]}" = "  why: a bad address was passed to the kernel (a buffer outside this process's memory)" ]
+    [ "${lines[5]}" = "  fix: let verbsh allocate the buffer (pd:reg_mr(length, access))" ]
+    [ "${lines[6]}" = "ibv_create_cq failed: ENOMEM (errno 12)" ]
+    [ "${lines[7]}" = "  why: ibv_create_cq pins memory, which counts against RLIMIT_MEMLOCK (ulimit -l): the limit is unknown here" ]
+    [ "${lines[8]}" = "$fix" ]
+    [ "${#lines[@]}" -eq 9 ]
+}
