@@ -618,3 +618,38 @@ LUA
     has_line 'expect_int("rdma_disconnect", 0, rdma_disconnect(cm_id1));'
     compiles
 }
+
+@test "export of a session: verbs' pure conversions (the *_str names, the rates, the flow label's UDP port) are their C call with the value verbsh returned, and the program run against the installed libraries gets the same" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >conv.lua <<'LUA'
+print(verbs.wc_status_str("REM_ACCESS_ERR"), verbs.node_type_str("RNIC"), verbs.port_state_str("ARMED"))
+print(verbs.event_type_str("SRQ_LIMIT_REACHED"), verbs.event_str("ROUTE_RESOLVED"))
+print(verbs.rate_to_mbps("25_GBPS"), verbs.rate_to_mult("40_GBPS"), verbs.mbps_to_rate(14062), verbs.mult_to_rate(12))
+print(verbs.flow_label_to_udp_sport(0x12345))
+LUA
+    run "$VERBSH" --export-c conv.c conv.lua
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'remote access error\tiWARP NIC\tarmed' ]
+    [ "${lines[1]}" = $'SRQ limit reached\tRDMA_CM_EVENT_ROUTE_RESOLVED' ]
+    [ "${lines[2]}" = $'25781\t16\t14_GBPS\t30_GBPS' ]
+    [ "${lines[3]}" = "58177" ]
+    run grep -o 'expect_.*;$' conv.c
+    echo "$output"
+    has_line 'expect_str("ibv_wc_status_str", "remote access error", ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));'
+    has_line 'expect_str("ibv_node_type_str", "iWARP NIC", ibv_node_type_str(IBV_NODE_RNIC));'
+    has_line 'expect_str("ibv_port_state_str", "armed", ibv_port_state_str(IBV_PORT_ARMED));'
+    has_line 'expect_str("ibv_event_type_str", "SRQ limit reached", ibv_event_type_str(IBV_EVENT_SRQ_LIMIT_REACHED));'
+    has_line 'expect_str("rdma_event_str", "RDMA_CM_EVENT_ROUTE_RESOLVED", rdma_event_str(RDMA_CM_EVENT_ROUTE_RESOLVED));'
+    has_line 'expect_int("ibv_rate_to_mbps", 25781, ibv_rate_to_mbps(IBV_RATE_25_GBPS));'
+    has_line 'expect_int("ibv_rate_to_mult", 16, ibv_rate_to_mult(IBV_RATE_40_GBPS));'
+    has_line 'expect_int("mbps_to_ibv_rate", IBV_RATE_14_GBPS, mbps_to_ibv_rate(14062));'
+    has_line 'expect_int("mult_to_ibv_rate", IBV_RATE_30_GBPS, mult_to_ibv_rate(12));'
+    has_line 'expect_int("ibv_flow_label_to_udp_sport", 58177, ibv_flow_label_to_udp_sport(74565));'
+    # C, the oracle: each call returns what verbsh said
+    cc -Wall -Wextra -Werror conv.c -libverbs -lrdmacm -o conv
+    run ./conv
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = reproduced ]
+}
