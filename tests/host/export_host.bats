@@ -653,3 +653,23 @@ LUA
     [ "$status" -eq 0 ]
     [ "$output" = reproduced ]
 }
+
+@test "export by hand: the extended QP's fields set (qp.wr_id, qp.wr_flags as C flags) and a window's rkey set after a type 2 bind (mw->rkey = ibv_inc_rkey) are assignments under their own comment; later rkeys are written through mw->rkey as it now holds" {
+    export_main '
+      local pd, qp, mw = S.object("pd", true), S.object("qp", true), S.object("mw", false, { rkey = 0x5a00 })
+      S.call(pd, "alloc_mw", { "TYPE_2" }, { mw })
+      S.call(qp, "wr_start", {})
+      S.call(qp, "__newindex", { "wr_id", 0x1234, n = 2 }, {})
+      S.call(qp, "__newindex", { "wr_flags", { "SIGNALED", "FENCE" }, n = 2 }, {})
+      S.call(qp, "wr_send_inv", { 0x5a00 })
+      S.call(mw, "__newindex", { "rkey", 0x5a01, n = 2 }, {})
+      S.call(qp, "wr_send_inv", { 0x5a01 })
+      S.call(qp, "wr_local_inv", { 0x5a02 })
+      S.call(qp, "wr_complete", {}, { n = 0 })'
+    [ "$(grep -A1 -x '/\* qp1.wr_id = \*/' <<<"$output" | tail -1)" = 'qp1_ex->wr_id = 4660;' ]
+    [ "$(grep -A1 -x '/\* qp1.wr_flags = \*/' <<<"$output" | tail -1)" = 'qp1_ex->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;' ]
+    [ "$(grep -A1 -x '/\* mw1.rkey = \*/' <<<"$output" | tail -1)" = 'mw1->rkey = ibv_inc_rkey(mw1->rkey);' ]
+    [ "$(grep -c '^ibv_wr_send_inv(qp1_ex, mw1->rkey);$' <<<"$output")" -eq 2 ]
+    has_line 'ibv_wr_local_inv(qp1_ex, ibv_inc_rkey(mw1->rkey));'
+    compiles
+}
