@@ -673,3 +673,38 @@ LUA
     has_line 'ibv_wr_local_inv(qp1_ex, ibv_inc_rkey(mw1->rkey));'
     compiles
 }
+
+@test "export by hand: rdma_bind_addr, rdma_resolve_addr (NULL or the source, the timeout given or 2000), rdma_resolve_route, rdma_listen; a dest_qp_num is the QP of that number other than the one modified (two devices' QPs can share a number), else the number" {
+    export_main '
+      local pd, pd2, cq, id = S.object("pd", true), S.object("pd", true), S.object("cq", true), S.object("cm_id", true)
+      local qa, qb = S.object("qp", false, { qp_num = 0x11 }), S.object("qp", false, { qp_num = 0x11 })
+      local qc = S.object("qp", false, { qp_num = 0x2a17 })
+      local init = { qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 4, max_recv_wr = 4 } }
+      S.call(pd, "create_qp", { init }, { qa })
+      S.call(pd2, "create_qp", { init }, { qb })
+      S.call(id, "bind_addr", { "198.51.100.1" }, {})
+      S.call(id, "resolve_addr", { nil, "198.51.100.2:7471", n = 2 }, {})
+      S.call(id, "resolve_addr", { "198.51.100.1", "[fe80::2]:7471", 500 }, {})
+      S.failed(id, "resolve_route", {}, 110, "ETIMEDOUT")
+      S.call(id, "resolve_route", { 750 }, {})
+      S.call(id, "listen", { 3 }, {})
+      S.call(id, "create_qp", { pd, init }, { qc })
+      S.call(qb, "modify", { { qp_state = "RTR", dest_qp_num = 0x11 } }, {})
+      S.call(qa, "modify", { { qp_state = "RTR", dest_qp_num = 0x11 } }, {})
+      S.call(qa, "modify", { { qp_state = "RTR", dest_qp_num = 0x2a17 } }, {})
+      S.call(qa, "modify", { { qp_state = "RTR", dest_qp_num = 0x999 } }, {})'
+    has_line 'expect_int("rdma_bind_addr", 0, rdma_bind_addr(cm_id1, sockaddr_of(&addr1, "198.51.100.1")));'
+    has_line 'expect_int("rdma_resolve_addr", 0, rdma_resolve_addr(cm_id1, NULL, sockaddr_of(&addr2, "198.51.100.2:7471"), 2000));'
+    has_line 'expect_int("rdma_resolve_addr", 0, rdma_resolve_addr(cm_id1, sockaddr_of(&addr3, "198.51.100.1"), sockaddr_of(&addr4, "[fe80::2]:7471"), 500));'
+    has_line 'expect_fail("rdma_resolve_route", rdma_resolve_route(cm_id1, 2000), 110);'
+    has_line 'expect_int("rdma_resolve_route", 0, rdma_resolve_route(cm_id1, 750));'
+    has_line 'expect_int("rdma_listen", 0, rdma_listen(cm_id1, 3));'
+    has_line 'expect_int("rdma_create_qp", 0, rdma_create_qp(cm_id1, pd1, &init_attr3));'
+    has_line 'struct ibv_qp *qp3 = cm_id1->qp;'
+    has_line 'struct ibv_qp_attr attr1 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = qp1->qp_num };'
+    has_line 'expect_int("ibv_modify_qp", 0, ibv_modify_qp(qp2, &attr1, IBV_QP_STATE | IBV_QP_DEST_QPN));'
+    has_line 'struct ibv_qp_attr attr2 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = qp2->qp_num };'
+    has_line 'struct ibv_qp_attr attr3 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = qp3->qp_num };'
+    has_line 'struct ibv_qp_attr attr4 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = 2457 };'
+    compiles
+}
