@@ -708,3 +708,61 @@ LUA
     has_line 'struct ibv_qp_attr attr4 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = 2457 };'
     compiles
 }
+
+@test "export by hand: ibv_modify_cq (the moderation given, else 1 and 0), ibv_query_ece, ibv_resize_cq and the cqe it left, ibv_query_pkey and the pkey in host order, ibv_query_device_ex's max_qp, ibv_get_srq_num, rdma_set_option (each option's C name and type), rdma_get_devices' count, ibv_fork_init, ibv_post_srq_ops" {
+    export_main '
+      local ctx, cq, qp = S.object("context", true), S.object("cq", true), S.object("qp", true)
+      local srq, id = S.object("srq", true), S.object("cm_id", true)
+      S.call(cq, "modify", { 16, 5 }, {})
+      S.failed(cq, "modify", {}, 95, "EOPNOTSUPP")
+      S.call(qp, "query_ece", {}, { { vendor_id = 0x2c9, options = 3 } })
+      S.failed(qp, "query_ece", {}, 95, "EOPNOTSUPP")
+      S.call(cq, "resize", { 100 }, { 127 })
+      S.failed(cq, "resize", { 1 << 20 }, 22, "EINVAL")
+      S.call(ctx, "query_pkey", { 1, 0 }, { 0xffff })
+      S.failed(ctx, "query_pkey", { 1, 200 }, 22, "EINVAL")
+      S.call(ctx, "query_device_ex", {}, { { max_qp = 0x1234 } })
+      S.call(srq, "get_srq_num", {}, { 0x77 })
+      S.call(id, "set_option", { "ID", "TOS", 0x68 }, {})
+      S.call(id, "set_option", { "ID", "REUSEADDR", true }, {})
+      S.failed(id, "set_option", { "ID", 2, false }, 22, "EINVAL")
+      S.call(id, "set_option", { "ID", "ACK_TIMEOUT", 14 }, {})
+      S.call(nil, "get_devices", {}, { { 1, 2 } })
+      S.failed(nil, "get_devices", {}, 19, "ENODEV")
+      S.call(nil, "fork_init", {}, { 0 })
+      S.failed(srq, "post_srq_ops", { 0x42 }, 95, "EOPNOTSUPP")'
+    has_line 'struct ibv_modify_cq_attr modify_cq_attr1 = { .attr_mask = IBV_CQ_ATTR_MODERATE, .moderate = { .cq_count = 16, .cq_period = 5 } };'
+    has_line 'expect_int("ibv_modify_cq", 0, ibv_modify_cq(cq1, &modify_cq_attr1));'
+    has_line 'struct ibv_modify_cq_attr modify_cq_attr2 = { .attr_mask = IBV_CQ_ATTR_MODERATE, .moderate = { .cq_count = 1, .cq_period = 0 } };'
+    has_line 'expect_int("ibv_modify_cq", 95, ibv_modify_cq(cq1, &modify_cq_attr2));'
+    has_line 'expect_int("ibv_query_ece", 0, ibv_query_ece(qp1, &ece1));'
+    has_line 'expect_int("ibv_query_ece", 95, ibv_query_ece(qp1, &ece2));'
+    has_line 'expect_int("ibv_resize_cq", 0, ibv_resize_cq(cq1, 100));'
+    has_line 'expect_int("cq1->cqe", 127, cq1->cqe);'
+    has_line 'expect_int("ibv_resize_cq", 22, ibv_resize_cq(cq1, 1048576));'
+    [ "$(grep -c 'cq1->cqe' <<<"$output")" -eq 1 ]
+    has_line 'expect_int("ibv_query_pkey", 0, ibv_query_pkey(ctx1, 1, 0, &pkey1));'
+    has_line 'expect_int("pkey", 0xffff, ntohs(pkey1));'
+    has_line 'expect_fail("ibv_query_pkey", ibv_query_pkey(ctx1, 1, 200, &pkey2), 22);'
+    [ "$(grep -c '"pkey"' <<<"$output")" -eq 1 ]
+    has_line 'expect_int("ibv_query_device_ex", 0, ibv_query_device_ex(ctx1, NULL, &device_attr_ex1));'
+    has_line 'expect_int("device_attr_ex1.orig_attr.max_qp", 4660, device_attr_ex1.orig_attr.max_qp);'
+    has_line 'expect_int("ibv_get_srq_num", 0, ibv_get_srq_num(srq1, &srq_num1));'
+    has_line 'uint8_t optval1 = 104;'
+    has_line 'expect_int("rdma_set_option", 0, rdma_set_option(cm_id1, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &optval1, sizeof optval1));'
+    has_line 'int optval2 = 1;'
+    has_line 'expect_int("rdma_set_option", 0, rdma_set_option(cm_id1, RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &optval2, sizeof optval2));'
+    has_line 'int optval3 = 0;'
+    has_line 'expect_fail("rdma_set_option", rdma_set_option(cm_id1, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &optval3, sizeof optval3), 22);'
+    has_line 'uint8_t optval4 = 14;'
+    has_line 'expect_int("rdma_set_option", 0, rdma_set_option(cm_id1, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &optval4, sizeof optval4));'
+    has_line 'struct ibv_context **rdma_devices1 = rdma_get_devices(&num_devices1);'
+    has_line 'expect_int("rdma_get_devices count", 2, num_devices1);'
+    has_line 'rdma_free_devices(rdma_devices1);'
+    has_line 'expect_null("rdma_get_devices", rdma_devices2, 19);'
+    [ "$(grep -c 'rdma_free_devices' <<<"$output")" -eq 1 ]
+    has_line 'expect_int("ibv_fork_init", 0, ibv_fork_init());'
+    has_line 'struct ibv_ops_wr ops_wr1 = { .wr_id = 66, .opcode = IBV_WR_TAG_SYNC, .flags = IBV_OPS_SIGNALED }, *bad_ops_wr1 = NULL;'
+    has_line 'expect_int("ibv_post_srq_ops", 95, ibv_post_srq_ops(srq1, &ops_wr1, &bad_ops_wr1));'
+    compiles
+}
