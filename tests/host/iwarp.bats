@@ -515,3 +515,42 @@ PY
     [ "${lines[3]}" = "wr_id 1 (qp1 SEND, 100 bytes): frame 8 (TCP ACK in frame 9)" ]
     [ "${lines[4]}" = "wr_id 2 (qp1 RDMA_WRITE, 3000 bytes): frames 11, 13, 15 (TCP ACK in frame 16)" ]
 }
+
+@test "iwarp wire: an FPDU whose ULPDU length is not 2 short of a multiple of 4 is padded: the next FPDU of the segment is read after the pad, as tshark reads both" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # frames 1-8 of iwarp.pcap, frame 8's segment holding two FPDUs: the Send
+    # less its last byte (ULPDU 117, one byte of pad), then the Send itself (118)
+    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/pad.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+hdr, recs, i = d[:24], [], 24
+while i < len(d):
+    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
+    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+frame = recs[7][16:]
+head, fpdu = frame[:66], frame[66:]   # Ethernet 14, IPv4 20, TCP 32; then the FPDU
+ulen = struct.unpack(">H", fpdu[:2])[0]
+payload = struct.pack(">H", ulen - 1) + fpdu[2:1 + ulen] + b"\0" + fpdu[2 + ulen:6 + ulen] + fpdu
+ip = bytearray(head[14:34])
+ip[2:4], ip[10:12] = struct.pack(">H", 52 + len(payload)), b"\0\0"
+s = sum((ip[k] << 8) | ip[k + 1] for k in range(0, 20, 2))
+while s >> 16: s = (s & 0xffff) + (s >> 16)
+ip[10:12] = struct.pack(">H", ~s & 0xffff)
+nf = head[:14] + bytes(ip) + head[34:] + payload
+recs[7] = recs[7][:8] + struct.pack("<II", len(nf), len(nf)) + nf
+open(sys.argv[2], "wb").write(hdr + b"".join(recs[:8]))
+PY
+    want=$(tshark -r "$BATS_TEST_TMPDIR/pad.pcap" -Y 'frame.number == 8' -T fields -e iwarp_mpa.ulpdulength -e iwarp_mpa.pad -e iwarp_ddp.msn 2>/dev/null)
+    [ "$want" = $'117,118\t00\t1,1' ]
+    run "$VERBSH" -e '
+      local W = require "verbs.wire_iwarp"
+      local p = W.decode(verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/pad.pcap"'")[8].bytes)
+      local u, pads, msn = {}, {}, {}
+      for _, fp in ipairs(p.fpdus) do u[#u + 1], pads[#pads + 1], msn[#msn + 1] = fp.ulpdulength, fp.pad, fp.ddp.msn end
+      print(table.concat(u, ","), table.concat(msn, ","), table.concat(pads, ","), p.fpdus[1].payload_len, p.fpdus[2].payload_len)
+      print(W.describe(p))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$(cut -f1,3 <<<"$want")"$'\t1,0\t99\t100' ]
+    [ "${lines[1]}" = "198.51.100.1:50337 > 198.51.100.2:7497 Send (untagged QN 0 MSN 1 MO 0, last) 99 bytes; Send (untagged QN 0 MSN 1 MO 0, last) 100 bytes" ]
+}
