@@ -766,3 +766,25 @@ LUA
     has_line 'expect_int("ibv_post_srq_ops", 95, ibv_post_srq_ops(srq1, &ops_wr1, &bad_ops_wr1));'
     compiles
 }
+
+@test "export by hand: each start_poll and next_poll is written in its place: the one that found the CQ empty a comment, the one that found a completion its poll_ex, in the order recorded" {
+    export_main '
+      local cq = S.object("cq", true)
+      S.call(cq, "start_poll", {}, { false })
+      S.call(cq, "start_poll", {}, { true })
+      S.call(cq, "next_poll", {}, { true })
+      S.call(cq, "next_poll", {}, { false })
+      S.call(cq, "end_poll", {}, { true })'
+    [ "${lines[0]}" = "/* cq1:start_poll */" ]
+    [ "${lines[1]}" = "/* cq1:start_poll found the CQ empty here: timing, not polled */" ]
+    [ "${lines[2]}" = "/* cq1:start_poll */" ]
+    [ "${lines[3]}" = "struct ibv_poll_cq_attr poll_attr1 = { 0 };" ]
+    [ "${lines[4]}" = 'poll_ex(cq1_ex, &poll_attr1, "cq1:start_poll");' ]
+    [ "${lines[5]}" = "/* cq1:next_poll */" ]
+    [ "${lines[6]}" = 'poll_ex(cq1_ex, NULL, "cq1:next_poll");' ]
+    [ "${lines[7]}" = "/* cq1:next_poll */" ]
+    [ "${lines[8]}" = "/* cq1:next_poll found no further completion here: timing, not polled */" ]
+    [ "${lines[9]}" = "/* cq1:end_poll */" ]
+    [ "${lines[10]}" = "ibv_end_poll(cq1_ex);" ]
+    compiles
+}
