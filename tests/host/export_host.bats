@@ -788,3 +788,33 @@ LUA
     [ "${lines[10]}" = "ibv_end_poll(cq1_ex);" ]
     compiles
 }
+
+@test "export by hand: rdma_create_event_channel and rdma_create_id, made or failed; a cm event is waited for with the recorded timeout (5 s at least) and checked by its type and status; none within the timeout is a comment; rdma_ack_cm_event, rdma_destroy_id, rdma_destroy_event_channel" {
+    export_main '
+      local ch, id = S.object("cm_channel"), S.object("cm_id")
+      S.call(nil, "create_event_channel", {}, { ch })
+      S.failed(nil, "create_event_channel", {}, 24, "EMFILE")
+      S.call(ch, "create_id", { "TCP" }, { id })
+      S.failed(ch, "create_id", { "UDP" }, 12, "ENOMEM")
+      local e1 = S.object("cm_event", false, { event = "CONNECT_REQUEST", status = 0 })
+      local e2 = S.object("cm_event", false, { event = "REJECTED", status = 8 })
+      S.call(ch, "get_cm_event", { 8000 }, { e1 })
+      S.call(e1, "ack", {}, {})
+      S.call(ch, "get_cm_event", { 100 }, { e2 })
+      S.call(ch, "get_cm_event", { 100 }, { nil, n = 1 })
+      S.call(id, "destroy", {}, {})
+      S.call(ch, "destroy", {}, {})'
+    has_line 'struct rdma_event_channel *cm_channel1 = rdma_create_event_channel();'
+    has_line 'expect_ptr("rdma_create_event_channel", cm_channel1);'
+    has_line 'struct rdma_event_channel *cm_channel_failed1 = rdma_create_event_channel();'
+    has_line 'expect_null("rdma_create_event_channel", cm_channel_failed1, 24);'
+    has_line 'expect_int("rdma_create_id", 0, rdma_create_id(cm_channel1, &cm_id1, NULL, RDMA_PS_TCP));'
+    has_line 'expect_fail("rdma_create_id", rdma_create_id(cm_channel1, &cm_id_failed1, NULL, RDMA_PS_UDP), 12);'
+    has_line 'struct rdma_cm_event *cm_event1 = get_cm_event(cm_channel1, 8000, RDMA_CM_EVENT_CONNECT_REQUEST, 0);'
+    has_line 'expect_int("rdma_ack_cm_event", 0, rdma_ack_cm_event(cm_event1));'
+    has_line 'struct rdma_cm_event *cm_event2 = get_cm_event(cm_channel1, 5000, RDMA_CM_EVENT_REJECTED, 8);'
+    has_line '/* cm_channel1:get_cm_event: no event within the timeout here: timing, not waited for */'
+    has_line 'expect_int("rdma_destroy_id", 0, rdma_destroy_id(cm_id1));'
+    has_line 'rdma_destroy_event_channel(cm_channel1);'
+    compiles
+}
