@@ -784,3 +784,22 @@ PY
     [ "${lines[17]}" = "wr_id 12 (qp1 SEND, 64 bytes): 1 frame from psn 112, completed by frame 4 (ACKNOWLEDGE)" ]
     [ "${#lines[@]}" -eq 18 ]
 }
+
+@test "wire: filter takes a qp from 0 to 0xffffff and an opcode from 0 to 255, both ends; one past either end, or a fraction, is refused naming the value" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local l = w.read_pcap("tests/wire/send5000.pcap")
+      print(#w.filter(l, {qp = 0}), #w.filter(l, {qp = 0xffffff}), #w.filter(l, {opcode = 0}), #w.filter(l, {opcode = 255}))
+      for _, q in ipairs{ 0x1000000, -1, 17.5 } do print(select(2, pcall(w.filter, l, {qp = q}))) end
+      for _, o in ipairs{ -1, 256 } do print((select(2, pcall(w.filter, l, {opcode = o})):match("^[^;]*"))) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # send5000.pcap: SEND_FIRST (opcode 0), three SEND_MIDDLE, SEND_LAST, the ACK; no frame of QP 0 or 0xffffff
+    [ "${lines[0]}" = $'0\t0\t1\t0' ]
+    [ "${lines[1]}" = "bad argument #2 to 'filter' (key 'qp': a QP number (0..0xffffff, as qp.qp_num) expected, got 16777216)" ]
+    [ "${lines[2]}" = "bad argument #2 to 'filter' (key 'qp': a QP number (0..0xffffff, as qp.qp_num) expected, got -1)" ]
+    [ "${lines[3]}" = "bad argument #2 to 'filter' (key 'qp': a QP number (0..0xffffff, as qp.qp_num) expected, got number)" ]
+    [ "${lines[4]}" = "bad argument #2 to 'filter' (key 'opcode': -1 is not a BTH opcode" ]
+    [ "${lines[5]}" = "bad argument #2 to 'filter' (key 'opcode': 256 is not a BTH opcode" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
