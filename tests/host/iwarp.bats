@@ -554,3 +554,33 @@ PY
     [ "${lines[0]}" = "$(cut -f1,3 <<<"$want")"$'\t1,0\t99\t100' ]
     [ "${lines[1]}" = "198.51.100.1:50337 > 198.51.100.2:7497 Send (untagged QN 0 MSN 1 MO 0, last) 99 bytes; Send (untagged QN 0 MSN 1 MO 0, last) 100 bytes" ]
 }
+
+@test "iwarp ladder: a capture begun mid-connection (no SYN) numbers each direction's seq and ack from 1, as tshark does, whichever side sent first" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # iwarp.pcap from frame 8 (the client's Send) and from frame 9 (the server's ACK of it)
+    for from in 8 9; do
+        python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/mid$from.pcap" "$from" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+hdr, recs, i = d[:24], [], 24
+while i < len(d):
+    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
+    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+open(sys.argv[2], "wb").write(hdr + b"".join(recs[int(sys.argv[3]) - 1:]))
+PY
+        tshark -r "$BATS_TEST_TMPDIR/mid$from.pcap" -T fields -e frame.number -e tcp.seq -e tcp.ack -e tcp.len 2>/dev/null >"$BATS_TEST_TMPDIR/tshark$from"
+        run "$VERBSH" -e '
+          local L = require "verbs.wire_iwarp_ladder"
+          for _, r in ipairs(L.rows(verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/mid$from.pcap"'"))) do
+            print(("%d\t%d\t%d\t%d"):format(r.frame, r.seq, r.ack, r.len))
+          end'
+        echo "$output"
+        [ "$status" -eq 0 ]
+        diff "$BATS_TEST_TMPDIR/tshark$from" <(printf '%s\n' "${lines[@]}")
+    done
+    # the first row of each: the Send from seq 1 with ack 1; the server's ACK of it, its ack 1 too
+    [ "$(head -1 "$BATS_TEST_TMPDIR/tshark8")" = $'1\t1\t1\t124' ]
+    [ "$(head -1 "$BATS_TEST_TMPDIR/tshark9")" = $'1\t1\t1\t0' ]
+    run "$VERBSH" -e 'print(require("verbs.wire_iwarp_ladder").rows(verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/mid9.pcap"'"))[1].text)'
+    [ "$output" = "TCP ACK ack 1" ]
+}
