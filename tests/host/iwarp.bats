@@ -584,3 +584,32 @@ PY
     run "$VERBSH" -e 'print(require("verbs.wire_iwarp_ladder").rows(verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/mid9.pcap"'"))[1].text)'
     [ "$output" = "TCP ACK ack 1" ]
 }
+
+@test "iwarp ladder: a SYN sent again after the SYN+ACK (no ACK flag, as tshark reads it) is drawn as the first, without an ack" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    # iwarp.pcap's frames 1-7 with frame 1 (the SYN) again after frame 2 (the SYN+ACK)
+    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/syn2.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+hdr, recs, i = d[:24], [], 24
+while i < len(d):
+    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
+    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+again = recs[1][:8] + recs[0][8:]   # at the SYN+ACK's time
+open(sys.argv[2], "wb").write(hdr + b"".join(recs[:2] + [again] + recs[2:7]))
+PY
+    [ "$(tshark -r "$BATS_TEST_TMPDIR/syn2.pcap" -Y 'frame.number == 3' -T fields -e tcp.flags.syn -e tcp.flags.ack 2>/dev/null)" = $'1\t0' ]
+    run "$VERBSH" -e '
+      local L = require "verbs.wire_iwarp_ladder"
+      local list = verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/syn2.pcap"'")
+      for i, r in ipairs(L.rows(list)) do if i <= 4 then print(r.frame, r.kind, r.seq, r.ack, r.text) end end
+      print(L.ladder(list))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'1\tSYN\t0\tnil\tTCP SYN' ]
+    [ "${lines[1]}" = $'2\tSYN\t0\t1\tTCP SYN+ACK' ]
+    [ "${lines[2]}" = $'3\tSYN\t0\tnil\tTCP SYN' ]
+    [ "${lines[3]}" = $'4\tACK\t1\t1\tTCP ACK ack 1' ]
+    [ "${lines[6]}" = "    24.002  |                                       <------ TCP SYN+ACK ack 1| #2" ]
+    [ "${lines[7]}" = "    24.002  |TCP SYN ------>                                                 | #3" ]
+}
