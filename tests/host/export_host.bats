@@ -818,3 +818,19 @@ LUA
     has_line 'rdma_destroy_event_channel(cm_channel1);'
     compiles
 }
+
+@test "export by hand: an SGE of an MR without a length is the rest of the MR from its offset (all of it from 0); a QP of rdma_create_qp_ex is the one a dest_qp_num of its number names" {
+    export_main '
+      local qp, pd, id = S.object("qp", true, { qp_num = 0x11 }), S.object("pd", true), S.object("cm_id", true)
+      local mr = S.object("mr", false, { addr = 0x1000, length = 4096, lkey = 0x1234, rkey = 0x5678 })
+      S.call(pd, "reg_mr", { 4096, "LOCAL_WRITE" }, { mr })
+      S.call(qp, "post_recv", { { wr_id = 9, sg_list = { { mr = mr }, { mr = mr, offset = 100 } } } }, {})
+      local qx = S.object("qp", false, { qp_num = 0x2a17 })
+      S.call(id, "create_qp_ex", { { qp_type = "RC", pd = pd, cap = { max_send_wr = 2 } } }, { qx })
+      S.call(qp, "modify", { { qp_state = "RTR", dest_qp_num = 0x2a17 } }, {})'
+    has_line 'struct ibv_sge sge1[2] = { { .addr = (uintptr_t)mr1->addr + 0, .length = 4096, .lkey = mr1->lkey }, { .addr = (uintptr_t)mr1->addr + 100, .length = 3996, .lkey = mr1->lkey } };'
+    has_line 'expect_int("rdma_create_qp_ex", 0, rdma_create_qp_ex(cm_id1, &init_attr_ex1));'
+    has_line 'struct ibv_qp *qp2 = cm_id1->qp;'
+    has_line 'struct ibv_qp_attr attr1 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = qp2->qp_num };'
+    compiles
+}
