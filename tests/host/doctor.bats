@@ -562,3 +562,24 @@ LUA
     [ "${lines[4]}" = "warn	ulimit -l is 32767 KiB, below the 32 MiB the lessons pin, but this process has CAP_IPC_LOCK (root), for which the limit does not count; other users hit ENOMEM in reg_mr" ]
     [ "${lines[5]}" = "$fix" ]
 }
+
+@test "doctor's firewall check (run as root): an input policy of accept, or a drop policy on another hook, with no rule for 4791 is ok; a rule that rejects 4791 fails as one that drops it, even beside a drop policy" {
+    [ "$(id -u)" -eq 0 ] || skip "the firewall rules are read as root only"
+    local d=$BATS_TEST_TMPDIR p=/usr/local/bin:/usr/bin:/bin   # (not /usr/sbin: the host's own nft or iptables)
+    fw() { PATH="$1:$p" "$VERBSH" --doctor | grep -A1 '^[a-z]* *firewall '; }
+    fake_tool "$d/nft_accept" nft $'table inet filter {\n\tchain input {\n\t\ttype filter hook input priority filter; policy accept;\n\t\ttcp dport 22 accept\n\t}\n\tchain output {\n\t\ttype filter hook output priority filter; policy drop;\n\t}\n}'
+    run fw "$d/nft_accept"
+    [ "${lines[0]}" = "ok    firewall  nft: nothing drops UDP port 4791 (RoCE v2)" ]
+    [[ ${lines[1]} != "      fix:"* ]]
+    fake_tool "$d/ipt_accept" iptables $'-P INPUT ACCEPT\n-A INPUT -p tcp --dport 22 -j DROP'
+    run fw "$d/ipt_accept"
+    [ "${lines[0]}" = "ok    firewall  iptables: nothing drops UDP port 4791 (RoCE v2)" ]
+    fake_tool "$d/ipt_reject" iptables $'-P INPUT ACCEPT\n-A INPUT -p udp -m udp --dport 4791 -j REJECT --reject-with icmp-port-unreachable'
+    run fw "$d/ipt_reject"
+    [ "${lines[0]}" = "fail  firewall  iptables: a rule drops UDP port 4791 (RoCE v2)" ]
+    [ "${lines[1]}" = "      fix: sudo iptables -I INPUT -p udp --dport 4791 -j ACCEPT" ]
+    fake_tool "$d/nft_reject" nft $'table inet filter {\n\tchain input {\n\t\ttype filter hook input priority filter; policy drop;\n\t\tudp dport 4791 reject\n\t}\n}'
+    run fw "$d/nft_reject"
+    [ "${lines[0]}" = "fail  firewall  nft: a rule drops UDP port 4791 (RoCE v2)" ]
+    [ "${lines[1]}" = "      fix: sudo nft insert rule inet filter input udp dport 4791 accept" ]
+}
