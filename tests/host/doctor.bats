@@ -583,3 +583,14 @@ LUA
     [ "${lines[0]}" = "fail  firewall  nft: a rule drops UDP port 4791 (RoCE v2)" ]
     [ "${lines[1]}" = "      fix: sudo nft insert rule inet filter input udp dport 4791 accept" ]
 }
+
+@test "doctor on a host without RDMA runs its checks in order, the siw module check once, after the kernel's and before memlock" {
+    [ ! -d /sys/class/infiniband ] || skip "this host has RDMA (tests/vm/doctor.bats covers hosts with it)"
+    run "$VERBSH" -e 'local n = {}
+      for _, c in ipairs(require("verbs.doctor").run().checks) do n[#n + 1] = c.name end
+      print(table.concat(n, " "))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == "versions kernel siw memlock "* ]]
+    [ "$(grep -o ' siw ' <<<"$output" | wc -l)" -eq 1 ]
+}
