@@ -613,3 +613,30 @@ PY
     [ "${lines[6]}" = "    24.002  |                                       <------ TCP SYN+ACK ack 1| #2" ]
     [ "${lines[7]}" = "    24.002  |TCP SYN ------>                                                 | #3" ]
 }
+
+@test "iwarp doctor: the RC QP it drives by hand is a valid loopback: one CQ of 2 for both queues, INIT on port 1, RTR to its own QPN through GID 0 of port 1 at path_mtu 1024, RTS with every retry field in range" {
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    printf '#!/bin/sh\necho "link siw7/1 state ACTIVE physical_state LINK_UP netdev dummy7 "\n' >"$BATS_TEST_TMPDIR/bin/rdma"
+    printf '#!/bin/sh\necho "5: dummy7    inet 198.51.100.7/24 scope global dummy7"\n' >"$BATS_TEST_TMPDIR/bin/ip"
+    chmod +x "$BATS_TEST_TMPDIR/bin/rdma" "$BATS_TEST_TMPDIR/bin/ip"
+    run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" "$VERBSH" -e '
+      local pretty = require "verbs.pretty"
+      local cq = { destroy = function() end }
+      local qp = { qp_num = 0x2a17, destroy = function() end }
+      function qp:modify(a) print("modify", (pretty.format(a):gsub("%s+", " "))) end
+      local pd = { dealloc = function() end, create_qp = function(_, init)
+        print("create_qp", init.qp_type, init.send_cq == cq, init.recv_cq == cq, pretty.format(init.cap))
+        return qp end }
+      local ctx = { query_gid = function(_, port, index) return ("gid of port %d index %d"):format(port, index) end,
+        alloc_pd = function() return pd end, create_cq = function(_, n) print("create_cq", n); return cq end }
+      require("verbs.doctor_iwarp").port_checks(function() end, ctx, "siw7", 1, { state = "ACTIVE" })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'create_cq\t2' ]
+    [ "${lines[1]}" = $'create_qp\tRC\ttrue\ttrue\t{ max_recv_sge = 1, max_recv_wr = 1, max_send_sge = 1, max_send_wr = 1 }' ]
+    [ "${lines[2]}" = $'modify\t{ pkey_index = 0, port_num = 1, qp_access_flags = 0, qp_state = "INIT" }' ]
+    [ "${lines[3]}" = $'modify\t{ ah_attr = { grh = { dgid = "gid of port 1 index 0", sgid_index = 0 }, is_global = 1, port_num = 1 }, dest_qp_num = 10775, max_dest_rd_atomic = 1, min_rnr_timer = 12, path_mtu = "1024", qp_state = "RTR", rq_psn = 0 }' ]
+    # timeout 5 bits, retry_cnt and rnr_retry 3 bits (7: retry forever)
+    [ "${lines[4]}" = $'modify\t{ max_rd_atomic = 1, qp_state = "RTS", retry_cnt = 7, rnr_retry = 7, sq_psn = 0, timeout = 14 }' ]
+    [ "${#lines[@]}" -eq 5 ]
+}
