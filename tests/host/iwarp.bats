@@ -640,3 +640,19 @@ PY
     [ "${lines[4]}" = $'modify\t{ max_rd_atomic = 1, qp_state = "RTS", retry_cnt = 7, rnr_retry = 7, sq_psn = 0, timeout = 14 }' ]
     [ "${#lines[@]}" -eq 5 ]
 }
+
+@test "iwarp ladder: no frame, or none that is a TCP segment, is said so; one segment is a ladder of one row" {
+    run "$VERBSH" -e '
+      local L = require "verbs.wire_iwarp_ladder"
+      local list = verbs.wire.read_pcap("'"$ROOT"'/tests/wire/iwarp.pcap")
+      print(L.ladder({}))
+      print(L.ladder({ "not a frame" }))
+      print(L.ladder({ list[1] }))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "(no TCP segments)" ]
+    [ "${lines[1]}" = "(no TCP segments)" ]
+    [ "${lines[2]}" = "   time ms  198.51.100.1:50337                                               198.51.100.2:7497" ]
+    [ "${lines[3]}" = "     0.000  |TCP SYN ------>                                                 | #1" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
