@@ -834,3 +834,19 @@ LUA
     has_line 'struct ibv_qp_attr attr1 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = qp2->qp_num };'
     compiles
 }
+
+@test "verbsh --export-c to a file it cannot write stops before the script runs, naming the file and why; an existing file is left as it was when nothing is exported" {
+    cd "$BATS_TEST_TMPDIR"
+    echo 'print("ran")' >s.lua
+    run "$VERBSH" --export-c "$BATS_TEST_TMPDIR/no/such/dir/x.c" s.lua
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = "--export-c: cannot write $BATS_TEST_TMPDIR/no/such/dir/x.c: No such file or directory" ]
+    echo keep >exist.c
+    run "$VERBSH" --export-c exist.c s.lua
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ran" ]
+    [ "${lines[1]}" = "verbsh: --export-c exist.c: no verb was called, nothing written" ]
+    [ "$(cat exist.c)" = keep ]
+}
