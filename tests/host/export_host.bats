@@ -850,3 +850,25 @@ LUA
     [ "${lines[1]}" = "verbsh: --export-c exist.c: no verb was called, nothing written" ]
     [ "$(cat exist.c)" = keep ]
 }
+
+@test "export by hand: a GRH that mr:read read from a registered MR is passed to ibv_init_ah_from_wc and ibv_create_ah_from_wc in place (the MR at that offset), that read not compared; other reads compared, other GRH bytes copied" {
+    export_main '
+      local ctx, pd = S.object("context", true), S.object("pd", true)
+      local mr = S.object("mr", false, { addr = 0x1000, length = 4096, lkey = 0x1234, rkey = 0x5678 })
+      S.call(pd, "reg_mr", { 4096, "LOCAL_WRITE" }, { mr })
+      local grh = ("\x60\x12\x34\x56"):rep(10)
+      S.call(mr, "read", { 40, 40 }, { grh })
+      S.call(mr, "read", { 0, 4 }, { "E\0\0\28" })
+      local wc = { wr_id = 7, status = "SUCCESS", opcode = "RECV", byte_len = 40, qp_num = 0x11, src_qp = 0x2a17, wc_flags = "GRH" }
+      S.call(ctx, "init_ah_from_wc", { 1, wc, grh }, { { is_global = 1, port_num = 1 } })
+      S.call(pd, "create_ah_from_wc", { wc, grh, 1 }, { S.object("ah") })
+      S.call(pd, "create_ah_from_wc", { wc, ("a"):rep(40), 1 }, { S.object("ah") })'
+    has_line "/* the GRH that the AH below is made from, read in place; not compared: its IPv4 header's ID and checksum differ per packet */"
+    has_line 'expect_bytes("mr1:read(0, 4)", "E\000\000\034", (char *)mr1->addr + 0, 4);'
+    [ "$(grep -c '^expect_bytes' <<<"$output")" -eq 1 ]
+    has_line 'expect_int("ibv_init_ah_from_wc", 0, ibv_init_ah_from_wc(ctx1, 1, &wc1, (struct ibv_grh *)((char *)mr1->addr + 40), &ah_attr1));'
+    has_line 'struct ibv_ah *ah1 = ibv_create_ah_from_wc(pd1, &wc2, (struct ibv_grh *)((char *)mr1->addr + 40), 1);'
+    has_line 'memcpy(&grh1, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", sizeof grh1);'
+    has_line 'struct ibv_ah *ah2 = ibv_create_ah_from_wc(pd1, &wc3, &grh1, 1);'
+    compiles
+}
