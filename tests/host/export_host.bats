@@ -872,3 +872,26 @@ LUA
     has_line 'struct ibv_ah *ah2 = ibv_create_ah_from_wc(pd1, &wc3, &grh1, 1);'
     compiles
 }
+
+@test "export by hand: a cq:poll waits for its completions and checks each (wr_id, status; opcode, byte_len, imm_data and wc_flags only on success); one that found none is a comment. A GID that ibv_query_gid read is the variable an AH's dgid of that GID names; another GID its bytes" {
+    export_main '
+      local ctx, pd, cq = S.object("context", true), S.object("pd", true), S.object("cq", true)
+      S.call(cq, "poll", { 4 }, { { { wr_id = 0x1234, status = "SUCCESS", opcode = "RECV", byte_len = 64, imm_data = 0x12345678,
+          wc_flags = { "GRH", "WITH_IMM" } }, { wr_id = 0x2345, status = "WR_FLUSH_ERR", opcode = "RECV", byte_len = 9, wc_flags = "GRH" },
+        { wr_id = 0x3456, status = "SUCCESS", opcode = "RDMA_WRITE" } } })
+      S.call(cq, "poll", { 4 }, { {} })
+      S.call(ctx, "query_gid", { 1, 1 }, { "::ffff:198.51.100.1" })
+      S.failed(ctx, "query_gid", { 1, 200 }, 22, "EINVAL")
+      S.call(pd, "create_ah", { { is_global = 1, port_num = 1, grh = { dgid = "::ffff:198.51.100.1", sgid_index = 1 } } }, { S.object("ah") })
+      S.call(pd, "create_ah", { { is_global = 1, port_num = 1, grh = { dgid = "fe80::2", sgid_index = 0 } } }, { S.object("ah") })'
+    has_line 'wait_completions(&cq1_wcs, "completions on cq1", 3);'
+    has_line 'expect_wc(&cq1_wcs, "cq1 completion 1 (wr_id 4660)", 4660, IBV_WC_SUCCESS, IBV_WC_RECV, 64, 305419896, IBV_WC_GRH | IBV_WC_WITH_IMM);'
+    has_line 'expect_wc(&cq1_wcs, "cq1 completion 2 (wr_id 9029)", 9029, IBV_WC_WR_FLUSH_ERR, 0, 0, 0, 0);'
+    has_line 'expect_wc(&cq1_wcs, "cq1 completion 3 (wr_id 13398)", 13398, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 0, 0, 0);'
+    has_line '/* cq1:poll found no completion here: timing, not polled */'
+    has_line 'expect_int("ibv_query_gid", 0, ibv_query_gid(ctx1, 1, 1, &gid1));'
+    has_line 'expect_fail("ibv_query_gid", ibv_query_gid(ctx1, 1, 200, &gid2), 22);'
+    has_line 'struct ibv_ah_attr ah_attr1 = { .grh = { .dgid = gid1, .sgid_index = 1 }, .is_global = 1, .port_num = 1 };'
+    has_line 'struct ibv_ah_attr ah_attr2 = { .grh = { .dgid = { .raw = { 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02 } }, .sgid_index = 0 }, .is_global = 1, .port_num = 1 };'
+    compiles
+}
