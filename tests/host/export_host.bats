@@ -897,3 +897,34 @@ LUA
     has_line 'struct ibv_ah_attr ah_attr2 = { .grh = { .dgid = { .raw = { 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02 } }, .sgid_index = 0 }, .is_global = 1, .port_num = 1 };'
     compiles
 }
+
+@test "export by hand: an rkey two MRs share (two devices') is the MR the remote address falls in; rdma_get_request names the new id, or checks the errno, or is a comment when none came; the id it made is destroyed by rdma_destroy_ep" {
+    export_main '
+      local pd, qp, id = S.object("pd", true), S.object("qp", true), S.object("cm_id", true)
+      local m1 = S.object("mr", false, { addr = 0x10000, length = 4096, lkey = 0x11, rkey = 0x2a })
+      local m2 = S.object("mr", false, { addr = 0x40000, length = 4096, lkey = 0x11, rkey = 0x2a })
+      S.call(pd, "reg_mr", { 4096, "REMOTE_READ" }, { m1 })
+      S.call(pd, "reg_mr", { 4096, "REMOTE_READ" }, { m2 })
+      S.call(qp, "wr_start", {})
+      S.call(qp, "wr_rdma_read", { 0x2a, 0x10010 })
+      S.call(qp, "wr_rdma_write", { 0x2a, 0x10020 })
+      S.call(qp, "wr_rdma_read", { 0x2a, 0x40030 })
+      S.call(qp, "wr_send_imm", { 0x12345678 })
+      S.call(qp, "wr_abort", {})
+      local got = S.object("cm_id")
+      S.call(id, "get_request", {}, { got })
+      S.failed(id, "get_request", {}, 11, "EAGAIN")
+      S.call(id, "get_request", {}, { nil, n = 1 })
+      S.call(got, "destroy", {}, {})'
+    has_line 'ibv_wr_rdma_read(qp1_ex, mr1->rkey, (uintptr_t)mr1->addr + 16);'
+    has_line 'ibv_wr_rdma_write(qp1_ex, mr1->rkey, (uintptr_t)mr1->addr + 32);'
+    has_line 'ibv_wr_rdma_read(qp1_ex, mr2->rkey, (uintptr_t)mr2->addr + 48);'
+    has_line 'ibv_wr_send_imm(qp1_ex, htonl(0x12345678));'
+    has_line 'ibv_wr_abort(qp1_ex);'
+    has_line 'struct rdma_cm_id *cm_id2;'
+    has_line 'expect_int("rdma_get_request", 0, rdma_get_request(cm_id1, &cm_id2));'
+    has_line 'expect_fail("rdma_get_request", rdma_get_request(cm_id1, &cm_id_failed1), 11);'
+    has_line '/* cm_id1:get_request: no request within the timeout here: timing, not waited for */'
+    has_line 'rdma_destroy_ep(cm_id2);'
+    compiles
+}
