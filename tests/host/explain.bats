@@ -730,3 +730,18 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [ "${lines[8]}" = "$fix" ]
     [ "${#lines[@]}" -eq 9 ]
 }
+
+@test "rdma_cm UNREACHABLE of a UD lookup: each SIDR reply status (1 to 5, the IB spec's) by its name and fix; 6, no SIDR status, is the unanswered request" {
+    run "$VERBSH" -e 'local c = require "verbs.explain_cm"
+      for st = 1, 6 do print(st, c.event_cause("UNREACHABLE", st)) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local srv="see the server's output: its create_qp or accept failed, or it called reject"
+    [ "${lines[0]}" = $'1\tthe UD service lookup was answered with status 1, UNSUPPORTED (nobody listens on that port)\tstart the server first, on the same port and port space (UDP)' ]
+    [ "${lines[1]}" = $'2\tthe UD service lookup was answered with status 2, REJECT (the server rejected or failed before accepting)\t'"$srv" ]
+    [ "${lines[2]}" = $'3\tthe UD service lookup was answered with status 3, NO_QP\t'"$srv" ]
+    [ "${lines[3]}" = $'4\tthe UD service lookup was answered with status 4, REDIRECT\t'"$srv" ]
+    [ "${lines[4]}" = $'5\tthe UD service lookup was answered with status 5, UNSUPPORTED_VERSION\t'"$srv" ]
+    [[ ${lines[5]} == $'6\tthe peer\'s CM never answered the connection request (status 6): the REQ or its REP was lost, or nothing runs there\tstart the server first and check the address; '* ]]
+    [ "${#lines[@]}" -eq 6 ]
+}
