@@ -928,3 +928,14 @@ LUA
     has_line 'rdma_destroy_ep(cm_id2);'
     compiles
 }
+
+@test "verbsh --export-c to a new file: checked writable at the start, yet not left behind, empty, when the session called no verb" {
+    cd "$BATS_TEST_TMPDIR"
+    echo 'print("ran")' >s.lua
+    run "$VERBSH" --export-c new.c s.lua
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ran" ]
+    [ "${lines[1]}" = "verbsh: --export-c new.c: no verb was called, nothing written" ]
+    [ ! -e new.c ]
+}
