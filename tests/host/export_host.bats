@@ -939,3 +939,25 @@ LUA
     [ "${lines[1]}" = "verbsh: --export-c new.c: no verb was called, nothing written" ]
     [ ! -e new.c ]
 }
+
+@test "export by hand: ibv_create_cq takes the cqe, the completion channel and vector given (NULL and 0 without); rdma_create_qp_ex's comp_mask is PD and SEND_OPS_FLAGS when send_ops_flags is given, the mask given when one is, and its extended QP is ibv_qp_to_qp_ex of the id's QP" {
+    export_main '
+      local ctx, id, pd = S.object("context", true), S.object("cm_id", true), S.object("pd", true)
+      local ch = S.object("comp_channel")
+      S.call(ctx, "create_comp_channel", {}, { ch })
+      S.call(ctx, "create_cq", { 16, { channel = ch, comp_vector = 1 } }, { S.object("cq") })
+      S.call(ctx, "create_cq", { 8 }, { S.object("cq") })
+      S.failed(ctx, "create_cq", { 1 << 30 }, 22, "EINVAL")
+      S.call(id, "create_qp_ex", { { qp_type = "RC", pd = pd, send_ops_flags = { "SEND" }, cap = { max_send_wr = 2 } } }, { S.object("qp", false, { qp_num = 5 }) })
+      S.call(id, "create_qp_ex", { { qp_type = "RC", pd = pd, comp_mask = { "PD" } } }, { S.object("qp", false, { qp_num = 6 }) })'
+    has_line 'struct ibv_cq *cq1 = ibv_create_cq(ctx1, 16, NULL, channel1, 1);'
+    has_line 'struct ibv_cq *cq2 = ibv_create_cq(ctx1, 8, NULL, NULL, 0);'
+    has_line 'struct ibv_cq *cq_failed1 = ibv_create_cq(ctx1, 1073741824, NULL, NULL, 0);'
+    has_line 'expect_null("ibv_create_cq", cq_failed1, 22);'
+    has_line 'struct ibv_qp_init_attr_ex init_attr_ex1 = { .pd = pd1, .cap = { .max_send_wr = 2 }, .qp_type = IBV_QPT_RC, .send_ops_flags = IBV_QP_EX_WITH_SEND, .comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS };'
+    has_line 'struct ibv_qp *qp1 = cm_id1->qp;'
+    has_line 'struct ibv_qp_ex *qp1_ex = ibv_qp_to_qp_ex(qp1);'
+    has_line 'struct ibv_qp_init_attr_ex init_attr_ex2 = { .pd = pd1, .qp_type = IBV_QPT_RC, .comp_mask = IBV_QP_INIT_ATTR_PD };'
+    [ "$(grep -c 'ibv_qp_to_qp_ex' <<<"$output")" -eq 1 ]
+    compiles
+}
