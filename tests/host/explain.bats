@@ -745,3 +745,17 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [[ ${lines[5]} == $'6\tthe peer\'s CM never answered the connection request (status 6): the REQ or its REP was lost, or nothing runs there\tstart the server first and check the address; '* ]]
     [ "${#lines[@]}" -eq 6 ]
 }
+
+@test "explain: rdma_connect's EINVAL on an id with neither a QP nor a conn_param says the CM has no QP number; rdma_accept's EINVAL on an id with a QP is the listening id or too much private data" {
+    xl 'print(x.verb_error{ verb = "rdma_connect", errno = 22, errname = "EINVAL", context = { has_qp = false, has_param = false } })
+        print(x.verb_error{ verb = "rdma_accept", errno = 22, errname = "EINVAL", context = { has_qp = true, has_param = false } })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "rdma_connect failed: EINVAL (errno 22)" ]
+    [ "${lines[1]}" = "  why: this id has no QP and no conn_param: the CM has no QP number to put in the message" ]
+    [ "${lines[2]}" = "  fix: id:create_qp(pd, init_attr) first, or pass conn_param with qp_num (a QP you move yourself, see id:init_qp_attr)" ]
+    [ "${lines[3]}" = "rdma_accept failed: EINVAL (errno 22)" ]
+    [ "${lines[4]}" = "  why: accept is called on the new id of a CONNECT_REQUEST event, not on the listening id; or private_data is too long (a REP carries 196 bytes)" ]
+    [ "${lines[5]}" = "  fix: ev.id:accept(conn_param)" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
