@@ -85,7 +85,8 @@ function M.program(path)
   local base = (path or "repro.c"):match("[^/]*$")
   local body = table.concat(require("verbs.export_rest").use_unused(w.lines), "\n")
   local cm = body:find("rdma_", 1, true) and "#include <rdma/rdma_cma.h>\n"
-    .. ((body:find("rdma_reg_", 1, true) or body:find("rdma_post_", 1, true) or body:find("_comp(", 1, true))
+    .. ((body:find("rdma_reg_", 1, true) or body:find("rdma_post_", 1, true) or body:find("_comp(", 1, true)
+        or body:find("rdma_create_srq", 1, true) or body:find("rdma_destroy_srq", 1, true))
       and "#include <rdma/rdma_verbs.h>\n" or "") .. "#include <netdb.h>\n#include <poll.h>\n"
     or (body:find("get_cq_event", 1, true) or body:find("get_async_event", 1, true)) and "#include <poll.h>\n"
     or ""

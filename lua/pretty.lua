@@ -80,7 +80,7 @@ end
 
 function format(v, depth, seen, indent)
   local t = type(v)
-  if t == "string" then return ("%q"):format(v):gsub("\\\n", "\\n") end
+  if t == "string" then return (("%q"):format(v):gsub("\\\n", "\\n")) end   -- the text alone, not gsub's count
   if t == "table" and not has_tostring(v) then return format_table(v, depth or 1, seen or {}, indent or "") end
   return safe_tostring(v)
 end

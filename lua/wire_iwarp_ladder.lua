@@ -54,6 +54,8 @@ function M.rows(list, posts)
     end
   end
   local function wr_name(e) return ("wr_id %d's %s"):format(e.post.wr_id, e.post.opcode) end
+  -- one direction of a connection: its ISN (relative seqs count from it), the seq it sends next, what is under way
+  local function new_dir(isn) return { isn = isn & 0xFFFFFFFF, next = nil, carry = 0, pending = {}, reads = {}, sent = {} } end
   for i, pkt in ipairs(list) do
     local b, time = bytes_of(pkt)
     local p = b and W.decode(b)
@@ -63,10 +65,13 @@ function M.rows(list, posts)
       local src, dst = ("%s:%d"):format(p.ip.src, tcp.srcport), ("%s:%d"):format(p.ip.dst, tcp.dstport)
       local key = src < dst and (src .. " " .. dst) or (dst .. " " .. src)
       if not conns[key] then conns[key] = { n = #rows + 1, left = src }; conns[#conns + 1] = key end
-      local d = dirs[src .. ">" .. dst] or { isn = (tcp.seq - (tcp.flags & 0x02 ~= 0 and 0 or 1)) & 0xFFFFFFFF,
-        next = nil, carry = 0, pending = {}, reads = {}, sent = {} }
+      local d = dirs[src .. ">" .. dst] or new_dir(tcp.seq - (tcp.flags & 0x02 ~= 0 and 0 or 1))
       dirs[src .. ">" .. dst] = d
       local back = dirs[dst .. ">" .. src]
+      if not back and tcp.flags & 0x10 ~= 0 then   -- a capture begun after the peer's SYN: as tshark, the byte
+        back = new_dir(tcp.ack - 1)                 -- this ACK asks for is the peer's relative seq 1
+        dirs[dst .. ">" .. src] = back
+      end
       local r = { frame = i, t = time - t0, conn = key, src = src, dst = dst, len = tcp.len,
                   seq = (tcp.seq - d.isn) & 0xFFFFFFFF, fpdus = {} }
       if tcp.flags & 0x10 ~= 0 and back then r.ack = (tcp.ack - back.isn) & 0xFFFFFFFF end

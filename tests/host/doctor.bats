@@ -529,3 +529,68 @@ LUA
     [ "${#lines[@]}" -eq 6 ]
     [ "${lines[5]}" = "ok	false" ]
 }
+
+@test "doctor's memlock check: ulimit -l at the lessons' 32 MiB or unlimited is ok; 1 KiB less fails with the soft and hard limits (a size or unlimited) and the fix; with CAP_IPC_LOCK (root) it is a warning" {
+    cat >"$BATS_TEST_TMPDIR/mem.lua" <<'LUA'
+local real = verbs.sysinfo
+for _, l in ipairs{ { 32 << 20, 32 << 20 }, { "unlimited", "unlimited" }, { (32 << 20) - 1024, "unlimited" }, { 3 << 20, 12 << 20 } } do
+  verbs.sysinfo = function() local i = real(); i.memlock, i.memlock_max = l[1], l[2]; return i end
+  for _, c in ipairs(require("verbs.doctor").run().checks) do
+    if c.name == "memlock" then print(c.status, c.message); print("fix", c.fix) end
+  end
+end
+LUA
+    # without CAP_IPC_LOCK, as a user is (root drops it from its bounding set)
+    if [ "$(id -u)" = 0 ]; then run setpriv --bounding-set -ipc_lock -- "$VERBSH" "$BATS_TEST_TMPDIR/mem.lua"
+    else run "$VERBSH" "$BATS_TEST_TMPDIR/mem.lua"; fi
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local fix="fix	ulimit -l unlimited in the shell that starts verbsh; in a container: docker run --ulimit memlock=-1; for good: '* soft memlock unlimited' and '* hard memlock unlimited' in /etc/security/limits.conf (then log in again)"
+    [ "${lines[0]}" = "ok	ulimit -l is 32 MiB (the lessons need 32 MiB)" ]
+    [ "${lines[1]}" = "fix	nil" ]
+    [ "${lines[2]}" = "ok	ulimit -l is unlimited (the lessons need 32 MiB)" ]
+    [ "${lines[3]}" = "fix	nil" ]
+    [ "${lines[4]}" = "fail	ulimit -l is 32767 KiB (hard limit unlimited), and registered memory is pinned against it: lesson 2 pins 16 MiB more, so reg_mr fails with ENOMEM" ]
+    [ "${lines[5]}" = "$fix" ]
+    [ "${lines[6]}" = "fail	ulimit -l is 3 MiB (hard limit 12 MiB), and registered memory is pinned against it: lesson 2 pins 16 MiB more, so reg_mr fails with ENOMEM" ]
+    [ "${lines[7]}" = "$fix" ]
+    [ "${#lines[@]}" -eq 8 ]
+    local cap
+    cap=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
+    (( (0x$cap >> 14) & 1 )) || skip "no CAP_IPC_LOCK (bit 14) here to keep"
+    run "$VERBSH" "$BATS_TEST_TMPDIR/mem.lua"
+    [ "${lines[4]}" = "warn	ulimit -l is 32767 KiB, below the 32 MiB the lessons pin, but this process has CAP_IPC_LOCK (root), for which the limit does not count; other users hit ENOMEM in reg_mr" ]
+    [ "${lines[5]}" = "$fix" ]
+}
+
+@test "doctor's firewall check (run as root): an input policy of accept, or a drop policy on another hook, with no rule for 4791 is ok; a rule that rejects 4791 fails as one that drops it, even beside a drop policy" {
+    [ "$(id -u)" -eq 0 ] || skip "the firewall rules are read as root only"
+    local d=$BATS_TEST_TMPDIR p=/usr/local/bin:/usr/bin:/bin   # (not /usr/sbin: the host's own nft or iptables)
+    fw() { PATH="$1:$p" "$VERBSH" --doctor | grep -A1 '^[a-z]* *firewall '; }
+    fake_tool "$d/nft_accept" nft $'table inet filter {\n\tchain input {\n\t\ttype filter hook input priority filter; policy accept;\n\t\ttcp dport 22 accept\n\t}\n\tchain output {\n\t\ttype filter hook output priority filter; policy drop;\n\t}\n}'
+    run fw "$d/nft_accept"
+    [ "${lines[0]}" = "ok    firewall  nft: nothing drops UDP port 4791 (RoCE v2)" ]
+    [[ ${lines[1]} != "      fix:"* ]]
+    fake_tool "$d/ipt_accept" iptables $'-P INPUT ACCEPT\n-A INPUT -p tcp --dport 22 -j DROP'
+    run fw "$d/ipt_accept"
+    [ "${lines[0]}" = "ok    firewall  iptables: nothing drops UDP port 4791 (RoCE v2)" ]
+    fake_tool "$d/ipt_reject" iptables $'-P INPUT ACCEPT\n-A INPUT -p udp -m udp --dport 4791 -j REJECT --reject-with icmp-port-unreachable'
+    run fw "$d/ipt_reject"
+    [ "${lines[0]}" = "fail  firewall  iptables: a rule drops UDP port 4791 (RoCE v2)" ]
+    [ "${lines[1]}" = "      fix: sudo iptables -I INPUT -p udp --dport 4791 -j ACCEPT" ]
+    fake_tool "$d/nft_reject" nft $'table inet filter {\n\tchain input {\n\t\ttype filter hook input priority filter; policy drop;\n\t\tudp dport 4791 reject\n\t}\n}'
+    run fw "$d/nft_reject"
+    [ "${lines[0]}" = "fail  firewall  nft: a rule drops UDP port 4791 (RoCE v2)" ]
+    [ "${lines[1]}" = "      fix: sudo nft insert rule inet filter input udp dport 4791 accept" ]
+}
+
+@test "doctor on a host without RDMA runs its checks in order, the siw module check once, after the kernel's and before memlock" {
+    [ ! -d /sys/class/infiniband ] || skip "this host has RDMA (tests/vm/doctor.bats covers hosts with it)"
+    run "$VERBSH" -e 'local n = {}
+      for _, c in ipairs(require("verbs.doctor").run().checks) do n[#n + 1] = c.name end
+      print(table.concat(n, " "))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == "versions kernel siw memlock "* ]]
+    [ "$(grep -o ' siw ' <<<"$output" | wc -l)" -eq 1 ]
+}

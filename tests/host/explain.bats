@@ -711,3 +711,51 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     run fix "$C/a/verbsh"
     [ "$output" = "$installed" ]
 }
+
+@test "explain: EFAULT from a memlock verb is the memlock limit only when the limit is known; without it, the bad address; an ENOMEM with no limit known says so" {
+    xl 'print(x.verb_error{ verb = "ibv_reg_mr", errno = 14, errname = "EFAULT", context = { memlock = 1048576, length = 3145728 } })
+        print(x.verb_error{ verb = "ibv_reg_mr", errno = 14, errname = "EFAULT", context = { length = 3145728 } })
+        print(x.verb_error{ verb = "ibv_create_cq", errno = 12, errname = "ENOMEM", context = {} })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local fix="  fix: ulimit -l unlimited in the shell that starts verbsh; in a container: docker run --ulimit memlock=-1; for good: '* soft memlock unlimited' and '* hard memlock unlimited' in /etc/security/limits.conf (then log in again)"
+    [ "${lines[0]}" = "ibv_reg_mr failed: EFAULT (errno 14)" ]
+    [ "${lines[1]}" = "  why: ibv_reg_mr pins memory, which counts against RLIMIT_MEMLOCK (ulimit -l): the limit is 1 MiB (1048576 bytes), and this asks for 3 MiB more" ]
+    [ "${lines[2]}" = "$fix" ]
+    [ "${lines[3]}" = "ibv_reg_mr failed: EFAULT (errno 14)" ]
+    [ "${lines[4]}" = "  why: a bad address was passed to the kernel (a buffer outside this process's memory)" ]
+    [ "${lines[5]}" = "  fix: let verbsh allocate the buffer (pd:reg_mr(length, access))" ]
+    [ "${lines[6]}" = "ibv_create_cq failed: ENOMEM (errno 12)" ]
+    [ "${lines[7]}" = "  why: ibv_create_cq pins memory, which counts against RLIMIT_MEMLOCK (ulimit -l): the limit is unknown here" ]
+    [ "${lines[8]}" = "$fix" ]
+    [ "${#lines[@]}" -eq 9 ]
+}
+
+@test "rdma_cm UNREACHABLE of a UD lookup: each SIDR reply status (1 to 5, the IB spec's) by its name and fix; 6, no SIDR status, is the unanswered request" {
+    run "$VERBSH" -e 'local c = require "verbs.explain_cm"
+      for st = 1, 6 do print(st, c.event_cause("UNREACHABLE", st)) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local srv="see the server's output: its create_qp or accept failed, or it called reject"
+    [ "${lines[0]}" = $'1\tthe UD service lookup was answered with status 1, UNSUPPORTED (nobody listens on that port)\tstart the server first, on the same port and port space (UDP)' ]
+    [ "${lines[1]}" = $'2\tthe UD service lookup was answered with status 2, REJECT (the server rejected or failed before accepting)\t'"$srv" ]
+    [ "${lines[2]}" = $'3\tthe UD service lookup was answered with status 3, NO_QP\t'"$srv" ]
+    [ "${lines[3]}" = $'4\tthe UD service lookup was answered with status 4, REDIRECT\t'"$srv" ]
+    [ "${lines[4]}" = $'5\tthe UD service lookup was answered with status 5, UNSUPPORTED_VERSION\t'"$srv" ]
+    [[ ${lines[5]} == $'6\tthe peer\'s CM never answered the connection request (status 6): the REQ or its REP was lost, or nothing runs there\tstart the server first and check the address; '* ]]
+    [ "${#lines[@]}" -eq 6 ]
+}
+
+@test "explain: rdma_connect's EINVAL on an id with neither a QP nor a conn_param says the CM has no QP number; rdma_accept's EINVAL on an id with a QP is the listening id or too much private data" {
+    xl 'print(x.verb_error{ verb = "rdma_connect", errno = 22, errname = "EINVAL", context = { has_qp = false, has_param = false } })
+        print(x.verb_error{ verb = "rdma_accept", errno = 22, errname = "EINVAL", context = { has_qp = true, has_param = false } })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "rdma_connect failed: EINVAL (errno 22)" ]
+    [ "${lines[1]}" = "  why: this id has no QP and no conn_param: the CM has no QP number to put in the message" ]
+    [ "${lines[2]}" = "  fix: id:create_qp(pd, init_attr) first, or pass conn_param with qp_num (a QP you move yourself, see id:init_qp_attr)" ]
+    [ "${lines[3]}" = "rdma_accept failed: EINVAL (errno 22)" ]
+    [ "${lines[4]}" = "  why: accept is called on the new id of a CONNECT_REQUEST event, not on the listening id; or private_data is too long (a REP carries 196 bytes)" ]
+    [ "${lines[5]}" = "  fix: ev.id:accept(conn_param)" ]
+    [ "${#lines[@]}" -eq 6 ]
+}

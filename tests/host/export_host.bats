@@ -517,3 +517,478 @@ LUA
     has_line 'struct ibv_modify_cq_attr modify_cq_attr3 = { .attr_mask = IBV_CQ_ATTR_MODERATE, .moderate = { .cq_count = 1, .cq_period = 0 } };'
     compiles
 }
+
+@test "export by hand: an extended CQ's fields read one by one (cq.wr_id, cq.status, cq:read_*) are each checked against the value recorded: enums and flags by their C names, qp_num and src_qp as the session's QP, imm_data in host order" {
+    export_main '
+      local pd, cq = S.object("pd", true), S.object("cq", true)
+      local qp = S.object("qp", false, { qp_num = 0x2a17 })
+      S.call(pd, "create_qp", { { qp_type = "UD", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 4, max_recv_wr = 4 } } }, { qp })
+      S.call(cq, "__read", { "wr_id" }, { 0x1234 })
+      S.call(cq, "__read", { "status" }, { "REM_ACCESS_ERR" })
+      S.call(cq, "read_opcode", {}, { "RECV_RDMA_WITH_IMM" })
+      S.call(cq, "read_wc_flags", {}, { { "GRH", "WITH_IMM" } })
+      S.call(cq, "read_imm_data", {}, { 0x12345678 })
+      S.call(cq, "read_qp_num", {}, { 0x2a17 })
+      S.call(cq, "read_src_qp", {}, { 0x3b28 })
+      S.call(cq, "read_byte_len", {}, { 4093 })
+      S.call(cq, "read_vendor_err", {}, { 0x51 })
+      S.call(cq, "read_slid", {}, { 7 })
+      S.call(cq, "read_sl", {}, { 3 })
+      S.call(cq, "read_dlid_path_bits", {}, { 2 })'
+    [ "$(grep -A1 -x '/\* cq1.wr_id \*/' <<<"$output" | tail -1)" = 'expect_int("cq1 wr_id", 4660, cq1_ex->wr_id);' ]
+    [ "$(grep -A1 -x '/\* cq1.status \*/' <<<"$output" | tail -1)" = 'expect_int("cq1 status", IBV_WC_REM_ACCESS_ERR, cq1_ex->status);' ]
+    has_line 'expect_int("cq1 read_opcode", IBV_WC_RECV_RDMA_WITH_IMM, ibv_wc_read_opcode(cq1_ex));'
+    has_line 'expect_int("cq1 read_wc_flags", IBV_WC_GRH | IBV_WC_WITH_IMM, ibv_wc_read_wc_flags(cq1_ex));'
+    has_line 'expect_int("cq1 read_imm_data", 305419896, ntohl(ibv_wc_read_imm_data(cq1_ex)));'
+    has_line 'expect_int("cq1 read_qp_num", qp1->qp_num, ibv_wc_read_qp_num(cq1_ex));'
+    has_line 'expect_int("cq1 read_src_qp", 15144, ibv_wc_read_src_qp(cq1_ex));'   # a QP the session did not make
+    has_line 'expect_int("cq1 read_byte_len", 4093, ibv_wc_read_byte_len(cq1_ex));'
+    has_line 'expect_int("cq1 read_vendor_err", 81, ibv_wc_read_vendor_err(cq1_ex));'
+    has_line 'expect_int("cq1 read_slid", 7, ibv_wc_read_slid(cq1_ex));'
+    has_line 'expect_int("cq1 read_sl", 3, ibv_wc_read_sl(cq1_ex));'
+    has_line 'expect_int("cq1 read_dlid_path_bits", 2, ibv_wc_read_dlid_path_bits(cq1_ex));'
+    compiles
+}
+
+@test "export by hand: ibv_query_srq checks the srq_limit read back, ibv_query_qp the state, each in its own attr; a failed query its errno and no field; a result without srq_limit no field" {
+    export_main '
+      local srq, qp = S.object("srq", true), S.object("qp", true)
+      S.call(srq, "query", {}, { { srq_limit = 13, max_wr = 64, max_sge = 2 } })
+      S.call(qp, "query", {}, { { qp_state = "RTR" } })
+      S.failed(qp, "query", {}, 22, "EINVAL")
+      S.call(srq, "query", {}, { { max_wr = 64 } })'
+    has_line 'expect_int("ibv_query_srq", 0, ibv_query_srq(srq1, &srq_attr1));'
+    has_line 'expect_int("srq1 srq_limit", 13, srq_attr1.srq_limit);'
+    has_line 'expect_int("ibv_query_qp", 0, ibv_query_qp(qp1, &attr1, IBV_QP_STATE, &init_attr1));'
+    has_line 'expect_int("qp1 state", IBV_QPS_RTR, attr1.qp_state);'
+    has_line 'expect_int("ibv_query_qp", 22, ibv_query_qp(qp1, &attr2, IBV_QP_STATE, &init_attr2));'
+    has_line 'expect_int("ibv_query_srq", 0, ibv_query_srq(srq1, &srq_attr2));'
+    [ "$(grep -c 'srq_limit\|qp_state' <<<"$output")" -eq 2 ]
+    compiles
+}
+
+@test "export by hand: an SRQ of rdma_create_srq or rdma_create_srq_ex is its id's srq, destroyed by rdma_destroy_srq of that id; one of ibv_create_srq by ibv_destroy_srq; the program includes rdma_verbs.h for them and compiles" {
+    export_main '
+      local pd, id = S.object("pd", true), S.object("cm_id", true)
+      local srq1, srq2, srq3 = S.object("srq"), S.object("srq"), S.object("srq")
+      S.call(pd, "create_srq", { { max_wr = 16, max_sge = 2 } }, { srq1 })
+      S.call(id, "create_srq", { pd, { max_wr = 32, max_sge = 1 } }, { srq2 })
+      S.call(id, "create_srq_ex", { { pd = pd, srq_type = "BASIC", attr = { max_wr = 8, max_sge = 1 } } }, { srq3 })
+      S.call(srq2, "destroy", {}, {})
+      S.call(srq1, "destroy", {}, {})
+      S.call(srq3, "destroy", {}, {})'
+    has_line 'struct ibv_srq *srq1 = ibv_create_srq(pd1, &srq_init_attr1);'
+    has_line 'expect_int("rdma_create_srq", 0, rdma_create_srq(cm_id1, pd1, &srq_init_attr2));'
+    has_line 'struct ibv_srq *srq2 = cm_id1->srq;'
+    has_line 'struct ibv_srq_init_attr_ex srq_init_attr_ex1 = { .attr = { .max_wr = 8, .max_sge = 1 }, .comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE, .srq_type = IBV_SRQT_BASIC, .pd = pd1 };'
+    has_line 'struct ibv_srq *srq3 = cm_id1->srq;'
+    has_line '(void)srq2;   /* read from cm_id1->srq; rdma_destroy_srq destroys it */'
+    has_line '(void)srq3;   /* read from cm_id1->srq; rdma_destroy_srq destroys it */'
+    [ "$(grep -c '^rdma_destroy_srq(cm_id1);$' <<<"$output")" -eq 2 ]
+    has_line 'expect_int("ibv_destroy_srq", 0, ibv_destroy_srq(srq1));'
+    grep -qx '#include <rdma/rdma_verbs.h>' "$BATS_TEST_TMPDIR/by_hand.c"
+    compiles
+}
+
+@test "export by hand: ibv_wr_set_sge of an MR is the MR's lkey and its address plus the offset given, as the program's MR holds them; of numbers, the numbers" {
+    export_main '
+      local qp, mr = S.object("qp", true), S.object("mr", true)
+      S.call(qp, "wr_start", {})
+      S.call(qp, "wr_send", {})
+      S.call(qp, "wr_set_sge", { mr, 256, 7 })
+      S.call(qp, "wr_send", {})
+      S.call(qp, "wr_set_sge", { 0x4321, 0x30000, 12 })
+      S.call(qp, "wr_complete", {}, { n = 0 })'
+    has_line 'ibv_wr_set_sge(qp1_ex, mr1->lkey, (uintptr_t)mr1->addr + 256, 7);'
+    has_line 'ibv_wr_set_sge(qp1_ex, 0x4321, 0x30000, 12);'
+    compiles
+}
+
+@test "export by hand: rdma_connect and rdma_accept take NULL or the conn_param given (private_data_len its length unless given), rdma_reject its data or NULL; rdma_init_qp_attr checks the mask; the ports and addresses read back are checked, in host order, an address or NULL; ibv_attach/detach_mcast take the group's GID bytes" {
+    export_main '
+      local id, id2, qp = S.object("cm_id", true), S.object("cm_id", true), S.object("qp", true)
+      S.call(id, "connect", {}, {})
+      S.call(id, "connect", { { responder_resources = 1, initiator_depth = 2, retry_count = 7, rnr_retry_count = 6, private_data = "hi" } }, {})
+      S.failed(id2, "accept", { { private_data = "abc", private_data_len = 2 } }, 22, "EINVAL")
+      S.call(id2, "accept", {}, {})
+      S.call(id2, "reject", { "no" }, {})
+      S.call(id2, "reject", {}, {})
+      S.call(id, "establish", {}, {})
+      S.call(id, "init_qp_attr", { "RTR" }, { {}, { "STATE", "AV", "PATH_MTU" } })
+      S.failed(id, "init_qp_attr", { "RTS" }, 22, "EINVAL")
+      S.call(id, "get_src_port", {}, { 41235 })
+      S.call(id, "get_dst_port", {}, { 7471 })
+      S.call(id, "get_local_addr", {}, { "198.51.100.1" })
+      S.call(id, "get_peer_addr", {}, { "fe80::1" })
+      S.call(id2, "get_peer_addr", {}, { nil, n = 1 })
+      S.call(qp, "attach_mcast", { "ff0e::1234:5678", 0xc001 }, {})
+      S.failed(qp, "detach_mcast", { "ff0e::1234:5678", 0xc002 }, 22, "EINVAL")
+      S.call(id, "disconnect", {}, {})'
+    has_line 'expect_int("rdma_connect", 0, rdma_connect(cm_id1, NULL));'
+    has_line 'struct rdma_conn_param conn_param1 = { .private_data = "hi", .private_data_len = 2, .responder_resources = 1, .initiator_depth = 2, .retry_count = 7, .rnr_retry_count = 6 };'
+    has_line 'expect_int("rdma_connect", 0, rdma_connect(cm_id1, &conn_param1));'
+    has_line 'struct rdma_conn_param conn_param2 = { .private_data = "abc", .private_data_len = 2 };'
+    has_line 'expect_fail("rdma_accept", rdma_accept(cm_id2, &conn_param2), 22);'
+    has_line 'expect_int("rdma_accept", 0, rdma_accept(cm_id2, NULL));'
+    has_line 'expect_int("rdma_reject", 0, rdma_reject(cm_id2, "no", 2));'
+    has_line 'expect_int("rdma_reject", 0, rdma_reject(cm_id2, NULL, 0));'
+    has_line 'expect_int("rdma_establish", 0, rdma_establish(cm_id1));'
+    has_line 'struct ibv_qp_attr attr1 = { .qp_state = IBV_QPS_RTR };'
+    has_line 'expect_int("rdma_init_qp_attr", 0, rdma_init_qp_attr(cm_id1, &attr1, &mask1));'
+    has_line 'expect_int("rdma_init_qp_attr mask", IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU, mask1);'
+    has_line 'expect_fail("rdma_init_qp_attr", rdma_init_qp_attr(cm_id1, &attr2, &mask2), 22);'
+    [ "$(grep -c 'rdma_init_qp_attr mask' <<<"$output")" -eq 1 ]
+    has_line 'expect_int("cm_id1:get_src_port", 41235, ntohs(rdma_get_src_port(cm_id1)));'
+    has_line 'expect_int("cm_id1:get_dst_port", 7471, ntohs(rdma_get_dst_port(cm_id1)));'
+    has_line 'expect_addr("cm_id1:get_local_addr", "198.51.100.1", rdma_get_local_addr(cm_id1));'
+    has_line 'expect_addr("cm_id1:get_peer_addr", "fe80::1", rdma_get_peer_addr(cm_id1));'
+    has_line 'expect_addr("cm_id2:get_peer_addr", NULL, rdma_get_peer_addr(cm_id2));'
+    has_line 'union ibv_gid gid1 = { .raw = { 0xff, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x34, 0x56, 0x78 } };'
+    has_line 'expect_int("ibv_attach_mcast", 0, ibv_attach_mcast(qp1, &gid1, 49153));'
+    has_line 'expect_int("ibv_detach_mcast", 22, ibv_detach_mcast(qp1, &gid2, 49154));'
+    has_line 'expect_int("rdma_disconnect", 0, rdma_disconnect(cm_id1));'
+    compiles
+}
+
+@test "export of a session: verbs' pure conversions (the *_str names, the rates, the flow label's UDP port) are their C call with the value verbsh returned, and the program run against the installed libraries gets the same" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >conv.lua <<'LUA'
+print(verbs.wc_status_str("REM_ACCESS_ERR"), verbs.node_type_str("RNIC"), verbs.port_state_str("ARMED"))
+print(verbs.event_type_str("SRQ_LIMIT_REACHED"), verbs.event_str("ROUTE_RESOLVED"))
+print(verbs.rate_to_mbps("25_GBPS"), verbs.rate_to_mult("40_GBPS"), verbs.mbps_to_rate(14062), verbs.mult_to_rate(12))
+print(verbs.flow_label_to_udp_sport(0x12345))
+LUA
+    run "$VERBSH" --export-c conv.c conv.lua
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'remote access error\tiWARP NIC\tarmed' ]
+    [ "${lines[1]}" = $'SRQ limit reached\tRDMA_CM_EVENT_ROUTE_RESOLVED' ]
+    [ "${lines[2]}" = $'25781\t16\t14_GBPS\t30_GBPS' ]
+    [ "${lines[3]}" = "58177" ]
+    [ "${lines[4]}" = "verbsh: 10 verb calls exported to conv.c; cc -Wall -Wextra -Werror conv.c -libverbs -lrdmacm && ./a.out" ]
+    [ "${#lines[@]}" -eq 5 ]
+    run grep -o 'expect_.*;$' conv.c
+    echo "$output"
+    has_line 'expect_str("ibv_wc_status_str", "remote access error", ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));'
+    has_line 'expect_str("ibv_node_type_str", "iWARP NIC", ibv_node_type_str(IBV_NODE_RNIC));'
+    has_line 'expect_str("ibv_port_state_str", "armed", ibv_port_state_str(IBV_PORT_ARMED));'
+    has_line 'expect_str("ibv_event_type_str", "SRQ limit reached", ibv_event_type_str(IBV_EVENT_SRQ_LIMIT_REACHED));'
+    has_line 'expect_str("rdma_event_str", "RDMA_CM_EVENT_ROUTE_RESOLVED", rdma_event_str(RDMA_CM_EVENT_ROUTE_RESOLVED));'
+    has_line 'expect_int("ibv_rate_to_mbps", 25781, ibv_rate_to_mbps(IBV_RATE_25_GBPS));'
+    has_line 'expect_int("ibv_rate_to_mult", 16, ibv_rate_to_mult(IBV_RATE_40_GBPS));'
+    has_line 'expect_int("mbps_to_ibv_rate", IBV_RATE_14_GBPS, mbps_to_ibv_rate(14062));'
+    has_line 'expect_int("mult_to_ibv_rate", IBV_RATE_30_GBPS, mult_to_ibv_rate(12));'
+    has_line 'expect_int("ibv_flow_label_to_udp_sport", 58177, ibv_flow_label_to_udp_sport(74565));'
+    # C, the oracle: each call returns what verbsh said
+    cc -Wall -Wextra -Werror conv.c -libverbs -lrdmacm -o conv
+    run ./conv
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = reproduced ]
+}
+
+@test "export by hand: the extended QP's fields set (qp.wr_id, qp.wr_flags as C flags) and a window's rkey set after a type 2 bind (mw->rkey = ibv_inc_rkey) are assignments under their own comment; later rkeys are written through mw->rkey as it now holds" {
+    export_main '
+      local pd, qp, mw = S.object("pd", true), S.object("qp", true), S.object("mw", false, { rkey = 0x5a00 })
+      S.call(pd, "alloc_mw", { "TYPE_2" }, { mw })
+      S.call(qp, "wr_start", {})
+      S.call(qp, "__newindex", { "wr_id", 0x1234, n = 2 }, {})
+      S.call(qp, "__newindex", { "wr_flags", { "SIGNALED", "FENCE" }, n = 2 }, {})
+      S.call(qp, "wr_send_inv", { 0x5a00 })
+      S.call(mw, "__newindex", { "rkey", 0x5a01, n = 2 }, {})
+      S.call(qp, "wr_send_inv", { 0x5a01 })
+      S.call(qp, "wr_local_inv", { 0x5a02 })
+      S.call(qp, "wr_complete", {}, { n = 0 })'
+    [ "$(grep -A1 -x '/\* qp1.wr_id = \*/' <<<"$output" | tail -1)" = 'qp1_ex->wr_id = 4660;' ]
+    [ "$(grep -A1 -x '/\* qp1.wr_flags = \*/' <<<"$output" | tail -1)" = 'qp1_ex->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;' ]
+    [ "$(grep -A1 -x '/\* mw1.rkey = \*/' <<<"$output" | tail -1)" = 'mw1->rkey = ibv_inc_rkey(mw1->rkey);' ]
+    [ "$(grep -c '^ibv_wr_send_inv(qp1_ex, mw1->rkey);$' <<<"$output")" -eq 2 ]
+    has_line 'ibv_wr_local_inv(qp1_ex, ibv_inc_rkey(mw1->rkey));'
+    compiles
+}
+
+@test "export by hand: rdma_bind_addr, rdma_resolve_addr (NULL or the source, the timeout given or 2000), rdma_resolve_route, rdma_listen; a dest_qp_num is the QP of that number other than the one modified (two devices' QPs can share a number), else the number" {
+    export_main '
+      local pd, pd2, cq, id = S.object("pd", true), S.object("pd", true), S.object("cq", true), S.object("cm_id", true)
+      local qa, qb = S.object("qp", false, { qp_num = 0x11 }), S.object("qp", false, { qp_num = 0x11 })
+      local qc = S.object("qp", false, { qp_num = 0x2a17 })
+      local init = { qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 4, max_recv_wr = 4 } }
+      S.call(pd, "create_qp", { init }, { qa })
+      S.call(pd2, "create_qp", { init }, { qb })
+      S.call(id, "bind_addr", { "198.51.100.1" }, {})
+      S.call(id, "resolve_addr", { nil, "198.51.100.2:7471", n = 2 }, {})
+      S.call(id, "resolve_addr", { "198.51.100.1", "[fe80::2]:7471", 500 }, {})
+      S.failed(id, "resolve_route", {}, 110, "ETIMEDOUT")
+      S.call(id, "resolve_route", { 750 }, {})
+      S.call(id, "listen", { 3 }, {})
+      S.call(id, "create_qp", { pd, init }, { qc })
+      S.call(qb, "modify", { { qp_state = "RTR", dest_qp_num = 0x11 } }, {})
+      S.call(qa, "modify", { { qp_state = "RTR", dest_qp_num = 0x11 } }, {})
+      S.call(qa, "modify", { { qp_state = "RTR", dest_qp_num = 0x2a17 } }, {})
+      S.call(qa, "modify", { { qp_state = "RTR", dest_qp_num = 0x999 } }, {})'
+    has_line 'expect_int("rdma_bind_addr", 0, rdma_bind_addr(cm_id1, sockaddr_of(&addr1, "198.51.100.1")));'
+    has_line 'expect_int("rdma_resolve_addr", 0, rdma_resolve_addr(cm_id1, NULL, sockaddr_of(&addr2, "198.51.100.2:7471"), 2000));'
+    has_line 'expect_int("rdma_resolve_addr", 0, rdma_resolve_addr(cm_id1, sockaddr_of(&addr3, "198.51.100.1"), sockaddr_of(&addr4, "[fe80::2]:7471"), 500));'
+    has_line 'expect_fail("rdma_resolve_route", rdma_resolve_route(cm_id1, 2000), 110);'
+    has_line 'expect_int("rdma_resolve_route", 0, rdma_resolve_route(cm_id1, 750));'
+    has_line 'expect_int("rdma_listen", 0, rdma_listen(cm_id1, 3));'
+    has_line 'expect_int("rdma_create_qp", 0, rdma_create_qp(cm_id1, pd1, &init_attr3));'
+    has_line 'struct ibv_qp *qp3 = cm_id1->qp;'
+    has_line 'struct ibv_qp_attr attr1 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = qp1->qp_num };'
+    has_line 'expect_int("ibv_modify_qp", 0, ibv_modify_qp(qp2, &attr1, IBV_QP_STATE | IBV_QP_DEST_QPN));'
+    has_line 'struct ibv_qp_attr attr2 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = qp2->qp_num };'
+    has_line 'struct ibv_qp_attr attr3 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = qp3->qp_num };'
+    has_line 'struct ibv_qp_attr attr4 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = 2457 };'
+    compiles
+}
+
+@test "export by hand: ibv_modify_cq (the moderation given, else 1 and 0), ibv_query_ece, ibv_resize_cq and the cqe it left, ibv_query_pkey and the pkey in host order, ibv_query_device_ex's max_qp, ibv_get_srq_num, rdma_set_option (each option's C name and type), rdma_get_devices' count, ibv_fork_init, ibv_post_srq_ops" {
+    export_main '
+      local ctx, cq, qp = S.object("context", true), S.object("cq", true), S.object("qp", true)
+      local srq, id = S.object("srq", true), S.object("cm_id", true)
+      S.call(cq, "modify", { 16, 5 }, {})
+      S.failed(cq, "modify", {}, 95, "EOPNOTSUPP")
+      S.call(qp, "query_ece", {}, { { vendor_id = 0x2c9, options = 3 } })
+      S.failed(qp, "query_ece", {}, 95, "EOPNOTSUPP")
+      S.call(cq, "resize", { 100 }, { 127 })
+      S.failed(cq, "resize", { 1 << 20 }, 22, "EINVAL")
+      S.call(ctx, "query_pkey", { 1, 0 }, { 0xffff })
+      S.failed(ctx, "query_pkey", { 1, 200 }, 22, "EINVAL")
+      S.call(ctx, "query_device_ex", {}, { { max_qp = 0x1234 } })
+      S.call(srq, "get_srq_num", {}, { 0x77 })
+      S.call(id, "set_option", { "ID", "TOS", 0x68 }, {})
+      S.call(id, "set_option", { "ID", "REUSEADDR", true }, {})
+      S.failed(id, "set_option", { "ID", 2, false }, 22, "EINVAL")
+      S.call(id, "set_option", { "ID", "ACK_TIMEOUT", 14 }, {})
+      S.call(nil, "get_devices", {}, { { 1, 2 } })
+      S.failed(nil, "get_devices", {}, 19, "ENODEV")
+      S.call(nil, "fork_init", {}, { 0 })
+      S.failed(srq, "post_srq_ops", { 0x42 }, 95, "EOPNOTSUPP")'
+    has_line 'struct ibv_modify_cq_attr modify_cq_attr1 = { .attr_mask = IBV_CQ_ATTR_MODERATE, .moderate = { .cq_count = 16, .cq_period = 5 } };'
+    has_line 'expect_int("ibv_modify_cq", 0, ibv_modify_cq(cq1, &modify_cq_attr1));'
+    has_line 'struct ibv_modify_cq_attr modify_cq_attr2 = { .attr_mask = IBV_CQ_ATTR_MODERATE, .moderate = { .cq_count = 1, .cq_period = 0 } };'
+    has_line 'expect_int("ibv_modify_cq", 95, ibv_modify_cq(cq1, &modify_cq_attr2));'
+    has_line 'expect_int("ibv_query_ece", 0, ibv_query_ece(qp1, &ece1));'
+    has_line 'expect_int("ibv_query_ece", 95, ibv_query_ece(qp1, &ece2));'
+    has_line 'expect_int("ibv_resize_cq", 0, ibv_resize_cq(cq1, 100));'
+    has_line 'expect_int("cq1->cqe", 127, cq1->cqe);'
+    has_line 'expect_int("ibv_resize_cq", 22, ibv_resize_cq(cq1, 1048576));'
+    [ "$(grep -c 'cq1->cqe' <<<"$output")" -eq 1 ]
+    has_line 'expect_int("ibv_query_pkey", 0, ibv_query_pkey(ctx1, 1, 0, &pkey1));'
+    has_line 'expect_int("pkey", 0xffff, ntohs(pkey1));'
+    has_line 'expect_fail("ibv_query_pkey", ibv_query_pkey(ctx1, 1, 200, &pkey2), 22);'
+    [ "$(grep -c '"pkey"' <<<"$output")" -eq 1 ]
+    has_line 'expect_int("ibv_query_device_ex", 0, ibv_query_device_ex(ctx1, NULL, &device_attr_ex1));'
+    has_line 'expect_int("device_attr_ex1.orig_attr.max_qp", 4660, device_attr_ex1.orig_attr.max_qp);'
+    has_line 'expect_int("ibv_get_srq_num", 0, ibv_get_srq_num(srq1, &srq_num1));'
+    has_line 'uint8_t optval1 = 104;'
+    has_line 'expect_int("rdma_set_option", 0, rdma_set_option(cm_id1, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &optval1, sizeof optval1));'
+    has_line 'int optval2 = 1;'
+    has_line 'expect_int("rdma_set_option", 0, rdma_set_option(cm_id1, RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR, &optval2, sizeof optval2));'
+    has_line 'int optval3 = 0;'
+    has_line 'expect_fail("rdma_set_option", rdma_set_option(cm_id1, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &optval3, sizeof optval3), 22);'
+    has_line 'uint8_t optval4 = 14;'
+    has_line 'expect_int("rdma_set_option", 0, rdma_set_option(cm_id1, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &optval4, sizeof optval4));'
+    has_line 'struct ibv_context **rdma_devices1 = rdma_get_devices(&num_devices1);'
+    has_line 'expect_int("rdma_get_devices count", 2, num_devices1);'
+    has_line 'rdma_free_devices(rdma_devices1);'
+    has_line 'expect_null("rdma_get_devices", rdma_devices2, 19);'
+    [ "$(grep -c 'rdma_free_devices' <<<"$output")" -eq 1 ]
+    has_line 'expect_int("ibv_fork_init", 0, ibv_fork_init());'
+    has_line 'struct ibv_ops_wr ops_wr1 = { .wr_id = 66, .opcode = IBV_WR_TAG_SYNC, .flags = IBV_OPS_SIGNALED }, *bad_ops_wr1 = NULL;'
+    has_line 'expect_int("ibv_post_srq_ops", 95, ibv_post_srq_ops(srq1, &ops_wr1, &bad_ops_wr1));'
+    compiles
+}
+
+@test "export by hand: each start_poll and next_poll is written in its place: the one that found the CQ empty a comment, the one that found a completion its poll_ex, in the order recorded" {
+    export_main '
+      local cq = S.object("cq", true)
+      S.call(cq, "start_poll", {}, { false })
+      S.call(cq, "start_poll", {}, { true })
+      S.call(cq, "next_poll", {}, { true })
+      S.call(cq, "next_poll", {}, { false })
+      S.call(cq, "end_poll", {}, { true })'
+    [ "${lines[0]}" = "/* cq1:start_poll */" ]
+    [ "${lines[1]}" = "/* cq1:start_poll found the CQ empty here: timing, not polled */" ]
+    [ "${lines[2]}" = "/* cq1:start_poll */" ]
+    [ "${lines[3]}" = "struct ibv_poll_cq_attr poll_attr1 = { 0 };" ]
+    [ "${lines[4]}" = 'poll_ex(cq1_ex, &poll_attr1, "cq1:start_poll");' ]
+    [ "${lines[5]}" = "/* cq1:next_poll */" ]
+    [ "${lines[6]}" = 'poll_ex(cq1_ex, NULL, "cq1:next_poll");' ]
+    [ "${lines[7]}" = "/* cq1:next_poll */" ]
+    [ "${lines[8]}" = "/* cq1:next_poll found no further completion here: timing, not polled */" ]
+    [ "${lines[9]}" = "/* cq1:end_poll */" ]
+    [ "${lines[10]}" = "ibv_end_poll(cq1_ex);" ]
+    compiles
+}
+
+@test "export by hand: rdma_create_event_channel and rdma_create_id, made or failed; a cm event is waited for with the recorded timeout (5 s at least) and checked by its type and status; none within the timeout is a comment; rdma_ack_cm_event, rdma_destroy_id, rdma_destroy_event_channel" {
+    export_main '
+      local ch, id = S.object("cm_channel"), S.object("cm_id")
+      S.call(nil, "create_event_channel", {}, { ch })
+      S.failed(nil, "create_event_channel", {}, 24, "EMFILE")
+      S.call(ch, "create_id", { "TCP" }, { id })
+      S.failed(ch, "create_id", { "UDP" }, 12, "ENOMEM")
+      local e1 = S.object("cm_event", false, { event = "CONNECT_REQUEST", status = 0 })
+      local e2 = S.object("cm_event", false, { event = "REJECTED", status = 8 })
+      S.call(ch, "get_cm_event", { 8000 }, { e1 })
+      S.call(e1, "ack", {}, {})
+      S.call(ch, "get_cm_event", { 100 }, { e2 })
+      S.call(ch, "get_cm_event", { 100 }, { nil, n = 1 })
+      S.call(id, "destroy", {}, {})
+      S.call(ch, "destroy", {}, {})'
+    has_line 'struct rdma_event_channel *cm_channel1 = rdma_create_event_channel();'
+    has_line 'expect_ptr("rdma_create_event_channel", cm_channel1);'
+    has_line 'struct rdma_event_channel *cm_channel_failed1 = rdma_create_event_channel();'
+    has_line 'expect_null("rdma_create_event_channel", cm_channel_failed1, 24);'
+    has_line 'expect_int("rdma_create_id", 0, rdma_create_id(cm_channel1, &cm_id1, NULL, RDMA_PS_TCP));'
+    has_line 'expect_fail("rdma_create_id", rdma_create_id(cm_channel1, &cm_id_failed1, NULL, RDMA_PS_UDP), 12);'
+    has_line 'struct rdma_cm_event *cm_event1 = get_cm_event(cm_channel1, 8000, RDMA_CM_EVENT_CONNECT_REQUEST, 0);'
+    has_line 'expect_int("rdma_ack_cm_event", 0, rdma_ack_cm_event(cm_event1));'
+    has_line 'struct rdma_cm_event *cm_event2 = get_cm_event(cm_channel1, 5000, RDMA_CM_EVENT_REJECTED, 8);'
+    has_line '/* cm_channel1:get_cm_event: no event within the timeout here: timing, not waited for */'
+    has_line 'expect_int("rdma_destroy_id", 0, rdma_destroy_id(cm_id1));'
+    has_line 'rdma_destroy_event_channel(cm_channel1);'
+    compiles
+}
+
+@test "export by hand: an SGE of an MR without a length is the rest of the MR from its offset (all of it from 0); a QP of rdma_create_qp_ex is the one a dest_qp_num of its number names" {
+    export_main '
+      local qp, pd, id = S.object("qp", true, { qp_num = 0x11 }), S.object("pd", true), S.object("cm_id", true)
+      local mr = S.object("mr", false, { addr = 0x1000, length = 4096, lkey = 0x1234, rkey = 0x5678 })
+      S.call(pd, "reg_mr", { 4096, "LOCAL_WRITE" }, { mr })
+      S.call(qp, "post_recv", { { wr_id = 9, sg_list = { { mr = mr }, { mr = mr, offset = 100 } } } }, {})
+      local qx = S.object("qp", false, { qp_num = 0x2a17 })
+      S.call(id, "create_qp_ex", { { qp_type = "RC", pd = pd, cap = { max_send_wr = 2 } } }, { qx })
+      S.call(qp, "modify", { { qp_state = "RTR", dest_qp_num = 0x2a17 } }, {})'
+    has_line 'struct ibv_sge sge1[2] = { { .addr = (uintptr_t)mr1->addr + 0, .length = 4096, .lkey = mr1->lkey }, { .addr = (uintptr_t)mr1->addr + 100, .length = 3996, .lkey = mr1->lkey } };'
+    has_line 'expect_int("rdma_create_qp_ex", 0, rdma_create_qp_ex(cm_id1, &init_attr_ex1));'
+    has_line 'struct ibv_qp *qp2 = cm_id1->qp;'
+    has_line 'struct ibv_qp_attr attr1 = { .qp_state = IBV_QPS_RTR, .dest_qp_num = qp2->qp_num };'
+    compiles
+}
+
+@test "verbsh --export-c to a file it cannot write stops before the script runs, naming the file and why; an existing file is left as it was when nothing is exported" {
+    cd "$BATS_TEST_TMPDIR"
+    echo 'print("ran")' >s.lua
+    run "$VERBSH" --export-c "$BATS_TEST_TMPDIR/no/such/dir/x.c" s.lua
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = "--export-c: cannot write $BATS_TEST_TMPDIR/no/such/dir/x.c: No such file or directory" ]
+    echo keep >exist.c
+    run "$VERBSH" --export-c exist.c s.lua
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ran" ]
+    [ "${lines[1]}" = "verbsh: --export-c exist.c: no verb was called, nothing written" ]
+    [ "$(cat exist.c)" = keep ]
+}
+
+@test "export by hand: a GRH that mr:read read from a registered MR is passed to ibv_init_ah_from_wc and ibv_create_ah_from_wc in place (the MR at that offset), that read not compared; other reads compared, other GRH bytes copied" {
+    export_main '
+      local ctx, pd = S.object("context", true), S.object("pd", true)
+      local mr = S.object("mr", false, { addr = 0x1000, length = 4096, lkey = 0x1234, rkey = 0x5678 })
+      S.call(pd, "reg_mr", { 4096, "LOCAL_WRITE" }, { mr })
+      local grh = ("\x60\x12\x34\x56"):rep(10)
+      S.call(mr, "read", { 40, 40 }, { grh })
+      S.call(mr, "read", { 0, 4 }, { "E\0\0\28" })
+      local wc = { wr_id = 7, status = "SUCCESS", opcode = "RECV", byte_len = 40, qp_num = 0x11, src_qp = 0x2a17, wc_flags = "GRH" }
+      S.call(ctx, "init_ah_from_wc", { 1, wc, grh }, { { is_global = 1, port_num = 1 } })
+      S.call(pd, "create_ah_from_wc", { wc, grh, 1 }, { S.object("ah") })
+      S.call(pd, "create_ah_from_wc", { wc, ("a"):rep(40), 1 }, { S.object("ah") })'
+    has_line "/* the GRH that the AH below is made from, read in place; not compared: its IPv4 header's ID and checksum differ per packet */"
+    has_line 'expect_bytes("mr1:read(0, 4)", "E\000\000\034", (char *)mr1->addr + 0, 4);'
+    [ "$(grep -c '^expect_bytes' <<<"$output")" -eq 1 ]
+    has_line 'expect_int("ibv_init_ah_from_wc", 0, ibv_init_ah_from_wc(ctx1, 1, &wc1, (struct ibv_grh *)((char *)mr1->addr + 40), &ah_attr1));'
+    has_line 'struct ibv_ah *ah1 = ibv_create_ah_from_wc(pd1, &wc2, (struct ibv_grh *)((char *)mr1->addr + 40), 1);'
+    has_line 'memcpy(&grh1, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", sizeof grh1);'
+    has_line 'struct ibv_ah *ah2 = ibv_create_ah_from_wc(pd1, &wc3, &grh1, 1);'
+    compiles
+}
+
+@test "export by hand: a cq:poll waits for its completions and checks each (wr_id, status; opcode, byte_len, imm_data and wc_flags only on success); one that found none is a comment. A GID that ibv_query_gid read is the variable an AH's dgid of that GID names; another GID its bytes" {
+    export_main '
+      local ctx, pd, cq = S.object("context", true), S.object("pd", true), S.object("cq", true)
+      S.call(cq, "poll", { 4 }, { { { wr_id = 0x1234, status = "SUCCESS", opcode = "RECV", byte_len = 64, imm_data = 0x12345678,
+          wc_flags = { "GRH", "WITH_IMM" } }, { wr_id = 0x2345, status = "WR_FLUSH_ERR", opcode = "RECV", byte_len = 9, wc_flags = "GRH" },
+        { wr_id = 0x3456, status = "SUCCESS", opcode = "RDMA_WRITE" } } })
+      S.call(cq, "poll", { 4 }, { {} })
+      S.call(ctx, "query_gid", { 1, 1 }, { "::ffff:198.51.100.1" })
+      S.failed(ctx, "query_gid", { 1, 200 }, 22, "EINVAL")
+      S.call(pd, "create_ah", { { is_global = 1, port_num = 1, grh = { dgid = "::ffff:198.51.100.1", sgid_index = 1 } } }, { S.object("ah") })
+      S.call(pd, "create_ah", { { is_global = 1, port_num = 1, grh = { dgid = "fe80::2", sgid_index = 0 } } }, { S.object("ah") })'
+    has_line 'wait_completions(&cq1_wcs, "completions on cq1", 3);'
+    has_line 'expect_wc(&cq1_wcs, "cq1 completion 1 (wr_id 4660)", 4660, IBV_WC_SUCCESS, IBV_WC_RECV, 64, 305419896, IBV_WC_GRH | IBV_WC_WITH_IMM);'
+    has_line 'expect_wc(&cq1_wcs, "cq1 completion 2 (wr_id 9029)", 9029, IBV_WC_WR_FLUSH_ERR, 0, 0, 0, 0);'
+    has_line 'expect_wc(&cq1_wcs, "cq1 completion 3 (wr_id 13398)", 13398, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, 0, 0, 0);'
+    has_line '/* cq1:poll found no completion here: timing, not polled */'
+    has_line 'expect_int("ibv_query_gid", 0, ibv_query_gid(ctx1, 1, 1, &gid1));'
+    has_line 'expect_fail("ibv_query_gid", ibv_query_gid(ctx1, 1, 200, &gid2), 22);'
+    has_line 'struct ibv_ah_attr ah_attr1 = { .grh = { .dgid = gid1, .sgid_index = 1 }, .is_global = 1, .port_num = 1 };'
+    has_line 'struct ibv_ah_attr ah_attr2 = { .grh = { .dgid = { .raw = { 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02 } }, .sgid_index = 0 }, .is_global = 1, .port_num = 1 };'
+    compiles
+}
+
+@test "export by hand: an rkey two MRs share (two devices') is the MR the remote address falls in; rdma_get_request names the new id, or checks the errno, or is a comment when none came; the id it made is destroyed by rdma_destroy_ep" {
+    export_main '
+      local pd, qp, id = S.object("pd", true), S.object("qp", true), S.object("cm_id", true)
+      local m1 = S.object("mr", false, { addr = 0x10000, length = 4096, lkey = 0x11, rkey = 0x2a })
+      local m2 = S.object("mr", false, { addr = 0x40000, length = 4096, lkey = 0x11, rkey = 0x2a })
+      S.call(pd, "reg_mr", { 4096, "REMOTE_READ" }, { m1 })
+      S.call(pd, "reg_mr", { 4096, "REMOTE_READ" }, { m2 })
+      S.call(qp, "wr_start", {})
+      S.call(qp, "wr_rdma_read", { 0x2a, 0x10010 })
+      S.call(qp, "wr_rdma_write", { 0x2a, 0x10020 })
+      S.call(qp, "wr_rdma_read", { 0x2a, 0x40030 })
+      S.call(qp, "wr_send_imm", { 0x12345678 })
+      S.call(qp, "wr_abort", {})
+      local got = S.object("cm_id")
+      S.call(id, "get_request", {}, { got })
+      S.failed(id, "get_request", {}, 11, "EAGAIN")
+      S.call(id, "get_request", {}, { nil, n = 1 })
+      S.call(got, "destroy", {}, {})'
+    has_line 'ibv_wr_rdma_read(qp1_ex, mr1->rkey, (uintptr_t)mr1->addr + 16);'
+    has_line 'ibv_wr_rdma_write(qp1_ex, mr1->rkey, (uintptr_t)mr1->addr + 32);'
+    has_line 'ibv_wr_rdma_read(qp1_ex, mr2->rkey, (uintptr_t)mr2->addr + 48);'
+    has_line 'ibv_wr_send_imm(qp1_ex, htonl(0x12345678));'
+    has_line 'ibv_wr_abort(qp1_ex);'
+    has_line 'struct rdma_cm_id *cm_id2;'
+    has_line 'expect_int("rdma_get_request", 0, rdma_get_request(cm_id1, &cm_id2));'
+    has_line 'expect_fail("rdma_get_request", rdma_get_request(cm_id1, &cm_id_failed1), 11);'
+    has_line '/* cm_id1:get_request: no request within the timeout here: timing, not waited for */'
+    has_line 'rdma_destroy_ep(cm_id2);'
+    compiles
+}
+
+@test "verbsh --export-c to a new file: checked writable at the start, yet not left behind, empty, when the session called no verb" {
+    cd "$BATS_TEST_TMPDIR"
+    echo 'print("ran")' >s.lua
+    run "$VERBSH" --export-c new.c s.lua
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ran" ]
+    [ "${lines[1]}" = "verbsh: --export-c new.c: no verb was called, nothing written" ]
+    [ ! -e new.c ]
+}
+
+@test "export by hand: ibv_create_cq takes the cqe, the completion channel and vector given (NULL and 0 without); rdma_create_qp_ex's comp_mask is PD and SEND_OPS_FLAGS when send_ops_flags is given, the mask given when one is, and its extended QP is ibv_qp_to_qp_ex of the id's QP" {
+    export_main '
+      local ctx, id, pd = S.object("context", true), S.object("cm_id", true), S.object("pd", true)
+      local ch = S.object("comp_channel")
+      S.call(ctx, "create_comp_channel", {}, { ch })
+      S.call(ctx, "create_cq", { 16, { channel = ch, comp_vector = 1 } }, { S.object("cq") })
+      S.call(ctx, "create_cq", { 8 }, { S.object("cq") })
+      S.failed(ctx, "create_cq", { 1 << 30 }, 22, "EINVAL")
+      S.call(id, "create_qp_ex", { { qp_type = "RC", pd = pd, send_ops_flags = { "SEND" }, cap = { max_send_wr = 2 } } }, { S.object("qp", false, { qp_num = 5 }) })
+      S.call(id, "create_qp_ex", { { qp_type = "RC", pd = pd, comp_mask = { "PD" } } }, { S.object("qp", false, { qp_num = 6 }) })'
+    has_line 'struct ibv_cq *cq1 = ibv_create_cq(ctx1, 16, NULL, channel1, 1);'
+    has_line 'struct ibv_cq *cq2 = ibv_create_cq(ctx1, 8, NULL, NULL, 0);'
+    has_line 'struct ibv_cq *cq_failed1 = ibv_create_cq(ctx1, 1073741824, NULL, NULL, 0);'
+    has_line 'expect_null("ibv_create_cq", cq_failed1, 22);'
+    has_line 'struct ibv_qp_init_attr_ex init_attr_ex1 = { .pd = pd1, .cap = { .max_send_wr = 2 }, .qp_type = IBV_QPT_RC, .send_ops_flags = IBV_QP_EX_WITH_SEND, .comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS };'
+    has_line 'struct ibv_qp *qp1 = cm_id1->qp;'
+    has_line 'struct ibv_qp_ex *qp1_ex = ibv_qp_to_qp_ex(qp1);'
+    has_line 'struct ibv_qp_init_attr_ex init_attr_ex2 = { .pd = pd1, .qp_type = IBV_QPT_RC, .comp_mask = IBV_QP_INIT_ATTR_PD };'
+    [ "$(grep -c 'ibv_qp_to_qp_ex' <<<"$output")" -eq 1 ]
+    compiles
+}

@@ -749,3 +749,57 @@ PY
     [ "${lines[1]}" = "$count	the kernel dropped $drops frames (libpcap's ps_drop): its capture buffer (32 MiB) was full before the capture's thread read them; a smaller snaplen (verbs.capture{snaplen = 128}: the headers only) keeps more frames in it" ]
     [ "${lines[3]}" = "capture on lo ($count frames, $drops dropped by the kernel, stopped)" ]
 }
+
+@test "wire: attribute finds a QP's first WR by PSN too: a capture that starts at a READ ties its responses to it, one that starts at a SEND its RNR NAK and its retransmission" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local list = w.read_pcap("tests/wire/scenarios.pcap")
+      local function post(id, op, len) return { qp = "qp1", qp_num = 17, qp_type = "RC", dest_qp = 17, wr_id = id, opcode = op, length = len } end
+      -- frame 12: the READ request (PSN 108); 18: the SEND (PSN 112) an RNR NAK answers
+      for _, run in ipairs{ { 12, { post(10, "RDMA_READ", 3000), post(11, "ATOMIC_FETCH_AND_ADD", 8), post(12, "SEND", 64) } },
+                            { 18, { post(12, "SEND", 64) } } } do
+        local part = table.move(list, run[1], 21, 1, {})
+        local notes, summary = w.attribute(part, run[2])
+        for i = 1, #part do print(i, notes[i] or "-") end
+        print(table.concat(summary, "\n"))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'1\twr_id 10\'s RDMA_READ' ]
+    [ "${lines[1]}" = $'2\twr_id 10\'s RDMA_READ data' ]
+    [ "${lines[2]}" = $'3\twr_id 10\'s RDMA_READ data' ]
+    [ "${lines[3]}" = $'4\twr_id 10\'s RDMA_READ data; completes wr_id 10' ]
+    [ "${lines[4]}" = $'5\twr_id 11\'s ATOMIC_FETCH_AND_ADD' ]
+    [ "${lines[5]}" = $'6\twr_id 11\'s ATOMIC_FETCH_AND_ADD result; completes wr_id 11' ]
+    [ "${lines[7]}" = $'8\tRNR NAK on wr_id 12\'s SEND' ]
+    [ "${lines[8]}" = $'9\twr_id 12\'s SEND again (retransmitted)' ]
+    [ "${lines[10]}" = "wr_id 10 (qp1 RDMA_READ, 3000 bytes): 1 frame from psn 108, 3 answers, completed by frame 4 (RDMA_READ_RESPONSE_LAST)" ]
+    [ "${lines[11]}" = "wr_id 11 (qp1 ATOMIC_FETCH_AND_ADD, 8 bytes): 1 frame from psn 111, 1 answer, completed by frame 6 (ATOMIC_ACKNOWLEDGE)" ]
+    [ "${lines[12]}" = "wr_id 12 (qp1 SEND, 64 bytes): 1 frame from psn 112, completed by frame 10 (ACKNOWLEDGE)" ]
+    # from frame 18 the SEND is the QP's only WR
+    [ "${lines[13]}" = $'1\twr_id 12\'s SEND' ]
+    [ "${lines[14]}" = $'2\tRNR NAK on wr_id 12\'s SEND' ]
+    [ "${lines[15]}" = $'3\twr_id 12\'s SEND again (retransmitted)' ]
+    [ "${lines[16]}" = $'4\tcompletes wr_id 12' ]
+    [ "${lines[17]}" = "wr_id 12 (qp1 SEND, 64 bytes): 1 frame from psn 112, completed by frame 4 (ACKNOWLEDGE)" ]
+    [ "${#lines[@]}" -eq 18 ]
+}
+
+@test "wire: filter takes a qp from 0 to 0xffffff and an opcode from 0 to 255, both ends; one past either end, or a fraction, is refused naming the value" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local l = w.read_pcap("tests/wire/send5000.pcap")
+      print(#w.filter(l, {qp = 0}), #w.filter(l, {qp = 0xffffff}), #w.filter(l, {opcode = 0}), #w.filter(l, {opcode = 255}))
+      for _, q in ipairs{ 0x1000000, -1, 17.5 } do print(select(2, pcall(w.filter, l, {qp = q}))) end
+      for _, o in ipairs{ -1, 256 } do print((select(2, pcall(w.filter, l, {opcode = o})):match("^[^;]*"))) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # send5000.pcap: SEND_FIRST (opcode 0), three SEND_MIDDLE, SEND_LAST, the ACK; no frame of QP 0 or 0xffffff
+    [ "${lines[0]}" = $'0\t0\t1\t0' ]
+    [ "${lines[1]}" = "bad argument #2 to 'filter' (key 'qp': a QP number (0..0xffffff, as qp.qp_num) expected, got 16777216)" ]
+    [ "${lines[2]}" = "bad argument #2 to 'filter' (key 'qp': a QP number (0..0xffffff, as qp.qp_num) expected, got -1)" ]
+    [ "${lines[3]}" = "bad argument #2 to 'filter' (key 'qp': a QP number (0..0xffffff, as qp.qp_num) expected, got number)" ]
+    [ "${lines[4]}" = "bad argument #2 to 'filter' (key 'opcode': -1 is not a BTH opcode" ]
+    [ "${lines[5]}" = "bad argument #2 to 'filter' (key 'opcode': 256 is not a BTH opcode" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
