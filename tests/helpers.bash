@@ -30,6 +30,16 @@ require_device() {
 # Runs a Lua chunk in verbsh: vsh 'print(1)'
 vsh() { "$VERBSH" -e "$1"; }
 
+# The stand-in provider (tests/fakeverbs/fakeverbs.c): fakeverbs_build DIR
+# builds DIR/fakeverbs.so; fakeverbs_sh SO CODE runs verbsh -e CODE with it
+# preloaded (an ASan build wants its runtime first in the preload list).
+fakeverbs_build() { gcc -Wall -Wextra -Werror -shared -fPIC -o "$1/fakeverbs.so" "$ROOT/tests/fakeverbs/fakeverbs.c"; }
+fakeverbs_sh() {
+    local asan
+    asan=$(ldd "$VERBSH" | awk '/libasan/ { print $3 }')
+    LD_PRELOAD="${asan:+$asan }$1" "$VERBSH" -e "$2"
+}
+
 # After `run`: succeeds when one line of the output is exactly $1 (a glob
 # such as *"B	1"* would also match "B	12").
 has_line() {

@@ -6,17 +6,10 @@
 # one that file chose (or received, printed as "fakeverbs: ...").
 load ../helpers
 
-setup_file() {
-    gcc -Wall -Wextra -Werror -shared -fPIC -o "$BATS_FILE_TMPDIR/fakeverbs.so" "$ROOT/tests/fakeverbs/fakeverbs.c"
-}
+setup_file() { fakeverbs_build "$BATS_FILE_TMPDIR"; }
 
-# fvsh CODE: verbsh -e CODE on the fake device (an ASan build wants its
-# runtime first in the preload list)
-fvsh() {
-    local asan
-    asan=$(ldd "$VERBSH" | awk '/libasan/ { print $3 }')
-    LD_PRELOAD="${asan:+$asan }$BATS_FILE_TMPDIR/fakeverbs.so" "$VERBSH" -e "$1"
-}
+# fvsh CODE: verbsh -e CODE on the fake device
+fvsh() { fakeverbs_sh "$BATS_FILE_TMPDIR/fakeverbs.so" "$1"; }
 
 @test "fake device: verbs.devices() gives the provider's name, GUID, index, node and transport type" {
     run fvsh 'for _, d in ipairs(verbs.devices()) do print(d.name, d.guid, d.index, d.node_type, d.transport_type) end'

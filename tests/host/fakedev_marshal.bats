@@ -7,17 +7,10 @@
 # compared with the value given, field by field, without rxe.
 load ../helpers
 
-setup_file() {
-    gcc -Wall -Wextra -Werror -shared -fPIC -o "$BATS_FILE_TMPDIR/fakeverbs.so" "$ROOT/tests/fakeverbs/fakeverbs.c"
-}
+setup_file() { fakeverbs_build "$BATS_FILE_TMPDIR"; }
 
-# fvsh CODE: verbsh -e CODE on the fake device, SETUP first (an ASan build
-# wants its runtime first in the preload list)
-fvsh() {
-    local asan
-    asan=$(ldd "$VERBSH" | awk '/libasan/ { print $3 }')
-    FAKEVERBS_DATA_PATH=1 LD_PRELOAD="${asan:+$asan }$BATS_FILE_TMPDIR/fakeverbs.so" "$VERBSH" -e "$SETUP $1"
-}
+# fvsh CODE: verbsh -e CODE on the fake device's data path, SETUP first
+fvsh() { FAKEVERBS_DATA_PATH=1 fakeverbs_sh "$BATS_FILE_TMPDIR/fakeverbs.so" "$SETUP $1"; }
 # fvq CODE: the same without the provider's lines
 fvq() { fvsh "$1" 2>/dev/null; }
 

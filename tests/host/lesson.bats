@@ -654,9 +654,8 @@ rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVEN
 }
 
 @test "kit: rc_connect refuses a peer that is neither a QP nor an integer qp_num, opts that are not a table, and a qp that is not a QP, each naming what it got (a QP of tests/fakeverbs)" {
-    gcc -Wall -Wextra -Werror -shared -fPIC -o "$BATS_TEST_TMPDIR/fakeverbs.so" "$ROOT/tests/fakeverbs/fakeverbs.c"
-    asan=$(ldd "$VERBSH" | awk '/libasan/ { print $3 }')
-    run env LD_PRELOAD="${asan:+$asan }$BATS_TEST_TMPDIR/fakeverbs.so" "$VERBSH" -e '
+    fakeverbs_build "$BATS_TEST_TMPDIR"
+    run fakeverbs_sh "$BATS_TEST_TMPDIR/fakeverbs.so" '
       local K = require "verbs.lesson_kit"
       local ctx = verbs.open("fake0")
       local pd, cq = ctx:alloc_pd(), ctx:create_cq(4)
