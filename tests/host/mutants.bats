@@ -159,6 +159,41 @@ load ../helpers
     # ...and fails every time: a mutant failing the same test is not killed by it
     mkbin pristine 1 2 3; judge steady
     [ "${lines[-1]}" = "# the unmutated tree fails in host/t.bats: one;" ]
+    # the ASan stage judges against the unmutated tree's ASan build (MUTATE_PRISTINE), not its plain one
+    mkbin pristine.asan 1 2 3; mkbin pristine
+    rm -f "$o"/bin/*/n; MUTATE_PRISTINE=pristine.asan run "$ROOT/tests/mutate-random" --judge "$o" steady host t.bats
+    [ "${lines[-1]}" = "# the unmutated tree fails in host/t.bats: one;" ]
+    [ "$(cat "$o/bin/pristine.asan/n")" = 2 ] && [ ! -e "$o/bin/pristine/n" ]
+    mkbin pristine.asan; mkbin pristine 1 2 3
+    rm -f "$o"/bin/*/n; MUTATE_PRISTINE=pristine.asan run "$ROOT/tests/mutate-random" --judge "$o" steady host t.bats
+    [ "${lines[-1]}" = "t.bats: one" ]
+}
+
+@test "random mutants: the ASan stage runs the host files make test's ASan pass runs: all but tests/run's host_asan_skip; every file where tests/run has no such list" {
+    run "$ROOT/tests/mutate-random" --asan-files "$ROOT/tests" host room.bats cm_host.bats oob.bats shell_pty.bats mutants.bats wire.bats
+    [ "$status" -eq 0 ]
+    [ "$output" = "cm_host.bats shell_pty.bats wire.bats " ]
+    # the list it reads is tests/run's own
+    local skip
+    skip=$(sed -n 's/^host_asan_skip=(\(.*\))$/\1/p' "$ROOT/tests/run")
+    [ -n "$skip" ]
+    run "$ROOT/tests/mutate-random" --asan-files "$ROOT/tests" host $skip
+    [ "$status" -eq 0 ] && [ "$output" = "" ]
+    mkdir -p "$BATS_TEST_TMPDIR/old"
+    printf 'binaries=(./verbsh)\n' >"$BATS_TEST_TMPDIR/old/run"
+    run "$ROOT/tests/mutate-random" --asan-files "$BATS_TEST_TMPDIR/old" host room.bats wire.bats
+    [ "$status" -eq 0 ] && [ "$output" = "room.bats wire.bats " ]
+    run "$ROOT/tests/mutate-random" --asan-files "$BATS_TEST_TMPDIR/none" host room.bats
+    [ "$status" -eq 2 ] && [ "$output" = "tests/mutate-random: no $BATS_TEST_TMPDIR/none/run" ]
+    # the device pass: all but asan_skip (a lesson file left out, the C files kept)
+    run "$ROOT/tests/mutate-random" --asan-files "$ROOT/tests" device lessons.bats verbs_rc.bats export.bats room.bats cm.bats
+    [ "$status" -eq 0 ] && [ "$output" = "verbs_rc.bats room.bats cm.bats " ]
+    skip=$(sed -n 's/^asan_skip=(\(.*\))$/\1/p' "$ROOT/tests/run")
+    [ "$(wc -w <<<"$skip")" -ge 5 ]
+    run "$ROOT/tests/mutate-random" --asan-files "$ROOT/tests" device $skip
+    [ "$status" -eq 0 ] && [ "$output" = "" ]
+    run "$ROOT/tests/mutate-random" --asan-files "$ROOT/tests" vm room.bats
+    [ "$status" -eq 2 ] && [ "$output" = "tests/mutate-random: asan_files wants host or device, got 'vm'" ]
 }
 
 # A made-up per-test map: of a.bats, test 1 ran wc.c:10 and test 2 did not;

@@ -102,7 +102,8 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
     printf '#!/bin/sh\necho "qemu: simulated failure" >&2\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/qemu-system-x86_64"
     chmod +x "$BATS_TEST_TMPDIR/bin/qemu-system-x86_64"
     cd "$ROOT"
-    PATH=$BATS_TEST_TMPDIR/bin:$PATH run tests/run --device
+    # one guest (a single core, or VERBSH_TEST_GUESTS=1)
+    VERBSH_TEST_GUESTS=1 PATH=$BATS_TEST_TMPDIR/bin:$PATH run tests/run --device
     echo "$output"
     [ "$status" -eq 1 ]
     [[ $output == *"device tests in the rxe micro-VM (this host has no ACTIVE RDMA port)"* ]]
@@ -110,6 +111,21 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
     [ "$(grep -c '^not ok - the rxe micro-VM failed (exit 125): the device tests did not run; see the messages above$' <<<"$output")" -eq 1 ]
     [ "$(grep -c '^not ok' <<<"$output")" -eq 1 ]
     [[ ${lines[-1]} == "0 passed, 1 failed, 0 skipped in "* ]]
+    VERBSH_TEST_GUESTS=3 run tests/run --device
+    [ "$status" -eq 1 ]
+    [[ $output == *"tests/run: VERBSH_TEST_GUESTS wants 1 or 2 (guests at once), got '3'"* ]]
+    [[ $output != *"simulated failure"* ]]
+    # two guests at once (this host's 2 cores): each failure is its own, named by its half
+    [ "$(nproc)" -ge 2 ] || return 0
+    PATH=$BATS_TEST_TMPDIR/bin:$PATH run tests/run --device
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"device tests in two rxe micro-VMs at once (this host has no ACTIVE RDMA port)"* ]]
+    [ "$(grep -c 'simulated failure' <<<"$output")" -eq 2 ]
+    [ "$(grep -c '^not ok - the rxe micro-VM of the lua half failed (exit 125): these device tests did not run; see the messages above$' <<<"$output")" -eq 1 ]
+    [ "$(grep -c '^not ok - the rxe micro-VM of the c half failed (exit 125): these device tests did not run; see the messages above$' <<<"$output")" -eq 1 ]
+    [ "$(grep -c '^not ok' <<<"$output")" -eq 2 ]
+    [[ ${lines[-1]} == "0 passed, 2 failed, 0 skipped in "* ]]
 }
 
 @test "rxe-vm exports the device environment and unlimited memlock" {
