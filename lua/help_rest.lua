@@ -99,7 +99,9 @@ M.methods = {
     "int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length, int access)",
     "change the MR's PD (CHANGE_PD) or access (CHANGE_ACCESS) in place; CHANGE_TRANSLATION (a new buffer) is"
     .. " refused, verbsh owns the memory. On rxe it returns -4 (IBV_REREG_MR_ERR_CMD) with errno EOPNOTSUPP:"
-    .. " explained, see help \"REREG\"", args = { "ibv_rereg_mr_flags" },
+    .. " explained, see help \"REREG\". A provider may give the MR new keys: mr.lkey and mr.rkey read them, and a"
+    .. " prepared WR (verbs.send_wr, verbs.recv_wr) still holding the old lkey is warned of at its next post",
+    args = { "ibv_rereg_mr_flags" },
     ex = 'mr:rereg("CHANGE_ACCESS", nil, { "LOCAL_WRITE", "REMOTE_READ" })' },
   reg_dmabuf_mr = { "pd", "pd:reg_dmabuf_mr(fd, offset, length, iova, access)",
     "struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova, int fd,"

@@ -321,8 +321,10 @@ static int l_rereg_mr(lua_State *L)
 		return vargerror(L, 3, "CHANGE_PD needs the new PD (a verbs pd object)");
 	if (!lua_isnoneornil(L, 4) && (e = venum_read(L, 4, &ve_access, &access)))
 		return vargerror(L, 4, e);
+	struct ibv_mr *mr = n->h;
+	uint32_t lkey = mr->lkey, rkey = mr->rkey;
 	errno = 0;
-	int ret = ibv_rereg_mr(n->h, (int)flags, pd, NULL, 0, (int)access);
+	int ret = ibv_rereg_mr(mr, (int)flags, pd, NULL, 0, (int)access);
 	if (ret) {
 		int err = errno ? errno : EINVAL;
 		lua_createtable(L, 0, 2);
@@ -339,6 +341,10 @@ static int l_rereg_mr(lua_State *L)
 		vmr(n)->access = (int)access;
 	if (flags & IBV_REREG_MR_CHANGE_PD)   /* the MR is the new PD's now: it keeps that one, not the old */
 		vobj_replace_dep(L, 1, 0, 3);
+	/* A provider may give the MR new keys (rxe keeps them): a prepared WR
+	 * holding the old lkey is then warned of at its next post. */
+	if (mr->lkey != lkey || mr->rkey != rkey)
+		vobj_changed(n);
 	return 0;
 }
 

@@ -253,6 +253,9 @@ void vobj_set(struct vnode *n, void *h);
  * one counts it as a user, the old one no longer (and is freed when that was
  * all that kept it). */
 void vobj_replace_dep(lua_State *L, int self, int i, int idx);
+/* n changed in a way that a prepared WR naming it must see (mr:rereg gave
+ * an MR new keys): the next post of every prepared WR checks again. */
+void vobj_changed(struct vnode *n);
 /* n lost one user that stays (id:migrate's old channel): n is freed now if
  * that was the last and its Lua side is gone */
 void vobj_unuse(lua_State *L, struct vnode *n);

@@ -185,6 +185,8 @@ void vobj_replace_dep(lua_State *L, int self, int i, int idx)
 	}
 }
 
+void vobj_changed(struct vnode *n) { n->st->changes++; }
+
 /* The verb that destroys n: a device object's is its kind's. */
 static const char *destroy_verb(struct vnode *n)
 {

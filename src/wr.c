@@ -255,6 +255,23 @@ static int l_tostring(lua_State *L)
 
 /* ---- posting --------------------------------------------------------------- */
 
+/* An SGE's lkey, copied when the WR was prepared, that its MR no longer has
+ * (mr:rereg gave it new keys): C would post the old key, which the device
+ * refuses; said, as C would post it. */
+static void stale_lkey(lua_State *L, int idx, struct prepared *pw, const struct wr_dep_at *at, struct ibv_mr *mr)
+{
+	void *w = wr_at(pw, at->wr);
+	struct ibv_sge *sg = (pw->send ? ((struct ibv_send_wr *)w)->sg_list : ((struct ibv_recv_wr *)w)->sg_list) + at->sge - 1;
+	if (sg->lkey == mr->lkey)
+		return;
+	char key[96], was[16], now[16];
+	snprintf(was, sizeof was, "0x%x", (unsigned)sg->lkey);   /* (lua_pushfstring has no %x) */
+	snprintf(now, sizeof now, "0x%x", (unsigned)mr->lkey);
+	vwarn(L, idx, "%s: this prepared WR holds lkey %s, the MR's key when it was prepared; mr:rereg has given the"
+		      " MR lkey %s since, and the device refuses the old one (a LOC_PROT_ERR completion), as C would"
+		      " post it: prepare the WR again", wr_dep_path(key, sizeof key, pw->count > 1, at), was, now);
+}
+
 /* The prepared WR at idx, its objects checked live. A loop posting the same
  * WR to the same QP pays for the checks once: they hold until an object of
  * the state is destroyed or finalized (vobj_changes) or the WR changes. */
@@ -280,6 +297,8 @@ static struct prepared *recheck(lua_State *L, int self, int idx, bool send, stru
 			char key[96];
 			vobj_wr_context(L, idx, wr_dep_path(key, sizeof key, pw->count > 1, &pw->dep_at[d - 1]), n, qp);
 		}
+		if (n->cls == &vc_mr)
+			stale_lkey(L, idx, pw, &pw->dep_at[d - 1], n->h);
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);

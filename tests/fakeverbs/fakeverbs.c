@@ -29,6 +29,7 @@
  * ibv_create_cq_ex, by start_poll/next_poll and every ibv_wc_read_*; its
  * end_poll is printed. req_notify_cq prints solicited_only and puts an event
  * on the CQ's channel (an eventfd here), which get_cq_event returns.
+ * FAKEVERBS_REREG_KEYS=1: a rereg_mr that succeeds gives the MR new keys.
  * FAKEVERBS_TRACE=1 prints what reg_mr_iova2 and rereg_mr are handed, and
  * which PD ibv_dealloc_pd frees.
  *
@@ -835,6 +836,12 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 		fprintf(stderr, "fakeverbs: rereg_mr lkey 0x%x flags 0x%x pd %d addr %p length %zu access 0x%x\n",
 			mr->lkey, flags, pd ? (int)pd->handle : -1, addr, len, access);
 	errno = e;
+	/* FAKEVERBS_REREG_KEYS=1: a successful rereg gives the MR new keys
+	 * (lkey and rkey + 0x1000), as a provider may (rxe keeps them) */
+	if (n == 0 && getenv("FAKEVERBS_REREG_KEYS")) {
+		mr->lkey += 0x1000;
+		mr->rkey += 0x1000;
+	}
 	return n;
 }
 int ibv_dereg_mr(struct ibv_mr *mr)

@@ -82,6 +82,53 @@ SETUP='
     [ "${#lines[@]}" -eq 4 ]
 }
 
+@test "fake data path: after mr:rereg gave the MR new keys, a prepared WR holding the old lkey is posted as C would (the old key), with a warning naming its SGE and both keys; an error under strict, nothing posted; no warning where the keys stayed, or for a plain post" {
+    local w="this prepared WR holds lkey 0x1234, the MR's key when it was prepared; mr:rereg has given the MR lkey 0x2234 since, and the device refuses the old one (a LOC_PROT_ERR completion), as C would post it: prepare the WR again"
+    # the keys stay (as on rxe): no warning
+    run fvsh '
+      local s = verbs.send_wr{ wr_id = 0x51, opcode = "SEND", sg_list = { { mr = mr, offset = 4, length = 12 } } }
+      qp:post_send(s)
+      mr:rereg("CHANGE_ACCESS", nil, "LOCAL_WRITE")
+      qp:post_send(s)
+      print(hex(mr.lkey))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output != *warning* ]]
+    [ "$(grep -c 'wr_id 0x51 .*/0x1234$' <<<"$output")" -eq 2 ]
+    [ "${lines[-1]}" = 0x1234 ]
+    # new keys: the chain's second WR's first SGE names the MR; its old key is posted, said once per check
+    FAKEVERBS_REREG_KEYS=1 run fvsh '
+      local s = verbs.send_wr{ { wr_id = 0x51, opcode = "SEND" },
+                               { wr_id = 0x52, opcode = "SEND", sg_list = { { mr = mr, offset = 4, length = 12 } } } }
+      local r = verbs.recv_wr{ wr_id = 0x61, sg_list = { { mr = mr, offset = 0, length = 8 } } }
+      qp:post_send(s)
+      mr:rereg("CHANGE_ACCESS", nil, "LOCAL_WRITE")
+      print(hex(mr.lkey), hex(mr.rkey))
+      qp:post_send(s)
+      qp:post_send(s)
+      qp:post_recv(r)
+      qp:post_send{ wr_id = 0x53, opcode = "SEND", sg_list = { { mr = mr, offset = 4, length = 12 } } }'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c 'wr_id 0x52 .*/0x1234$' <<<"$output")" -eq 3 ]
+    [ "$(grep -c "^verbsh warning: (command line):[0-9]*: \[2\].sg_list\[1\].mr: $w (verbs.strict(true) makes this an error, verbs.warnings(false) silences it)$" <<<"$output")" -eq 1 ]
+    [ "$(grep -c "^verbsh warning: (command line):[0-9]*: sg_list\[1\].mr: $w (verbs.strict(true)" <<<"$output")" -eq 1 ]
+    [ "$(grep -c 'warning' <<<"$output")" -eq 2 ]
+    grep -qx '0x2234	0x6678' <<<"$output"
+    grep -q 'post_recv qp 0x111 wr_id 0x61 num_sge 1 sge 0x[0-9a-f]*+8/0x1234$' <<<"$output"
+    grep -q 'wr_id 0x53 .*/0x2234$' <<<"$output"
+    # strict: an error naming the argument and the SGE, nothing posted
+    FAKEVERBS_REREG_KEYS=1 run fvsh '
+      local s = verbs.send_wr{ wr_id = 0x51, opcode = "SEND", sg_list = { { mr = mr, offset = 4, length = 12 } } }
+      mr:rereg("CHANGE_ACCESS", nil, "LOCAL_WRITE")
+      verbs.strict(true)
+      print(perr(qp.post_send, qp, s))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = "bad argument #1 to 'post_send' (sg_list[1].mr: $w (an error under verbs.strict(true)))" ]
+    [[ $output != *"post_send qp"* ]]
+}
+
 @test "fake data path: a prepared chain is posted as it was read, and again with the wr_id, imm_data, opcode and rdma set since; a prepared UD WR keeps its AH" {
     run fvsh '
       local s = verbs.send_wr{ { wr_id = 0x51, opcode = "SEND_WITH_IMM", imm_data = 0x0a0b0c0d, sg_list = { { mr = mr, offset = 4, length = 12 } } },
