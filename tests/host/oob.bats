@@ -43,6 +43,23 @@ port() { echo $((20000 + (RANDOM % 20000))); }
     [[ $output == *"oob: bad message from 127.0.0.1:$p: not a verbsh-oob/1 message"* ]]
 }
 
+@test "oob: a garbage line is quoted by its first 80 bytes, the 80th included, the 81st not" {
+    p=$(port)
+    local a79 line
+    a79=$(printf 'A%.0s' $(seq 79))
+    line="${a79}BCCCCCCCCCCCCCCCCCCC"
+    "$VERBSH" -e "
+        local s = require('socket').bind('127.0.0.1', $p)
+        local c = s:accept(); c:send('$line\n'); require('socket').sleep(2)
+    " &
+    srv=$!
+    run "$VERBSH" -e "local c = require('verbs.oob').connect('127.0.0.1', $p); print(select(2, pcall(c.recv, c)))"
+    wait $srv
+    [ "$status" -eq 0 ]
+    echo "$output"
+    [ "$output" = "oob: bad message from 127.0.0.1:$p: not a verbsh-oob/1 message; is the peer another verbsh? (got \"${a79}B\")" ]
+}
+
 @test "oob: a peer that closes early gives a clear error" {
     p=$(port)
     "$VERBSH" -e "
