@@ -131,7 +131,7 @@ load ../helpers
 # bad (1 2: its first two), "good" on the others; a test "ok N" passes on
 # good. Calls are counted per binary, so a binary that is bad on its first
 # call only fails a test by chance once, as a loaded machine's timing does.
-@test "random mutants: a kill on the host is a failure that comes again; a test the unmutated tree failed once by chance is not its failure, one it fails every time is" {
+@test "random mutants: a kill on the host or by the VM files is a failure that comes again; a test the unmutated tree failed once by chance is not its failure, one it fails every time is" {
     local o=$BATS_TEST_TMPDIR/out b
     mkdir -p "$o/tests/host" "$o/log"
     # (written with printf: bats would read an @test line here as a test of this file)
@@ -166,6 +166,13 @@ load ../helpers
     [ "$(cat "$o/bin/pristine.asan/n")" = 2 ] && [ ! -e "$o/bin/pristine/n" ]
     mkbin pristine.asan; mkbin pristine 1 2 3
     rm -f "$o"/bin/*/n; MUTATE_PRISTINE=pristine.asan run "$ROOT/tests/mutate-random" --judge "$o" steady host t.bats
+    [ "${lines[-1]}" = "t.bats: one" ]
+    # the VM files' kills are confirmed the same way (their guests share the loaded host)
+    mkdir -p "$o/tests/vm"; cp "$o/tests/host/t.bats" "$o/tests/vm/t.bats"
+    mkbin pristine
+    mkbin once 1; rm -f "$o"/bin/*/n; run "$ROOT/tests/mutate-random" --judge "$o" once vm t.bats
+    [ "${lines[-1]}" = "# once: the failures in vm/t.bats did not come again: not counted" ]
+    mkbin twice 1 2; rm -f "$o"/bin/*/n; run "$ROOT/tests/mutate-random" --judge "$o" twice vm t.bats
     [ "${lines[-1]}" = "t.bats: one" ]
 }
 
