@@ -1673,3 +1673,30 @@ LUA
       [ "${lines[-1]}" = "Not done yet: judged $((want == 2 ? 0 : 1))" ]
     done
 }
+
+# rc_connect's defaults are what the lessons' text and C panels assume (one
+# READ/atomic in flight each way); opts override each. A stub QP records
+# the modify calls (tables such as ah_attr and the access flags left out).
+@test "kit: rc_connect's defaults: INIT on port 1, RTR with max_dest_rd_atomic 1 (path_mtu 1024, rq_psn 0, min_rnr_timer 1), RTS with max_rd_atomic 1 (sq_psn 0, timeout 14, retries 7); opts override them" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local function fake(kind, fields) return debug.setmetatable(io.tmpfile(), { __name = "verbs." .. kind, __index = fields }) end
+      local ctx = fake("context", { query_gid = function() return "::ffff:192.0.2.1" end })
+      for _, opts in ipairs { { ctx = ctx, sgid_index = 1 }, { ctx = ctx, sgid_index = 1, max_dest_rd_atomic = 4, max_rd_atomic = 2 } } do
+        local qp = fake("qp", { state = "RESET", modify = function(_, a)
+          local t = {}
+          for k, v in pairs(a) do if k ~= "qp_state" and type(v) ~= "table" then t[#t + 1] = k .. "=" .. tostring(v) end end
+          table.sort(t)
+          print(a.qp_state, table.concat(t, " "))
+        end })
+        K.rc_connect(qp, 0x12, opts)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "INIT	pkey_index=0 port_num=1
+RTR	dest_qp_num=18 max_dest_rd_atomic=1 min_rnr_timer=1 path_mtu=1024 rq_psn=0
+RTS	max_rd_atomic=1 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14
+INIT	pkey_index=0 port_num=1
+RTR	dest_qp_num=18 max_dest_rd_atomic=4 min_rnr_timer=1 path_mtu=1024 rq_psn=0
+RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
+}
