@@ -1700,3 +1700,22 @@ INIT	pkey_index=0 port_num=1
 RTR	dest_qp_num=18 max_dest_rd_atomic=4 min_rnr_timer=1 path_mtu=1024 rq_psn=0
 RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
 }
+
+# The step's enter() keeps the counter in S.viol; the datagram with the wrong
+# Q_Key must have raised it: the same value is refused, one more passes.
+@test "lesson 12's wrong-Q_Key step: qkey_viol_cntr unchanged (or lower) since the step began is refused; grown by one passes, naming both values" {
+    stubbed_lesson 12-ud-drops.lua '
+      K.step_wcs = function() return WCS end
+      qp_a, qp_b = fake("qp", { qp_num = 0x11 }), fake("qp", { qp_num = 0x12 })
+      WCS = { { wr_id = 2, qp_num = 0x11, status = "SUCCESS", opcode = "SEND", byte_len = 9 } }
+      for _, c in ipairs { { 3, 3 }, { 3, 4 }, { 3, 2 } } do
+        ctx = fake("context", { query_port = function() return { qkey_viol_cntr = c[2] } end })
+        print(step("Wrong Q_Key").check({ viol = c[1] }))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	qkey_viol_cntr did not grow" ]
+    [ "${lines[1]}" = "true	sender SEND SUCCESS byte_len=9; nothing on qp_b; qkey_viol_cntr 3 -> 4" ]
+    [ "${lines[2]}" = "${lines[0]}" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
