@@ -1719,3 +1719,22 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[2]}" = "${lines[0]}" ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+@test "lesson 19's SEND-and-WRITE step: a failed WRITE completion is named by its status, a missing one as not yet come; both SUCCESS with the memory pass" {
+    stubbed_lesson 19-uc.lua '
+      K.step_wcs = function() return WCS end
+      qp_a, qp_b = fake("qp", { qp_num = 0x11 }), fake("qp", { qp_num = 0x12 })
+      mr_b = fake("mr", { read = function(_, off, n) return off == 0 and ("one-way"):sub(1, n) or ("landed"):sub(1, n) end })
+      local recv = { wr_id = 100, qp_num = 0x12, status = "SUCCESS", opcode = "RECV", byte_len = 7 }
+      for _, w in ipairs { { wr_id = 2, qp_num = 0x11, status = "REM_ACCESS_ERR" }, false,
+                           { wr_id = 2, qp_num = 0x11, status = "SUCCESS", opcode = "RDMA_WRITE", byte_len = 6 } } do
+        WCS = { recv, w or nil }
+        print(step("SEND and RDMA WRITE").check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	the WRITE (wr_id 2): REM_ACCESS_ERR" ]
+    [ "${lines[1]}" = "false	the WRITE (wr_id 2): no completion yet" ]
+    [ "${lines[2]}" = 'true	RECV byte_len=7 "one-way"; WRITE "landed" at mr_b + 512' ]
+    [ "${#lines[@]}" -eq 3 ]
+}
