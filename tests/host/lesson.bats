@@ -1738,3 +1738,24 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[2]}" = 'true	RECV byte_len=7 "one-way"; WRITE "landed" at mr_b + 512' ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+# W is what the learner typed: anything but cm_connect's table (with its CQ)
+# gets the task's own words back, not a Lua error from indexing it.
+@test "lesson 22's iWARP SEND step: W missing, a string, a table without a CQ or with a CQ that is not one is named as not cm_connect(iwarp_addr); cm_connect's table on siw passes" {
+    stubbed_lesson 22-iwarp.lua '
+      K.step_wcs = function() return { { wr_id = 2, status = "SUCCESS", opcode = "SEND" }, { wr_id = 7, status = "SUCCESS", opcode = "RECV", byte_len = 10 } } end
+      iwarp = "siw0"
+      for _, w in ipairs { false, "siw0", { dev = "siw0" }, { dev = "siw0", cq = "a CQ" }, { dev = "siw0", cq = fake("cq", {}) } } do
+        W = w or nil
+        print(step("The same program: on iWARP").check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local want="false	W should be cm_connect(iwarp_addr)"
+    [ "${lines[0]}" = "$want" ]
+    [ "${lines[1]}" = "$want" ]
+    [ "${lines[2]}" = "$want" ]
+    [ "${lines[3]}" = "$want" ]
+    [ "${lines[4]}" = "true	siw0: SEND and RECV SUCCESS, 10 bytes: the same program on iWARP" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
