@@ -1759,3 +1759,23 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[4]}" = "true	siw0: SEND and RECV SUCCESS, 10 bytes: the same program on iWARP" ]
     [ "${#lines[@]}" -eq 5 ]
 }
+
+# Not a QP comes first: id.qp is nil until id:create_qp, so qp = nil (or a
+# string id.qp also holds) would otherwise be "the id's QP".
+@test "lesson 14's QP step: qp not a QP is named first (even when id.qp holds the same thing); a QP other than id.qp is named; id.qp passes" {
+    stubbed_lesson 14-rdma-cm.lua '
+      mr = fake("mr", {})
+      local q = fake("qp", {})
+      for _, c in ipairs { { nil, fake("cm_id", {}) }, { "a QP", fake("cm_id", { qp = "a QP" }) }, { q, fake("cm_id", {}) }, { q, fake("cm_id", { qp = q }) } } do
+        qp, id = c[1], c[2]
+        local ok, why = step("A QP on the CM").check()
+        print(ok, why == tostring(q) .. ", made by rdma_create_qp" and "q, made by rdma_create_qp" or why)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	qp should be id:create_qp(pd, {...})" ]
+    [ "${lines[1]}" = "${lines[0]}" ]
+    [ "${lines[2]}" = "false	qp is not id.qp: make it with id:create_qp, not pd:create_qp" ]
+    [ "${lines[3]}" = "true	q, made by rdma_create_qp" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
