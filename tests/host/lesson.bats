@@ -1779,3 +1779,21 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[3]}" = "true	q, made by rdma_create_qp" ]
     [ "${#lines[@]}" -eq 4 ]
 }
+
+@test "lesson 21's send-and-answer step: no send completion (none at all, or only the receive's) says how to get it; then no answer is named; both pass with the answer" {
+    stubbed_lesson 21-rdma-verbs.lua '
+      K.step_wcs = function() return WCS end
+      recv_mr = fake("mr", { read = function(_, _, n) return ("the answer"):sub(1, n) end })
+      local send, recv = { wr_id = 2, status = "SUCCESS" }, { wr_id = 1, status = "SUCCESS", byte_len = 10 }
+      for _, c in ipairs { {}, { recv }, { send }, { send, recv } } do
+        WCS = c
+        print(step("Send, and the answer").check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	no send completion yet: id:post_send(2, send_mr) and wcs = { id:get_send_comp(5000), ... }" ]
+    [ "${lines[1]}" = "${lines[0]}" ]
+    [ "${lines[2]}" = "false	no answer yet: id:post_recv(1, recv_mr) before the send, then id:get_recv_comp(5000)" ]
+    [ "${lines[3]}" = 'true	the server answered "the answer"' ]
+    [ "${#lines[@]}" -eq 4 ]
+}
