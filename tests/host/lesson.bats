@@ -1797,3 +1797,28 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[3]}" = 'true	the server answered "the answer"' ]
     [ "${#lines[@]}" -eq 4 ]
 }
+
+# The SEND lands in mr_b a moment after wr_complete: the check reads mr_b
+# until it holds "hello", for 0.5 s at most. Counted reads show the wait:
+# "hello" at the third read passes after four reads (the loop's three, the
+# test's one); "hello" from the first is two reads, no waiting; never
+# "hello" is refused after 0.5 s of reading.
+@test "lesson 15's built-SEND step waits for mr_b to hold \"hello\": it appears at the third read and passes; there at once, read twice; never, refused after 0.5 s" {
+    stubbed_lesson 15-post-send-ex.lua '
+      qp_a = fake("qp", { wr_id = 1, wr_flags = { "SIGNALED" } })
+      for _, from in ipairs { 3, 1, math.huge } do
+        local n = 0
+        mr_b = fake("mr", { read = function() n = n + 1 return n >= from and "hello" or "hell\0" end })
+        local t0 = verbs.now()
+        local ok, why = step("A SEND, built piece by piece").check()
+        if from == math.huge then n = (n > 2 and "many reads, " or n .. " reads, ") .. (verbs.now() - t0 >= 0.5 and "0.5 s" or "less") end
+        print(ok, why, n)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local pass='true	mr_b = "hello"; two completions wait in cq (wr_id 1 and 100): the next step reads them'
+    [ "${lines[0]}" = "$pass	4" ]
+    [ "${lines[1]}" = "$pass	2" ]
+    [ "${lines[2]}" = 'false	mr_b does not hold "hello" yet: was the WR completed (wr_complete)?	many reads, 0.5 s' ]
+    [ "${#lines[@]}" -eq 3 ]
+}
