@@ -377,6 +377,17 @@ ibv_end_poll(cq1_ex);
     compiles
 }
 
+# pd:reg_dmabuf_mr(fd [, offset, length, iova, access]): what verbsh passed
+# for each argument left out (src/devonly.c: offset 0, length 4096, iova 0,
+# LOCAL_WRITE) is what the program passes.
+@test "export by hand: ibv_reg_dmabuf_mr of the fd alone has verbsh's defaults: offset 0, length 4096, iova 0, IBV_ACCESS_LOCAL_WRITE" {
+    export_main '
+      local pd = S.object("pd", true)
+      S.call(pd, "reg_dmabuf_mr", { 9 }, { S.object("mr") })'
+    has_line 'struct ibv_mr *mr1 = ibv_reg_dmabuf_mr(pd1, 0, 4096, 0x0, 9, IBV_ACCESS_LOCAL_WRITE);'
+    compiles
+}
+
 @test "export by hand: a posted chain is an array of WRs linked by .next, each with its own SGE array (at the MR's offsets) or NULL when it has none" {
     export_main '
       local qp, pd = S.object("qp", true, { qp_num = 0x11 }), S.object("pd", true)
