@@ -49,6 +49,37 @@ x() { "$VERBSH" -e "print(verbs.explain($1))"; }
     [[ $output == *"required but missing for RC RTR->RTS"* ]]
 }
 
+# "Not connected" is siw's -1 with ENOTCONN only: -1 with another errno is
+# the opcode's refusal (iWARP's own, or the generic one), whole output compared.
+@test "iwarp: a post's -1 is explained as not connected only with ENOTCONN; -1 with EINVAL for SEND_WITH_IMM is iWARP's refusal of immediate data, -1 with ENOMEM for SEND the provider's refusal" {
+    local ctx='returned = -1, transport = "IWARP", device = "siw0", qp_type = "RC", bad_wr = 1'
+    local said='  ibv_post_send returned -1, a negative value: the provider refused the WR itself, at the post; nothing reached the wire and no completion will come (test rc ~= 0 in C, not rc > 0)'
+    run x '{verb = "ibv_post_send", errno = 107, errname = "ENOTCONN", context = {'"$ctx"', qp_state = "RTR", wr = {wr_id = 7, opcode = "SEND_WITH_IMM"}}}'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "ibv_post_send failed: ENOTCONN (errno 107)
+  RC QP on siw0, WR #1 (wr_id=7)
+$said
+  why: siw0's QP is not connected (not in RTS): an iWARP QP sends only on the TCP connection rdma_cm made
+  fix: connect with rdma_cm: id = channel:create_id(\"TCP\"), resolve_addr, resolve_route, id:create_qp(pd, {...}), id:connect{...} (and rdma_listen/accept on the other side; lesson 14), then post after ESTABLISHED" ]
+    run x '{verb = "ibv_post_send", errno = 22, errname = "EINVAL", context = {'"$ctx"', qp_state = "RTS", wr = {wr_id = 5, opcode = "SEND_WITH_IMM"}}}'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "ibv_post_send failed: EINVAL (errno 22)
+  RC QP on siw0, WR #1 (wr_id=5)
+$said
+  why: siw0 is an iWARP device: iWARP (RDMAP) carries no immediate data, so it refuses opcode SEND_WITH_IMM (the QP stays usable)
+  fix: send the 32-bit value in the payload (SEND), or use a RoCE device (rxe)" ]
+    run x '{verb = "ibv_post_send", errno = 12, errname = "ENOMEM", context = {'"$ctx"', qp_state = "RTS", wr = {wr_id = 8, opcode = "SEND"}}}'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "ibv_post_send failed: ENOMEM (errno 12)
+  RC QP on siw0, WR #1 (wr_id=8)
+$said
+  why: the provider refused opcode SEND on this QP (its own check, before the wire)
+  fix: check the opcode against ctx:query_device() (atomic_cap) and the QP type" ]
+}
+
 @test "iwarp: UD at create and an AH on siw name iWARP's RC-only transport; EOPNOTSUPP elsewhere stays generic" {
     run x '{verb = "ibv_create_qp", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IWARP", device = "siw0", qp_type = "UD"}}'
     echo "$output"
