@@ -73,6 +73,22 @@ by_hand='
     [ "$status" -eq 2 ]
 }
 
+# --json is for a program to read: the one JSON line and nothing after it
+# (not the text summary too), status 0, with the log empty or not.
+@test "--progress --json prints exactly one JSON line and exits 0: seats [] with no log; the seats with one" {
+    local log=$XDG_STATE_HOME/verbsh/progress
+    run "$VERBSH" --progress --json
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"log":"'"$log"'","seats":[]}' ]
+    mkdir -p "$XDG_STATE_HOME/verbsh"
+    printf '2026-11-24T05:50:01Z\tseat 3\t05-rc-send\tstep 2/4\tPost a receive\n' >"$log"
+    run "$VERBSH" --progress --json
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = '{"log":"'"$log"'","seats":[{"seat":"seat 3","machine":"","lessons":[{"lesson":"05-rc-send","passed":1,"skipped":0,"auto":0,"steps":4,"finished":false,"first":"2026-11-24T05:50:01Z","last":"2026-11-24T05:50:01Z"}]}]}' ]
+}
+
 # Feeds datagrams to a room (no socket) and prints what room.json would say.
 room_lua='
   local R = require "verbs.room"
