@@ -553,6 +553,65 @@ fvsh() { fakeverbs_sh "$BATS_FILE_TMPDIR/fakeverbs.so" "$1"; }
     [ "${lines[5]}" = "bad argument #1 to 'wr_set_xrc_srqn' (remote_srqn: 4294967296 is out of range (0..4294967295))" ]
 }
 
+@test "fake device: qp:wr_atomic_cmp_swp hands rkey, remote address, compare and swap down and counts as a WR of its own: wr_complete names it (WR #2) while it lacks its 8-byte SGE, wr_set_sge then fills it" {
+    FAKEVERBS_CMP_SWP=1 run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq,
+        send_ops_flags = { "SEND", "ATOMIC_CMP_AND_SWP" },
+        cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      q:wr_start(); q:wr_send()
+      q:wr_atomic_cmp_swp(0x1234, 0x10010, 7, 9)
+      print(select(2, pcall(q.wr_complete, q)))
+      print(select(2, pcall(q.wr_set_sge, q, 0x77, 0x2000, 4)))
+      q:wr_set_sge(0x77, 0x2000, 8)
+      q:wr_complete()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: wr_atomic_cmp_swp qp 273 rkey 0x1234 addr 0x10010 compare 7 swap 9" ]
+    # the op ended a WR: the session counts it and wants its SGE
+    [ "${lines[1]}" = "wr_complete: WR #2 (ATOMIC_CMP_AND_SWP) has no local buffer: an atomic needs qp:wr_set_sge(mr, offset, 8) for the 8 bytes the remote's old value comes back into" ]
+    [ "${lines[2]}" = "bad argument #3 to 'wr_set_sge' (an atomic's SGE is 8 bytes (the old 64-bit value), not 4)" ]
+    [ "${lines[3]}" = "fakeverbs: wr_set_sge qp 273 lkey 0x77 addr 0x2000 length 8" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
+
+@test "fake device: a second qp:wr_start names how many WRs the open session built, the plural as English has it: 0 WRs, 1 WR, 2 WRs" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, send_ops_flags = { "SEND" },
+        cap = { max_send_wr = 4, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      q:wr_start()
+      for i = 0, 2 do
+        print(select(2, pcall(q.wr_start, q)))
+        q:wr_send()
+      end
+      q:wr_abort()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local tail=": finish it with qp:wr_complete() or qp:wr_abort() first (ibv_wr_start would wait for its own lock)"
+    [ "${lines[0]}" = "wr_start: a session is already open (0 WRs built)$tail" ]
+    [ "${lines[1]}" = "wr_start: a session is already open (1 WR built)$tail" ]
+    [ "${lines[2]}" = "wr_start: a session is already open (2 WRs built)$tail" ]
+}
+
+@test "fake device: qp:wr_set_sge(lkey, addr, length) hands the three numbers down in that order, addr in all 64 bits; an addr that is no integer is refused as argument #2" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, send_ops_flags = { "SEND" },
+        cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      q:wr_start(); q:wr_send()
+      q:wr_set_sge(0x77, 0x2000, 64)
+      q:wr_set_sge(0x78, -1, 0xffffffff)
+      print(select(2, pcall(q.wr_set_sge, q, 0x79, 0.5, 8)))
+      q:wr_abort()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: wr_set_sge qp 273 lkey 0x77 addr 0x2000 length 64" ]
+    [ "${lines[1]}" = "fakeverbs: wr_set_sge qp 273 lkey 0x78 addr 0xffffffffffffffff length 4294967295" ]
+    [ "${lines[2]}" = "bad argument #2 to 'wr_set_sge' (addr: integer expected, got number)" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
+
 @test "fake device: ctx:init_ah_from_wc hands down a table WC (imm_data in network order, invalidated_rkey in host order) and the GRH, returns the provider's address, raises its errno of either sign; a WC without GRH, a number or a short GRH are refused naming them" {
     run fvsh '
       local ctx = verbs.open("fake0")
