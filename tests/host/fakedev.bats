@@ -891,6 +891,22 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [[ ${lines[4]} == "false	end_poll: no poll is open."* ]]
 }
 
+@test "fake device: a cq:iter() step called by hand after a body's next_poll found none ends the poll once and is over: each further step gives nothing (not an error that the body ended the poll)" {
+    FAKEVERBS_WCS=2 run fvsh '
+      local cq = verbs.open("fake0"):create_cq_ex{ cqe = 9, wc_flags = {} }
+      local step, state = cq:iter()
+      print(step(state).wr_id, cq:next_poll(), cq:next_poll())
+      print(select("#", step(state)))
+      print(select("#", step(state)))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$((0x1001))	true	false" ]
+    [ "${lines[1]}" = "fakeverbs: end_poll cqe 9" ]
+    [ "${lines[2]}" = "0" ]
+    [ "${lines[3]}" = "0" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
+
 @test "fake device: pd:reg_mr_iova and reg_mr_iova2 hand length, iova and access down; an iova the provider fails with errno 0 is named in hex with its offset in the page; a bad iova, access or buffer is refused by argument" {
     FAKEVERBS_TRACE=1 run fvsh '
       local pd = verbs.open("fake0"):alloc_pd()
