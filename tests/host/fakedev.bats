@@ -6,10 +6,12 @@
 # one that file chose (or received, printed as "fakeverbs: ...").
 load ../helpers
 
-setup_file() { fakeverbs_build "$BATS_FILE_TMPDIR"; }
+setup_file() { fakeverbs_build "$BATS_FILE_TMPDIR"; fakerdmacm_build "$BATS_FILE_TMPDIR"; }
 
 # fvsh CODE: verbsh -e CODE on the fake device
 fvsh() { fakeverbs_sh "$BATS_FILE_TMPDIR/fakeverbs.so" "$1"; }
+# fcmsh CODE: the same with the stand-in librdmacm (tests/fakeverbs/fakerdmacm.c)
+fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
 
 @test "fake device: verbs.devices() gives the provider's name, GUID, index, node and transport type" {
     run fvsh 'for _, d in ipairs(verbs.devices()) do print(d.name, d.guid, d.index, d.node_type, d.transport_type) end'
@@ -1047,4 +1049,36 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
                 [[ ${lines[-2]} != *fields* ]] ;;
         esac
     done
+}
+
+@test "fake librdmacm: a failed rdma_resolve_route raises its errno with the id as the object and an empty table as the context (the id is not a context)" {
+    FAKERDMACM_ROUTE_ERRNO=110 run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      id:resolve_addr(nil, "192.0.2.1:7471", 500)
+      local ok, e = pcall(id.resolve_route, id, 300)
+      print(ok, e.verb, e.errno, e.errname, rawequal(e.object, id), type(e.context), rawequal(e.context, id))
+      print(next(e.context))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: resolve_addr timeout 500" ]
+    [ "${lines[1]}" = "fakerdmacm: resolve_route timeout 300" ]
+    [ "${lines[2]}" = "false	rdma_resolve_route	110	ETIMEDOUT	true	table	false" ]
+    [ "${lines[3]}" = "nil" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
+
+@test "fake librdmacm: id:reject_ece takes the private data alone: a second argument is refused by position before rdma_reject_ece is called; none, nil or a string is handed down" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      print(select(2, pcall(id.reject_ece, id, "no", 5)))
+      print(select(2, pcall(id.reject_ece, id, nil, "x")))
+      id:reject_ece("no", nil); id:reject_ece(nil); id:reject_ece()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #2 to 'reject_ece' (id:reject_ece([private_data]) takes at most 1 argument, got 2 (the first extra one: a number))" ]
+    [ "${lines[1]}" = "bad argument #2 to 'reject_ece' (id:reject_ece([private_data]) takes at most 1 argument, got 2 (the first extra one: a string))" ]
+    [ "${lines[2]}" = 'fakerdmacm: reject_ece 2 bytes: "no"' ]
+    [ "${lines[3]}" = 'fakerdmacm: reject_ece 0 bytes: ""' ]
+    [ "${lines[4]}" = 'fakerdmacm: reject_ece 0 bytes: ""' ]
+    [ "${#lines[@]}" -eq 5 ]
 }
