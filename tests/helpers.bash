@@ -40,6 +40,11 @@ fakeverbs_sh() {
     LD_PRELOAD="${asan:+$asan }$1" "$VERBSH" -e "$2"
 }
 
+# fakerdmacm_build DIR: DIR/librdmacm.so.1, a stand-in librdmacm
+# (tests/fakeverbs/fakerdmacm.c) that verbsh's dlopen finds first when
+# LD_LIBRARY_PATH=DIR.
+fakerdmacm_build() { gcc -Wall -Wextra -Werror -shared -fPIC -Wl,-soname,librdmacm.so.1 -o "$1/librdmacm.so.1" "$ROOT/tests/fakeverbs/fakerdmacm.c"; }
+
 # After `run`: succeeds when one line of the output is exactly $1 (a glob
 # such as *"B	1"* would also match "B	12").
 has_line() {

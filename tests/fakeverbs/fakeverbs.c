@@ -46,10 +46,11 @@
  * DEVICE_FATAL ..." queues those port and device events at open.
  *
  * A QP made by ibv_create_qp_ex has the new post-send API with SEND, TSO and
- * ATOMIC_FETCH_AND_ADD (no other op: cmp_swp and atomic_write stay NULL),
- * and wr_set_xrc_srqn on an XRC_SEND QP: the header and MSS a wr_send_tso
- * hands down are printed, so are an inline data list, a fetch-and-add and
- * an XRC SRQ number.
+ * ATOMIC_FETCH_AND_ADD (no other op: cmp_swp and atomic_write stay NULL;
+ * FAKEVERBS_CMP_SWP=1 fills in ATOMIC_CMP_AND_SWP too), and wr_set_xrc_srqn
+ * on an XRC_SEND QP: the header and MSS a wr_send_tso hands down are
+ * printed, so are an SGE, an inline data list, a fetch-and-add, a
+ * compare-and-swap and an XRC SRQ number.
  *
  * The exported verbs verbsh calls on the way (device list, open/close, PD,
  * CQ) are interposed; the hardware-only ones are static inline in verbs.h
@@ -894,7 +895,11 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp) { return ((struct fqp *)qp)
 static void x_start(struct ibv_qp_ex *x) { (void)x; }
 static int x_complete(struct ibv_qp_ex *x) { (void)x; return 0; }
 static void x_abort(struct ibv_qp_ex *x) { (void)x; }
-static void x_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t len) { (void)x; (void)lkey; (void)addr; (void)len; }
+static void x_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t len)
+{
+	fprintf(stderr, "fakeverbs: wr_set_sge qp %u lkey 0x%x addr 0x%llx length %u\n", x->qp_base.qp_num, lkey,
+		(unsigned long long)addr, len);
+}
 static void x_sge_list(struct ibv_qp_ex *x, size_t n, const struct ibv_sge *l) { (void)x; (void)n; (void)l; }
 static void x_inline(struct ibv_qp_ex *x, void *p, size_t len) { (void)x; (void)p; (void)len; }
 static void x_inline_list(struct ibv_qp_ex *x, size_t n, const struct ibv_data_buf *l)
@@ -908,6 +913,11 @@ static void x_fetch_add(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr, uint6
 {
 	fprintf(stderr, "fakeverbs: wr_atomic_fetch_add qp %u rkey 0x%x addr 0x%llx add %llu\n", x->qp_base.qp_num, rkey,
 		(unsigned long long)addr, (unsigned long long)add);
+}
+static void x_cmp_swp(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr, uint64_t cmp, uint64_t swap)
+{
+	fprintf(stderr, "fakeverbs: wr_atomic_cmp_swp qp %u rkey 0x%x addr 0x%llx compare %llu swap %llu\n",
+		x->qp_base.qp_num, rkey, (unsigned long long)addr, (unsigned long long)cmp, (unsigned long long)swap);
 }
 static void x_xrc_srqn(struct ibv_qp_ex *x, uint32_t srqn)
 {
@@ -941,6 +951,8 @@ static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_a
 			x->wr_send_tso = x_send_tso;
 		if (a->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 			x->wr_atomic_fetch_add = x_fetch_add;
+		if ((a->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP) && env_int("FAKEVERBS_CMP_SWP", 0))
+			x->wr_atomic_cmp_swp = x_cmp_swp;
 		if (a->qp_type == IBV_QPT_XRC_SEND)
 			x->wr_set_xrc_srqn = x_xrc_srqn;
 	}

@@ -982,6 +982,26 @@ LUA
     [ ! -e new.c ]
 }
 
+@test "verbsh --export-c leaves nothing of its start on the stack the chunks run over: the caller of an -e chunk holds argc, argv, the message handler and the chunk, as without the option" {
+    cd "$BATS_TEST_TMPDIR"
+    # debug.getlocal shows a C function's stack slots as "(C temporary)"
+    local slots='local t = {}
+      for i = 1, 9 do
+        local n, v = debug.getlocal(2, i)
+        if not n then break end
+        t[i] = type(v) == "function" and debug.getinfo(v, "S").what or type(v)
+      end
+      print(table.concat(t, " "))'
+    run "$VERBSH" -e "$slots"
+    [ "$output" = "number userdata C main" ]
+    run "$VERBSH" --export-c x.c -e "$slots"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "number userdata C main" ]
+    [ "${lines[1]}" = "verbsh: --export-c x.c: no verb was called, nothing written" ]
+    [ "${#lines[@]}" -eq 2 ]
+}
+
 @test "export by hand: ibv_create_cq takes the cqe, the completion channel and vector given (NULL and 0 without); rdma_create_qp_ex's comp_mask is PD and SEND_OPS_FLAGS when send_ops_flags is given, the mask given when one is, and its extended QP is ibv_qp_to_qp_ex of the id's QP" {
     export_main '
       local ctx, id, pd = S.object("context", true), S.object("cm_id", true), S.object("pd", true)

@@ -6,10 +6,12 @@
 # one that file chose (or received, printed as "fakeverbs: ...").
 load ../helpers
 
-setup_file() { fakeverbs_build "$BATS_FILE_TMPDIR"; }
+setup_file() { fakeverbs_build "$BATS_FILE_TMPDIR"; fakerdmacm_build "$BATS_FILE_TMPDIR"; }
 
 # fvsh CODE: verbsh -e CODE on the fake device
 fvsh() { fakeverbs_sh "$BATS_FILE_TMPDIR/fakeverbs.so" "$1"; }
+# fcmsh CODE: the same with the stand-in librdmacm (tests/fakeverbs/fakerdmacm.c)
+fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
 
 @test "fake device: verbs.devices() gives the provider's name, GUID, index, node and transport type" {
     run fvsh 'for _, d in ipairs(verbs.devices()) do print(d.name, d.guid, d.index, d.node_type, d.transport_type) end'
@@ -553,6 +555,65 @@ fvsh() { fakeverbs_sh "$BATS_FILE_TMPDIR/fakeverbs.so" "$1"; }
     [ "${lines[5]}" = "bad argument #1 to 'wr_set_xrc_srqn' (remote_srqn: 4294967296 is out of range (0..4294967295))" ]
 }
 
+@test "fake device: qp:wr_atomic_cmp_swp hands rkey, remote address, compare and swap down and counts as a WR of its own: wr_complete names it (WR #2) while it lacks its 8-byte SGE, wr_set_sge then fills it" {
+    FAKEVERBS_CMP_SWP=1 run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq,
+        send_ops_flags = { "SEND", "ATOMIC_CMP_AND_SWP" },
+        cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      q:wr_start(); q:wr_send()
+      q:wr_atomic_cmp_swp(0x1234, 0x10010, 7, 9)
+      print(select(2, pcall(q.wr_complete, q)))
+      print(select(2, pcall(q.wr_set_sge, q, 0x77, 0x2000, 4)))
+      q:wr_set_sge(0x77, 0x2000, 8)
+      q:wr_complete()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: wr_atomic_cmp_swp qp 273 rkey 0x1234 addr 0x10010 compare 7 swap 9" ]
+    # the op ended a WR: the session counts it and wants its SGE
+    [ "${lines[1]}" = "wr_complete: WR #2 (ATOMIC_CMP_AND_SWP) has no local buffer: an atomic needs qp:wr_set_sge(mr, offset, 8) for the 8 bytes the remote's old value comes back into" ]
+    [ "${lines[2]}" = "bad argument #3 to 'wr_set_sge' (an atomic's SGE is 8 bytes (the old 64-bit value), not 4)" ]
+    [ "${lines[3]}" = "fakeverbs: wr_set_sge qp 273 lkey 0x77 addr 0x2000 length 8" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
+
+@test "fake device: a second qp:wr_start names how many WRs the open session built, the plural as English has it: 0 WRs, 1 WR, 2 WRs" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, send_ops_flags = { "SEND" },
+        cap = { max_send_wr = 4, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      q:wr_start()
+      for i = 0, 2 do
+        print(select(2, pcall(q.wr_start, q)))
+        q:wr_send()
+      end
+      q:wr_abort()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local tail=": finish it with qp:wr_complete() or qp:wr_abort() first (ibv_wr_start would wait for its own lock)"
+    [ "${lines[0]}" = "wr_start: a session is already open (0 WRs built)$tail" ]
+    [ "${lines[1]}" = "wr_start: a session is already open (1 WR built)$tail" ]
+    [ "${lines[2]}" = "wr_start: a session is already open (2 WRs built)$tail" ]
+}
+
+@test "fake device: qp:wr_set_sge(lkey, addr, length) hands the three numbers down in that order, addr in all 64 bits; an addr that is no integer is refused as argument #2" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, send_ops_flags = { "SEND" },
+        cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      q:wr_start(); q:wr_send()
+      q:wr_set_sge(0x77, 0x2000, 64)
+      q:wr_set_sge(0x78, -1, 0xffffffff)
+      print(select(2, pcall(q.wr_set_sge, q, 0x79, 0.5, 8)))
+      q:wr_abort()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: wr_set_sge qp 273 lkey 0x77 addr 0x2000 length 64" ]
+    [ "${lines[1]}" = "fakeverbs: wr_set_sge qp 273 lkey 0x78 addr 0xffffffffffffffff length 4294967295" ]
+    [ "${lines[2]}" = "bad argument #2 to 'wr_set_sge' (addr: integer expected, got number)" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
+
 @test "fake device: ctx:init_ah_from_wc hands down a table WC (imm_data in network order, invalidated_rkey in host order) and the GRH, returns the provider's address, raises its errno of either sign; a WC without GRH, a number or a short GRH are refused naming them" {
     run fvsh '
       local ctx = verbs.open("fake0")
@@ -832,6 +893,22 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [[ ${lines[4]} == "false	end_poll: no poll is open."* ]]
 }
 
+@test "fake device: a cq:iter() step called by hand after a body's next_poll found none ends the poll once and is over: each further step gives nothing (not an error that the body ended the poll)" {
+    FAKEVERBS_WCS=2 run fvsh '
+      local cq = verbs.open("fake0"):create_cq_ex{ cqe = 9, wc_flags = {} }
+      local step, state = cq:iter()
+      print(step(state).wr_id, cq:next_poll(), cq:next_poll())
+      print(select("#", step(state)))
+      print(select("#", step(state)))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$((0x1001))	true	false" ]
+    [ "${lines[1]}" = "fakeverbs: end_poll cqe 9" ]
+    [ "${lines[2]}" = "0" ]
+    [ "${lines[3]}" = "0" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
+
 @test "fake device: pd:reg_mr_iova and reg_mr_iova2 hand length, iova and access down; an iova the provider fails with errno 0 is named in hex with its offset in the page; a bad iova, access or buffer is refused by argument" {
     FAKEVERBS_TRACE=1 run fvsh '
       local pd = verbs.open("fake0"):alloc_pd()
@@ -972,4 +1049,36 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
                 [[ ${lines[-2]} != *fields* ]] ;;
         esac
     done
+}
+
+@test "fake librdmacm: a failed rdma_resolve_route raises its errno with the id as the object and an empty table as the context (the id is not a context)" {
+    FAKERDMACM_ROUTE_ERRNO=110 run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      id:resolve_addr(nil, "192.0.2.1:7471", 500)
+      local ok, e = pcall(id.resolve_route, id, 300)
+      print(ok, e.verb, e.errno, e.errname, rawequal(e.object, id), type(e.context), rawequal(e.context, id))
+      print(next(e.context))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: resolve_addr timeout 500" ]
+    [ "${lines[1]}" = "fakerdmacm: resolve_route timeout 300" ]
+    [ "${lines[2]}" = "false	rdma_resolve_route	110	ETIMEDOUT	true	table	false" ]
+    [ "${lines[3]}" = "nil" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
+
+@test "fake librdmacm: id:reject_ece takes the private data alone: a second argument is refused by position before rdma_reject_ece is called; none, nil or a string is handed down" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      print(select(2, pcall(id.reject_ece, id, "no", 5)))
+      print(select(2, pcall(id.reject_ece, id, nil, "x")))
+      id:reject_ece("no", nil); id:reject_ece(nil); id:reject_ece()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #2 to 'reject_ece' (id:reject_ece([private_data]) takes at most 1 argument, got 2 (the first extra one: a number))" ]
+    [ "${lines[1]}" = "bad argument #2 to 'reject_ece' (id:reject_ece([private_data]) takes at most 1 argument, got 2 (the first extra one: a string))" ]
+    [ "${lines[2]}" = 'fakerdmacm: reject_ece 2 bytes: "no"' ]
+    [ "${lines[3]}" = 'fakerdmacm: reject_ece 0 bytes: ""' ]
+    [ "${lines[4]}" = 'fakerdmacm: reject_ece 0 bytes: ""' ]
+    [ "${#lines[@]}" -eq 5 ]
 }

@@ -1,0 +1,77 @@
+/* A stand-in librdmacm for host tests: built as DIR/librdmacm.so.1 and found
+ * through LD_LIBRARY_PATH=DIR by the dlopen of src/rdmacm_lazy.c, so that an
+ * id exists on a host without rdma_cm in the kernel. It has only the calls
+ * the tests reach (verbsh ends with "undefined symbol" on any other):
+ * channels and ids, rdma_resolve_addr (which binds the id to the device
+ * "fakecm0", as a real resolution does: id->verbs is set, never opened),
+ * rdma_resolve_route and rdma_reject_ece. What verbsh hands down is printed
+ * to stderr as "fakerdmacm: ...".
+ *
+ * FAKERDMACM_ROUTE_ERRNO=n makes rdma_resolve_route fail with errno n. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <rdma/rdma_cma.h>
+
+static struct ibv_device fake_dev = { .node_type = IBV_NODE_CA, .transport_type = IBV_TRANSPORT_IB,
+				      .name = "fakecm0", .dev_name = "uverbs7" };
+static struct ibv_context fake_ctx = { .device = &fake_dev };
+
+struct rdma_event_channel *rdma_create_event_channel(void)
+{
+	struct rdma_event_channel *ch = calloc(1, sizeof *ch);
+	if (ch)
+		ch->fd = eventfd(0, EFD_CLOEXEC);
+	return ch;
+}
+void rdma_destroy_event_channel(struct rdma_event_channel *ch)
+{
+	close(ch->fd);
+	free(ch);
+}
+
+int rdma_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, void *context, enum rdma_port_space ps)
+{
+	*id = calloc(1, sizeof **id);
+	if (!*id)
+		return -1;
+	**id = (struct rdma_cm_id){ .channel = ch, .context = context, .ps = ps,
+				    .qp_type = ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC };
+	return 0;
+}
+int rdma_destroy_id(struct rdma_cm_id *id)
+{
+	free(id);
+	return 0;
+}
+
+int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *dst, int timeout_ms)
+{
+	(void)src;
+	(void)dst;
+	fprintf(stderr, "fakerdmacm: resolve_addr timeout %d\n", timeout_ms);
+	id->verbs = &fake_ctx;
+	return 0;
+}
+
+int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
+{
+	const char *e = getenv("FAKERDMACM_ROUTE_ERRNO");
+	(void)id;
+	fprintf(stderr, "fakerdmacm: resolve_route timeout %d\n", timeout_ms);
+	if (e && *e) {
+		errno = atoi(e);
+		return -1;
+	}
+	return 0;
+}
+
+int rdma_reject_ece(struct rdma_cm_id *id, const void *data, uint8_t len)
+{
+	(void)id;
+	fprintf(stderr, "fakerdmacm: reject_ece %u bytes: \"%.*s\"\n", len, (int)len, data ? (const char *)data : "");
+	return 0;
+}
