@@ -4,10 +4,11 @@
  * the tests reach (verbsh ends with "undefined symbol" on any other):
  * channels and ids, rdma_resolve_addr (which binds the id to the device
  * "fakecm0", as a real resolution does: id->verbs is set, never opened),
- * rdma_resolve_route and rdma_reject_ece. What verbsh hands down is printed
- * to stderr as "fakerdmacm: ...".
+ * rdma_resolve_route, rdma_reject_ece and rdma_set_local_ece. What verbsh
+ * hands down is printed to stderr as "fakerdmacm: ...".
  *
- * FAKERDMACM_ROUTE_ERRNO=n makes rdma_resolve_route fail with errno n. */
+ * FAKERDMACM_ROUTE_ERRNO=n makes rdma_resolve_route fail with errno n;
+ * FAKERDMACM_ECE_ERRNO=n makes rdma_set_local_ece fail with errno n. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -73,5 +74,17 @@ int rdma_reject_ece(struct rdma_cm_id *id, const void *data, uint8_t len)
 {
 	(void)id;
 	fprintf(stderr, "fakerdmacm: reject_ece %u bytes: \"%.*s\"\n", len, (int)len, data ? (const char *)data : "");
+	return 0;
+}
+
+int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
+{
+	const char *e = getenv("FAKERDMACM_ECE_ERRNO");
+	(void)id;
+	fprintf(stderr, "fakerdmacm: set_local_ece vendor_id 0x%x options 0x%x\n", ece->vendor_id, ece->options);
+	if (e && *e) {
+		errno = atoi(e);
+		return -1;
+	}
 	return 0;
 }
