@@ -4,7 +4,9 @@
  * the tests reach (verbsh ends with "undefined symbol" on any other):
  * channels and ids, rdma_resolve_addr (which binds the id to the device
  * "fakecm0", as a real resolution does: id->verbs is set, never opened),
- * rdma_resolve_route, rdma_reject_ece and rdma_set_local_ece. What verbsh
+ * rdma_resolve_route, rdma_reject_ece, rdma_set_local_ece, and
+ * rdma_getaddrinfo/rdma_freeaddrinfo with rdma_create_ep/rdma_destroy_ep
+ * (an id without a QP; the addrinfo's ai_flags are the hints'). What verbsh
  * hands down is printed to stderr as "fakerdmacm: ...".
  *
  * FAKERDMACM_ROUTE_ERRNO=n makes rdma_resolve_route fail with errno n;
@@ -87,4 +89,37 @@ int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 		return -1;
 	}
 	return 0;
+}
+
+int rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
+		     struct rdma_addrinfo **res)
+{
+	fprintf(stderr, "fakerdmacm: getaddrinfo %s %s\n", node ? node : "NULL", service ? service : "NULL");
+	*res = calloc(1, sizeof **res);
+	if (!*res)
+		return -1;
+	(*res)->ai_flags = hints ? hints->ai_flags : 0;
+	(*res)->ai_port_space = RDMA_PS_TCP;
+	(*res)->ai_qp_type = IBV_QPT_RC;
+	return 0;
+}
+void rdma_freeaddrinfo(struct rdma_addrinfo *res)
+{
+	fprintf(stderr, "fakerdmacm: freeaddrinfo\n");
+	free(res);
+}
+int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+{
+	(void)pd;
+	(void)qp_init_attr;
+	*id = calloc(1, sizeof **id);
+	if (!*id)
+		return -1;
+	**id = (struct rdma_cm_id){ .ps = res->ai_port_space, .qp_type = res->ai_qp_type };
+	return 0;
+}
+void rdma_destroy_ep(struct rdma_cm_id *id)
+{
+	fprintf(stderr, "fakerdmacm: destroy_ep\n");
+	free(id);
 }

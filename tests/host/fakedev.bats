@@ -1089,6 +1089,28 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${#lines[@]}" -eq 3 ]
 }
 
+# An active endpoint keeps its PD only: the addrinfo it was made from (and
+# CQs, which only a listener hands on to get_request) is the caller's to drop.
+@test "fake librdmacm: an active create_ep's id does not keep the addrinfo: dropped, it is freed by the next collection while the id lives" {
+    run fcmsh '
+      local res = verbs.getaddrinfo("192.0.2.1", "7471")
+      local id = verbs.create_ep(res)
+      local weak = setmetatable({ res }, { __mode = "v" })
+      res = nil
+      collectgarbage(); collectgarbage()
+      io.stderr:write("collected ", tostring(weak[1] == nil), "\n")
+      id:destroy()
+      io.stderr:write("end\n")' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: getaddrinfo 192.0.2.1 7471" ]
+    [ "${lines[1]}" = "fakerdmacm: freeaddrinfo" ]
+    [ "${lines[2]}" = "collected true" ]
+    [ "${lines[3]}" = "fakerdmacm: destroy_ep" ]
+    [ "${lines[4]}" = "end" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
+
 @test "fake librdmacm: id:reject_ece takes the private data alone: a second argument is refused by position before rdma_reject_ece is called; none, nil or a string is handed down" {
     run fcmsh '
       local id = verbs.create_event_channel():create_id("TCP")
