@@ -4,10 +4,13 @@
  * the tests reach (verbsh ends with "undefined symbol" on any other):
  * channels and ids, rdma_resolve_addr (which binds the id to the device
  * "fakecm0", as a real resolution does: id->verbs is set, never opened),
- * rdma_resolve_route and rdma_reject_ece. What verbsh hands down is printed
- * to stderr as "fakerdmacm: ...".
+ * rdma_resolve_route, rdma_reject_ece, rdma_set_local_ece, and
+ * rdma_getaddrinfo/rdma_freeaddrinfo with rdma_create_ep/rdma_destroy_ep
+ * (an id without a QP; the addrinfo's ai_flags are the hints'). What verbsh
+ * hands down is printed to stderr as "fakerdmacm: ...".
  *
- * FAKERDMACM_ROUTE_ERRNO=n makes rdma_resolve_route fail with errno n. */
+ * FAKERDMACM_ROUTE_ERRNO=n makes rdma_resolve_route fail with errno n;
+ * FAKERDMACM_ECE_ERRNO=n makes rdma_set_local_ece fail with errno n. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -74,4 +77,49 @@ int rdma_reject_ece(struct rdma_cm_id *id, const void *data, uint8_t len)
 	(void)id;
 	fprintf(stderr, "fakerdmacm: reject_ece %u bytes: \"%.*s\"\n", len, (int)len, data ? (const char *)data : "");
 	return 0;
+}
+
+int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
+{
+	const char *e = getenv("FAKERDMACM_ECE_ERRNO");
+	(void)id;
+	fprintf(stderr, "fakerdmacm: set_local_ece vendor_id 0x%x options 0x%x\n", ece->vendor_id, ece->options);
+	if (e && *e) {
+		errno = atoi(e);
+		return -1;
+	}
+	return 0;
+}
+
+int rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
+		     struct rdma_addrinfo **res)
+{
+	fprintf(stderr, "fakerdmacm: getaddrinfo %s %s\n", node ? node : "NULL", service ? service : "NULL");
+	*res = calloc(1, sizeof **res);
+	if (!*res)
+		return -1;
+	(*res)->ai_flags = hints ? hints->ai_flags : 0;
+	(*res)->ai_port_space = RDMA_PS_TCP;
+	(*res)->ai_qp_type = IBV_QPT_RC;
+	return 0;
+}
+void rdma_freeaddrinfo(struct rdma_addrinfo *res)
+{
+	fprintf(stderr, "fakerdmacm: freeaddrinfo\n");
+	free(res);
+}
+int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
+{
+	(void)pd;
+	(void)qp_init_attr;
+	*id = calloc(1, sizeof **id);
+	if (!*id)
+		return -1;
+	**id = (struct rdma_cm_id){ .ps = res->ai_port_space, .qp_type = res->ai_qp_type };
+	return 0;
+}
+void rdma_destroy_ep(struct rdma_cm_id *id)
+{
+	fprintf(stderr, "fakerdmacm: destroy_ep\n");
+	free(id);
 }

@@ -1067,6 +1067,50 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${#lines[@]}" -eq 4 ]
 }
 
+@test "fake librdmacm: a failed rdma_set_local_ece raises its errno with the id as the object and an empty table as the context (the id is not a context); one that succeeds returns nothing" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      print(select("#", id:set_local_ece(0x15b3, 0xabcd0102)))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: set_local_ece vendor_id 0x15b3 options 0xabcd0102" ]
+    [ "${lines[1]}" = "0" ]
+    [ "${#lines[@]}" -eq 2 ]
+    FAKERDMACM_ECE_ERRNO=95 run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      local ok, e = pcall(id.set_local_ece, id, 0x15b3, 7)
+      print(ok, e.verb, e.errno, e.errname, rawequal(e.object, id), type(e.context), rawequal(e.context, id))
+      print(next(e.context))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: set_local_ece vendor_id 0x15b3 options 0x7" ]
+    [ "${lines[1]}" = "false	rdma_set_local_ece	95	EOPNOTSUPP	true	table	false" ]
+    [ "${lines[2]}" = "nil" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
+
+# An active endpoint keeps its PD only: the addrinfo it was made from (and
+# CQs, which only a listener hands on to get_request) is the caller's to drop.
+@test "fake librdmacm: an active create_ep's id does not keep the addrinfo: dropped, it is freed by the next collection while the id lives" {
+    run fcmsh '
+      local res = verbs.getaddrinfo("192.0.2.1", "7471")
+      local id = verbs.create_ep(res)
+      local weak = setmetatable({ res }, { __mode = "v" })
+      res = nil
+      collectgarbage(); collectgarbage()
+      io.stderr:write("collected ", tostring(weak[1] == nil), "\n")
+      id:destroy()
+      io.stderr:write("end\n")' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: getaddrinfo 192.0.2.1 7471" ]
+    [ "${lines[1]}" = "fakerdmacm: freeaddrinfo" ]
+    [ "${lines[2]}" = "collected true" ]
+    [ "${lines[3]}" = "fakerdmacm: destroy_ep" ]
+    [ "${lines[4]}" = "end" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
+
 @test "fake librdmacm: id:reject_ece takes the private data alone: a second argument is refused by position before rdma_reject_ece is called; none, nil or a string is handed down" {
     run fcmsh '
       local id = verbs.create_event_channel():create_id("TCP")

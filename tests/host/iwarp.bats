@@ -687,3 +687,23 @@ PY
     [ "${lines[3]}" = "     0.000  |TCP SYN ------>                                                 | #1" ]
     [ "${#lines[@]}" -eq 4 ]
 }
+
+# The shortest frame decode reads is Ethernet (14) + IPv4 (20) + TCP (20) = 54
+# bytes, a bare ACK; one byte less, or another EtherType, is refused by name.
+@test "iwarp wire: a 54-byte bare ACK (14 + 20 + 20) is the shortest frame decode reads; 53 bytes, or EtherType 0x86dd, is not an IPv4 frame" {
+    run "$VERBSH" -e '
+      local W = require "verbs.wire_iwarp"
+      local eth = string.rep("\2", 12) .. string.pack(">I2", 0x0800)
+      local ip = string.pack(">BBI2I2I2BBI2", 0x45, 0, 40, 1, 0, 64, 6, 0) .. "\198\51\100\1" .. "\198\51\100\2"
+      local tcp = string.pack(">I2I2I4I4BBI2I2I2", 50337, 7497, 1000, 2024, 5 << 4, 0x10, 512, 0, 0)
+      local b = eth .. ip .. tcp
+      print(#b, W.describe(W.decode(b)), W.decode(b).tcp.len)
+      print(#b - 1, W.decode(b:sub(1, 53)))
+      print(#b, W.decode(b:sub(1, 12) .. string.pack(">I2", 0x86dd) .. b:sub(15)))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "54	198.51.100.1:50337 > 198.51.100.2:7497 TCP ACK 2024 (TCP's ACK: it carries iWARP's reliability, where RoCE has its own ACK/NAK)	0" ]
+    [ "${lines[1]}" = "53	nil	not an IPv4 frame" ]
+    [ "${lines[2]}" = "54	nil	not an IPv4 frame" ]
+    [ "${#lines[@]}" -eq 3 ]
+}

@@ -1760,6 +1760,30 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${#lines[@]}" -eq 5 ]
 }
 
+# dr and dw are query_device tables: either missing (or a string, whose
+# fields index as nil) is named before which device each came from.
+@test "lesson 22's query_device step: dr or dw missing or not a table is named first; dw not iWARP's, then dr not RoCE's, are named; both right pass with their values" {
+    stubbed_lesson 22-iwarp.lua '
+      local roce = { atomic_cap = "HCA", max_ah = 4096, max_mcast_grp = 8192 }
+      local siw = { atomic_cap = "NONE", max_ah = 0, max_mcast_grp = 0 }
+      for _, c in ipairs { { nil, nil }, { roce, nil }, { nil, siw }, { roce, "siw0" }, { "rxe0", siw }, { roce, roce }, { siw, siw }, { roce, siw } } do
+        dr, dw = c[1], c[2]
+        print(pcall(step("What each device says").check))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local want="true	false	dr and dw should be R.ctx:query_device() and W.ctx:query_device()"
+    [ "${lines[0]}" = "$want" ]
+    [ "${lines[1]}" = "$want" ]
+    [ "${lines[2]}" = "$want" ]
+    [ "${lines[3]}" = "$want" ]
+    [ "${lines[4]}" = "$want" ]
+    [ "${lines[5]}" = "true	false	dw is not the iWARP device's: dw = W.ctx:query_device()" ]
+    [ "${lines[6]}" = "true	false	dr is not the RoCE device's: dr = R.ctx:query_device()" ]
+    [ "${lines[7]}" = "true	true	RoCE: atomic_cap HCA, max_ah 4096, max_mcast_grp 8192; iWARP: atomic_cap NONE, max_ah 0, max_mcast_grp 0" ]
+    [ "${#lines[@]}" -eq 8 ]
+}
+
 # Not a QP comes first: id.qp is nil until id:create_qp, so qp = nil (or a
 # string id.qp also holds) would otherwise be "the id's QP".
 @test "lesson 14's QP step: qp not a QP is named first (even when id.qp holds the same thing); a QP other than id.qp is named; id.qp passes" {

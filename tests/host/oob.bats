@@ -211,6 +211,27 @@ port() { echo $((20000 + (RANDOM % 20000))); }
     [ "${lines[3]}" = "true	true" ]
 }
 
+# connect's last try starts before its deadline, none at it: with a clock
+# that sleep moves by exactly 0.25 s, timeout 1 is tries at 0, 0.25, 0.5 and
+# 0.75 (each given what is left of the timeout), then the error at 1.
+@test "oob: connect with a stepped clock tries at 0, 0.25, 0.5 and 0.75 of a 1 s timeout, not at 1 itself, then names the last error" {
+    run "$VERBSH" -e '
+      local oob, socket = verbs.oob, require "socket"
+      local now, tries = 0, {}
+      socket.gettime = function() return now end
+      socket.sleep = function() now = now + 0.25 end
+      socket.tcp = function()
+        return { settimeout = function(_, t) tries[#tries + 1] = ("%g@%g"):format(t, now) end,
+                 connect = function() return nil, "connection refused" end, close = function() end }
+      end
+      print(pcall(oob.connect, "192.0.2.1", 7471, 1))
+      print(#tries, table.concat(tries, " "), now)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	oob: cannot connect to 192.0.2.1:7471 within 1s: connection refused" ]
+    [ "${lines[1]}" = "4	1@0 0.75@0.25 0.5@0.5 0.25@0.75	1.0" ]
+}
+
 @test "oob: connect keeps trying until a listener that starts late is there" {
     p=$(port)
     "$VERBSH" -e "

@@ -272,6 +272,35 @@ load ../helpers
     [ "${lines[7]}" = "number	true	true	true	integer" ]
 }
 
+# The wait is poll(2) in slices of at most 100 ms, the last one cut to what
+# is left of the timeout: timeout 0 or 1 returns at once (not after a whole
+# slice); no timeout sleeps in the kernel until the fd is readable (no spin).
+@test "verbs.wait_fds: timeout 0 and 1 return on a silent fd without a 100 ms slice, 40 waits 40 ms; no timeout sleeps in poll (little CPU) until a peer connects 1 s later" {
+    run "$VERBSH" -e '
+      local socket = require "socket"
+      local srv = assert(socket.bind("127.0.0.1", 0))
+      local _, port = srv:getsockname()
+      for _, ms in ipairs{ 0, 1, 40 } do
+        local t0 = verbs.now()
+        local n = #verbs.wait_fds({ srv }, ms)
+        local dt = verbs.now() - t0
+        print(ms, n, dt >= ms / 1000, dt < ms / 1000 + 0.08)
+      end
+      local peer = io.popen("exec bash -c \"sleep 1; exec 3<>/dev/tcp/127.0.0.1/" .. port .. "\"", "r")
+      local function cpu() local u = verbs.getrusage() return u.ru_utime + u.ru_stime end
+      local c0, t0 = cpu(), verbs.now()
+      local got = verbs.wait_fds({ srv })
+      local dt, used = verbs.now() - t0, cpu() - c0
+      print("forever", #got, got[1] == srv, dt >= 0.5, used < 0.1, used)
+      peer:close()' </dev/null
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "0	0	true	true" ]
+    [ "${lines[1]}" = "1	0	true	true" ]
+    [ "${lines[2]}" = "40	0	true	true" ]
+    [[ ${lines[3]} == "forever	1	true	true	true	"* ]]
+}
+
 @test "verbs.wait_fds: an fd is 0..2^31-1 (-1 and 2^31 refused, 2^31-1 not open), 64 entries at most, and an object's getfd() must give an open descriptor (a float one is read as its integer)" {
     run "$VERBSH" -e '
       print(select(2, pcall(verbs.wait_fds, { -1 }, 0)))

@@ -306,6 +306,37 @@ load ../helpers
     [ "${lines[5]}" = $'0xc0\t1\t1\t0x123456\t100\tSEND_FIRST' ]
 }
 
+# stop closes the pcap handle: its packet socket is gone from the process's
+# fds (and from the kernel's /proc/net/packet) once stop returns.
+@test "wire: cap:stop closes the capture's packet socket: the process holds one per running capture, none after stop; info after stop says stopped, 0 drops" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    run "$VERBSH" -e '
+      local pid = io.open("/proc/self/stat"):read("n")
+      local function packet_fds()   -- the fds of this process that are packet sockets
+        local kernel = {}
+        for l in io.lines("/proc/net/packet") do local ino = l:match("(%d+)%s*$") if ino then kernel[ino] = true end end
+        local p, n = io.popen("ls -l /proc/" .. pid .. "/fd"), 0
+        for l in p:lines() do local ino = l:match("socket:%[(%d+)%]") if ino and kernel[ino] then n = n + 1 end end
+        p:close()
+        return n
+      end
+      print("before", packet_fds())
+      local a, b = verbs.capture{netdev = "lo"}, verbs.capture{netdev = "lo", snaplen = 128}
+      print("running", packet_fds())
+      print("stop", a:stop(), packet_fds())
+      print("stop", b:stop(), packet_fds())
+      local i = a:info()
+      print(i.stopped, i.drops, i.count)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "before	0" ]
+    [ "${lines[1]}" = "running	2" ]
+    [ "${lines[2]}" = "stop	0	1" ]
+    [ "${lines[3]}" = "stop	0	0" ]
+    [ "${lines[4]}" = "true	0	0" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
+
 @test "wire: verbs.capture on lo keeps each datagram to UDP 4791 as a frame; snaplen 128 keeps the headers, 127 is refused" {
     [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
     run "$VERBSH" -e '
