@@ -330,6 +330,17 @@ ibv_end_poll(cq1_ex);
     compiles
 }
 
+@test "export by hand: ibv_modify_qp without a mask ORs each bit its keys set once, in bit order: four alternate-path keys give one IBV_QP_ALT_PATH; sq_psn and rq_psn their own bits" {
+    export_main '
+      local qp = S.object("qp", true)
+      S.call(qp, "modify", { { alt_timeout = 14, qp_state = "RTS", alt_port_num = 1, alt_pkey_index = 0, sq_psn = 7,
+                               alt_ah_attr = { dlid = 3, port_num = 1 } } })
+      S.call(qp, "modify", { { rq_psn = 9 } })'
+    has_line 'expect_int("ibv_modify_qp", 0, ibv_modify_qp(qp1, &attr1, IBV_QP_STATE | IBV_QP_ALT_PATH | IBV_QP_SQ_PSN));'
+    has_line 'expect_int("ibv_modify_qp", 0, ibv_modify_qp(qp1, &attr2, IBV_QP_RQ_PSN));'
+    compiles
+}
+
 @test "export by hand: ibv_set_ece, ibv_modify_qp_rate_limit, ibv_query_rt_values_ex, ibv_rereg_mr, ibv_modify_qp with an explicit mask, and rdma_migrate_id, rdma_notify, rdma_set_local_ece, rdma_get_remote_ece are their C call with the outcome checked" {
     export_main '
       local ctx, pd, qp, mr = S.object("context", true), S.object("pd", true), S.object("qp", true), S.object("mr", true)

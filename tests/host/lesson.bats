@@ -674,6 +674,23 @@ rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVEN
     [ "${lines[4]}" = 'rc_connect(qp, peer [, opts]): qp must be the QP to connect (qp_a), not cq cqe 4' ]
 }
 
+@test "kit: step_wcs on a CQ whose poll fails passes the poll's error on as it is, with the one location of the poll (a CQ of tests/fakeverbs); on a live empty CQ it gives no completions" {
+    fakeverbs_build "$BATS_TEST_TMPDIR"
+    run fakeverbs_sh "$BATS_TEST_TMPDIR/fakeverbs.so" '
+      local K = require "verbs.lesson_kit"
+      local ctx = verbs.open("fake0")
+      local cq = ctx:create_cq(4)
+      print(#K.step_wcs({}, cq, 1, 10))
+      cq:destroy()
+      print(select(2, pcall(K.step_wcs, {}, cq, 1)))
+      ctx:close()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 0 ]
+    [[ ${lines[1]} =~ ^\[verbsh\]/lua/lesson_kit\.lua:[0-9]+:\ cq\ is\ destroyed$ ]]
+    [ "${#lines[@]}" -eq 2 ]
+}
+
 @test "kit: remote_partner takes VAR as HOST:PORT (refusing anything else), else the seat's partner at RXE_PEER_ADDR on the lab's port, else nothing; installed() is false beside a checkout's scripts/rxe-vm only" {
     run env PAIR_PEER=198.51.100.7:18515 RXE_PEER_ADDR=10.78.0.2 "$VERBSH" -e '
       local K = require "verbs.lesson_kit"
