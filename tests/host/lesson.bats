@@ -426,6 +426,22 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
     [ "${lines[2]}" = $'nil\tport 1 has no RoCE v2 GID (is the netdev up with an address?)' ]
 }
 
+@test "kit: roce_gid reads the port it is given (2), and K.port (3 here) when given none" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      K.port = 3
+      local asked = {}
+      local ctx = { gids = function(_, port) asked[#asked + 1] = port return {} end }
+      print(K.roce_gid(ctx, 2))
+      print(K.roce_gid(ctx))
+      print(table.concat(asked, " "))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'nil\tport 2 has no RoCE v2 GID (is the netdev up with an address?)' ]
+    [ "${lines[1]}" = $'nil\tport 3 has no RoCE v2 GID (is the netdev up with an address?)' ]
+    [ "${lines[2]}" = "2 3" ]
+}
+
 # K.repr prints step values when verbs.pretty is not there: three levels of
 # nesting, keyed or listed alike, then {...}, so a table that holds itself
 # (a QP table pointing back at its owner) prints and ends.
