@@ -428,7 +428,7 @@ M.methods = {
   ["wire_iwarp_ladder.rows"] = { "verbs.wire_iwarp_ladder", 'require("verbs.wire_iwarp_ladder").rows(list [, posts])', "(none: Lua)",
     "the rows of an iWARP ladder, one per TCP segment of list (cap:packets(), read_pcap, or strings), each direction's"
     .. " byte stream followed so that an FPDU split across segments is read in step: {frame, t, conn, src, dst, seq, ack"
-    .. " (relative, as tshark shows them), len, kind (SYN, FIN, MPA, DATA, ACK, RETRANSMISSION), text, fpdus {op, last,"
+    .. " (relative, as tshark shows them), len, kind (SYN, FIN, RST, MPA, DATA, ACK, RETRANSMISSION), text, fpdus {op, last,"
     .. " tagged, len, stag, to, qn, msn, mo}, note (the WR of posts, cap:posts(), that caused it; for an ACK, whose"
     .. " bytes it acknowledges)}; then a summary line per WR and the connections",
     ex = 'for _, r in ipairs(require("verbs.wire_iwarp_ladder").rows(cap:packets(), cap:posts())) do print(r.frame, r.text, r.note) end' },

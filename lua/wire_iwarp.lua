@@ -122,6 +122,16 @@ function M.decode(b, skip)
   return p
 end
 
+-- A TCP header's flags byte as names, "SYN+ACK" (RFC 793's bits; the
+-- describe line and the ladder both say them so).
+function M.tcp_flags(f)
+  local names = {}
+  for _, n in ipairs{ { 0x02, "SYN" }, { 0x01, "FIN" }, { 0x04, "RST" }, { 0x10, "ACK" } } do
+    if f & n[1] ~= 0 then names[#names + 1] = n[2] end
+  end
+  return table.concat(names, "+")
+end
+
 -- One line per frame: "198.51.100.1:50337 > 198.51.100.2:7497 Send (untagged QN 0 MSN 1 MO 0, last) 100 bytes".
 function M.describe(p)
   local head = ("%s:%d > %s:%d"):format(p.ip.src, p.tcp.srcport, p.ip.dst, p.tcp.dstport)
@@ -131,11 +141,8 @@ function M.describe(p)
       p.mpa.marker_flag and "on" or "off", p.mpa.crc_flag and "on" or "off", p.mpa.pdlength)
   end
   if not p.fpdus then
-    local f, names = p.tcp.flags, {}
-    for _, n in ipairs{ { 0x02, "SYN" }, { 0x01, "FIN" }, { 0x04, "RST" }, { 0x10, "ACK" } } do
-      if f & n[1] ~= 0 then names[#names + 1] = n[2] end
-    end
-    return ("%s TCP %s %d%s"):format(head, table.concat(names, "+"), p.tcp.ack,
+    local f = p.tcp.flags
+    return ("%s TCP %s %d%s"):format(head, M.tcp_flags(f), p.tcp.ack,
       f == 0x10 and " (TCP's ACK: it carries iWARP's reliability, where RoCE has its own ACK/NAK)" or "")
   end
   local parts = {}

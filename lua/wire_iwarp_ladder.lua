@@ -17,14 +17,6 @@ local function bytes_of(pkt)
   return pkt.bytes, pkt.time or 0
 end
 
-local function flags(f)
-  local names = {}
-  for _, n in ipairs{ { 0x02, "SYN" }, { 0x01, "FIN" }, { 0x04, "RST" }, { 0x10, "ACK" } } do
-    if f & n[1] ~= 0 then names[#names + 1] = n[2] end
-  end
-  return table.concat(names, "+")
-end
-
 local function fpdu_text(f)
   local d, r = f.ddp, f.rdmap
   if not d then return ("FPDU of %d bytes (headers not captured)"):format(f.ulpdulength) end
@@ -37,7 +29,7 @@ end
 -- rows(list, posts) -> rows, summary. list: frames (cap:packets(), read_pcap)
 -- or strings; posts: cap:posts() (optional). A row: { frame =, t =, conn =,
 -- src =, dst =, seq =, ack =, len = (relative, as tshark shows them), text =,
--- fpdus = { {op =, ...} }, note =, kind = "SYN"|"MPA"|"DATA"|"ACK"|"FIN"|"RETRANSMISSION" }.
+-- fpdus = { {op =, ...} }, note =, kind = "SYN"|"MPA"|"DATA"|"ACK"|"FIN"|"RST"|"RETRANSMISSION" }.
 function M.rows(list, posts)
   local queue = {}
   for _, w in ipairs(posts or {}) do
@@ -84,7 +76,8 @@ function M.rows(list, posts)
         d.carry = 0
         d.next = (tcp.seq + tcp.len + syn_fin) & 0xFFFFFFFF
         if tcp.flags & 0x07 ~= 0 then
-          r.kind, r.text = (tcp.flags & 0x02 ~= 0) and "SYN" or "FIN", "TCP " .. flags(tcp.flags)
+          r.kind = (tcp.flags & 0x02 ~= 0) and "SYN" or (tcp.flags & 0x04 ~= 0) and "RST" or "FIN"
+          r.text = "TCP " .. W.tcp_flags(tcp.flags)
         elseif p.mpa then
           r.kind = "MPA"
           r.text = p.mpa.cut and ("MPA %s cut by the snaplen"):format(p.mpa.kind)

@@ -707,3 +707,33 @@ PY
     [ "${lines[2]}" = "54	nil	not an IPv4 frame" ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+# RFC 793's flag bits: FIN 0x01, SYN 0x02, RST 0x04, ACK 0x10.
+@test "iwarp wire: a TCP segment's flags by RFC 793's bits: SYN 0x02, SYN+ACK 0x12, FIN+ACK 0x11, RST 0x04, RST+ACK 0x14, in describe and the ladder (kinds SYN, SYN, FIN, RST, RST)" {
+    run "$VERBSH" -e '
+      local W, L = require "verbs.wire_iwarp", require "verbs.wire_iwarp_ladder"
+      local function frame(a, b, sport, dport, seq, ack, flags)
+        local eth = string.rep("\2", 12) .. string.pack(">I2", 0x0800)
+        local ip = string.pack(">BBI2I2I2BBI2", 0x45, 0, 40, 1, 0, 64, 6, 0) .. a .. b
+        return eth .. ip .. string.pack(">I2I2I4I4BBI2I2I2", sport, dport, seq, ack, 5 << 4, flags, 512, 0, 0)
+      end
+      local A, B = "\198\51\100\1", "\198\51\100\2"
+      local list = { frame(A, B, 50337, 7497, 1000, 0, 0x02), frame(B, A, 7497, 50337, 5000, 1001, 0x12),
+                     frame(A, B, 50337, 7497, 1001, 5001, 0x11), frame(B, A, 7497, 50337, 5001, 1002, 0x04),
+                     frame(A, B, 50337, 7497, 1002, 5002, 0x14) }
+      for _, b in ipairs(list) do print(W.tcp_flags(W.decode(b).tcp.flags), W.describe(W.decode(b))) end
+      for _, r in ipairs(L.rows(list)) do print(r.frame, r.kind, r.text) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'SYN\t198.51.100.1:50337 > 198.51.100.2:7497 TCP SYN 0' ]
+    [ "${lines[1]}" = $'SYN+ACK\t198.51.100.2:7497 > 198.51.100.1:50337 TCP SYN+ACK 1001' ]
+    [ "${lines[2]}" = $'FIN+ACK\t198.51.100.1:50337 > 198.51.100.2:7497 TCP FIN+ACK 5001' ]
+    [ "${lines[3]}" = $'RST\t198.51.100.2:7497 > 198.51.100.1:50337 TCP RST 1002' ]
+    [ "${lines[4]}" = $'RST+ACK\t198.51.100.1:50337 > 198.51.100.2:7497 TCP RST+ACK 5002' ]
+    [ "${lines[5]}" = $'1\tSYN\tTCP SYN' ]
+    [ "${lines[6]}" = $'2\tSYN\tTCP SYN+ACK' ]
+    [ "${lines[7]}" = $'3\tFIN\tTCP FIN+ACK' ]
+    [ "${lines[8]}" = $'4\tRST\tTCP RST' ]
+    [ "${lines[9]}" = $'5\tRST\tTCP RST+ACK' ]
+    [ "${#lines[@]}" -eq 10 ]
+}
