@@ -478,3 +478,15 @@ load ../helpers
     [ "${lines[-1]}" = "tests/mutate-random --from-ledger: s7-003 is not the ledger's mutant (its .rmut differs)" ]
     [ ! -f "$o/state" ]
 }
+
+@test "coverage build: a second build of a map refuses while one holds its lock, and leaves the first's files alone" {
+    cd "$ROOT"
+    local c=$BATS_TEST_TMPDIR/map
+    mkdir -p "$c/lines" && echo kept >"$c/lines/host.x.bats"
+    exec 7>"$c.lock" && flock -n 7
+    MUTATE_COV=$c run timeout 30 tests/mutate-coverage build   # (a lock that failed: a whole build, cut short)
+    exec 7>&-
+    [ "$status" -eq 3 ]
+    [ "$output" = "tests/mutate-coverage: a build of the map in $c is under way (it holds $c.lock): wait for it" ]
+    [ "$(cat "$c/lines/host.x.bats")" = kept ]
+}
