@@ -131,7 +131,7 @@ load ../helpers
 # bad (1 2: its first two), "good" on the others; a test "ok N" passes on
 # good. Calls are counted per binary, so a binary that is bad on its first
 # call only fails a test by chance once, as a loaded machine's timing does.
-@test "random mutants: a kill on the host or by the VM files is a failure that comes again; a test the unmutated tree failed once by chance is not its failure, one it fails every time is" {
+@test "random mutants: a kill on the host, by the VM files or in the guest is a failure that comes again; a test the unmutated tree failed once by chance is not its failure, one it fails every time is" {
     local o=$BATS_TEST_TMPDIR/out b
     mkdir -p "$o/tests/host" "$o/log"
     # (written with printf: bats would read an @test line here as a test of this file)
@@ -173,6 +173,12 @@ load ../helpers
     mkbin once 1; rm -f "$o"/bin/*/n; run "$ROOT/tests/mutate-random" --judge "$o" once vm t.bats
     [ "${lines[-1]}" = "# once: the failures in vm/t.bats did not come again: not counted" ]
     mkbin twice 1 2; rm -f "$o"/bin/*/n; run "$ROOT/tests/mutate-random" --judge "$o" twice vm t.bats
+    [ "${lines[-1]}" = "t.bats: one" ]
+    # ...and the device files' (two guests, or a guest beside a host stage, share the cores)
+    mkdir -p "$o/tests/device"; cp "$o/tests/host/t.bats" "$o/tests/device/t.bats"
+    mkbin once 1; rm -f "$o"/bin/*/n; run "$ROOT/tests/mutate-random" --judge "$o" once device t.bats
+    [ "${lines[-1]}" = "# once: the failures in device/t.bats did not come again: not counted" ]
+    mkbin twice 1 2; rm -f "$o"/bin/*/n; run "$ROOT/tests/mutate-random" --judge "$o" twice device t.bats
     [ "${lines[-1]}" = "t.bats: one" ]
 }
 
