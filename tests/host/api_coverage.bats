@@ -118,6 +118,12 @@ help_missing() {
       verbs.is_qpt_supported(1 << 2, "RC"), verbs.is_qpt_supported(1 << 2, "UD"))'
     echo "$output"
     [ "$output" = "58177	65472	true	false" ]
+    # caps is a uint32_t: its top value passes (every type's bit set), the next is refused as argument #1
+    run vsh 'print(verbs.is_qpt_supported(0xffffffff, "RAW_PACKET"), verbs.is_qpt_supported(0, "RC"))
+      print(select(2, pcall(verbs.is_qpt_supported, 0x100000000, "RC")))'
+    echo "$output"
+    [ "${lines[0]}" = "true	false" ]
+    [ "${lines[1]}" = "bad argument #1 to 'verbs.is_qpt_supported' (caps: 4294967296 is out of range (0..4294967295))" ]
     run vsh 'verbs.flow_label_to_udp_sport(0x100000)'
     [[ $output == *"flow_label: 1048576 is out of range (0..1048575)"* ]]
     run vsh 'verbs.rate_to_mbps("11_GBPS")'
