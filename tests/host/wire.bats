@@ -834,3 +834,19 @@ PY
     [ "${lines[5]}" = "bad argument #2 to 'filter' (key 'opcode': 256 is not a BTH opcode" ]
     [ "${#lines[@]}" -eq 6 ]
 }
+
+@test "wire: the IETH of SEND_ONLY_WITH_INVALIDATE and SEND_LAST_WITH_INVALIDATE reads as tshark reads it (0x1a2b3c4d, 0x00c0ffee); a SEND_ONLY has none" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    python3 tests/wire/with_ieth.py tests/wire/scenarios.pcap "$BATS_TEST_TMPDIR/ieth.pcap"
+    tshark -T json -r "$BATS_TEST_TMPDIR/ieth.pcap" 2>/dev/null | python3 tests/wire/tshark_flat.py >"$BATS_TEST_TMPDIR/flat"
+    [ "$(grep $'\tinfiniband.ieth\t' "$BATS_TEST_TMPDIR/flat" | sort -u)" = $'2\tinfiniband.ieth\t1a:2b:3c:4d\n3\tinfiniband.ieth\t00:c0:ff:ee' ]
+    run "$VERBSH" tests/wire/oracle.lua "$BATS_TEST_TMPDIR/ieth.pcap" "$BATS_TEST_TMPDIR/flat"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "3 frames, "*" fields compared, 0 mismatches, corrupted byte reported" ]]
+    [[ ${lines[1]} != *infiniband.ieth* ]]   # (compared, not left out)
+    PCAP=$BATS_TEST_TMPDIR/ieth.pcap run "$VERBSH" -e 'for _, p in ipairs(verbs.wire.read_pcap(os.getenv("PCAP"))) do
+        local d = verbs.wire.decode(p.bytes); print(d.bth.opcode, d.ieth, d.icrc_ok, d.payload_length) end'
+    echo "$output"
+    [ "$output" = $'4\tnil\ttrue\t64\n23\t439041101\ttrue\t64\n22\t12648430\ttrue\t64' ]
+}

@@ -48,6 +48,9 @@ local map = {
   ["infiniband.immdt"] = function(p)
     return ("%02x:%02x:%02x:%02x"):format(p.immdt >> 24, (p.immdt >> 16) & 255, (p.immdt >> 8) & 255, p.immdt & 255)
   end,
+  ["infiniband.ieth"] = function(p)
+    return ("%02x:%02x:%02x:%02x"):format(p.ieth >> 24, (p.ieth >> 16) & 255, (p.ieth >> 8) & 255, p.ieth & 255)
+  end,
   ["infiniband.aeth.syndrome.timer"] = function(p) return tostring(p.aeth.timer) end,
   ["infiniband.reth.dmalen"] = function(p) return tostring(p.reth.dma_length) end,
   ["infiniband.atomiceth.swapdt"] = function(p) return tostring(p.atomiceth.swap_or_add) end,
