@@ -98,7 +98,8 @@ static void expect_neg(const char *what, int ret, int err)
       local v = mr and R.name_of(mr) or w:tmp("mr_failed")
       local buf = "buf_" .. v
       w:put("void *%s = aligned_alloc(4096, %d);", buf, (size + 4095) // 4096 * 4096)
-      if init then w:put("memcpy(%s, %s, %d);", buf, cstring(init), #init) end
+      -- (its bytes, or zeros: verbsh's buffer holds them, and aligned_alloc's may hold anything)
+      if init then w:put("memcpy(%s, %s, %d);", buf, cstring(init), #init) else w:put("memset(%s, 0, %d);", buf, size) end
       w:expect_obj(ev, "struct ibv_mr", v, fmt("%s(%s, %s, %d, 0x%x, %s)", verb, w:obj(ev.self), buf, size, ev.args[2],
         cflags("ibv_access_flags", ev.args[3])), verb)
       if mr then

@@ -1034,3 +1034,20 @@ LUA
     [ "$(grep -c 'ibv_qp_to_qp_ex' <<<"$output")" -eq 1 ]
     compiles
 }
+
+@test "export by hand: pd:reg_mr_iova of a string copies its bytes into a page-aligned buffer, pd:reg_mr_iova2 of a size zeroes it as verbsh does; each with its iova and access" {
+    export_main '
+      local pd = S.object("pd", true)
+      local mr1 = S.object("mr", false, { addr = 0x7f0000001000, length = 11, lkey = 0x15, rkey = 0x26 })
+      local mr2 = S.object("mr", false, { addr = 0x7f0000003000, length = 5000, lkey = 0x37, rkey = 0x48 })
+      S.call(pd, "reg_mr_iova", { "iova\"bytes\n", 0x10000, "LOCAL_WRITE" }, { mr1 })
+      S.call(pd, "reg_mr_iova2", { 5000, 0x20000, { "LOCAL_WRITE", "REMOTE_READ" } }, { mr2 })'
+    has_line 'void *buf_mr1 = aligned_alloc(4096, 4096);'
+    has_line 'memcpy(buf_mr1, "iova\042bytes\012", 11);'
+    has_line 'struct ibv_mr *mr1 = ibv_reg_mr_iova(pd1, buf_mr1, 11, 0x10000, IBV_ACCESS_LOCAL_WRITE);'
+    has_line 'void *buf_mr2 = aligned_alloc(4096, 8192);'
+    has_line 'memset(buf_mr2, 0, 5000);'
+    has_line 'struct ibv_mr *mr2 = ibv_reg_mr_iova2(pd1, buf_mr2, 5000, 0x20000, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);'
+    [[ $(grep -c 'buf_mr1' "$BATS_TEST_TMPDIR/by_hand.c") -eq 3 ]]   # (no memset of the copied bytes)
+    compiles
+}
