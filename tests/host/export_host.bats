@@ -1051,3 +1051,24 @@ LUA
     [[ $(grep -c 'buf_mr1' "$BATS_TEST_TMPDIR/by_hand.c") -eq 3 ]]   # (no memset of the copied bytes)
     compiles
 }
+
+@test "export by hand: id:reg_msgs, reg_read and reg_write of a string copy its bytes into a zeroed buffer of its length; of a size, a zeroed buffer alone; each its own verb" {
+    export_main '
+      local id = S.object("cm_id", true)
+      local m1 = S.object("mr", false, { addr = 0x1000, length = 5, lkey = 0x11, rkey = 0x21 })
+      local m2 = S.object("mr", false, { addr = 0x2000, length = 300, lkey = 0x12, rkey = 0x22 })
+      local m3 = S.object("mr", false, { addr = 0x3000, length = 3, lkey = 0x13, rkey = 0x23 })
+      S.call(id, "reg_msgs", { "hello" }, { m1 })
+      S.call(id, "reg_read", { 300 }, { m2 })
+      S.call(id, "reg_write", { "w\"x" }, { m3 })'
+    has_line 'void *buf_mr1 = calloc(1, 5);'
+    has_line 'memcpy(buf_mr1, "hello", 5);'
+    has_line 'struct ibv_mr *mr1 = rdma_reg_msgs(cm_id1, buf_mr1, 5);'
+    has_line 'void *buf_mr2 = calloc(1, 300);'
+    has_line 'struct ibv_mr *mr2 = rdma_reg_read(cm_id1, buf_mr2, 300);'
+    [[ $output != *'memcpy(buf_mr2'* ]]
+    has_line 'void *buf_mr3 = calloc(1, 3);'
+    has_line 'memcpy(buf_mr3, "w\042x", 3);'
+    has_line 'struct ibv_mr *mr3 = rdma_reg_write(cm_id1, buf_mr3, 3);'
+    compiles
+}
