@@ -338,7 +338,9 @@ WC='
       print(perr(rcq.wait, rcq, 1, -1))
       print(perr(rcq.wait, rcq, wcs, 1, "x"))
       print(perr(rcq.wait, rcq, wcs, 1.5))
-      print(perr(rcq.poll, rcq, 0x100001))'
+      print(perr(rcq.poll, rcq, 0x100001))
+      print(select(2, rcq:wait(0x100000, 0)))
+      print(perr(rcq.wait, rcq, 0x100001, 0))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "2	0x21	0x22	nil" ]
@@ -355,6 +357,10 @@ WC='
     [ "${lines[11]}" = "bad argument #3 to 'wait' (timeout_ms: integer expected, got string)" ]
     [ "${lines[12]}" = "bad argument #2 to 'wait' (n: integer expected, got a fraction)" ]
     [ "${lines[13]}" = "bad argument #1 to 'poll' (max: 1048577 is out of range (0..1048576))" ]
+    # wait's n: up to 1 << 20 as poll's max, one more refused
+    [ "${lines[14]}" = "timed out after 0 ms: 0 of 1048576 completions" ]
+    [ "${lines[15]}" = "bad argument #1 to 'wait' (n: 1048577 is out of range (0..1048576))" ]
+    [ "${#lines[@]}" -eq 16 ]
 }
 
 @test "fake data path: a poll that fails raises ibv_poll_cq with the provider's errno (cq:poll(), cq:poll(wcs), cq:wait before any WC); a wait that already has WCs returns them" {
