@@ -850,3 +850,16 @@ PY
     echo "$output"
     [ "$output" = $'4\tnil\ttrue\t64\n23\t439041101\ttrue\t64\n22\t12648430\ttrue\t64' ]
 }
+
+@test "wire: tostring of each frame of tests/wire/scenarios.pcap and ipv6.pcap names the PSN and destination QP that tshark reads (24 bits each); one line whole" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    for f in scenarios ipv6; do
+        want=$(tshark -r tests/wire/$f.pcap -T fields -e infiniband.bth.psn -e infiniband.bth.destqp 2>/dev/null)
+        PCAP=tests/wire/$f.pcap run "$VERBSH" -e 'for _, p in ipairs(verbs.wire.read_pcap(os.getenv("PCAP"))) do
+            print(tostring(verbs.wire.decode(p.bytes))) end'
+        [ "$status" -eq 0 ]
+        [ -n "$want" ]
+        [ "$(sed -n 's/.* psn \([0-9]*\) destqp \(0x[0-9a-f]*\)$/\1\t\2/p' <<<"$output")" = "$want" ]
+    done
+    [ "${lines[0]}" = "frame of 94 bytes: RC_RDMA_READ_REQUEST psn 100 destqp 0x000011" ]   # (ipv6.pcap's first)
+}
