@@ -212,9 +212,15 @@ load ../helpers
       local ok, e = pcall(verbs.getaddrinfo, "127.0.0.1", 7471, { ai_src_addr = "127.0.0.1:7000", ai_dst_addr = "[::1]:7001" })
       print(ok, e.verb, e.errname)
       print(select(2, pcall(verbs.getaddrinfo, "127.0.0.1", 7471, { ai_src_addr = "127.0.0.1:65536" })))
-      print(select(2, pcall(verbs.getaddrinfo, "127.0.0.1", 7471, { ai_src_addr = "127.0.0.1:65535", ai_dst_addr = "127.0.0.1:7000x" })))'
+      print(select(2, pcall(verbs.getaddrinfo, "127.0.0.1", 7471, { ai_src_addr = "127.0.0.1:65535", ai_dst_addr = "127.0.0.1:7000x" })))
+      print(select(2, pcall(verbs.getaddrinfo, "127.0.0.1", 7471, { ai_src_addr = "127.0.0.1:7" })).errname)
+      print(select(2, pcall(verbs.getaddrinfo, "127.0.0.1", 7471, { ai_dst_addr = "127.0.0.1:" })))'
     echo "$output"
     [ "$status" -eq 0 ]
+    # a port of one digit gets through, an empty one is refused
+    [ "${lines[3]}" = "ENODEV" ]
+    [ "${lines[4]}" = "bad argument #3 to 'verbs.getaddrinfo' (key 'ai_dst_addr' '127.0.0.1:': the port '' is not a number (0..65535))" ]
+    [ "${#lines[@]}" -eq 5 ]
     [ "${lines[0]}" = "false	rdma_getaddrinfo	ENODEV" ]
     [ "${lines[1]}" = "bad argument #3 to 'verbs.getaddrinfo' (key 'ai_src_addr' '127.0.0.1:65536': port 65536 is out of range (0..65535))" ]
     [ "${lines[2]}" = "bad argument #3 to 'verbs.getaddrinfo' (key 'ai_dst_addr' '127.0.0.1:7000x': the port '7000x' is not a number (0..65535))" ]
