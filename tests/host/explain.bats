@@ -759,3 +759,12 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [ "${lines[5]}" = "  fix: ev.id:accept(conn_param)" ]
     [ "${#lines[@]}" -eq 6 ]
 }
+
+@test "open: a name that is not there, libibverbs listing none -> the kernel's device named instead, in the why and the fix" {
+    mkroot; d /sys/module/ib_core /sys/module/siw /sys/class/infiniband/siw7; f /dev/infiniband/uverbs0 ""
+    f /etc/libibverbs.d/siw.driver "driver siw"; f /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so ""
+    diag ibv_open_device not_found "'mlx5_0'"
+    echo "$output"
+    [[ $output == *"case: not_found"*'there is no device "mlx5_0"; libibverbs sees: siw7'* ]]
+    [[ $output == *'fix: verbs.open("siw7"), or start the shell with `verbsh -d siw7` (ibv_devices lists them)'* ]]
+}
