@@ -272,7 +272,8 @@ static void expect_neg(const char *what, int ret, int err)
   end)
   V["nil.import_device"] = function(w, ev)
     local a = ev.args[1]
-    local fd = type(a) == "table" and fmt("dup(%s->cmd_fd)", w:obj(a)) or fmt("%d", int(a, -1))
+    -- (a context, by its kind: an event holds its handle, a hand-made one the object)
+    local fd = R.kind(a) == "context" and fmt("dup(%s->cmd_fd)", w:obj(a)) or fmt("%d", int(a, -1))
     local v = ev.results and R.name_of(ev.results[1]) or w:tmp("imported_failed")
     w:expect_obj(ev, "struct ibv_context", v, fmt("ibv_import_device(%s)", fd), "ibv_import_device")
   end

@@ -1072,3 +1072,14 @@ LUA
     has_line 'struct ibv_mr *mr3 = rdma_reg_write(cm_id1, buf_mr3, 3);'
     compiles
 }
+
+@test "export by hand: verbs.import_device of a context imports a dup of its command fd, of a number that fd; a refused one checks the errno" {
+    export_main '
+      local ctx, ic = S.object("context", true), S.object("context", false)
+      S.call(nil, "import_device", { ctx }, { ic })
+      S.failed(nil, "import_device", { 9 }, 9, "EBADF")'
+    has_line 'struct ibv_context *ctx2 = ibv_import_device(dup(ctx1->cmd_fd));'
+    has_line 'struct ibv_context *imported_failed1 = ibv_import_device(9);'
+    has_line 'expect_null("ibv_import_device", imported_failed1, 9);'
+    compiles
+}
