@@ -1126,3 +1126,23 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[4]}" = 'fakerdmacm: reject_ece 0 bytes: ""' ]
     [ "${#lines[@]}" -eq 5 ]
 }
+
+@test "fake device: a UD send needs ud.ah: given with remote_qpn and remote_qkey it is posted as given; ud without ah, or no ud, is refused naming the WR, nothing posted" {
+    run fvsh '
+      local c = verbs.open("fake0"); local pd, cq = c:alloc_pd(), c:create_cq(4)
+      local qp = pd:create_qp{ send_cq = cq, recv_cq = cq, qp_type = "UD", cap = { max_send_wr = 2, max_recv_wr = 1 } }
+      local mr, ah = pd:reg_mr(64), pd:create_ah{ port_num = 1, dlid = 3 }
+      local sge = { { mr = mr, length = 3 } }
+      print(qp:post_send{ wr_id = 1, opcode = "SEND", sg_list = sge, ud = { ah = ah, remote_qpn = 0x2b, remote_qkey = 0x11 } })
+      print(select(2, pcall(qp.post_send, qp, { wr_id = 2, opcode = "SEND", sg_list = sge, ud = { remote_qpn = 0x2b, remote_qkey = 0x11 } })))
+      print(select(2, pcall(qp.post_send, qp, { { wr_id = 3, opcode = "SEND", ud = { ah = ah, remote_qpn = 1, remote_qkey = 2 } },
+                                                { wr_id = 4, opcode = "SEND", ud = { remote_qkey = 0x11 } } })))
+      print(select(2, pcall(qp.post_send, qp, { wr_id = 5, opcode = "SEND" })))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "fakeverbs: post_send qp 0x"*" wr_id 0x1 opcode 2 "*" ud ah 0x"*" remote_qpn 0x2b remote_qkey 0x11" ]]
+    [ "${lines[1]}" = "bad argument #1 to 'post_send' (key 'ud.ah' is required on a UD QP (ud = { ah =, remote_qpn =, remote_qkey = }); the provider would dereference a NULL AH)" ]
+    [ "${lines[2]}" = "bad argument #1 to 'post_send' ([2].key 'ud.ah' is required on a UD QP (ud = { ah =, remote_qpn =, remote_qkey = }); the provider would dereference a NULL AH)" ]
+    [ "${lines[3]}" = "bad argument #1 to 'post_send' (key 'ud.ah' is required on a UD QP (ud = { ah =, remote_qpn =, remote_qkey = }); the provider would dereference a NULL AH)" ]
+    [ "${#lines[@]}" -eq 4 ]   # (one post reached the provider)
+}
