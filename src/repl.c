@@ -593,21 +593,19 @@ static void complete_expr(lua_State *L, const char *text)
 	lua_pop(L, 1);
 }
 
-/* Inside a string literal: the enum and flag names of verbs.enums. */
+/* Inside a string literal: the enum and flag names of verbs.enums. What it
+ * pushes, the caller pops (never below: on a continuation line the stack
+ * holds the chunk typed so far). */
 static void complete_enum_name(lua_State *L, const char *text)
 {
 	lua_getglobal(L, "verbs");
-	if (lua_type(L, -1) != LUA_TTABLE) {
-		lua_settop(L, 0);
+	if (lua_type(L, -1) != LUA_TTABLE)
 		return;
-	}
 	if (raw_getfield(L, -1, "enums") != LUA_TTABLE) {
 		/* built on first use (lverbs.c's lazy_index): the module builds it */
 		lua_pop(L, 1);
-		if (shell_call_lua(L, "verbs.complete", "enums", 0, 1) != LUA_OK || !lua_istable(L, -1)) {
-			lua_settop(L, 0);
+		if (shell_call_lua(L, "verbs.complete", "enums", 0, 1) != LUA_OK || !lua_istable(L, -1))
 			return;
-		}
 	}
 	{
 		lua_pushnil(L);
@@ -617,7 +615,6 @@ static void complete_enum_name(lua_State *L, const char *text)
 			lua_pop(L, 1);
 		}
 	}
-	lua_settop(L, 0);
 }
 
 /* Is position start of the line inside a string literal? */

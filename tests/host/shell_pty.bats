@@ -387,3 +387,21 @@ verbsh> --export-c: cannot write $BATS_TEST_TMPDIR/gone/x.c: No such file or dir
     [ "${lines[-1]}" = "exit status: 0" ]
     [ "$(cat "$BATS_TEST_TMPDIR/closed")" = bye ]
 }
+
+@test "repl: Tab in a string on a continuation line completes and keeps the chunk typed so far, with verbs or its enums gone too" {
+    run repl '
+        prompt; type "t = {"; see ">> "
+        send "s = \"REMOTE_WR\t\",\r"; see ">> "
+        type "n = 7 }"; prompt
+        type "print(\"t\", t.s, t.n)"; see "t\tREMOTE_WRITE\t7"
+        prompt; type "v = verbs; verbs = nil"
+        prompt; type "u = {"; see ">> "
+        send "s = \"REMOTE_WR\t\" }\r"; prompt
+        type "verbs = {}; package.loaded.verbs = {}"
+        prompt; type "w = {"; see ">> "
+        send "s = \"REMOTE_RE\t\" }\r"; prompt
+        type "verbs = v; package.loaded.verbs = v; print(\"u\", u.s, \"w\", w.s)"; see "u\tREMOTE_WR\tw\tREMOTE_RE\r"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
