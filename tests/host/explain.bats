@@ -768,3 +768,18 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [[ $output == *"case: not_found"*'there is no device "mlx5_0"; libibverbs sees: siw7'* ]]
     [[ $output == *'fix: verbs.open("siw7"), or start the shell with `verbsh -d siw7` (ibv_devices lists them)'* ]]
 }
+
+@test "explain: an unknown key's nearest known key is suggested within max(2, len // 4) edits and not at that bound; of two at one distance, the first listed (rkey before lkey)" {
+    run "$VERBSH" -e '
+      local x = require "verbs.explain"
+      for _, k in ipairs{ "opcodeXY", "opcodeXYZ", "rkeyQQ", "rkeyQQQ", "xkey" } do
+        print(x.explain("bad argument #1 to '"'"'post_send'"'"' (unknown key '"'"'" .. k .. "'"'"')"):match("\n  (.*)$"))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "did you mean 'opcode'?" ]                 # 8 letters, 2 edits: within 2
+    [ "${lines[1]}" = "no known key is close to 'opcodeXYZ'" ]   # 9 letters, 3 edits: not within 2
+    [ "${lines[2]}" = "did you mean 'rkey'?" ]                   # 6 letters, 2 edits
+    [ "${lines[3]}" = "no known key is close to 'rkeyQQQ'" ]     # 7 letters, 3 edits
+    [ "${lines[4]}" = "did you mean 'rkey'?" ]                   # 1 edit from rkey and from lkey
+}
