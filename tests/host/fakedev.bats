@@ -1146,3 +1146,17 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[3]}" = "bad argument #1 to 'post_send' (key 'ud.ah' is required on a UD QP (ud = { ah =, remote_qpn =, remote_qkey = }); the provider would dereference a NULL AH)" ]
     [ "${#lines[@]}" -eq 4 ]   # (one post reached the provider)
 }
+
+@test "fake librdmacm: set_local_ece's vendor_id and options are uint32_t: 0xffffffff each is passed as given, 0x100000000 is refused naming the argument, nothing set" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      id:set_local_ece(0xffffffff, 0xffffffff)
+      print(select(2, pcall(id.set_local_ece, id, 0x100000000, 1)))
+      print(select(2, pcall(id.set_local_ece, id, 1, 0x100000000)))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: set_local_ece vendor_id 0xffffffff options 0xffffffff" ]
+    [ "${lines[1]}" = "bad argument #1 to 'set_local_ece' (vendor_id: 4294967296 is out of range (0..4294967295))" ]
+    [ "${lines[2]}" = "bad argument #2 to 'set_local_ece' (options: 4294967296 is out of range (0..4294967295))" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
