@@ -1160,3 +1160,18 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[2]}" = "bad argument #2 to 'set_local_ece' (options: 4294967296 is out of range (0..4294967295))" ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+@test "fake device: ctx:query_pkey(port, index) reaches ibv_query_pkey with both (its failure here names them in the context); index 0xffff passes the binding, 0x10000 is refused as argument #2" {
+    run fvsh '
+      local c = verbs.open("fake0")
+      for _, i in ipairs{ 3, 0xffff } do
+        local ok, e = pcall(c.query_pkey, c, 1, i)
+        print(ok, e.verb, e.context.port_num, e.context.index)
+      end
+      print(select(2, pcall(c.query_pkey, c, 1, 0x10000)))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	ibv_query_pkey	1	3" ]
+    [ "${lines[1]}" = "false	ibv_query_pkey	1	65535" ]
+    [ "${lines[2]}" = "bad argument #2 to 'query_pkey' (index: 65536 is out of range (0..65535))" ]
+}
