@@ -1175,3 +1175,15 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[1]}" = "false	ibv_query_pkey	1	65535" ]
     [ "${lines[2]}" = "bad argument #2 to 'query_pkey' (index: 65536 is out of range (0..65535))" ]
 }
+
+@test "fake device: an extended CQ made with no wc_flags still reads opcode, vendor_err and wc_flags (C's always-there readers); byte_len is refused, naming BYTE_LEN" {
+    FAKEVERBS_WCS=3 run fvsh '
+      local cq = verbs.open("fake0"):create_cq_ex{ cqe = 8, wc_flags = {} }
+      print(cq:start_poll(), cq:read_opcode(), cq:read_vendor_err(), table.concat(cq:read_wc_flags(), ","))
+      print(pcall(cq.read_byte_len, cq))
+      cq:end_poll()' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	RECV_RDMA_WITH_IMM	0	GRH,WITH_IMM" ]
+    [ "${lines[1]}" = "false	read_byte_len: this CQ was created without BYTE_LEN in wc_flags, so the provider has no reader for it: create it with ctx:create_cq_ex{ ..., wc_flags = { ..., \"BYTE_LEN\" } }" ]
+}
