@@ -3,7 +3,8 @@
  * id exists on a host without rdma_cm in the kernel. It has only the calls
  * the tests reach (verbsh ends with "undefined symbol" on any other):
  * channels and ids, rdma_resolve_addr (which binds the id to the device
- * "fakecm0", as a real resolution does: id->verbs is set, never opened),
+ * "fakecm0", as a real resolution does: id->verbs is set, never opened,
+ * and reports ADDR_RESOLVED on the channel: rdma_get_cm_event, rdma_ack_cm_event),
  * rdma_resolve_route, rdma_reject_ece, rdma_set_local_ece, and
  * rdma_getaddrinfo/rdma_freeaddrinfo with rdma_create_ep/rdma_destroy_ep
  * (an id without a QP; the addrinfo's ai_flags are the hints'). What verbsh
@@ -45,11 +46,17 @@ int rdma_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, void *
 				    .qp_type = ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC };
 	return 0;
 }
+/* The id of the one event a resolution reports (ADDR_RESOLVED), readable on
+ * the channel's eventfd until rdma_get_cm_event takes it. */
+static struct rdma_cm_id *resolved;
 int rdma_destroy_id(struct rdma_cm_id *id)
 {
+	if (resolved == id)
+		resolved = NULL;
 	free(id);
 	return 0;
 }
+
 
 int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *dst, int timeout_ms)
 {
@@ -57,6 +64,30 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockad
 	(void)dst;
 	fprintf(stderr, "fakerdmacm: resolve_addr timeout %d\n", timeout_ms);
 	id->verbs = &fake_ctx;
+	resolved = id;
+	eventfd_write(id->channel->fd, 1);
+	return 0;
+}
+int rdma_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event **event)
+{
+	eventfd_t n;
+	if (!resolved || resolved->channel != ch || eventfd_read(ch->fd, &n)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	*event = calloc(1, sizeof **event);
+	if (!*event)
+		return -1;
+	(*event)->id = resolved;
+	(*event)->event = RDMA_CM_EVENT_ADDR_RESOLVED;
+	resolved = NULL;
+	fprintf(stderr, "fakerdmacm: get_cm_event ADDR_RESOLVED\n");
+	return 0;
+}
+int rdma_ack_cm_event(struct rdma_cm_event *event)
+{
+	fprintf(stderr, "fakerdmacm: ack_cm_event %d\n", event->event);
+	free(event);
 	return 0;
 }
 

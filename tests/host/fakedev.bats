@@ -1187,3 +1187,24 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[0]}" = "true	RECV_RDMA_WITH_IMM	0	GRH,WITH_IMM" ]
     [ "${lines[1]}" = "false	read_byte_len: this CQ was created without BYTE_LEN in wc_flags, so the provider has no reader for it: create it with ctx:create_cq_ex{ ..., wc_flags = { ..., \"BYTE_LEN\" } }" ]
 }
+
+@test "fake librdmacm: ch:get_cm_event(0) with nothing pending is nil; with no timeout it waits for the event and returns it (ADDR_RESOLVED of this id, status 0), acked once" {
+    run fcmsh '
+      local ch = verbs.create_event_channel()
+      local id = ch:create_id("TCP")
+      print(ch:get_cm_event(0))
+      id:resolve_addr(nil, "192.0.2.7:7471", 500)
+      local ev = ch:get_cm_event()
+      print(ev.event, rawequal(ev.id, id), ev.status)
+      ev:ack()
+      print(ch:get_cm_event(0))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "nil" ]
+    [ "${lines[1]}" = "fakerdmacm: resolve_addr timeout 500" ]
+    [ "${lines[2]}" = "fakerdmacm: get_cm_event ADDR_RESOLVED" ]
+    [ "${lines[3]}" = "ADDR_RESOLVED	true	0" ]
+    [ "${lines[4]}" = "fakerdmacm: ack_cm_event 0" ]
+    [ "${lines[5]}" = "nil" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
