@@ -1208,3 +1208,17 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[5]}" = "nil" ]
     [ "${#lines[@]}" -eq 6 ]
 }
+
+@test "fake device: verbs.trace under verbs.strict(true) traces each verb and sets no global of its own (a chunk reading one is refused)" {
+    run fvsh '
+      verbs.strict(true)
+      verbs.trace(true)
+      local c = verbs.open("fake0"); local pd = c:alloc_pd()
+      print(pcall(function() return started end))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 'open_device("fake0") = ctx1' ]
+    [ "${lines[1]}" = "ibv_alloc_pd(ctx1) = pd1" ]
+    [[ ${lines[2]} == "false	"*"started is not defined (no global of that name has been set)" ]]
+    [ "${#lines[@]}" -eq 3 ]
+}
