@@ -388,3 +388,23 @@ print(r["listen"], len(r["seats"]), s["seat"], s["events"], s["lessons"]["05-rc-
     [ "$output" = "2	3" ]
     [ "$(cut -f4 "$d/state/verbsh/room-acked")" = 2 ]
 }
+
+@test "room datagrams: decode gives back what encode wrote (a space, a % and a newline escaped); another magic, a malformed field and one byte past max_datagram are refused with why" {
+    run "$VERBSH" -e '
+      local R = require "verbs.room"
+      local line = R.encode{ seat = 3, step = "a b%\n" }
+      print(line)
+      local t = R.decode(line); print(t.seat, ("%q"):format(t.step))
+      print(R.decode("other-room/1 seat=3"))
+      print(R.decode(R.MAGIC .. " seat=%4"))
+      local long = R.MAGIC .. " x=" .. ("y"):rep(R.max_datagram - #R.MAGIC - 3)
+      print(#long, R.decode(long) ~= nil, R.decode(long .. "y"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "verbsh-room/1 seat=3 step=a%20b%25%0A" ]
+    [ "${lines[1]}" = '3	"a b%\' ]
+    [ "${lines[2]}" = '"' ]
+    [ "${lines[3]}" = "nil	not a verbsh-room/1 datagram" ]
+    [ "${lines[4]}" = 'nil	malformed field "seat=%4"' ]
+    [ "${lines[5]}" = "1400	true	nil	longer than 1400 bytes" ]
+}
