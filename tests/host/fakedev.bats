@@ -1222,3 +1222,20 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [[ ${lines[2]} == "false	"*"started is not defined (no global of that name has been set)" ]]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+@test "fake device: verbs.trace(false) puts back every method the recorder wrapped, an object's own ones too (cq.resize, cq.poll, ctx.create_cq, verbs.open are the C functions of before; a CQ made while tracing has the same poll)" {
+    run fvsh '
+      local c = verbs.open("fake0"); local cq = c:create_cq(4)
+      local before = { cq.resize, cq.poll, c.create_cq, verbs.open }
+      verbs.trace(true)
+      local cq2 = c:create_cq(4)
+      local wrapped = not rawequal(cq.resize, before[1])
+      verbs.trace(false)
+      local after = { cq.resize, cq.poll, c.create_cq, verbs.open }
+      for i = 1, 4 do io.write(tostring(rawequal(before[i], after[i])), " ") end
+      print(wrapped, rawequal(cq2.poll, cq.poll), debug.getinfo(cq2.poll).what)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ibv_create_cq(ctx1, 4, NULL, NULL, 0) = cq2" ]
+    [ "${lines[1]}" = "true true true true true	true	C" ]
+}
