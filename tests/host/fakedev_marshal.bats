@@ -746,3 +746,19 @@ WC='
     [ "${lines[1]}" = "wc wr_id=360287970189639683 WR_FLUSH_ERR qp_num=0x000111" ]
     [ "${lines[2]}" = "wc wr_id=7133701809754865668 ? qp_num=0x000111" ]
 }
+
+@test "fake data path: the trace of a refused post shows C's return with its errno name: 22 /* EINVAL */, a negative errno -22 /* -EINVAL */" {
+    for r in 22 -22; do
+        FAKEVERBS_POST_RET=$r run fvsh '
+          local c = verbs.open("fake0"); local pd, cq = c:alloc_pd(), c:create_cq(4)
+          local qp = pd:create_qp{ send_cq = cq, recv_cq = cq, qp_type = "RC", cap = { max_send_wr = 2, max_recv_wr = 2 } }
+          verbs.trace(true)
+          pcall(qp.post_send, qp, { wr_id = 0xbad, opcode = "SEND" })
+          verbs.trace(false)' 2>&1
+        echo "$output"
+        [ "$status" -eq 0 ]
+        want="ibv_post_send(qpN, wr1, &bad_wr1) = $r /* ${r%%[0-9]*}EINVAL */"   # (the sign of r, or none)
+        [ "$(grep -c '^ibv_post_send' <<<"$output")" -eq 1 ]
+        [ "$(grep '^ibv_post_send' <<<"$output" | sed 's/(qp[0-9]*,/(qpN,/')" = "$want" ]
+    done
+}
