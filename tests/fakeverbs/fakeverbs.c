@@ -1136,7 +1136,8 @@ int ibv_init_ah_from_wc(struct ibv_context *c, uint8_t port, struct ibv_wc *wc, 
  * wc_flags has WITH_INV or IP_CSUM_OK, invalidated_rkey is 0x1a2b3c4d; pkey_index
  * 0x123, slid 0x4567, sl 9, dlid_path_bits 0x3e. An SRQ's receives are
  * printed, not completed. A WR whose wr_id is 0xbad is refused: the WRs
- * before it are posted, bad_wr points at it, the post returns
+ * before it are posted, bad_wr points at it (0xbad0: a send the same, bad_wr
+ * not set, as a provider may leave it), the post returns
  * FAKEVERBS_POST_RET (22, EINVAL, unless set) with errno FAKEVERBS_POST_ERRNO
  * (unchanged unless set).
  *
@@ -1212,8 +1213,9 @@ static int dp_refuse(void)
 static int dp_post_send(struct ibv_qp *qp, struct ibv_send_wr *w, struct ibv_send_wr **bad)
 {
 	for (; w; w = w->next) {
-		if (w->wr_id == 0xbad) {
-			*bad = w;
+		if (w->wr_id == 0xbad || w->wr_id == 0xbad0) {
+			if (w->wr_id == 0xbad)   /* 0xbad0: refused, bad_wr left as it was */
+				*bad = w;
 			return dp_refuse();
 		}
 		const unsigned char *imm = (const unsigned char *)&w->imm_data;

@@ -762,3 +762,15 @@ WC='
         [ "$(grep '^ibv_post_send' <<<"$output" | sed 's/(qp[0-9]*,/(qpN,/')" = "$want" ]
     done
 }
+
+@test "fake data path: a refused post whose provider left bad_wr unset names the first WR (#1 and its table), C's bad_wr being no WR of the list" {
+    run fvsh "$ERR"'
+      local list = { { wr_id = 0x31, opcode = "SEND" }, { wr_id = 0xbad0, opcode = "SEND" } }
+      local ok, e = pcall(qp.post_send, qp, list)
+      print(err(ok, e), rawequal(e.context.wr, list[1]))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakeverbs: post_send qp 0x111 wr_id 0x31 opcode 2 send_flags 0x0 imm_data bytes 00 00 00 00 num_sge 0" ]
+    [ "${lines[1]}" = "ibv_post_send 22 nil 1 0x31 RC RESET 0,0,0,0,0	true" ]
+    [ "${#lines[@]}" -eq 2 ]
+}
