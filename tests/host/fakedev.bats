@@ -1239,3 +1239,17 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[0]}" = "ibv_create_cq(ctx1, 4, NULL, NULL, 0) = cq2" ]
     [ "${lines[1]}" = "true true true true true	true	C" ]
 }
+
+@test "fake librdmacm: id:create_srq_ex takes one table: a number is refused as argument #1, a second argument as an extra one, an id without a PD before anything is made" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      print(select(2, pcall(id.create_srq_ex, id, 5)))
+      print(select(2, pcall(id.create_srq_ex, id, { max_wr = 4 }, 7)))
+      print(select(2, pcall(id.create_srq_ex, id, { srq_type = "BASIC" })))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'create_srq_ex' (table expected, got number)" ]
+    [ "${lines[1]}" = "bad argument #2 to 'create_srq_ex' (id:create_srq_ex{...} takes at most 1 argument, got 2 (the first extra one: a number))" ]
+    [ "${lines[2]}" = "rdma_create_srq_ex: this id has no PD yet, and the table gives none: add pd = id.verbs:alloc_pd(), or make the endpoint's QP first" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
