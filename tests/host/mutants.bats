@@ -496,3 +496,10 @@ load ../helpers
     [ "$output" = "tests/mutate-coverage: a build of the map in $c is under way (it holds $c.lock): wait for it" ]
     [ "$(cat "$c/lines/host.x.bats")" = kept ]
 }
+
+@test "mutants: the README lists every mutant of tests/mutants/equivalent.txt with its reason, in the file's order, and no other" {
+    want=$(awk -F'\t' '!/^#/ && NF >= 4 { r = $4; for (i = 5; i <= NF; i++) r = r "\t" $i; printf "- `%s`: `%s` made `%s`: %s\n", $1, $2, $3, r }' "$ROOT/tests/mutants/equivalent.txt")
+    have=$(awk '/^Equivalent mutants \(`tests\/mutants\/equivalent.txt`/ { on = 1; next } on && /^- `/ { print; next } on && /^#/ { exit }' "$ROOT/README.md")
+    [ -n "$want" ]
+    diff <(echo "$want") <(echo "$have")
+}
