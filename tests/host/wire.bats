@@ -863,3 +863,15 @@ PY
     done
     [ "${lines[0]}" = "frame of 94 bytes: RC_RDMA_READ_REQUEST psn 100 destqp 0x000011" ]   # (ipv6.pcap's first)
 }
+
+@test "wire: a frame's header is of type 'frame header' (its metatable's __name), which a frame's methods name when given one instead of a frame" {
+    run "$VERBSH" -e '
+      local f = verbs.wire.decode(verbs.wire.read_pcap("tests/wire/scenarios.pcap")[1].bytes)
+      local h = f.bth
+      print(getmetatable(h).__name)
+      print(select(2, pcall(getmetatable(f).__tostring, h)))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "frame header" ]
+    [ "${lines[1]}" = "bad argument #1 to '?' (verbs.frame expected, got frame header)" ]
+}
