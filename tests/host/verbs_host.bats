@@ -532,3 +532,14 @@ verbsh: recorder problem (tracing wc_status_str): an error whose __tostring fail
     [ "${lines[3]}" = "send_wr: WR 3 of a chain of 2" ]
     [ "${lines[4]}" = "5	1	recv_wr: WR 2 of a chain of 1	struct ibv_recv_wr has no field 'bogus'" ]
 }
+
+@test "verbs.enums is built on first use and kept: absent before, then the same table at each read, verbs' own field" {
+    run "$VERBSH" -e '
+      print(rawget(verbs, "enums"))
+      local e = verbs.enums
+      print(type(e), rawequal(e, verbs.enums), rawequal(rawget(verbs, "enums"), e), verbs.enum("ibv_qp_state").values.RTS)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "nil" ]
+    [ "${lines[1]}" = "table	true	true	3" ]
+}
