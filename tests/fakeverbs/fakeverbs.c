@@ -22,7 +22,7 @@
  * query_device, query_port, query_device_ex, get_async_event, alloc_pd,
  * poll_cq (once the CQ's completions are gone), req_notify_cq,
  * create_comp_channel, get_cq_event, query_qp, start_poll, next_poll,
- * rereg_mr.
+ * rereg_mr, modify_qp.
  *
  * CQs: each CQ holds FAKEVERBS_WCS completions (0 unless set; at most 3,
  * the table fwcs below), handed out in order by poll_cq and, on a CQ of
@@ -1009,6 +1009,9 @@ static void queue_env_events(struct ibv_context *c)
 }
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 {
+	int f = fail_int("modify_qp");
+	if (f)
+		return f;
 	if (!(mask & IBV_QP_STATE))
 		return 0;
 	qp->state = a->qp_state;

@@ -1253,3 +1253,18 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[2]}" = "rdma_create_srq_ex: this id has no PD yet, and the table gives none: add pd = id.verbs:alloc_pd(), or make the endpoint's QP first" ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+@test "fake device: a refused qp:modify names the QP's type, its state and the one asked, and the explanation reads them (UC RESET->INIT with its required keys given)" {
+    FAKEVERBS_FAIL="modify_qp:22" run fvsh '
+      local c = verbs.open("fake0"); local pd, cq = c:alloc_pd(), c:create_cq(4)
+      local qp = pd:create_qp{ send_cq = cq, recv_cq = cq, qp_type = "UC", cap = { max_send_wr = 1, max_recv_wr = 1 } }
+      local ok, e = pcall(qp.modify, qp, { qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = "REMOTE_WRITE" })
+      print(ok, e.verb, e.errname, e.context.qp_type, e.context.cur_state, e.context.qp_state, e.context.port_num)
+      print(e)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	ibv_modify_qp	EINVAL	UC	RESET	INIT	1" ]
+    [ "${lines[1]}" = "ibv_modify_qp failed: EINVAL (errno 22, Invalid argument)" ]
+    [ "${lines[2]}" = "  UC QP, RESET->INIT" ]
+    [[ ${lines[3]} == "  why: the transition and the mask are legal for UC RESET->INIT (required: IBV_QP_ACCESS_FLAGS (qp_access_flags), IBV_QP_PKEY_INDEX (pkey_index), IBV_QP_PORT (port_num)), so a value was refused" ]]
+}
