@@ -146,3 +146,20 @@ without() {
     [[ ${lines[1]} == $'false\t'*"the ICRC is zlib's crc32, and zlib could not be loaded: "*"libz.so.1: file too short" ]]
     [[ ${lines[2]} == $'false\tcrc32: zlib could not be loaded: '*"libz.so.1: file too short" ]]
 }
+
+@test "startup: a librdmacm that cannot be loaded (an empty file found first) is said once, with dlopen's reason; each cm verb then fails with ELIBACC, the shell goes on" {
+    mkdir -p "$BATS_TEST_TMPDIR/lib" && : >"$BATS_TEST_TMPDIR/lib/librdmacm.so.1"
+    LD_LIBRARY_PATH=$BATS_TEST_TMPDIR/lib run "$VERBSH" -e '
+      for _ = 1, 2 do
+        local ok, e = pcall(verbs.create_event_channel)
+        print(ok, e.verb, e.errno, e.errname)
+      end
+      print("alive")' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "verbsh: librdmacm cannot be loaded: $BATS_TEST_TMPDIR/lib/librdmacm.so.1: file too short" ]
+    [ "${lines[1]}" = "false	rdma_create_event_channel	79	ELIBACC" ]
+    [ "${lines[2]}" = "${lines[1]}" ]
+    [ "${lines[3]}" = "alive" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
