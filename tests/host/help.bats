@@ -413,3 +413,24 @@ help_first() { "$VERBSH" -e "help '$1'" | head -n 1; }
     [ "$status" -eq 0 ]
     [ "$output" = "$overview" ]
 }
+
+@test "help(a struct): a struct it holds twice (ibv_qp_attr's ah_attr and alt_ah_attr, both ibv_ah_attr) has its keys listed at the first and '(its keys as listed above)' at the second" {
+    run "$VERBSH" -e 'help("ibv_qp_attr")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '^            sgid_index = integer 0..255$' <<<"$output")" -eq 1 ]
+    [ "$(grep -A2 '^    alt_ah_attr = ' <<<"$output" | tail -1)" = "        (its keys as listed above)" ]
+    [ "$(grep -c '(its keys as listed above)' <<<"$output")" -eq 1 ]
+}
+
+@test "help(a key): the key's struct and type, then its meaning on the next line, then a struct key's own keys (alt_ah_attr, dest_qp_num)" {
+    run "$VERBSH" -e 'help("alt_ah_attr")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "alt_ah_attr: key of ibv_qp_attr (id:init_qp_attr, qp:modify, qp:query): a table (C: alt_ah_attr): { grh, dlid, sl, src_path_bits, static_rate, is_global, port_num }" ]
+    [ "${lines[1]}" = "    the alternate path's address (automatic path migration)" ]
+    [ "${lines[2]}" = "    grh = a table (C: grh): { dgid, flow_label, sgid_index, hop_limit, traffic_class }" ]
+    run "$VERBSH" -e 'help("dest_qp_num")'
+    [ "${lines[0]}" = "dest_qp_num: key of ibv_qp_attr (id:init_qp_attr, qp:modify, qp:query): integer 0..0xffffff" ]
+    [ "${lines[1]}" = "    the peer QP's qp_num, at RTR (RC, UC)" ]
+}
