@@ -1083,3 +1083,15 @@ LUA
     has_line 'expect_null("ibv_import_device", imported_failed1, 9);'
     compiles
 }
+
+@test "export by hand: rdma_post_send and rdma_post_recv without a length take the MR's from the offset on (64 - 8 = 56; 64 from 0)" {
+    export_main '
+      local id = S.object("cm_id", true)
+      local mr = S.object("mr", false, { addr = 0x1000, length = 64, lkey = 0x1234, rkey = 0x5678 })
+      S.call(id, "reg_msgs", { 64 }, { mr })
+      S.call(id, "post_send", { 5, mr, 8 }, {})
+      S.call(id, "post_recv", { 6, mr }, {})'
+    has_line 'expect_int("rdma_post_send", 0, rdma_post_send(cm_id1, (void *)(uintptr_t)0x5, (char *)mr1->addr + 8, 56, mr1, 0));'
+    has_line 'expect_int("rdma_post_recv", 0, rdma_post_recv(cm_id1, (void *)(uintptr_t)0x6, (char *)mr1->addr + 0, 64, mr1));'
+    compiles
+}
