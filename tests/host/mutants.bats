@@ -503,3 +503,27 @@ load ../helpers
     [ -n "$want" ]
     diff <(echo "$want") <(echo "$have")
 }
+
+@test "random mutants: the guest skips a mutant judged equivalent since its plan was made (no verdict, nothing run) and runs the others" {
+    local o=$BATS_TEST_TMPDIR/out
+    mkdir -p "$o/tests/device" "$o/log" "$o/mutants" "$o/orig/lua"
+    printf '@test "one" { [ "$("$VERBSH")" = good ]; }\n' >"$o/tests/device/t.bats"
+    printf 'local a = 1\nlocal b = 2\n' >"$o/orig/lua/p.lua"
+    for m in m1 m2; do
+        mkdir -p "$o/bin/$m"; ln -s "$o/tests" "$o/bin/$m/tests"
+        printf '#!/bin/sh\necho bad\n' >"$o/bin/$m/verbsh"; chmod +x "$o/bin/$m/verbsh"
+    done
+    mkdir -p "$o/bin/pristine"; ln -s "$o/tests" "$o/bin/pristine/tests"
+    printf '#!/bin/sh\necho good\n' >"$o/bin/pristine/verbsh"; chmod +x "$o/bin/pristine/verbsh"
+    printf '# const at lua/p.lua:1\nrule: const\nfile: lua/p.lua\nline: 1\nat: 11\ncol: 10\ncontext: local a = 1\nfrom: 1\nto: 2\n' >"$o/mutants/m1.rmut"
+    printf '# const at lua/p.lua:2\nrule: const\nfile: lua/p.lua\nline: 2\nat: 23\ncol: 10\ncontext: local b = 2\nfrom: 2\nto: 3\n' >"$o/mutants/m2.rmut"
+    printf 'lua/p.lua\tlocal a = 1\tlocal a = 2\ta reason\n' >"$BATS_TEST_TMPDIR/equiv"
+    printf 'm1\tt.bats\nm2\tt.bats\n' >"$o/plan"
+    cd "$ROOT"
+    MUTATE_EQUIV=$BATS_TEST_TMPDIR/equiv run tests/mutate-random --in-guest "$o/plan" "$o"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == "KILLED	m2	device: t.bats: one	"* ]]
+    [ "${#lines[@]}" -eq 1 ]
+    [ ! -e "$o/log/m1.t.bats.log" ]
+}
