@@ -1268,3 +1268,13 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[2]}" = "  UC QP, RESET->INIT" ]
     [[ ${lines[3]} == "  why: the transition and the mask are legal for UC RESET->INIT (required: IBV_QP_ACCESS_FLAGS (qp_access_flags), IBV_QP_PKEY_INDEX (pkey_index), IBV_QP_PORT (port_num)), so a value was refused" ]]
 }
+
+@test "fake device: a failed cq:start_poll raises ibv_start_poll with its errno and the CQ as the error's object" {
+    FAKEVERBS_WCS=1 FAKEVERBS_FAIL="start_poll:5" run fvsh '
+      local cq = verbs.open("fake0"):create_cq_ex{ cqe = 8, wc_flags = { "BYTE_LEN" } }
+      local ok, e = pcall(cq.start_poll, cq)
+      print(ok, e.verb, e.errno, e.errname, rawequal(e.object, cq))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	ibv_start_poll	5	EIO	true" ]
+}
