@@ -408,3 +408,17 @@ verbsh> " ]
     [ "$output" = "true	function	nil
 false	false" ]
 }
+
+@test "-i from a pipe: the error a chunk raised is verbs.repl's last_error in the next chunk, itself (an error table with its fields, a message as its text), and nil after a chunk that did not fail" {
+    run bash -c 'printf "%s\n" "error(setmetatable({ code = 7 }, { __tostring = function() return \"seven\" end }))" \
+        "print(require(\"verbs.repl\").last_error.code)" "error(\"plain text\")" "print(require(\"verbs.repl\").last_error)" \
+        "print(require(\"verbs.repl\").last_error)" | "$VERBSH" -i 2>&1'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "verbsh> seven
+verbsh> 7
+verbsh> stdin:1: plain text
+verbsh> stdin:1: plain text
+verbsh> nil
+verbsh> " ]
+}
