@@ -1879,3 +1879,14 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[2]}" = 'false	mr_b does not hold "hello" yet: was the WR completed (wr_complete)?	many reads, 0.5 s' ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+@test "lesson kit: is_wc is true of a table with a status (a WC's copy), false of a table without one, nil, a number, a string and another userdata" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      print(K.is_wc({ status = "SUCCESS" }), K.is_wc({ status = 0 }), K.is_wc({}), K.is_wc({ wr_id = 1 }))
+      print(K.is_wc(nil), K.is_wc(5), K.is_wc("SUCCESS"), K.is_wc(io.stdout))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	true	false	false" ]
+    [ "${lines[1]}" = "false	false	false	false" ]
+}
