@@ -1890,3 +1890,24 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[0]}" = "true	true	false	false" ]
     [ "${lines[1]}" = "false	false	false	false" ]
 }
+
+@test "kit: a partner is alive while its script runs and not once it ended; partner_wait waits for a live one's line; stop ends a live one" {
+    run "$VERBSH" -e '
+      local K, socket = require "verbs.lesson_kit", require "socket"
+      local f, g = os.tmpname(), os.tmpname()
+      local w = io.open(f, "w") w:write("require(\"socket\").sleep(0.4) print(\"ready 5\")\n") w:close()
+      w = io.open(g, "w") w:write("require(\"socket\").sleep(60)\n") w:close()
+      local function gone(p) for _ = 1, 200 do if not p:alive() then return true end socket.sleep(0.05) end return false end
+      local p = K.spawn(f, {})
+      print(p:alive(), p:wait_for("ready (%d+)", 30))
+      print(gone(p), p:alive())
+      local q = K.spawn(g, {})
+      print(q:alive()); q:stop(); print(gone(q))
+      os.remove(f) os.remove(g)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	5" ]
+    [ "${lines[1]}" = "true	false" ]
+    [ "${lines[2]}" = "true" ]
+    [ "${lines[3]}" = "true" ]
+}
