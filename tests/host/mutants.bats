@@ -444,28 +444,38 @@ load ../helpers
 @test "random mutants: a run goes on from its ledger: a judged mutant keeps its verdict and runs nothing, a host survivor is built and not run, the stages' results come back; --ledger writes it back the same; another draw or another mutant is refused" {
     cd "$ROOT"
     local o=$BATS_TEST_TMPDIR/run p=$BATS_TEST_TMPDIR/pick l=$BATS_TEST_TMPDIR/ledger
-    mkdir -p "$p" && lua5.4 tests/mutants/random.lua pick . 3 7 "$p" >/dev/null
+    mkdir -p "$p" && lua5.4 tests/mutants/random.lua pick . 3 4 "$p" >/dev/null
     sum() { sha256sum <"$p/$1.rmut" | cut -c1-16; }
+    # the host survivor: a lesson's or a script's mutant where the draw has one (no compile)
+    local -a names=(s4-001 s4-002 s4-003)
+    local surv=${names[0]} n
+    for n in "${names[@]}"; do grep -q '^file: \(lessons\|scripts\)/' "$p/$n.rmut" && { surv=$n; break; }; done
+    local -a judged=()
+    for n in "${names[@]}"; do [ "$n" = "$surv" ] || judged+=("$n"); done
     stamp=$(MUTATE_COV_TESTS=$ROOT/tests tests/mutate-coverage stamp "$ROOT")
     {
-        printf 'seed\t7\nn\t3\ncommit\t0123abc\nstamp\t%s\n' "$stamp"
-        printf 'state\ts7-001\t%s\tkilled by host: repl.bats: the first test\n' "$(sum s7-001)"
-        printf 'state\ts7-002\t%s\t\n' "$(sum s7-002)"
-        printf 'state\ts7-003\t%s\tequivalent: a reason given\n' "$(sum s7-003)"
-        printf 'device\tSURVIVED\ts7-002\tdevice\t61\n'
-        printf 'vm\tKILLED\ts7-002\tvm: doctor.bats: a vm test\t307\n'
+        printf 'seed\t4\nn\t3\ncommit\t0123abc\nstamp\t%s\n' "$stamp"
+        for n in "${names[@]}"; do
+            case $n in
+            "$surv") printf 'state\t%s\t%s\t\n' "$n" "$(sum "$n")" ;;
+            "${judged[0]}") printf 'state\t%s\t%s\tkilled by host: repl.bats: the first test\n' "$n" "$(sum "$n")" ;;
+            *) printf 'state\t%s\t%s\tequivalent: a reason given\n' "$n" "$(sum "$n")" ;;
+            esac
+        done
+        printf 'device\tSURVIVED\t%s\tdevice\t61\n' "$surv"
+        printf 'vm\tKILLED\t%s\tvm: doctor.bats: a vm test\t307\n' "$surv"
     } >"$l"
-    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed 7 --from-ledger "$l"
+    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed 4 --from-ledger "$l"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ $output == *"# s7-001: killed by host: repl.bats: the first test (the ledger)"* ]]
-    [[ $output == *"# s7-003: equivalent: a reason given (the ledger)"* ]]
-    [[ $output == *"# s7-002 ("*"): host tests passed; device tests next"* ]]
-    [ "$(cat "$o/host-survivors")" = s7-002 ]
-    [ -x "$o/bin/s7-002/verbsh" ] && [ ! -e "$o/bin/s7-001" ] && [ ! -e "$o/bin/s7-003" ]
-    ! ls "$o/log" | grep -q '^s7-.*\.bats'   # (no test file ran)
-    [ "$(cat "$o/device-results")" = "$(printf 'SURVIVED\ts7-002\tdevice\t61')" ]
-    [ "$(cat "$o/vm-results")" = "$(printf 'KILLED\ts7-002\tvm: doctor.bats: a vm test\t307')" ]
+    [[ $output == *"# ${judged[0]}: killed by host: repl.bats: the first test (the ledger)"* ]]
+    [[ $output == *"# ${judged[1]}: equivalent: a reason given (the ledger)"* ]]
+    [[ $output == *"# $surv ("*"): host tests passed; device tests next"* ]]
+    [ "$(cat "$o/host-survivors")" = "$surv" ]
+    [ -x "$o/bin/$surv/verbsh" ] && [ ! -e "$o/bin/${judged[0]}" ] && [ ! -e "$o/bin/${judged[1]}" ]
+    ! ls "$o/log" | grep -q '^s4-.*\.bats'   # (no test file ran)
+    [ "$(cat "$o/device-results")" = "$(printf 'SURVIVED\t%s\tdevice\t61' "$surv")" ]
+    [ "$(cat "$o/vm-results")" = "$(printf 'KILLED\t%s\tvm: doctor.bats: a vm test\t307' "$surv")" ]
     [ ! -s "$o/asan-results" ]
     # --ledger: the same verdicts and results, this checkout's commit
     MUTATE_OUT=$o run tests/mutate-random --ledger
@@ -474,14 +484,14 @@ load ../helpers
     [ "${lines[3]}" = "commit	$(git rev-parse HEAD)$([ -z "$(git status --porcelain -- src lua lessons scripts tests ':(exclude)tests/mutate*' ':(exclude)tests/mutants')" ] || echo +changes)" ]
     [ "$(printf '%s\n' "${lines[@]:1}" | grep -v '^commit')" = "$(grep -v '^commit' "$l")" ]
     # another seed, or a mutant that is not the ledger's: refused, nothing judged
-    sed 's/^seed\t7$/seed\t8/' "$l" >"$l.8"
-    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed 7 --from-ledger "$l.8"
+    sed 's/^seed\t4$/seed\t8/' "$l" >"$l.8"
+    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed 4 --from-ledger "$l.8"
     [ "$status" -eq 2 ]
-    [[ ${lines[-1]} == "tests/mutate-random --from-ledger: the ledger's seed is '8', this run's '7' (its mutants were drawn from commit 0123abc: run in a checkout of it)" ]]
-    sed "s/^\(state	s7-003	\)[0-9a-f]*/\10000000000000000/" "$l" >"$l.other"
-    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed 7 --from-ledger "$l.other"
+    [[ ${lines[-1]} == "tests/mutate-random --from-ledger: the ledger's seed is '8', this run's '4' (its mutants were drawn from commit 0123abc: run in a checkout of it)" ]]
+    sed "s/^\(state	${judged[1]}	\)[0-9a-f]*/\10000000000000000/" "$l" >"$l.other"
+    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed 4 --from-ledger "$l.other"
     [ "$status" -eq 2 ]
-    [ "${lines[-1]}" = "tests/mutate-random --from-ledger: s7-003 is not the ledger's mutant (its .rmut differs)" ]
+    [ "${lines[-1]}" = "tests/mutate-random --from-ledger: ${judged[1]} is not the ledger's mutant (its .rmut differs)" ]
     [ ! -f "$o/state" ]
 }
 
