@@ -541,6 +541,7 @@ static int push_losses(lua_State *L, struct capture *c)
 static int l_stop(lua_State *L)
 {
 	struct capture *c = check_cap(L, 1);
+	vnoextra(L, 1, "cap:stop()", NULL);
 	/* A frame that arrived with the completion (the ACK that caused it)
 	 * may still be on its way through the kernel's packet socket: stop
 	 * once the netdev has been quiet for 20 ms. */
@@ -581,6 +582,7 @@ static int l_stop(lua_State *L)
 static int l_packets(lua_State *L)
 {
 	struct capture *c = check_cap(L, 0);
+	vnoextra(L, 1, "cap:packets()", NULL);
 	struct store *st = push_store(L, 1);
 	int owner = lua_gettop(L);
 	size_t n = store_count(st);
@@ -599,6 +601,7 @@ static int l_packets(lua_State *L)
 static int l_save(lua_State *L)
 {
 	struct capture *c = check_cap(L, 0);
+	vnoextra(L, 2, "cap:save(file)", NULL);
 	if (lua_type(L, 2) != LUA_TSTRING)
 		return vtypeerror(L, 2, "file name (string)");
 	const char *file = marsh_check_cstring(L, 2, 2, "file name");
@@ -636,6 +639,7 @@ static int l_save(lua_State *L)
 static int l_posts(lua_State *L)
 {
 	struct capture *c = check_cap(L, 0);
+	vnoextra(L, 1, "cap:posts()", NULL);
 	if (lua_getiuservalue(L, 1, 2) != LUA_TTABLE) {   /* it never ran */
 		lua_newtable(L);
 		return 1;
@@ -652,6 +656,7 @@ static int l_posts(lua_State *L)
 static int l_info(lua_State *L)
 {
 	struct capture *c = check_cap(L, 0);
+	vnoextra(L, 1, "cap:info()", NULL);
 	lua_createtable(L, 0, 10);
 	lua_pushstring(L, c->netdev);
 	lua_setfield(L, -2, "netdev");
@@ -715,6 +720,7 @@ static int l_filter(lua_State *L)
 	check_cap(L, 0);
 	if (lua_type(L, 2) != LUA_TTABLE)
 		return vtypeerror(L, 2, "table {qp=, opcode=}");
+	vnoextra(L, 2, "cap:filter{qp=, opcode=}", NULL);
 	lua_pushnil(L);
 	while (lua_next(L, 2)) {
 		lua_pop(L, 1);
@@ -731,6 +737,7 @@ static int l_filter(lua_State *L)
 static int l_ladder(lua_State *L)
 {
 	check_cap(L, 0);
+	vnoextra(L, 2, "cap:ladder([notes])", NULL);
 	return wire_call(L, "ladder");
 }
 

@@ -875,3 +875,25 @@ PY
     [ "${lines[0]}" = "frame header" ]
     [ "${lines[1]}" = "bad argument #1 to '?' (verbs.frame expected, got frame header)" ]
 }
+
+@test "wire: a capture's methods refuse an argument more than help gives them, naming it (cap:ladder([notes]) takes one, cap:save(file) one, cap:filter{...} one, the others none); a trailing nil is no argument" {
+    run "$VERBSH" -e '
+      local cap = verbs.capture{netdev = "lo"}
+      print(select(2, pcall(cap.stop, cap, 1)))
+      cap:stop()
+      for _, m in ipairs{ "packets", "posts", "info" } do print(select(2, pcall(cap[m], cap, 1))) end
+      print(select(2, pcall(cap.ladder, cap, {}, 2)))
+      print(select(2, pcall(cap.filter, cap, { qp = 5 }, "junk")))
+      print(select(2, pcall(cap.save, cap, os.tmpname(), 3)))
+      print(cap:ladder(nil), cap:filter({ qp = 5 }, nil), #cap:packets(nil))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'stop' (cap:stop() takes no arguments, got 1 (the first: a number))" ]
+    [ "${lines[1]}" = "bad argument #1 to 'packets' (cap:packets() takes no arguments, got 1 (the first: a number))" ]
+    [ "${lines[2]}" = "bad argument #1 to 'posts' (cap:posts() takes no arguments, got 1 (the first: a number))" ]
+    [ "${lines[3]}" = "bad argument #1 to 'info' (cap:info() takes no arguments, got 1 (the first: a number))" ]
+    [ "${lines[4]}" = "bad argument #2 to 'ladder' (cap:ladder([notes]) takes at most 1 argument, got 2 (the first extra one: a number))" ]
+    [ "${lines[5]}" = "bad argument #2 to 'filter' (cap:filter{qp=, opcode=} takes at most 1 argument, got 2 (the first extra one: a string))" ]
+    [ "${lines[6]}" = "bad argument #2 to 'save' (cap:save(file) takes at most 1 argument, got 2 (the first extra one: a number))" ]
+    [ "${lines[7]}" = "(no RoCEv2 frames)	(no RoCEv2 frames)	0" ]
+}
