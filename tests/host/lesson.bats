@@ -1911,3 +1911,21 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[2]}" = "true" ]
     [ "${lines[3]}" = "true" ]
 }
+
+@test "lesson 22's prediction steps (immediate data, an atomic, out of band) each ask for the prediction first, naming its variable, before judging anything; a word that is no choice counts as none" {
+    stubbed_lesson 22-iwarp.lua '
+      iwarp = "siw0"
+      for _, c in ipairs { { "Predict: immediate data", "guess_imm" }, { "Predict: an atomic", "guess_atomic" },
+                           { "Predict: connecting out of band", "guess_oob" } } do
+        _G[c[2]] = nil
+        print(step(c[1]).check())
+        _G[c[2]] = "maybe"
+        print(step(c[1]).check())
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    for i in 0 1; do [ "${lines[$i]}" = 'false	predict first: guess_imm = "RoCE", "iWARP", "both" or "neither" (which device refuses?)' ]; done
+    for i in 2 3; do [ "${lines[$i]}" = 'false	predict first: guess_atomic = "RoCE", "iWARP", "both" or "neither" (which device refuses?)' ]; done
+    for i in 4 5; do [ "${lines[$i]}" = 'false	predict first: guess_oob = "RoCE", "iWARP", "both" or "neither" (which device refuses?)' ]; done
+    [ "${#lines[@]}" -eq 6 ]
+}
