@@ -405,3 +405,19 @@ verbsh> --export-c: cannot write $BATS_TEST_TMPDIR/gone/x.c: No such file or dir
     echo "$output"
     [ "$status" -eq 0 ]
 }
+
+@test "repl: VERBSH_HISTORY of one character (a file h in the working directory) is a history file as any other; an empty one means ~/.verbsh_history" {
+    mkdir -p "$BATS_TEST_TMPDIR/wd"
+    cd "$BATS_TEST_TMPDIR/wd"
+    VERBSH_HISTORY=h run repl '
+        prompt; type "history_marker = 7"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(cat "$BATS_TEST_TMPDIR/wd/h")" = "history_marker = 7" ]
+    VERBSH_HISTORY= run repl '
+        prompt; type "history_marker = 8"
+        prompt; send "\004"; expect eof'
+    [ "$status" -eq 0 ]
+    [ "$(cat "$BATS_TEST_TMPDIR/.verbsh_history")" = "history_marker = 8" ]
+}
