@@ -1278,3 +1278,17 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "false	ibv_start_poll	5	EIO	true" ]
 }
+
+@test "fake librdmacm: id:set_option refuses a fourth argument, naming it, before rdma_set_option; level IB and an unknown level are named" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      print(select(2, pcall(id.set_option, id, "ID", "TOS", 5, 9)))
+      print(select(2, pcall(id.set_option, id, "IB", "TOS", 5)))
+      print(select(2, pcall(id.set_option, id, 7, "TOS", 5)))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #4 to 'set_option' (id:set_option(level, optname, value) takes at most 3 arguments, got 4 (the first extra one: a number))" ]
+    [[ ${lines[1]} == "bad argument #1 to 'set_option' (level IB has one option, PATH: "* ]]
+    [ "${lines[2]}" = "bad argument #1 to 'set_option' (level 7: \"ID\" (0) or \"IB\" (1) expected)" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
