@@ -1929,3 +1929,24 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     for i in 4 5; do [ "${lines[$i]}" = 'false	predict first: guess_oob = "RoCE", "iWARP", "both" or "neither" (which device refuses?)' ]; done
     [ "${#lines[@]}" -eq 6 ]
 }
+
+@test "lesson 5's SEND_WITH_IMM check judges the two completions it asks for: a wrong imm_data is refused, and both are then set aside as a failed try's (the runner says so)" {
+    stubbed_lesson 05-rc-send.lua '
+      local K = require "verbs.lesson_kit"
+      qp_b = fake("qp", { qp_num = 0x22 })
+      local polls = 0
+      cq = fake("cq", {
+        poll = function() polls = polls + 1
+          if polls > 1 then return {} end
+          return { { wr_id = 2, status = "SUCCESS", opcode = "SEND", qp_num = 0x21 },
+                   { wr_id = 101, status = "SUCCESS", opcode = "RECV", qp_num = 0x22, imm_data = 0x9999, wc_flags = { "WITH_IMM" } } }
+        end,
+        wait = function() return {} end })
+      local S = {}
+      print(step("SEND_WITH_IMM").check(S))
+      print(K.forget_judged(S))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[-2]}" = "false	the RECV should be SUCCESS with imm_data 0x1234" ]
+    [ "${lines[-1]}" = "2" ]
+}
