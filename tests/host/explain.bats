@@ -783,3 +783,16 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [ "${lines[3]}" = "no known key is close to 'rkeyQQQ'" ]     # 7 letters, 3 edits
     [ "${lines[4]}" = "did you mean 'rkey'?" ]                   # 1 edit from rkey and from lkey
 }
+
+@test "explain: a successful WC's line names each field it holds, in order (byte_len, imm_data or invalidated_rkey in hex, wc_flags, src_qp, qp_num); one it lacks is left out" {
+    run "$VERBSH" -e '
+      local x = require "verbs.explain"
+      print(x.explain({ wr_id = 31, status = "SUCCESS", opcode = "RECV", byte_len = 3, invalidated_rkey = 0x1a2b, wc_flags = { "WITH_INV" }, qp_num = 5 }))
+      print(x.explain({ wr_id = 32, status = "SUCCESS", opcode = "RECV_RDMA_WITH_IMM", byte_len = 0, imm_data = 0x4d3c, wc_flags = { "WITH_IMM" }, src_qp = 0x12, qp_num = 6 }))
+      print(x.explain({ wr_id = 33, status = "SUCCESS", qp_num = 7 }))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "wc wr_id=31 RECV SUCCESS byte_len=3 invalidated_rkey=0x1a2b wc_flags=WITH_INV qp_num=0x000005" ]
+    [ "${lines[1]}" = "wc wr_id=32 RECV_RDMA_WITH_IMM SUCCESS byte_len=0 imm_data=0x4d3c wc_flags=WITH_IMM src_qp=0x000012 qp_num=0x000006" ]
+    [ "${lines[2]}" = "wc wr_id=33 SUCCESS qp_num=0x000007" ]
+}
