@@ -760,6 +760,11 @@ WC='
         want="ibv_post_send(qpN, wr1, &bad_wr1) = $r /* ${r%%[0-9]*}EINVAL */"   # (the sign of r, or none)
         [ "$(grep -c '^ibv_post_send' <<<"$output")" -eq 1 ]
         [ "$(grep '^ibv_post_send' <<<"$output" | sed 's/(qp[0-9]*,/(qpN,/')" = "$want" ]
+        # (the declarations the call needs come first, each once, in order)
+        [ "$(grep -v '^fakeverbs\|^ibv_post_send' <<<"$output")" = "struct ibv_send_wr wr1[1] = {
+	{ .sg_list = NULL, .num_sge = 0, .wr_id = 2989, .opcode = IBV_WR_SEND },
+};
+struct ibv_send_wr *bad_wr1 = NULL;" ]
     done
 }
 
