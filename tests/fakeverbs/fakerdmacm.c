@@ -5,7 +5,8 @@
  * channels and ids, rdma_resolve_addr (which binds the id to the device
  * "fakecm0", as a real resolution does: id->verbs is set, never opened,
  * and reports ADDR_RESOLVED on the channel: rdma_get_cm_event, rdma_ack_cm_event),
- * rdma_resolve_route, rdma_reject_ece, rdma_set_local_ece, and
+ * rdma_resolve_route, rdma_join_multicast and rdma_leave_multicast (which
+ * print the group), rdma_reject_ece, rdma_set_local_ece, and
  * rdma_getaddrinfo/rdma_freeaddrinfo with rdma_create_ep/rdma_destroy_ep
  * (an id without a QP; the addrinfo's ai_flags are the hints'). What verbsh
  * hands down is printed to stderr as "fakerdmacm: ...".
@@ -13,6 +14,7 @@
  * FAKERDMACM_ROUTE_ERRNO=n makes rdma_resolve_route fail with errno n;
  * FAKERDMACM_ECE_ERRNO=n makes rdma_set_local_ece fail with errno n. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +102,23 @@ int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 		errno = atoi(e);
 		return -1;
 	}
+	return 0;
+}
+
+int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context)
+{
+	(void)id;
+	char a[INET_ADDRSTRLEN] = "?";
+	if (addr->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)addr)->sin_addr, a, sizeof a);
+	fprintf(stderr, "fakerdmacm: join_multicast %s context %p\n", a, context);
+	return 0;
+}
+int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
+{
+	(void)id;
+	(void)addr;
+	fprintf(stderr, "fakerdmacm: leave_multicast\n");
 	return 0;
 }
 

@@ -1292,3 +1292,20 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[2]}" = "bad argument #1 to 'set_option' (level 7: \"ID\" (0) or \"IB\" (1) expected)" ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+@test "fake librdmacm: id:join_multicast hands rdma_join_multicast the group and the context and returns nothing; a TCP id is refused before it; the groups are left when the id goes" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("UDP")
+      print(select("#", id:join_multicast("239.1.2.3")), select("#", id:join_multicast("239.1.2.4", 7)))
+      local tcp = verbs.create_event_channel():create_id("TCP")
+      print(select(2, pcall(tcp.join_multicast, tcp, "239.1.2.3")))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: join_multicast 239.1.2.3 context (nil)" ]
+    [ "${lines[1]}" = "fakerdmacm: join_multicast 239.1.2.4 context 0x7" ]
+    [ "${lines[2]}" = "0	0" ]
+    [ "${lines[3]}" = 'rdma_join_multicast: multicast is for UD ids: this id'"'"'s port space is TCP; create it with cm_ch:create_id("UDP")' ]
+    [ "${lines[4]}" = "fakerdmacm: leave_multicast" ]
+    [ "${lines[5]}" = "fakerdmacm: leave_multicast" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
