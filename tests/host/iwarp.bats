@@ -737,3 +737,14 @@ PY
     [ "${lines[9]}" = $'5\tRST\tTCP RST+ACK' ]
     [ "${#lines[@]}" -eq 10 ]
 }
+
+@test "iwarp wire: RDMAP's reserved bits read as tshark reads them (01 and 11 set in two FPDUs of tests/wire/iwarp.pcap), the rest of each frame unchanged" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    python3 "$ROOT/tests/wire/iwarp_rsv.py" "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/rsv.pcap"
+    tshark -T json -r "$BATS_TEST_TMPDIR/rsv.pcap" 2>/dev/null | python3 "$ROOT/tests/wire/tshark_flat_iwarp.py" >"$BATS_TEST_TMPDIR/flat"
+    [ "$(grep -P '^(8|16)\tiwarp_rdma\.rsv\t' "$BATS_TEST_TMPDIR/flat" | sort -u)" = $'16\tiwarp_rdma.rsv\t0x03\n8\tiwarp_rdma.rsv\t0x01' ]
+    run "$VERBSH" "$ROOT/tests/wire/oracle_iwarp.lua" "$BATS_TEST_TMPDIR/rsv.pcap" "$BATS_TEST_TMPDIR/flat"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "23 frames, 265 fields compared, 0 mismatches; FPDUs: Read Request 1, Read Response 2, Send 1, Write 3"
+}
