@@ -422,3 +422,21 @@ verbsh> stdin:1: plain text
 verbsh> nil
 verbsh> " ]
 }
+
+@test "completion: after -- the rest of the line is a comment, whose brackets and quotes open nothing; a lone minus is no comment" {
+    run "$VERBSH" -e '
+      local C = require "verbs.complete"
+      qp_a = setmetatable({}, { __name = "verbs.qp" })
+      local function show(before, word)
+        local r = C.candidates(before, word)
+        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
+      end
+      show("x = 1 -- qp_a:modify{", "qp_st")
+      show("x = 1 -- \"", "R")
+      show("x = 5 - qp_a:modify{", "qp_st")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "nil" ]
+    [ "${lines[1]}" = "nil" ]
+    [ "${lines[2]}" = "qp_state" ]
+}
