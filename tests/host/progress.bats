@@ -180,6 +180,8 @@ room_lua='
     run "$VERBSH" --room-plan 30 --class 239.78.0.1:7100
     [ "$status" -eq 0 ]
     [ "$(grep -c '^── Student ' <<<"$output")" -eq 30 ]
+    # each handout's head: its seat and a rule of 50
+    grep -qx "── Student 17: seat 17 $(printf '─%.0s' $(seq 50))" <<<"$output"
     # each seat once, each with its partner, and the partner's handout names it back
     [ "$(grep -oE '^     make run CLASS=239\.78\.0\.1:7100 SEAT=[0-9]+ PEER_SEAT=[0-9]+$' <<<"$output" | sort -u | wc -l)" -eq 30 ]
     for k in 1 2 17 30; do
