@@ -5,8 +5,8 @@
  * channels and ids, rdma_resolve_addr (which binds the id to the device
  * "fakecm0", as a real resolution does: id->verbs is set, never opened,
  * and reports ADDR_RESOLVED on the channel: rdma_get_cm_event, rdma_ack_cm_event),
- * rdma_resolve_route, rdma_join_multicast and rdma_leave_multicast (which
- * print the group), rdma_reject_ece, rdma_set_local_ece, and
+ * rdma_resolve_route, rdma_create_qp (always refused: EINVAL),
+ * rdma_join_multicast and rdma_leave_multicast (which print the group), rdma_reject_ece, rdma_set_local_ece, and
  * rdma_getaddrinfo/rdma_freeaddrinfo with rdma_create_ep/rdma_destroy_ep
  * (an id without a QP; the addrinfo's ai_flags are the hints'). What verbsh
  * hands down is printed to stderr as "fakerdmacm: ...".
@@ -103,6 +103,15 @@ int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 		return -1;
 	}
 	return 0;
+}
+
+/* rdma_create_qp fails with EINVAL: this stand-in makes no QP */
+int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	(void)pd;
+	fprintf(stderr, "fakerdmacm: create_qp qp_type %d bound %d\n", attr->qp_type, id->verbs != NULL);
+	errno = EINVAL;
+	return -1;
 }
 
 int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *context)

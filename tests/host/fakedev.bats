@@ -1309,3 +1309,23 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[5]}" = "fakerdmacm: leave_multicast" ]
     [ "${#lines[@]}" -eq 6 ]
 }
+
+@test "fake librdmacm: a refused id:create_qp names the id's state in its context (bound, same_device, qp_type) and the explanation reads it: an unbound id, then one bound to another device" {
+    run fcmsh '
+      local c = verbs.open("fake0"); local pd, cq = c:alloc_pd(), c:create_cq(4)
+      local id = verbs.create_event_channel():create_id("TCP")
+      local attr = { send_cq = cq, recv_cq = cq, qp_type = "RC", cap = { max_send_wr = 1, max_recv_wr = 1 } }
+      local ok, e = pcall(id.create_qp, id, pd, attr)
+      print(ok, e.verb, e.errname, e.context.bound, e.context.same_device, e.context.qp_type)
+      print((tostring(e):match("why: [^\n]*")))
+      id:resolve_addr(nil, "192.0.2.7:7471", 500)
+      ok, e = pcall(id.create_qp, id, pd, attr)
+      print(ok, e.verb, e.errname, e.context.bound, e.context.same_device, e.context.qp_type)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: create_qp qp_type 2 bound 0" ]
+    [ "${lines[1]}" = "false	rdma_create_qp	EINVAL	false	false	RC" ]
+    [ "${lines[2]}" = "why: the id is not bound to a device yet: librdmacm does not know which device the QP belongs to" ]
+    [ "${lines[4]}" = "fakerdmacm: create_qp qp_type 2 bound 1" ]
+    [ "${lines[5]}" = "false	rdma_create_qp	EINVAL	true	false	RC" ]
+}
