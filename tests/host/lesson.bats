@@ -1950,3 +1950,28 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[-2]}" = "false	the RECV should be SUCCESS with imm_data 0x1234" ]
     [ "${lines[-1]}" = "2" ]
 }
+
+@test "lesson 6's WRITE_WITH_IMM check refuses each wrong part alone (a failed status, a plain RECV, imm_data 43) and passes the right completion with \"landed\" at mr_b + 64" {
+    stubbed_lesson 06-rdma-write.lua '
+      qp_b = fake("qp", { qp_num = 0x22 })
+      mr_b = fake("mr", { read = function(_, off, len) return off == 64 and len == 6 and "landed" or "" end })
+      local recv
+      cq = fake("cq", {
+        poll = function() local r = recv; recv = nil; return r and { { wr_id = 2, status = "SUCCESS", opcode = "RDMA_WRITE", qp_num = 0x21 }, r } or {} end,
+        wait = function() return {} end })
+      for _, r in ipairs {
+        { status = "REM_ACCESS_ERR", opcode = "RECV_RDMA_WITH_IMM", imm_data = 42 },
+        { status = "SUCCESS", opcode = "RECV", imm_data = 42 },
+        { status = "SUCCESS", opcode = "RECV_RDMA_WITH_IMM", imm_data = 43 },
+        { status = "SUCCESS", opcode = "RECV_RDMA_WITH_IMM", imm_data = 42 } } do
+        r.wr_id, r.qp_num, recv = 200, 0x22, r
+        local ok, why = step("WRITE_WITH_IMM").check({})
+        print(ok, (why:gsub(", got .*", "")))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    mapfile -t v < <(grep -E '^(true|false)	' <<<"$output")   # (the verdicts; the check also shows what it polled)
+    for i in 0 1 2; do [ "${v[$i]}" = "false	qp_b's WC should be RECV_RDMA_WITH_IMM with imm_data 42" ]; done
+    [[ ${v[3]} == "true	"*'mr_b+64 = "landed"' ]]
+    [ "${#v[@]}" -eq 4 ]
+}
