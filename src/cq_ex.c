@@ -392,8 +392,9 @@ static void iter_lost(lua_State *L, struct cq_iter *it, struct vnode *n)
 	luaL_error(L, "cq:iter(): cq:end_poll() was called inside the for wc in cq:iter() loop, which ended the poll "
 		      "the loop was reading%s; to stop early, break out of the loop instead (the loop ends its "
 		      "poll itself)",
-		   vcq(n)->poll_open ? " (the poll open now is another one, from cq:start_poll(): end it with "
-				       "cq:end_poll())" : "");
+		   !vcq(n)->poll_open ? "" :
+		   vcq(n)->iter_poll ? " (the poll open now is another cq:iter() loop's)" :
+				       " (the poll open now is another one, from cq:start_poll(): end it with cq:end_poll())");
 	abort();   /* not reached */
 }
 

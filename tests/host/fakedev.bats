@@ -909,6 +909,29 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${#lines[@]}" -eq 4 ]
 }
 
+@test "fake device: a cq:iter() loop whose poll was ended by hand is refused when stepped again, though another cq:iter() has opened a poll of its own since; that other loop reads on" {
+    FAKEVERBS_WCS=3 run fvsh '
+      local cq = verbs.open("fake0"):create_cq_ex{ cqe = 9, wc_flags = {} }
+      local step, state = cq:iter()
+      print(step(state).wr_id)
+      cq:end_poll()
+      local step2, state2 = cq:iter()
+      print(step2(state2).wr_id)
+      local ok, e = pcall(step, state)
+      print(ok, e)
+      print(step2(state2).wr_id)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$((0x1001))" ]
+    [ "${lines[1]}" = "fakeverbs: end_poll cqe 9" ]
+    [ "${lines[2]}" = "$((0x2002))" ]
+    [[ ${lines[3]} == "false	"*"cq:iter(): cq:end_poll() was called inside the for wc in cq:iter() loop, which ended the poll the loop was reading (the poll open now is another cq:iter() loop's); to stop early, break out"* ]]
+    [ "${lines[4]}" = "$((0x3003))" ]
+    # (the open loop's poll, ended as verbsh closes)
+    [ "${lines[5]}" = "fakeverbs: end_poll cqe 9" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
+
 @test "fake device: pd:reg_mr_iova and reg_mr_iova2 hand length, iova and access down; an iova the provider fails with errno 0 is named in hex with its offset in the page; a bad iova, access or buffer is refused by argument" {
     FAKEVERBS_TRACE=1 run fvsh '
       local pd = verbs.open("fake0"):alloc_pd()
