@@ -1037,6 +1037,61 @@ stubbed_lesson() {   # stubbed_lesson FILE LUA
     [ "${#lines[@]}" -eq 18 ]
 }
 
+# Lesson 22's rtr_qp(dev) on a stand-in context: the attributes of each
+# qp:modify, which C's ibv_rc_pingpong would pass for an RC QP connected to
+# itself (its own QP number; the RoCE v2 GID's index on RoCE, 0 on iWARP).
+@test "lesson 22's rtr_qp: create_qp, INIT and RTR with the attributes C passes for an RC QP looped to itself, the RoCE v2 GID index on rxe and 0 on siw" {
+    stubbed_lesson 22-iwarp.lua '
+      local open = io.open
+      io.open = function(path, ...)
+        if path:match("^/sys/class/infiniband/[^/]+/ports/1/link_layer$") then
+          return { read = function() return "Ethernet" end, close = function() end }
+        end
+        return open(path, ...)
+      end
+      verbs.devices = function()
+        return { { name = "rxe0", transport_type = "InfiniBand" }, { name = "siw0", transport_type = "IWARP" } }
+      end
+      ENV.SIW_DEV, ENV.SIW_ADDR = "siw0", "198.51.100.9"
+      K.roce_gid = function(ctx) return 3, "::ffff:192.0.2.1" end
+      verbs.sysinfo = function() return { euid = 0 } end
+      verbs.open = function(name) return { name = name, close = function() end } end
+      L.setup()
+      local function dump(v)
+        if type(v) ~= "table" then return type(v) == "string" and ("%q"):format(v) or tostring(v) end
+        local keys, out = {}, {}
+        for k in pairs(v) do keys[#keys + 1] = k end
+        table.sort(keys)
+        for _, k in ipairs(keys) do out[#out + 1] = k .. "=" .. dump(v[k]) end
+        return "{" .. table.concat(out, ",") .. "}"
+      end
+      local n = 0x1a2b
+      verbs.open = function(name)
+        return { name = name, close = function() end,
+          query_gid = function(_, port, idx) return ("gid(%s,%d,%d)"):format(name, port, idx) end,
+          create_cq = function(_, cqe) return { cq_of = name, cqe = cqe, destroy = function() end } end,
+          alloc_pd = function() return { dealloc = function() end, create_qp = function(_, a)
+            a.send_cq, a.recv_cq = a.send_cq and a.send_cq.cq_of .. "/" .. a.send_cq.cqe, a.recv_cq and a.recv_cq.cq_of .. "/" .. a.recv_cq.cqe
+            print("create_qp", dump(a))
+            n = n + 1
+            return { qp_num = n, destroy = function() end, modify = function(_, m) print("modify", dump(m)) end }
+          end } end }
+      end
+      print(rtr_qp(roce).qp_num, rtr_qp(iwarp).qp_num)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local create="{cap={max_recv_sge=1,max_recv_wr=4,max_send_sge=1,max_send_wr=4},qp_type=\"RC\",recv_cq=\"DEV/4\",send_cq=\"DEV/4\"}"
+    local init="{pkey_index=0,port_num=1,qp_access_flags=0,qp_state=\"INIT\"}"
+    [ "${lines[0]}" = "create_qp	${create//DEV/rxe0}" ]
+    [ "${lines[1]}" = "modify	$init" ]
+    [ "${lines[2]}" = "modify	{ah_attr={grh={dgid=\"gid(rxe0,1,3)\",hop_limit=1,sgid_index=3},is_global=1,port_num=1},dest_qp_num=$((0x1a2c)),max_dest_rd_atomic=1,min_rnr_timer=12,path_mtu=\"1024\",qp_state=\"RTR\",rq_psn=0}" ]
+    [ "${lines[3]}" = "create_qp	${create//DEV/siw0}" ]
+    [ "${lines[4]}" = "modify	$init" ]
+    [ "${lines[5]}" = "modify	{ah_attr={grh={dgid=\"gid(siw0,1,0)\",hop_limit=1,sgid_index=0},is_global=1,port_num=1},dest_qp_num=$((0x1a2d)),max_dest_rd_atomic=1,min_rnr_timer=12,path_mtu=\"1024\",qp_state=\"RTR\",rq_psn=0}" ]
+    [ "${lines[6]}" = "$((0x1a2c))	$((0x1a2d))" ]
+    [ "${#lines[@]}" -eq 7 ]
+}
+
 # Lesson 22's wire steps judged on tests/wire/iwarp.pcap (a SEND, a 3000-byte
 # WRITE in three FPDUs, a READ, a SEND), its WRs numbered as the lesson's (5, 6, 7).
 @test "lesson 22's ladder steps on a real iWARP capture: every WR's frame found (the READ's request and its data apart), a capture missing one named; the WRITE's TCP ACK is frame 15, and the WRITE itself, another frame, or RoCE's ACKNOWLEDGEs miscounted are each refused" {
