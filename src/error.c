@@ -182,11 +182,25 @@ int vargerror(lua_State *L, int arg, const char *msg)
 	return luaL_error(L, "bad argument #%d to '%s' (%s)", method ? arg - 1 : arg, name, msg);
 }
 
+const char *vpush_expected(lua_State *L, int idx, const char *tname)
+{
+	const char *got = luaL_typename(L, idx);
+	if (lua_getmetatable(L, idx)) {
+		lua_pushliteral(L, "__name");
+		if (lua_rawget(L, -2) == LUA_TSTRING)   /* raw: a metatable may have a metatable too */
+			got = lua_tostring(L, -1);   /* kept alive by the metatable, which the value holds */
+		lua_pop(L, 2);
+	}
+	/* a value that wears the metatable (debug.setmetatable) but is no object verbsh made */
+	if (strcmp(got, tname) == 0)
+		return lua_pushfstring(L, "%s expected, got a %s with its metatable: only verbsh makes a %s", tname,
+				       luaL_typename(L, idx), tname);
+	return lua_pushfstring(L, "%s expected, got %s", tname, got);
+}
+
 int vtypeerror(lua_State *L, int arg, const char *tname)
 {
-	int t = luaL_getmetafield(L, arg, "__name");
-	const char *got = t == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, arg);
-	return vargerror(L, arg, lua_pushfstring(L, "%s expected, got %s", tname, got));
+	return vargerror(L, arg, vpush_expected(L, arg, tname));
 }
 
 void vnoextra_fail(lua_State *L, int last, const char *form, const char *hint)

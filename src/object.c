@@ -275,7 +275,7 @@ const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vno
 	struct vnode **ud = vud_test(L, idx, cls);
 	*out = NULL;
 	if (!ud)
-		return lua_pushfstring(L, "%s expected, got %s", cls->tname, what_is(L, idx));
+		return vpush_expected(L, idx, cls->tname);
 	if (!*ud)
 		return lua_pushfstring(L, "%s was finalized (its __gc was called)", cls->kind);
 	if (!(*ud)->h)

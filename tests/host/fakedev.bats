@@ -932,6 +932,26 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${#lines[@]}" -eq 6 ]
 }
 
+@test "fake device: a table or userdata given a PD's metatable is refused as no PD verbsh made; another class's object and a number by their names" {
+    run fvsh '
+      local c = verbs.open("fake0"); local pd = c:alloc_pd()
+      print(pcall(pd.reg_mr, debug.setmetatable({}, debug.getmetatable(pd)), 10))
+      print(pcall(pd.reg_mr, debug.setmetatable(io.tmpfile(), debug.getmetatable(pd)), 10))
+      print(pcall(pd.reg_mr, c, 10))
+      print(pcall(pd.reg_mr, 5, 10))
+      local cq = c:create_cq(4)
+      print(pcall(pd.create_qp, pd, { qp_type = "RC", send_cq = debug.setmetatable({}, debug.getmetatable(cq)), recv_cq = cq,
+        cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	calling 'reg_mr' on bad self (verbs.pd expected, got a table with its metatable: only verbsh makes a verbs.pd)" ]
+    [ "${lines[1]}" = "false	calling 'reg_mr' on bad self (verbs.pd expected, got a userdata with its metatable: only verbsh makes a verbs.pd)" ]
+    [ "${lines[2]}" = "false	calling 'reg_mr' on bad self (verbs.pd expected, got verbs.context)" ]
+    [ "${lines[3]}" = "false	calling 'reg_mr' on bad self (verbs.pd expected, got number)" ]
+    [ "${lines[4]}" = "false	bad argument #1 to 'create_qp' (key 'send_cq': verbs.cq expected, got a table with its metatable: only verbsh makes a verbs.cq)" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
+
 @test "fake device: pd:reg_mr_iova and reg_mr_iova2 hand length, iova and access down; an iova the provider fails with errno 0 is named in hex with its offset in the page; a bad iova, access or buffer is refused by argument" {
     FAKEVERBS_TRACE=1 run fvsh '
       local pd = verbs.open("fake0"):alloc_pd()

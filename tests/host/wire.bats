@@ -84,7 +84,8 @@ load ../helpers
       print(pcall(c.filter, c, {qpn = 1}))
       print(pcall(c.filter, c, "SEND"))
       print(pcall(c.stop, 5))
-      print(pcall(c.save, c))'
+      print(pcall(c.save, c))
+      print(pcall(c.stop, debug.setmetatable({}, debug.getmetatable(c))))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "capture on lo (0 frames)" ]
@@ -96,6 +97,9 @@ load ../helpers
     [ "${lines[5]}" = "false	bad argument #1 to 'filter' (table {qp=, opcode=} expected, got string)" ]
     [ "${lines[6]}" = "false	calling 'stop' on bad self (verbs.capture expected, got number)" ]
     [ "${lines[7]}" = "false	bad argument #1 to 'save' (file name (string) expected, got no value)" ]
+    # a table given a capture's metatable is no capture, and is not called one
+    [ "${lines[8]}" = "false	calling 'stop' on bad self (verbs.capture expected, got a table with its metatable: only verbsh makes a verbs.capture)" ]
+    [ "${#lines[@]}" -eq 9 ]
 }
 
 @test "wire: a capture whose __gc ran is refused by name in every method, and prints as finalized" {
