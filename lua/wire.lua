@@ -72,6 +72,9 @@ function M.ladder(packets, notes)
   if not list then
     error(("bad argument #1 to 'ladder' (capture or packet list expected, got %s)"):format(type(packets)), 2)
   end
+  if notes ~= nil and type(notes) ~= "table" then
+    error(("bad argument #2 to 'ladder' (table of notes (notes[i] after frame i) expected, got %s)"):format(type(notes)), 2)
+  end
   notes = notes or {}
   -- The rows (RoCEv2 frames) are read as the folding looks ahead and
   -- dropped once drawn, so that a million frames need no million tables.

@@ -738,6 +738,8 @@ static int l_ladder(lua_State *L)
 {
 	check_cap(L, 0);
 	vnoextra(L, 2, "cap:ladder([notes])", NULL);
+	if (!lua_isnoneornil(L, 2) && !lua_istable(L, 2))   /* checked here: as a method, notes is #1 */
+		return vtypeerror(L, 2, "table of notes (notes[i] after frame i)");
 	return wire_call(L, "ladder");
 }
 

@@ -25,6 +25,8 @@ load ../helpers
       print(pcall(w.filter, list, {qpn = 1}))
       print(pcall(w.decode, 42))
       print(pcall(w.ladder, "x"))
+      print(pcall(w.ladder, list, "first"))
+      print(pcall(w.ladder, list, 5))
       print(w.decode("short"))'
     echo "$output"
     [ "$status" -eq 0 ]
@@ -39,6 +41,9 @@ load ../helpers
     [[ $output == *"bad argument #2 to 'filter' (unknown key 'qpn': qp or opcode)"* ]]
     [[ $output == *"bad argument #1 to 'decode' (string expected, got number)"* ]]
     [[ $output == *"bad argument #1 to 'ladder' (capture or packet list expected, got string)"* ]]
+    # notes: a table or nothing
+    [[ $output == *$'false\tbad argument #2 to \'ladder\' (table of notes (notes[i] after frame i) expected, got string)\n'* ]]
+    [[ $output == *$'false\tbad argument #2 to \'ladder\' (table of notes (notes[i] after frame i) expected, got number)\n'* ]]
     [[ $output == *$'nil\tshorter than an Ethernet header'* ]]
 }
 
@@ -85,7 +90,8 @@ load ../helpers
       print(pcall(c.filter, c, "SEND"))
       print(pcall(c.stop, 5))
       print(pcall(c.save, c))
-      print(pcall(c.stop, debug.setmetatable({}, debug.getmetatable(c))))'
+      print(pcall(c.stop, debug.setmetatable({}, debug.getmetatable(c))))
+      print(pcall(c.ladder, c, c))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "capture on lo (0 frames)" ]
@@ -99,7 +105,9 @@ load ../helpers
     [ "${lines[7]}" = "false	bad argument #1 to 'save' (file name (string) expected, got no value)" ]
     # a table given a capture's metatable is no capture, and is not called one
     [ "${lines[8]}" = "false	calling 'stop' on bad self (verbs.capture expected, got a table with its metatable: only verbsh makes a verbs.capture)" ]
-    [ "${#lines[@]}" -eq 9 ]
+    # (notes, as a method, is argument #1)
+    [ "${lines[9]}" = "false	bad argument #1 to 'ladder' (table of notes (notes[i] after frame i) expected, got verbs.capture)" ]
+    [ "${#lines[@]}" -eq 10 ]
 }
 
 @test "wire: a capture whose __gc ran is refused by name in every method, and prints as finalized" {
