@@ -185,25 +185,10 @@ local KNOWN_KEYS = { "wr_id", "sg_list", "opcode", "send_flags", "imm_data", "re
   "static_rate", "grh", "dgid", "sgid_index", "hop_limit", "flow_label", "traffic_class", "access" }
 for k in pairs(qp.KEY_BIT) do KNOWN_KEYS[#KNOWN_KEYS + 1] = k end
 
-local function distance(a, b)
-  local prev = {}
-  for j = 0, #b do prev[j] = j end
-  for i = 1, #a do
-    local cur = { [0] = i }
-    for j = 1, #b do
-      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a:byte(i) == b:byte(j) and 0 or 1))
-    end
-    prev = cur
-  end
-  return prev[#b]
-end
+-- (the rule of every "did you mean" of verbsh's, the bindings' own included:
+-- verbs.suggest, src/suggest.c)
 function M.nearest_key(key)
-  local best, bd = nil, math.max(2, #key // 4) + 1
-  for _, k in ipairs(KNOWN_KEYS) do
-    local d = distance(key, k)
-    if d < bd then best, bd = k, d end
-  end
-  return best
+  return require("verbs").suggest(key, KNOWN_KEYS)
 end
 
 local function explain_string(s)
@@ -219,6 +204,7 @@ local function explain_string(s)
   end
   local key = s:match("unknown key '([%w_]+)'")
   if key then
+    if s:find("(did you mean '", 1, true) then return s end   -- the binding's error says it already
     local near = M.nearest_key(key)
     return s .. (near and ("\n  did you mean '%s'?"):format(near) or "\n  no known key is close to '" .. key .. "'")
   end

@@ -769,19 +769,26 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [[ $output == *'fix: verbs.open("siw7"), or start the shell with `verbsh -d siw7` (ibv_devices lists them)'* ]]
 }
 
-@test "explain: an unknown key's nearest known key is suggested within max(2, len // 4) edits and not at that bound; of two at one distance, the first listed (rkey before lkey)" {
+@test "explain: an unknown key's nearest known key follows verbs.suggest's rule (1 edit up to 3 letters, 2 up to 6, 3 beyond; a C habit by name), as the binding's own error does, which it does not repeat; of two at one distance, the first listed (rkey before lkey)" {
     run "$VERBSH" -e '
       local x = require "verbs.explain"
-      for _, k in ipairs{ "opcodeXY", "opcodeXYZ", "rkeyQQ", "rkeyQQQ", "xkey" } do
+      for _, k in ipairs{ "opcodeXYZ", "opcodeWXYZ", "rkeyQQ", "rkeQQQ", "xkey", "dqpn", "zz" } do
         print(x.explain("bad argument #1 to '"'"'post_send'"'"' (unknown key '"'"'" .. k .. "'"'"')"):match("\n  (.*)$"))
-      end'
+      end
+      local ok, e = pcall(verbs.send_wr, { opcodeXYZ = 1 })
+      print(x.explain(e))'
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[0]}" = "did you mean 'opcode'?" ]                 # 8 letters, 2 edits: within 2
-    [ "${lines[1]}" = "no known key is close to 'opcodeXYZ'" ]   # 9 letters, 3 edits: not within 2
-    [ "${lines[2]}" = "did you mean 'rkey'?" ]                   # 6 letters, 2 edits
-    [ "${lines[3]}" = "no known key is close to 'rkeyQQQ'" ]     # 7 letters, 3 edits
+    [ "${lines[0]}" = "did you mean 'opcode'?" ]                 # 9 letters, 3 edits: within 3
+    [ "${lines[1]}" = "no known key is close to 'opcodeWXYZ'" ]  # 10 letters, 4 edits
+    [ "${lines[2]}" = "did you mean 'rkey'?" ]                   # 6 letters, 2 edits: within 2
+    [ "${lines[3]}" = "no known key is close to 'rkeQQQ'" ]      # 6 letters, 3 edits
     [ "${lines[4]}" = "did you mean 'rkey'?" ]                   # 1 edit from rkey and from lkey
+    [ "${lines[5]}" = "did you mean 'dest_qp_num'?" ]            # C's dqpn
+    [ "${lines[6]}" = "no known key is close to 'zz'" ]          # 2 letters: 1 edit at most
+    # the binding's own error names the same key, once
+    [ "${lines[7]}" = "bad argument #1 to 'verbs.send_wr' (unknown key 'opcodeXYZ' (did you mean 'opcode'?))" ]
+    [ "${#lines[@]}" -eq 8 ]
 }
 
 @test "explain: a successful WC's line names each field it holds, in order (byte_len, imm_data or invalidated_rkey in hex, wc_flags, src_qp, qp_num); one it lacks is left out" {
