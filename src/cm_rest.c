@@ -67,16 +67,10 @@ static int l_migrate(lua_State *L)
 					     " rdma_migrate_id would wait for it forever");
 	if (rdma_migrate_id(n->h, ch->h))
 		return vraise(L, "rdma_migrate_id", errno, 1, 0);
-	/* the id uses its new channel (deps[0], user value 1) instead of the old one */
-	struct vnode *old = n->deps[0];
-	if (old != ch) {
-		n->deps[0] = ch;
-		ch->users++;
-		if (old)   /* collected already, it is destroyed now */
-			vobj_unuse(L, old);
-		lua_pushvalue(L, 2);
-		lua_setiuservalue(L, 1, 1);
-	}
+	/* the id uses its new channel (deps[0], user value 1) instead of the old
+	 * one, which is destroyed now if it was collected already */
+	if (n->deps[0] != ch)
+		vobj_replace_dep(L, 1, 0, 2);
 	return 0;
 }
 
