@@ -388,6 +388,18 @@ static void close_pcap(struct capture *c)
 		pcap_breakloop(c->p);
 		pthread_join(c->thread, NULL);
 		c->running = 0;
+		/* Frames the kernel's ring still holds came before the stop: the
+		 * thread, descheduled on a busy machine or told to quit, left
+		 * them. Read them now, without waiting for more (a dispatch that
+		 * finds the break flag still set clears it and reads nothing). */
+		char err[PCAP_ERRBUF_SIZE];
+		if (c->store && pcap_setnonblock(c->p, 1, err) == 0) {
+			int rc = pcap_dispatch(c->p, -1, on_frame, (u_char *)c->store);
+			if (rc == PCAP_ERROR_BREAK)
+				rc = pcap_dispatch(c->p, -1, on_frame, (u_char *)c->store);
+			while (rc > 0)
+				rc = pcap_dispatch(c->p, -1, on_frame, (u_char *)c->store);
+		}
 	}
 	if (c->p) {
 		struct pcap_stat ps;   /* the last word, now that the thread is gone */

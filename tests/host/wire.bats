@@ -655,6 +655,34 @@ print(zlib.crc32(b"123456789"), zlib.crc32(s), zlib.crc32(s[100:], zlib.crc32(s[
     [ "${lines[9]}" = "nil	nil	100" ]
 }
 
+@test "wire: cap:stop() keeps every frame that came before it, even those the capture's thread had not read yet (its first read comes back empty only as the stop comes: tests/wire/slowpcap.c)" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    local real
+    real=$(ldconfig -p | awk '$1 == "libpcap.so.0.8" && /x86-64/ { print $NF; exit }')
+    [ -n "$real" ]
+    gcc -Wall -Wextra -Werror -shared -fPIC -Wl,-soname,libpcap.so.0.8 -DREAL_PCAP="\"$real\"" \
+        -o "$BATS_TEST_TMPDIR/libpcap.so.0.8" "$ROOT/tests/wire/slowpcap.c" -ldl
+    run unshare -n sh -c 'ip link set lo up && LD_LIBRARY_PATH="$2" exec "$0" -e "$1"' "$VERBSH" '
+      local src = verbs.wire.read_pcap("tests/wire/scenarios.pcap")
+      local c = verbs.capture{netdev = "lo"}
+      local u = require("socket").udp()
+      for i = 1, 8 do u:sendto(src[i].bytes:sub(43), "127.0.0.1", 4791) end
+      print(c:stop())
+      for i, p in ipairs(c:packets()) do print(i, p.bth.psn, p.bth.opname, p.bytes:sub(43) == src[i].bytes:sub(43)) end
+      for i = 1, 8 do print(i, src[i].bth.psn, src[i].bth.opname) end' "$BATS_TEST_TMPDIR"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 8 ]
+    local i
+    for i in 1 2 3 4 5 6 7 8; do
+        [ "${lines[$i]}" = "${lines[$((i + 8))]}	true" ]
+    done
+    # (scenarios.pcap's own: a SEND of 5 frames from PSN 100, its ACK, a WRITE of 2)
+    [ "${lines[9]}" = "1	100	RC_SEND_FIRST" ]
+    [ "${lines[16]}" = "8	106	RC_RDMA_WRITE_LAST" ]
+    [ "${#lines[@]}" -eq 17 ]
+}
+
 @test "wire: print(cap) of frames on lo is the ladder with each frame's WR, then a line per WR; cap:ladder() is the bare ladder" {
     [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
     # No device here to post on: the WRs are written where qp:post_send
