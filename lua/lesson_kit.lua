@@ -291,7 +291,9 @@ function K.spawn(script, args)
   local log = os.tmpname()
   local words = {}
   for _, a in ipairs(args or {}) do words[#words + 1] = ("'%s'"):format(tostring(a):gsub("'", "'\\''")) end
-  local cmd = ([[exec "$(readlink /proc/$PPID/exe)" '%s' %s >'%s' 2>&1 </dev/null & echo $!]])
+  -- (readlink's stderr away: a partner stopped before its exec would have
+  -- readlink write "Broken pipe" into the learner's terminal)
+  local cmd = ([[exec "$(readlink /proc/$PPID/exe 2>/dev/null)" '%s' %s >'%s' 2>&1 </dev/null & echo $!]])
     :format(script, table.concat(words, " "), log)
   local p = assert(io.popen(cmd))
   local pid = math.tointeger(tonumber(p:read("l")))
@@ -310,8 +312,16 @@ function Partner:output()
   return s
 end
 
+-- Alive: its process exists and has not ended. An ended partner is a
+-- zombie until init reaps it (the shell that started it is gone), which on
+-- a busy machine can take seconds, and kill -0 still finds a zombie.
 function Partner:alive()
-  return os.execute(("kill -0 %d 2>/dev/null"):format(self.pid)) == true
+  local f = io.open(("/proc/%d/stat"):format(self.pid))
+  if not f then return false end
+  local stat = f:read("a")
+  f:close()
+  local state = stat and stat:match("^%d+ %b() (%a)")
+  return state ~= nil and state ~= "Z" and state ~= "X"
 end
 
 -- Waits up to timeout_s for pattern in the partner's output; returns the

@@ -1946,7 +1946,7 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[1]}" = "false	false	false	false" ]
 }
 
-@test "kit: a partner is alive while its script runs and not once it ended; partner_wait waits for a live one's line; stop ends a live one" {
+@test "kit: a partner is alive while its script runs and not once it ended, even before it is reaped (a zombie); partner_wait waits for a live one's line; stop ends a live one" {
     run "$VERBSH" -e '
       local K, socket = require "verbs.lesson_kit", require "socket"
       local f, g = os.tmpname(), os.tmpname()
@@ -1958,13 +1958,22 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
       print(gone(p), p:alive())
       local q = K.spawn(g, {})
       print(q:alive()); q:stop(); print(gone(q))
-      os.remove(f) os.remove(g)'
+      -- an ended process that no one has reaped yet (a zombie: kill -0 finds it) has ended
+      local z = os.tmpname()
+      os.execute("sh -c '"'"'sleep 0 & echo $! >" .. z .. "; exec sleep 3'"'"' >/dev/null 2>&1 &")
+      local zpid
+      for _ = 1, 100 do local h = io.open(z) zpid = h and math.tointeger(tonumber(h:read("l"))) if h then h:close() end if zpid then break end socket.sleep(0.05) end
+      for _ = 1, 100 do local h = io.open("/proc/" .. zpid .. "/stat") local st = h and h:read("a"):match("^%d+ %b() (%a)") if h then h:close() end if st == "Z" then break end socket.sleep(0.05) end
+      print(os.execute("kill -0 " .. zpid .. " 2>/dev/null"), setmetatable({ pid = zpid }, getmetatable(q)):alive())
+      os.remove(f) os.remove(g) os.remove(z)'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "true	5" ]
     [ "${lines[1]}" = "true	false" ]
     [ "${lines[2]}" = "true" ]
     [ "${lines[3]}" = "true" ]
+    [ "${lines[4]}" = "true	false" ]
+    [ "${#lines[@]}" -eq 5 ]
 }
 
 @test "lesson 22's prediction steps (immediate data, an atomic, out of band) each ask for the prediction first, naming its variable, before judging anything; a word that is no choice counts as none" {
