@@ -543,3 +543,14 @@ verbsh: recorder problem (tracing wc_status_str): an error whose __tostring fail
     [ "${lines[0]}" = "nil" ]
     [ "${lines[1]}" = "table	true	true	3" ]
 }
+
+@test "verbs.send_wr refuses BIND_MW by its WR's place in the list: #1 alone, #2 and #3 of a list" {
+    run "$VERBSH" -e '
+      for _, w in ipairs { { opcode = "BIND_MW" }, { { opcode = "SEND" }, { opcode = "BIND_MW" } },
+                           { { opcode = "SEND" }, { opcode = "SEND_WITH_IMM", imm_data = 7 }, { opcode = "BIND_MW" } } } do
+        print((select(2, pcall(verbs.send_wr, w)):match("%((WR #%d+): verbs.send_wr does not prepare BIND_MW")))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = $'WR #1\nWR #2\nWR #3' ]
+}
