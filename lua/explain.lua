@@ -166,7 +166,6 @@ end
 local TEXT = setmetatable({}, { __mode = "k" })
 local error_meta = { __name = "verbs.error" }
 error_meta.__tostring = function(e) return TEXT[e] or (render(e, analyze(e))) end
-M.error_meta = error_meta
 
 function M.verb_error(e)
   TEXT[e], e.hint = render(e, analyze(e))
