@@ -1812,7 +1812,9 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     stubbed_lesson 19-uc.lua '
       K.step_wcs = function() return WCS end
       qp_a, qp_b = fake("qp", { qp_num = 0x11 }), fake("qp", { qp_num = 0x12 })
-      mr_b = fake("mr", { read = function(_, off, n) return off == 0 and ("one-way"):sub(1, n) or ("landed"):sub(1, n) end })
+      -- (mr_b as the two messages leave it: "one-way" at 0, "landed" at 512, zeros between)
+      local mem = "one-way" .. ("\0"):rep(505) .. "landed" .. ("\0"):rep(506)
+      mr_b = fake("mr", { read = function(_, off, n) return mem:sub(off + 1, off + n) end })
       local recv = { wr_id = 100, qp_num = 0x12, status = "SUCCESS", opcode = "RECV", byte_len = 7 }
       for _, w in ipairs { { wr_id = 2, qp_num = 0x11, status = "REM_ACCESS_ERR" }, false,
                            { wr_id = 2, qp_num = 0x11, status = "SUCCESS", opcode = "RDMA_WRITE", byte_len = 6 } } do
