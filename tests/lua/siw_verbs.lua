@@ -51,6 +51,9 @@ check(tostring(qp):find(" INIT (as verbsh set it: the iWARP device does not repo
 local mr = pd:reg_mr(4096, "LOCAL_WRITE")
 e = raises("post_send before RTS", qp.post_send, qp, { wr_id = 0x5101, opcode = "SEND", sg_list = { { mr = mr, length = 8 } } })
 eq(e.errname, "ENOTCONN", "post before RTS errname"); eq(e.context.returned, -1, "what C got")
+-- (siw's query says RESET: the context has the state verbsh set, and says so)
+eq(e.context.qp_state, "INIT", "post before RTS: the state in the error's context")
+eq(e.context.state_unreported, true, "post before RTS: the state is verbsh's, not the device's")
 has(e, "ibv_post_send returned -1, a negative value"); has(e, "not connected")
 
 local gid = ctx:query_gid(1, 0)
@@ -134,6 +137,8 @@ for _, x in ipairs{ { "SEND_WITH_IMM", "no immediate data" }, { "RDMA_WRITE_WITH
   if op:find("ATOMIC") then wr.atomic = { remote_addr = smr.addr, rkey = smr.rkey, compare_add = 3, swap = 5 } end
   e = raises(op, cqp.post_send, cqp, wr)
   eq(e.errno, 22, op .. " errno"); eq(e.errname, "EINVAL", op .. " errname"); eq(e.context.returned, -22, op .. " returned")
+  -- (rdma_cm moved the QP: verbsh does not know its state, and does not say RESET)
+  eq(e.context.qp_state, "UNKNOWN", op .. ": the state in the error's context"); eq(e.context.state_unreported, true, op .. ": unreported")
   has(e, "ibv_post_send returned -22, a negative value"); has(e, x[2]); has(e, "refuses opcode " .. op)
 end
 eq(#ccq:poll(4), 0, "no completion from the refused WRs")
