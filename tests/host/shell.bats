@@ -4,6 +4,21 @@ load ../helpers
 
 setup() { cd "$BATS_TEST_TMPDIR"; }
 
+# completions LUA: runs LUA in verbsh after verbs.complete as C, qp_a as
+# completion sees a QP, and show(before, word), which prints the candidates
+# for word typed after before ("(none)", or "nil" where the shell offers
+# every name)
+completions() {
+    run "$VERBSH" -e '
+      local C = require "verbs.complete"
+      qp_a = setmetatable({}, { __name = "verbs.qp" })
+      local function show(before, word)
+        local r = C.candidates(before, word)
+        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
+      end
+      '"$1"
+}
+
 @test "a script gets arg as lua sets it, and its ... arguments" {
     printf 'print(arg[0], arg[1], arg[2], #arg, arg[-1] ~= nil)\nprint(...)\n' >s.lua
     run "$VERBSH" s.lua one two
@@ -177,14 +192,8 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 }
 
 @test "completion: keys of the table being typed and the enum that fits, from verbs.complete" {
-    run "$VERBSH" -e '
-      local C = require "verbs.complete"
-      qp_a = setmetatable({}, { __name = "verbs.qp" })   -- what completion sees of a QP
+    completions '
       srq = setmetatable({}, { __name = "verbs.srq" })
-      local function show(before, word)
-        local r = C.candidates(before, word)
-        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
-      end
       show("qp_a:modify{", "qp_st")
       show("qp_a:modify{ah_attr = {grh = {", "s")
       show("srq:modify{", "s")                          -- srq:modify takes ibv_srq_attr
@@ -218,13 +227,7 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 }
 
 @test "completion: a string closed before the cursor ends at its closing quote; a bracket or an escaped quote inside it changes nothing" {
-    run "$VERBSH" -e '
-      local C = require "verbs.complete"
-      qp_a = setmetatable({}, { __name = "verbs.qp" })
-      local function show(before, word)
-        local r = C.candidates(before, word)
-        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
-      end
+    completions '
       show("qp_a:modify{path_mtu = \"1024\", qp_state = \"", "R")
       show("qp_a:modify{qp_state = \"RTR\", ", "qp_st")
       show("qp_a:modify{ah_attr = {grh = {dgid = \"a\\\"}\", ", "s")'
@@ -236,13 +239,7 @@ setup() { cd "$BATS_TEST_TMPDIR"; }
 }
 
 @test "completion: nothing special inside a table that a key of no struct or flags opens, a table in a table of no known type, or an index" {
-    run "$VERBSH" -e '
-      local C = require "verbs.complete"
-      qp_a = setmetatable({}, { __name = "verbs.qp" })
-      local function show(before, word)
-        local r = C.candidates(before, word)
-        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
-      end
+    completions '
       show("qp_a:modify{qp_state = {", "")
       show("qp_a:modify{qp_state = {\"", "R")
       show("qp_a:modify{qp_access_flags = {\"", "REMOTE_R")
@@ -259,13 +256,7 @@ nil" ]
 }
 
 @test "completion: an argument's enum is found by its place among the arguments, a comma inside a table or a call not counting" {
-    run "$VERBSH" -e '
-      local C = require "verbs.complete"
-      qp_a = setmetatable({}, { __name = "verbs.qp" })
-      local function show(before, word)
-        local r = C.candidates(before, word)
-        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
-      end
+    completions '
       show("qp_a:modify({qp_state = \"RTS\", path_mtu = \"1024\"}, \"", "ST")
       show("qp_a:modify(f(1, 2), \"", "ST")
       show("qp_a:modify(\"", "ST")'
@@ -424,13 +415,7 @@ verbsh> " ]
 }
 
 @test "completion: after -- the rest of the line is a comment, whose brackets and quotes open nothing; a lone minus is no comment" {
-    run "$VERBSH" -e '
-      local C = require "verbs.complete"
-      qp_a = setmetatable({}, { __name = "verbs.qp" })
-      local function show(before, word)
-        local r = C.candidates(before, word)
-        print(r and (#r > 0 and table.concat(r, " ") or "(none)") or "nil")
-      end
+    completions '
       show("x = 1 -- qp_a:modify{", "qp_st")
       show("x = 1 -- \"", "R")
       show("x = 5 - qp_a:modify{", "qp_st")'
