@@ -350,8 +350,10 @@ int vraise_create(lua_State *L, const char *verb, int err, int obj);
  * and counting arguments as in a method call, however it was called. */
 int vargerror(lua_State *L, int arg, const char *msg);
 int vtypeerror(lua_State *L, int arg, const char *tname);
-/* Pushes and returns "verbs.pd expected, got verbs.context": the value's
- * metatable's raw __name, else its Lua type. */
+/* "verbs.pd" for a verbs object (its metatable's raw __name), else the
+ * value's Lua type: what an error says it got. */
+const char *vwhat_is(lua_State *L, int idx);
+/* Pushes and returns "verbs.pd expected, got verbs.context" (vwhat_is). */
 const char *vpush_expected(lua_State *L, int idx, const char *tname);
 /* The name of the verbs binding running at stack level `level` (pushed:
  * "modify", "verbs.open"), or NULL (nothing pushed) for any other function. */

@@ -182,15 +182,21 @@ int vargerror(lua_State *L, int arg, const char *msg)
 	return luaL_error(L, "bad argument #%d to '%s' (%s)", method ? arg - 1 : arg, name, msg);
 }
 
-const char *vpush_expected(lua_State *L, int idx, const char *tname)
+const char *vwhat_is(lua_State *L, int idx)
 {
-	const char *got = luaL_typename(L, idx);
+	const char *s = luaL_typename(L, idx);
 	if (lua_getmetatable(L, idx)) {
 		lua_pushliteral(L, "__name");
 		if (lua_rawget(L, -2) == LUA_TSTRING)   /* raw: a metatable may have a metatable too */
-			got = lua_tostring(L, -1);   /* kept alive by the metatable, which the value holds */
+			s = lua_tostring(L, -1);   /* kept alive by the metatable, which the value holds */
 		lua_pop(L, 2);
 	}
+	return s;
+}
+
+const char *vpush_expected(lua_State *L, int idx, const char *tname)
+{
+	const char *got = vwhat_is(L, idx);
 	/* a value that wears the metatable (debug.setmetatable) but is no object verbsh made */
 	if (strcmp(got, tname) == 0)
 		return lua_pushfstring(L, "%s expected, got a %s with its metatable: only verbsh makes a %s", tname,

@@ -257,19 +257,6 @@ struct vnode *vobj_test(lua_State *L, int idx, const struct vclass *cls)
 	return node_at(L, idx, cls);
 }
 
-/* "verbs.pd" for a verbs object (its metatable's raw __name), else the Lua type. */
-static const char *what_is(lua_State *L, int idx)
-{
-	const char *s = luaL_typename(L, idx);
-	if (lua_getmetatable(L, idx)) {
-		lua_pushliteral(L, "__name");
-		if (lua_rawget(L, -2) == LUA_TSTRING)   /* raw: a metatable may have a metatable too */
-			s = lua_tostring(L, -1);   /* kept alive by the metatable */
-		lua_pop(L, 2);
-	}
-	return s;
-}
-
 const char *vobj_why(lua_State *L, int idx, const struct vclass *cls, struct vnode **out)
 {
 	struct vnode **ud = vud_test(L, idx, cls);
@@ -487,7 +474,7 @@ static struct vnode **self_ud(lua_State *L, const char *mm)
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
 	struct vnode **ud = vud_test(L, 1, cls);
 	if (!ud)
-		luaL_error(L, "%s of %s: self must be a %s, got %s", mm, cls->tname, cls->tname, what_is(L, 1));
+		luaL_error(L, "%s of %s: self must be a %s, got %s", mm, cls->tname, cls->tname, vwhat_is(L, 1));
 	return ud;
 }
 
@@ -563,7 +550,7 @@ static int field_index(lua_State *L)
 	const struct vclass *cls = lua_touserdata(L, lua_upvalueindex(1));
 	if (!lua_istable(L, 1) || lua_rawgeti(L, 1, 0) == LUA_TNIL || !vud_test(L, -1, cls))
 		return luaL_error(L, "__index of %s's methods: a table of a %s's own methods expected, got %s",
-				  cls->tname, cls->kind, what_is(L, 1));
+				  cls->tname, cls->kind, vwhat_is(L, 1));
 	lua_replace(L, 1);   /* the object, then the key, as in an __index of the object itself */
 	struct vnode **ud = vud_test(L, 1, cls);
 	if (lua_type(L, 2) != LUA_TSTRING)
