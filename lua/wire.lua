@@ -89,8 +89,13 @@ function M.ladder(packets, notes)
         left = left or src
         t0 = t0 or p.time or 0
         nrows = nrows + 1
+        local note = notes[scanned]
+        if note ~= nil and type(note) ~= "string" and type(note) ~= "number" then
+          error(("ladder: notes[%d] is the text shown after frame %d: a string expected, got %s")
+            :format(scanned, scanned, type(note)), 0)
+        end
         cache[nrows] = { p = p, op = OPS[op & 0x1F] or ("0x%02x"):format(op), psn = psn, kind = kind,
-                         t = (p.time or 0) - t0, right = src ~= left, note = notes[scanned] }
+                         t = (p.time or 0) - t0, right = src ~= left, note = note }
       end
     end
     return cache[k]

@@ -27,6 +27,7 @@ load ../helpers
       print(pcall(w.ladder, "x"))
       print(pcall(w.ladder, list, "first"))
       print(pcall(w.ladder, list, 5))
+      print(pcall(w.ladder, list, { [2] = {} }))
       print(w.decode("short"))'
     echo "$output"
     [ "$status" -eq 0 ]
@@ -44,6 +45,7 @@ load ../helpers
     # notes: a table or nothing
     [[ $output == *$'false\tbad argument #2 to \'ladder\' (table of notes (notes[i] after frame i) expected, got string)\n'* ]]
     [[ $output == *$'false\tbad argument #2 to \'ladder\' (table of notes (notes[i] after frame i) expected, got number)\n'* ]]
+    [[ $output == *$'false\tladder: notes[2] is the text shown after frame 2: a string expected, got table\n'* ]]
     [[ $output == *$'nil\tshorter than an Ethernet header'* ]]
 }
 
