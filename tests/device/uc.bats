@@ -13,7 +13,7 @@ setup() { require_device; }
     [[ $output == *"observed: UC RTS with timeout, retry_cnt, rnr_retry, max_rd_atomic: present but not allowed in UC RTR->RTS: IBV_QP_TIMEOUT (timeout), IBV_QP_RETRY_CNT (retry_cnt), IBV_QP_RNR_RETRY (rnr_retry), IBV_QP_MAX_QP_RD_ATOMIC (max_rd_atomic) (UC sends no ACKs"* ]]
     [[ $output == *"observed: connected: qp UC 0x"*" RTS <-> qp UC 0x"*" RTS"* ]]
     has_line "observed: states: RESET INIT RTR RTS SQD RTS ERR RESET INIT"
-    [[ $output == *"verbs_uc: ok (66 checks)"* ]]
+    [[ $output == *"verbs_uc: ok (67 checks)"* ]]
     # SEND and RDMA WRITE arrive; READ and atomics are refused at post; lost messages complete SUCCESS
     [[ $output == *"observed: SEND: wc wr_id=100 RECV SUCCESS byte_len=10 wc_flags=GRH qp_num=0x"* ]]
     has_line "observed: RDMA_WRITE: bytes arrived"

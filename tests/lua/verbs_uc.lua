@@ -127,6 +127,15 @@ seen("UC WRITE to an MR without REMOTE_WRITE", "sender SUCCESS, nothing written,
 a:modify{ qp_state = "SQD" }
 check(a.state == "SQD" or a.state == "SQE", "RTS->SQD: %s", a.state)
 local sqd = a.state
+-- rxe refuses to leave SQD (EINVAL) while the send queue still drains, and
+-- ends the drain on its own time: as in C, wait for ibv_query_qp's
+-- sq_draining to read 0 (or for the SQ_DRAINED event) before RTS
+local drained = false
+for _ = 1, 500 do
+  if a:query().sq_draining == 0 then drained = true break end
+  require("socket").sleep(0.01)
+end
+check(drained, "SQD: the send queue still draining after 5 s")
 a:modify{ qp_state = "RTS" }
 eq(a.state, "RTS", "SQD->RTS")
 a:modify{ qp_state = "ERR" }
