@@ -24,7 +24,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s [options] [script [args...]]\n"
 		"An interactive shell for RDMA verbs (Lua 5.4 with the verbs module).\n"
-		"  -e CODE          run CODE\n"
+		"  -e CODE          run CODE (before a script, or before --lesson, --doctor,\n"
+		"                   ... : -e 'verbs.trace(true)' --lesson 3 shows its C calls)\n"
 		"  -i               enter the interactive shell after running the script\n"
 		"  -d DEV           use RDMA device DEV (sets VERBSH_DEVICE for verbs.open())\n"
 		"  -                run the script on standard input\n"
@@ -373,6 +374,17 @@ static int pmain(lua_State *L)
 	if (o.lesson || o.doctor || o.progress || o.room || o.plan) {
 		int first = o.lesson ? o.lesson : o.doctor ? o.doctor : o.progress ? o.progress :
 			    o.room ? o.room : o.plan;
+		/* A mode runs alone: -i, --record and --export-c before it would
+		 * be dropped in silence. -e runs first (verbs.trace(true) shows a
+		 * lesson's calls as C). */
+		const char *alone = o.interactive ? "-i" : o.record ? "--record" : o.export_c ? "--export-c" : NULL;
+		if (alone) {
+			fprintf(stderr, "%s: '%s' does not go with '%s' (before it, only -e CODE and -d DEV)\n",
+				progname, alone, argv[first]);
+			return 0;
+		}
+		if (!run_exec(L, argc, argv, first))
+			return 0;
 		const char *module = o.doctor ? "verbs.doctor" : o.room ? "verbs.room" :
 				     o.plan ? "verbs.room_plan" : "verbs.lesson";
 		lua_createtable(L, argc, 0);

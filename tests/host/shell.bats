@@ -131,6 +131,39 @@ completions() {
     [[ ${lines[0]} == *"'-e' needs an argument"* ]]
 }
 
+@test "-e before a mode (--lesson, --doctor, --progress, --room, --room-plan) runs first, in order; -i, --record and --export-c before one are refused, naming both" {
+    local d=$BATS_TEST_TMPDIR
+    run env XDG_STATE_HOME="$d/state" "$VERBSH" -e 'io.write("first ")' -e'print(verbs.strict())' --progress
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "first false" ]
+    [[ ${lines[1]} == "No lesson steps passed here yet"* ]]
+    # the chunk's effect reaches the mode: strict mode set by -e is the lesson list's
+    run "$VERBSH" -e 'verbs.strict(true)' -e 'local l = require("verbs.lesson"); local m = l.main; l.main = function(a) print("strict", verbs.strict(), #a, a[1]); return 0 end' --lesson 7
+    [ "$status" -eq 0 ]
+    [ "$output" = "strict	true	1	7" ]
+    # an error in a chunk ends the run before the mode, with exit 1
+    run env XDG_STATE_HOME="$d/state" "$VERBSH" -e 'error("boom")' --progress
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == "(command line):1: boom" ]]
+    [[ $output != *"No lesson steps"* ]]
+    run "$VERBSH" -i --doctor
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == *"'-i' does not go with '--doctor' (before it, only -e CODE and -d DEV)" ]]
+    run "$VERBSH" --record "$d/r.lua" --lesson 2
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == *"'--record' does not go with '--lesson' (before it, only -e CODE and -d DEV)" ]]
+    [ ! -e "$d/r.lua" ]
+    run "$VERBSH" --export-c "$d/x.c" --room-plan 2 --class 239.1.1.1:5000
+    [ "$status" -eq 1 ]
+    [[ ${lines[0]} == *"'--export-c' does not go with '--room-plan' (before it, only -e CODE and -d DEV)" ]]
+    [ "${#lines[@]}" -eq 1 ]
+    [ ! -e "$d/x.c" ]
+    # -d before a mode still reaches verbs.open() (its environment)
+    run "$VERBSH" -d rxe9 -e 'print(os.getenv("VERBSH_DEVICE"))' --progress --json
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "rxe9" ]
+}
+
 @test "-d DEV sets VERBSH_DEVICE for verbs.open()" {
     run "$VERBSH" -d rxe7 -e 'print(os.getenv("VERBSH_DEVICE"))'
     [ "$status" -eq 0 ]
