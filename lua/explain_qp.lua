@@ -354,6 +354,13 @@ function M.modify(e)
         ("remove %s; allowed here besides the required ones: %s"):format(table.concat(keys, ", "),
           next(opt) and labels(opt) or "nothing"))
   end
+  if from == "SQD" and to ~= "ERR" and ctx.sq_draining ~= nil and ctx.sq_draining ~= 0 then
+    add(("the QP was still draining its send queue (sq_draining = %s when the modify failed): until the WRs"
+          .. " posted before SQD have completed, rxe refuses every change of the QP but a move to ERR"):format(
+          tostring(ctx.sq_draining)),
+        "wait for the drain to end: the IBV_EVENT_SQ_DRAINED async event (ctx:get_async_event(), when SQD was"
+          .. " entered with en_sqd_async_notify = 1), or qp:query() until sq_draining reads 0; then modify again")
+  end
   local notes = {}
   for _, c in ipairs(VALUE_CHECKS) do
     if mask[c[1]] then
@@ -366,6 +373,10 @@ function M.modify(e)
   if #f == 0 then
     add(("the transition and the mask are legal for %s %s->%s (required: %s), so a value was refused")
         :format(qp_type, from, to, next(req) and labels(req) or "none"), M.RXE_ALSO)
+  end
+  if from == "SQD" and to ~= "ERR" and ctx.sq_draining == 0 then
+    notes[#notes + 1] = { why = "leaving SQD is refused too while the send queue still drains; sq_draining read 0"
+        .. " just after the failure, so a drain may have ended in between", fix = "try the modify again", note = true }
   end
   table.move(notes, 1, #notes, #f + 1, f)
   return head, f

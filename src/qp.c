@@ -268,6 +268,16 @@ static int l_modify(lua_State *L)
 		lua_pushinteger(L, mask & IBV_QP_PORT ? a.port_num : vqp(n)->port_num);
 		lua_setfield(L, -2, "port_num");
 	}
+	if (cur == IBV_QPS_SQD) {
+		/* Leaving SQD while the SQ still drains is refused (EINVAL on
+		 * rxe): the explanation needs sq_draining as it is now. */
+		struct ibv_qp_attr q;
+		struct ibv_qp_init_attr qi;
+		if (ibv_query_qp(qp, &q, IBV_QP_STATE, &qi) == 0) {
+			lua_pushinteger(L, q.sq_draining);
+			lua_setfield(L, -2, "sq_draining");
+		}
+	}
 	vpush_device(L, qp->context);
 	if (unreported) {
 		lua_pushboolean(L, 1);

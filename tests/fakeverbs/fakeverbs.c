@@ -32,6 +32,8 @@
  * FAKEVERBS_REREG_KEYS=1: a rereg_mr that succeeds gives the MR new keys.
  * FAKEVERBS_TRACE=1 prints what reg_mr_iova2 and rereg_mr are handed, and
  * which PD ibv_dealloc_pd frees.
+ * FAKEVERBS_SQ_DRAINING=1: a QP in SQD is draining (query_qp's sq_draining
+ * is 1), and modify_qp refuses to take it anywhere but ERR (EINVAL, as rxe).
  *
  * GIDs: ibv_query_gid_table fails (as on kernels that want room for every
  * port), so the slots are read one by one: port 1 has a RoCE v1 GID at
@@ -966,6 +968,7 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, struct ibv_
 	memset(a, 0, sizeof *a);
 	memset(ia, 0, sizeof *ia);
 	a->qp_state = a->cur_qp_state = qp->state;
+	a->sq_draining = qp->state == IBV_QPS_SQD && env_int("FAKEVERBS_SQ_DRAINING", 0);
 	ia->send_cq = qp->send_cq;
 	ia->recv_cq = qp->recv_cq;
 	ia->srq = qp->srq;
@@ -1014,6 +1017,12 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 		return f;
 	if (!(mask & IBV_QP_STATE))
 		return 0;
+	/* FAKEVERBS_SQ_DRAINING=1: a QP in SQD drains for ever, and, as on
+	 * rxe, may only go to ERR meanwhile */
+	if (qp->state == IBV_QPS_SQD && a->qp_state != IBV_QPS_ERR && env_int("FAKEVERBS_SQ_DRAINING", 0)) {
+		errno = EINVAL;
+		return EINVAL;
+	}
 	qp->state = a->qp_state;
 	if (a->qp_state == IBV_QPS_ERR && qp->srq)
 		queue_event(qp->context, (struct ibv_async_event){ .element.qp = qp,

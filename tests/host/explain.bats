@@ -803,3 +803,22 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [ "${lines[1]}" = "wc wr_id=32 RECV_RDMA_WITH_IMM SUCCESS byte_len=0 imm_data=0x4d3c wc_flags=WITH_IMM src_qp=0x000012 qp_num=0x000006" ]
     [ "${lines[2]}" = "wc wr_id=33 SUCCESS qp_num=0x000007" ]
 }
+
+@test "explain: EINVAL leaving SQD names the drain when sq_draining read 1 (not for SQD->ERR, which rxe allows); read 0, a note says a drain may have ended; unknown, nothing" {
+    xl 'local function e(to, d) return tostring(x.verb_error{ verb = "ibv_modify_qp", errno = 22, errname = "EINVAL",
+          context = { qp_type = "RC", cur_state = "SQD", qp_state = to, mask = { "STATE" }, attr = { qp_state = to }, sq_draining = d } }) end
+        print(e("RTS", 1)); print("=="); print(e("RTS", 0)); print("=="); print(e("RTS", nil)); print("=="); print(e("SQD", 1)); print("=="); print(e("ERR", 1))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local IFS=$'\n' parts
+    parts=$(awk 'BEGIN { RS = "==\n" } { gsub(/\n/, "|"); print }' <<<"$output")
+    set -- $parts
+    [[ $1 == *"why: the QP was still draining its send queue (sq_draining = 1 when the modify failed)"* ]]
+    [[ $1 != *"so a value was refused"* ]]
+    [[ $2 == *"why: the transition and the mask are legal for RC SQD->RTS"*"note: leaving SQD is refused too while the send queue still drains; sq_draining read 0 just after the failure"*"fix: try the modify again"* ]]
+    [[ $3 == *"why: the transition and the mask are legal for RC SQD->RTS"* ]]
+    [[ $3 != *"drain"* ]]
+    [[ $4 == *"RC QP, SQD->SQD"*"still draining its send queue (sq_draining = 1"* ]]
+    [[ $5 == *"RC QP, SQD->ERR"* ]]
+    [[ $5 != *"drain"* ]]
+}

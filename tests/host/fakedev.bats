@@ -1372,3 +1372,34 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[4]}" = "fakerdmacm: create_qp qp_type 2 bound 1" ]
     [ "${lines[5]}" = "false	rdma_create_qp	EINVAL	true	false	RC" ]
 }
+
+@test "fake device: leaving SQD while the SQ drains (FAKEVERBS_SQ_DRAINING, rxe's rule) fails with EINVAL; the error's context holds sq_draining as C reads it, and explain names the drain; ERR is allowed" {
+    local walk='local c = verbs.open("fake0"); local pd = c:alloc_pd(); local cq = c:create_cq(4)
+      local qp = pd:create_qp{ qp_type = "UC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 2, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 } }
+      qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0 }
+      qp:modify{ qp_state = "RTR", path_mtu = "1024", dest_qp_num = 0x2c4, rq_psn = 0, ah_attr = { port_num = 1 } }
+      qp:modify{ qp_state = "RTS", sq_psn = 0 }
+      qp:modify{ qp_state = "SQD" }
+      print(qp:query().sq_draining)
+      local ok, e = pcall(qp.modify, qp, { qp_state = "RTS" })
+      if ok then print("RTS", qp:query().qp_state) else
+        print(e.verb, e.errno, e.context.cur_state, e.context.qp_state, e.context.sq_draining); print(tostring(e)) end
+      qp:modify{ qp_state = "ERR" }
+      print(qp:query().qp_state, qp:query().sq_draining)'
+    FAKEVERBS_SQ_DRAINING=1 run fvsh "$walk"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "1" ]
+    [ "${lines[1]}" = "ibv_modify_qp	22	SQD	RTS	1" ]
+    [ "${lines[3]}" = "  UC QP, SQD->RTS" ]
+    [ "${lines[4]}" = "  why: the QP was still draining its send queue (sq_draining = 1 when the modify failed): until the WRs posted before SQD have completed, rxe refuses every change of the QP but a move to ERR" ]
+    [[ ${lines[5]} == "  fix: wait for the drain to end: the IBV_EVENT_SQ_DRAINED async event (ctx:get_async_event(), when SQD was entered with en_sqd_async_notify = 1), or qp:query() until sq_draining reads 0; then modify again" ]]
+    [ "${lines[6]}" = "ERR	0" ]
+    [ "${#lines[@]}" -eq 7 ]
+    # no drain: SQD->RTS goes through, and sq_draining reads 0
+    run fvsh "$walk"
+    [ "$status" -eq 0 ]
+    [ "$output" = "0
+RTS	RTS
+ERR	0" ]
+}
