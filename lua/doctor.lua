@@ -20,12 +20,32 @@ M.LESSON_MEMLOCK = 32 << 20
 M.LESSON_MTU = 1024
 local CAP_IPC_LOCK = 14
 
-local function sh(cmd)
-  local p = io.popen(cmd .. " 2>/dev/null")
-  if not p then return "" end
+-- A command's output (stderr dropped), and whether it exited 0. io.popen
+-- itself fails rarely (fork or exec: no process slot, no memory); a check
+-- would then take "" for "not installed", so the first such failure is kept
+-- and the report names it (M.unrun_check).
+local unrun
+function M.sh_status(cmd, redirect)
+  local p, err = io.popen(cmd .. " " .. (redirect or "2>/dev/null"))
+  if not p then
+    unrun = unrun or { cmd = cmd, err = tostring(err) }
+    return "", false
+  end
   local s = p:read("a") or ""
-  p:close()
-  return s
+  return s, p:close() == true
+end
+function M.sh(cmd) return (M.sh_status(cmd)) end
+local sh = M.sh
+
+-- The last finding when a command could not be started: the others that
+-- read commands are not to be trusted.
+function M.unrun_check(add)
+  if unrun then
+    add("commands", "fail", ("could not start `%s` (%s), so the findings that read a command's output (rdma, ip,"
+      .. " nft, qemu ...) may be wrong"):format(unrun.cmd, unrun.err),
+      "free processes or memory (io.popen could not fork and exec a shell), then run the doctor again")
+  end
+  unrun = nil
 end
 local function have(cmd) return sh("command -v " .. cmd) ~= "" end
 local function text(v, s) if type(v) == "function" then return v(s) end return v end
@@ -349,6 +369,7 @@ function M.run()
   rp_filter_check(add, netdevs)
   firewall_check(add, info)
   vm_check(add, info)
+  M.unrun_check(add)
   local ok = true
   for _, c in ipairs(checks) do ok = ok and c.status ~= "fail" end
   return { ok = ok, checks = checks }

@@ -10,13 +10,7 @@ local sys = require "verbs.explain_sys"
 
 local M = {}
 
-local function sh(cmd)
-  local p = io.popen(cmd .. " 2>/dev/null")
-  if not p then return "" end
-  local s = p:read("a") or ""
-  p:close()
-  return s
-end
+local function sh(cmd) return require("verbs.doctor").sh(cmd) end
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 -- The kernel release a module file was built for (its vermagic), reading a

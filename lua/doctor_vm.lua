@@ -8,13 +8,8 @@ local socket = require "socket"
 
 local M = {}
 
-local function sh(cmd)
-  local p = io.popen(cmd .. " 2>&1")
-  if not p then return "", false end
-  local s = p:read("a") or ""
-  local ok = p:close()
-  return s, ok == true
-end
+local doctor = require "verbs.doctor"
+local function sh(cmd) return doctor.sh_status(cmd, "2>&1") end
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 
 -- The VM script beside this verbsh (a checkout's scripts/rxe-vm), else
@@ -40,6 +35,7 @@ function M.run(args)
   port = tonumber(port)
   local pkgs = "sudo apt-get install --no-install-recommends qemu-system-x86 busybox-static xz-utils"
   local function result()
+    doctor.unrun_check(add)
     local ok = true
     for _, c in ipairs(checks) do ok = ok and c.status ~= "fail" end
     return { ok = ok, checks = checks }

@@ -606,3 +606,29 @@ LUA
     [ "$status" -eq 0 ]
     [ "$output" = "boolean	true" ]
 }
+
+@test "doctor: a command that cannot be started (io.popen fails: fork, memory) is a fail naming it and popen's error, last, in --doctor and --doctor --vm; the other checks still run" {
+    local fail_on='REAL = io.popen; io.popen = function(c) if c:find(PAT) then return nil, ERR end return REAL(c) end'
+    run "$VERBSH" -e "PAT, ERR = '^command %-v qemu', 'fork: Resource temporarily unavailable'; $fail_on" --doctor
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "${lines[-3]}" = "fail  commands  could not start \`command -v qemu-system-x86_64\` (fork: Resource temporarily unavailable), so the findings that read a command's output (rdma, ip, nft, qemu ...) may be wrong" ]
+    [ "${lines[-2]}" = "      fix: free processes or memory (io.popen could not fork and exec a shell), then run the doctor again" ]
+    [[ $output == *"warn  vm        qemu is missing"* ]]   # what it read: nothing
+    [ "$(grep -c '^fail  commands' <<<"$output")" -eq 1 ]
+    # only the first failure is named (rdma's, the first command -v); each run starts afresh:
+    # with popen mended, the next run (--doctor) has no such line
+    run "$VERBSH" -e "PAT, ERR = '^command %-v ', 'e1'; $fail_on" -e 'local ok, c = doctor(); io.popen = REAL; print(c[#c].name, c[#c].message:match("%b``"))' --doctor
+    echo "$output"
+    [ "$(grep -c '^fail  commands' <<<"$output")" -eq 1 ]
+    [ "$(grep -c '^fail  commands  could not start `command -v rdma` (e1)' <<<"$output")" -eq 1 ]
+    [ "$(grep -c '^verbsh doctor: ' <<<"$output")" -eq 2 ]
+    sed -n '/^commands	`command -v rdma`$/,$p' <<<"$output" | grep -q '^verbsh doctor: '
+    run "$VERBSH" -e "PAT, ERR = '^qemu%-system', 'fork: Cannot allocate memory'; $fail_on" --doctor --vm
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "${lines[-3]}" = "fail  commands  could not start \`qemu-system-x86_64 --version\` (fork: Cannot allocate memory), so the findings that read a command's output (rdma, ip, nft, qemu ...) may be wrong" ]
+    # nothing failed to start: no such line
+    run "$VERBSH" --doctor
+    [[ $output != *"commands"* ]]
+}
