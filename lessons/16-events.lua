@@ -38,10 +38,18 @@ end
 -- Waiting for a completion that takes its time: an RC SEND to a peer QP
 -- that stays in RESET is retried (timeout 14, about 67 ms, retry_cnt 3) and
 -- ends in RETRY_EXC_ERR; nothing in this process hurries it.
+-- (qp_c and qp_dead are the lesson's own, not the student's globals: made
+-- once, for both rounds, and destroyed at teardown, before cq)
+local qp_c, qp_dead
 local function idle(mode)
   local function cpu() local u = verbs.getrusage() return u.ru_utime + u.ru_stime end
-  qp_c = qp_c or K.rc_qp(cq)
-  qp_dead = qp_dead or K.rc_qp(cq)
+  if not qp_c then
+    qp_c, qp_dead = K.rc_qp(cq), K.rc_qp(cq)
+    K.at_teardown(function()
+      pcall(qp_c.destroy, qp_c); pcall(qp_dead.destroy, qp_dead)
+      qp_c, qp_dead = nil, nil
+    end)
+  end
   rc_connect(qp_c, qp_dead, { timeout = 14, retry_cnt = 3 })
   local c0, t0 = cpu(), verbs.now()
   qp_c:post_send{ wr_id = 99, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr_a, offset = 0, length = 8 } } }

@@ -26,7 +26,11 @@ wrong() {
 }
 
 @test "lessons 1-4 (devices, pd-mr, cq, rc-states): each step refuses its wrong answer" { wrong devices pd-mr cq rc-states; }
-@test "lessons 5-8 (rc-send, rdma-write, rdma-read, atomics): each step refuses its wrong answer" { wrong rc-send rdma-write rdma-read atomics; }
+@test "lessons 5-8 (rc-send, rdma-write, rdma-read, atomics): each step refuses its wrong answer" {
+    wrong rc-send rdma-write rdma-read atomics
+    # WRITE_WITH_IMM's step: no immediate at all, then the wrong one (43): each refused
+    [ "$(grep -c '^ok rdma-write step 2: REFUSED$' <<<"$output")" -eq 2 ]
+}
 @test "lessons 9-12 (ud, rc-errors, srq, ud-drops): each step refuses its wrong answer" { wrong ud rc-errors srq ud-drops; }
 @test "lessons 13-14 (pair-lab, rdma-cm; partner processes): each step refuses its wrong answer" { wrong pair-lab rdma-cm; }
 @test "lessons 15-16 (post-send-ex, events): each step refuses its wrong answer" { wrong post-send-ex events; }

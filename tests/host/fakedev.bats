@@ -1403,3 +1403,35 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
 RTS	RTS
 ERR	0" ]
 }
+
+@test "tests/lua/leftovers.lua (the lessons' teardown oracle): names each object no destroy verb ended with 0, in the order made; a clean run passes" {
+    local calls=$BATS_TEST_TMPDIR/calls
+    run fvsh "dofile('$ROOT/tests/lua/leftovers.lua').record('$calls')
+      local c = verbs.open('fake0'); local pd = c:alloc_pd(); local mr = pd:reg_mr(4096, 'LOCAL_WRITE')
+      local mr2 = pd:reg_mr(64, 'LOCAL_WRITE'); local cq = c:create_cq(4); local ch = c:create_comp_channel()
+      mr:dereg(); cq:destroy(); print(pcall(pd.dealloc, pd))"
+    [ "$status" -eq 0 ]
+    [[ $output == "false	dealloc: pd1 is still used by 1 object: mr2 "* ]]
+    run lua5.4 "$ROOT/tests/lua/leftovers.lua" "$calls"
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = 'ctx1 made by open_device("fake0"), never destroyed
+pd1 made by ibv_alloc_pd(ctx1), never destroyed
+mr2 made by ibv_reg_mr(pd1, buf_mr2, 64, IBV_ACCESS_LOCAL_WRITE), never destroyed
+channel1 made by ibv_create_comp_channel(ctx1), never destroyed' ]
+    # a destroy that failed does not count; an id made through an out-parameter counts once its call returned 0
+    printf '%s\t%s\n' 'ibv_alloc_pd(ctx1)' pd1 'ibv_dealloc_pd(pd1)' '16 /* EBUSY */' \
+        'rdma_create_id(cm_channel1, &cm_id1, NULL, RDMA_PS_TCP)' 0 'rdma_create_id(cm_channel1, &cm_id2, NULL, RDMA_PS_TCP)' '-1 /* ENOMEM */' >"$calls"
+    run lua5.4 "$ROOT/tests/lua/leftovers.lua" "$calls"
+    [ "$status" -eq 1 ]
+    [ "$output" = 'pd1 made by ibv_alloc_pd(ctx1), never destroyed
+cm_id1 made by rdma_create_id(cm_channel1, &cm_id1, NULL, RDMA_PS_TCP), never destroyed' ]
+    run fvsh "dofile('$ROOT/tests/lua/leftovers.lua').record('$calls')
+      local c = verbs.open('fake0'); local pd = c:alloc_pd(); local mr = pd:reg_mr(4096, 'LOCAL_WRITE')
+      local cq = c:create_cq(4); local ch = c:create_comp_channel()
+      mr:dereg(); pd:dealloc(); cq:destroy(); ch:destroy(); c:close()"
+    [ "$status" -eq 0 ]
+    run lua5.4 "$ROOT/tests/lua/leftovers.lua" "$calls"
+    [ "$status" -eq 0 ]
+    [ "$output" = "nothing left: every object made in 10 calls was destroyed" ]
+}

@@ -94,6 +94,12 @@ local wrong = {
       qp_b:post_recv{wr_id = 200, sg_list = {}}
       qp_a:post_send{wr_id = 2, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 6}}, rdma = {remote_addr = mr_b.addr + 64, rkey = mr_b.rkey}}
       wcs = cq:wait(1)]], "no completion for qp_b's receive wr_id 200 yet" },
+  -- the immediate data wrong: the receive completes, with 43
+  { "rdma-write", 2, [[
+      mr_a:write(0, "landed")
+      qp_b:post_recv{wr_id = 200, sg_list = {}}
+      qp_a:post_send{wr_id = 2, opcode = "RDMA_WRITE_WITH_IMM", imm_data = 43, send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 6}}, rdma = {remote_addr = mr_b.addr + 64, rkey = mr_b.rkey}}
+      wcs = cq:wait(2)]], "qp_b's WC should be RECV_RDMA_WITH_IMM with imm_data 42, got RECV_RDMA_WITH_IMM" },
   -- lesson 7: rdma-read
   { "rdma-read", 1, [[
       qp_a:post_send{wr_id = 1, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 11}}, rdma = {remote_addr = mr_b.addr, rkey = mr_b.rkey}}
