@@ -394,11 +394,10 @@ static void close_pcap(struct capture *c)
 		 * finds the break flag still set clears it and reads nothing). */
 		char err[PCAP_ERRBUF_SIZE];
 		if (c->store && pcap_setnonblock(c->p, 1, err) == 0) {
-			int rc = pcap_dispatch(c->p, -1, on_frame, (u_char *)c->store);
-			if (rc == PCAP_ERROR_BREAK)
+			int rc, breaks = 0;
+			do
 				rc = pcap_dispatch(c->p, -1, on_frame, (u_char *)c->store);
-			while (rc > 0)
-				rc = pcap_dispatch(c->p, -1, on_frame, (u_char *)c->store);
+			while (rc > 0 || (rc == PCAP_ERROR_BREAK && breaks++ == 0));
 		}
 	}
 	if (c->p) {
