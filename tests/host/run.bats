@@ -32,3 +32,39 @@ load ../helpers
     echo "gone $gone left $left"
     [ $gone = 1 ] && [ $left = 1 ]
 }
+
+@test "tests/run: each guest job runs its device files with its binary (a stand-in bats names them): c under ASan, lua1 and lua2 with ./verbsh, the oracle once with each; VERBSH_TEST_FULL=1 adds the other binary, never a file twice" {
+    [ -x "$ROOT/build/asan/verbsh" ] || skip "no ASan build (make asan): the selection differs without one"
+    mkdir -p "$BATS_TEST_TMPDIR/bin"
+    printf '#!/bin/bash\nfor a; do case $a in --*) ;; *) echo "$VERBSH ${a##*/}" ;; esac; done\n' >"$BATS_TEST_TMPDIR/bin/bats"
+    chmod +x "$BATS_TEST_TMPDIR/bin/bats"
+    picks() { PATH="$BATS_TEST_TMPDIR/bin:$PATH" "$ROOT/tests/run" --in-guest "$@" | grep -v '^#' | sort; }
+    local all lua1 lua2 c
+    all=$(cd "$ROOT/tests/device" && ls *.bats)
+    lua2=$'bench.bats\nexport.bats\nrepl.bats'
+    lua1=$'interop.bats\nlesson_wrong.bats\nlessons.bats\nrecorder.bats'
+    c=$(grep -vxF -e bench.bats -e export.bats -e repl.bats -e interop.bats -e lesson_wrong.bats -e lessons.bats -e recorder.bats <<<"$all")
+    grep -qx oracle.bats <<<"$c"
+    [ "$(wc -l <<<"$c")" -ge 20 ]
+    with() { sed "s|^|$1 |" | sort; }
+    [ "$(picks c build/asan/verbsh)" = "$(with build/asan/verbsh <<<"$c")" ]
+    [ "$(picks lua2 ./verbsh)" = "$(with ./verbsh <<<"$lua2")" ]
+    [ "$(picks lua1 ./verbsh)" = "$(printf '%s\noracle.bats\n' "$lua1" | with ./verbsh)" ]
+    [ -z "$(picks c ./verbsh)" ]              # (the c half's job is ASan's alone)
+    [ -z "$(picks lua1 build/asan/verbsh)" ]
+    # one guest for all (VERBSH_TEST_GUESTS=1): each file once per binary it is for, the oracle with both
+    [ "$(picks)" = "$( { with ./verbsh <<<"$lua1"$'\n'"$lua2"$'\noracle.bats'; with build/asan/verbsh <<<"$c"; } | sort)" ]
+    # the host part: every file with ./verbsh, and under ASan all but host_asan_skip's six
+    local host host_skip
+    host=$(cd "$ROOT/tests/host" && ls *.bats)
+    host_skip=$'lesson.bats\nmutants.bats\noob.bats\npretty.bats\nprogress.bats\nroom.bats'
+    hostpicks() { PATH="$BATS_TEST_TMPDIR/bin:$PATH" "$ROOT/tests/run" --host | grep '\.bats$' | sort; }
+    [ "$(hostpicks)" = "$( { with ./verbsh <<<"$host"; grep -vxF -f <(echo "$host_skip") <<<"$host" | with build/asan/verbsh; } | sort)" ]
+    # every file with every binary, the oracle in c under ASan and in lua1 with ./verbsh only
+    export VERBSH_TEST_FULL=1
+    [ "$(hostpicks)" = "$( { with ./verbsh <<<"$host"; with build/asan/verbsh <<<"$host"; } | sort)" ]
+    [ "$(picks c ./verbsh)" = "$(grep -vx oracle.bats <<<"$c" | with ./verbsh)" ]
+    [ "$(picks lua1 build/asan/verbsh)" = "$(with build/asan/verbsh <<<"$lua1")" ]
+    [ "$(picks lua2 build/asan/verbsh)" = "$(with build/asan/verbsh <<<"$lua2")" ]
+    [ "$(picks)" = "$( { with ./verbsh <<<"$all"; with build/asan/verbsh <<<"$all"; } | sort)" ]
+}
