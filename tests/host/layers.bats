@@ -110,7 +110,7 @@ globals_set() { luac5.4 -p -l -l "$1" | sed -n 's/.*SETTABUP.*_ENV "\([^"]*\)".*
         [10-rc-errors.lua]="mr_w "
         [11-srq.lua]="qp_a1 qp_a2 "
         [15-post-send-ex.lua]="cq mr_a mr_b pd qp_a qp_b "
-        [16-events.lua]="ch cq exchange_round idle_round mr_a mr_b pd qp_a qp_b qp_c qp_dead "
+        [16-events.lua]="ch cq exchange_round idle_round mr_a mr_b pd qp_a qp_b "
     )
     local n=0
     for f in "$ROOT"/lessons/*.lua; do
