@@ -434,3 +434,13 @@ help_first() { "$VERBSH" -e "help '$1'" | head -n 1; }
     [ "${lines[0]}" = "dest_qp_num: key of ibv_qp_attr (id:init_qp_attr, qp:modify, qp:query): integer 0..0xffffff" ]
     [ "${lines[1]}" = "    the peer QP's qp_num, at RTR (RC, UC)" ]
 }
+
+@test "help works the same with the global verbs gone (verbs = nil at the prompt): it falls back on require 'verbs'" {
+    run "$VERBSH" -e 'help("qp_state"); help("ibv_wc_status")'
+    [ "$status" -eq 0 ]
+    local with=$output
+    [[ $with == *"qp_state"* && $with == *"RNR_RETRY_EXC_ERR"* ]]
+    run "$VERBSH" -e 'verbs = nil; help("qp_state"); help("ibv_wc_status")'
+    [ "$status" -eq 0 ]
+    [ "$output" = "$with" ]
+}

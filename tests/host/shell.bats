@@ -259,6 +259,18 @@ completions() {
     [ "${lines[13]}" = "nil" ]
 }
 
+@test "completion: inside a string, an empty word gets the short names alone; a word begun with the enum's prefix gets the long names" {
+    completions '
+      show("qp_a:modify{qp_state = \"", "")
+      show("qp_a:modify{qp_state = \"", "IBV_QPS_")
+      show("qp_a:modify{qp_state = \"", "IBV")'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "RESET INIT RTR RTS SQD SQE ERR UNKNOWN" ]
+    [ "${lines[1]}" = "IBV_QPS_RESET IBV_QPS_INIT IBV_QPS_RTR IBV_QPS_RTS IBV_QPS_SQD IBV_QPS_SQE IBV_QPS_ERR IBV_QPS_UNKNOWN" ]
+    [ "${lines[2]}" = "(none)" ]   # (not the whole prefix yet: neither form starts so)
+}
+
 @test "completion: a string closed before the cursor ends at its closing quote; a bracket or an escaped quote inside it changes nothing" {
     completions '
       show("qp_a:modify{path_mtu = \"1024\", qp_state = \"", "R")

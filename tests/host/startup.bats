@@ -89,6 +89,15 @@ end'
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output == $'verbsh '*$'\tmine\tfunction' ]]
+    # there each module of lua/ has its loader up front, the first of the list as the last
+    MODULES=$(cd "$ROOT/lua" && ls *.lua) LUA_CPATH="$ROOT/?.so" run lua5.4 -e '
+      setmetatable(package.preload, { __index = function() end })
+      require "verbs"
+      for f in os.getenv("MODULES"):gmatch("([%w_]+)%.lua") do print("verbs." .. f, type(rawget(package.preload, "verbs." .. f))) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq "$(ls "$ROOT"/lua/*.lua | wc -l)" ]
+    [ "$(grep -vc '	function$' <<<"$output")" -eq 0 ]
     # verbs opened again in the same state (require after package.loaded.verbs
     # = nil): package.preload keeps its metatable and gets no loader of its own
     LUA_CPATH="$ROOT/?.so" run lua5.4 -e '
