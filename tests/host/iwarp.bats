@@ -91,6 +91,14 @@ $said
     echo "$output"
     [[ $output != *"iWARP"* ]]
     [[ $output == *"why: the device does not support this operation or flag"* ]]
+    # an AH's other errors, and an AH on RoCE, are not iWARP's
+    run x '{verb = "ibv_create_ah", errno = 95, errname = "EOPNOTSUPP", context = {transport = "IB", device = "rxe0"}}'
+    [ "${lines[0]}" = "ibv_create_ah failed: EOPNOTSUPP (errno 95)" ]
+    [ "${lines[1]}" = "  why: the device does not support this operation or flag" ]
+    run x '{verb = "ibv_create_ah", errno = 22, errname = "EINVAL", context = {transport = "IWARP", device = "siw0"}}'
+    [ "${lines[0]}" = "ibv_create_ah failed: EINVAL (errno 22)" ]
+    [[ ${lines[1]} == "  why: the address is incomplete: "* ]]
+    [[ $output != *"(iWARP)"* ]]
 }
 
 @test "iwarp: help \"iwarp\" and verbs.explain(\"iwarp\") give the summary; help \"IWARP\" is still the enum value" {
