@@ -15,13 +15,14 @@ static int l_set_option(lua_State *L)
 	vnoextra(L, 4, "id:set_option(level, optname, value)", NULL);
 	static const char *const levels[] = { "ID", "IB", NULL };
 	static const char *const names[] = { "TOS", "REUSEADDR", "AFONLY", "ACK_TIMEOUT", NULL };
-	int level = lua_isinteger(L, 2) ? (int)lua_tointeger(L, 2) : luaL_checkoption(L, 2, NULL, levels);
+	/* (compared as Lua integers: cut to an int first, 2^32 would be level 0) */
+	lua_Integer level = lua_isinteger(L, 2) ? lua_tointeger(L, 2) : luaL_checkoption(L, 2, NULL, levels);
 	if (level == RDMA_OPTION_IB)
 		return vargerror(L, 2, "level IB has one option, PATH: an array of struct ibv_path_data that an"
 				       " InfiniBand SA query gives; RoCE (rxe) resolves its route by IP (id:resolve_route)");
 	if (level != RDMA_OPTION_ID)
-		return vargerror(L, 2, lua_pushfstring(L, "level %d: \"ID\" (0) or \"IB\" (1) expected", level));
-	int opt = lua_isinteger(L, 3) ? (int)lua_tointeger(L, 3) : luaL_checkoption(L, 3, NULL, names);
+		return vargerror(L, 2, lua_pushfstring(L, "level %I: \"ID\" (0) or \"IB\" (1) expected", level));
+	lua_Integer opt = lua_isinteger(L, 3) ? lua_tointeger(L, 3) : luaL_checkoption(L, 3, NULL, names);
 	uint8_t u8;
 	int i;
 	void *val;
@@ -39,9 +40,9 @@ static int l_set_option(lua_State *L)
 		val = &i, len = sizeof i;
 		break;
 	default:
-		return vargerror(L, 3, lua_pushfstring(L, "optname %d: TOS, REUSEADDR, AFONLY or ACK_TIMEOUT expected", opt));
+		return vargerror(L, 3, lua_pushfstring(L, "optname %I: TOS, REUSEADDR, AFONLY or ACK_TIMEOUT expected", opt));
 	}
-	if (rdma_set_option(n->h, level, opt, val, len)) {
+	if (rdma_set_option(n->h, (int)level, (int)opt, val, len)) {
 		int err = errno;
 		lua_createtable(L, 0, 2);
 		lua_pushstring(L, names[opt]);

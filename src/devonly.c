@@ -12,6 +12,8 @@
  * Nothing here is simulated: on hardware that has the feature the verb
  * runs and its answer is returned. */
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +85,24 @@ static lua_Integer int_arg(lua_State *L, int i, const char *what, lua_Integer df
 		vtypeerror(L, i, what);
 	return lua_tointeger(L, i);
 }
+/* An argument C takes as an integer type of range lo..hi: a value outside is
+ * an error naming it (what up to " (") and the range, never cut to fit
+ * (65536 as a uint16_t cq_count would reach the provider as 0). */
+static lua_Integer ranged_arg(lua_State *L, int i, const char *what, lua_Integer dflt, lua_Integer lo, lua_Integer hi)
+{
+	lua_Integer v = int_arg(L, i, what, dflt);
+	if (v < lo || v > hi) {
+		const char *cut = strstr(what, " (");
+		lua_pushlstring(L, what, cut ? (size_t)(cut - what) : strlen(what));
+		vargerror(L, i, lua_pushfstring(L, "%s: %I is out of range (%I..%I)", lua_tostring(L, -1), v, lo, hi));
+	}
+	return v;
+}
+#define U8_ARG(L, i, what, d) ((uint8_t)ranged_arg(L, i, what, d, 0, UINT8_MAX))
+#define U16_ARG(L, i, what, d) ((uint16_t)ranged_arg(L, i, what, d, 0, UINT16_MAX))
+#define U32_ARG(L, i, what, d) ((uint32_t)ranged_arg(L, i, what, d, 0, UINT32_MAX))
+#define U64_ARG(L, i, what, d) ((uint64_t)ranged_arg(L, i, what, d, 0, LUA_MAXINTEGER))   /* (a size, an offset) */
+#define INT_ARG(L, i, what, d) ((int)ranged_arg(L, i, what, d, INT_MIN, INT_MAX))
 static void *devobj_arg(lua_State *L, int i, const struct dkind *k);
 #define MADE(p, k) (c->made = (p), c->kind = (k), c->made ? 0 : (errno ? errno : EOPNOTSUPP))
 #define RET(r) ((r) == 0 ? 0 : (r) > 0 ? (r) : (errno ? errno : EOPNOTSUPP))
@@ -96,13 +116,13 @@ static int c_open_xrcd(struct dcall *c)
 static int c_open_qp(struct dcall *c)
 {
 	struct ibv_qp_open_attr a = { .comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE,
-				      .qp_num = (uint32_t)int_arg(c->L, 2, "qp_num (integer)", 0),
+				      .qp_num = U32_ARG(c->L, 2, "qp_num (integer)", 0),
 				      .xrcd = devobj_arg(c->L, 3, &k_xrcd), .qp_type = IBV_QPT_XRC_RECV };
 	return MADE(ibv_open_qp(c->self, &a), &k_xrc_qp);
 }
 static int c_alloc_dm(struct dcall *c)
 {
-	struct ibv_alloc_dm_attr a = { .length = (size_t)int_arg(c->L, 2, "length (integer)", 4096) };
+	struct ibv_alloc_dm_attr a = { .length = (size_t)U64_ARG(c->L, 2, "length (integer)", 4096) };
 	return MADE(ibv_alloc_dm(c->self, &a), &k_dm);
 }
 static int c_alloc_td(struct dcall *c)
@@ -123,7 +143,7 @@ static int c_create_counters(struct dcall *c)
 }
 static int c_create_wq(struct dcall *c)
 {
-	struct ibv_wq_init_attr a = { .wq_type = IBV_WQT_RQ, .max_wr = (uint32_t)int_arg(c->L, 4, "max_wr (integer)", 16),
+	struct ibv_wq_init_attr a = { .wq_type = IBV_WQT_RQ, .max_wr = U32_ARG(c->L, 4, "max_wr (integer)", 16),
 				      .max_sge = 1, .pd = vobj_check(c->L, 2, &vc_pd)->h,
 				      .cq = vobj_check(c->L, 3, &vc_cq)->h };
 	return MADE(ibv_create_wq(c->self, &a), &k_wq);
@@ -142,11 +162,11 @@ static int c_create_flow_action_esp(struct dcall *c)
 }
 static int c_import_pd(struct dcall *c)
 {
-	return MADE(ibv_import_pd(c->self, (uint32_t)int_arg(c->L, 2, "pd_handle (integer)", 0)), &k_ipd);
+	return MADE(ibv_import_pd(c->self, U32_ARG(c->L, 2, "pd_handle (integer)", 0)), &k_ipd);
 }
 static int c_import_dm(struct dcall *c)
 {
-	return MADE(ibv_import_dm(c->self, (uint32_t)int_arg(c->L, 2, "dm_handle (integer)", 0)), &k_idm);
+	return MADE(ibv_import_dm(c->self, U32_ARG(c->L, 2, "dm_handle (integer)", 0)), &k_idm);
 }
 static int c_query_rt_values_ex(struct dcall *c)
 {
@@ -166,10 +186,10 @@ static int c_query_rt_values_ex(struct dcall *c)
 static int c_reg_dmabuf_mr(struct dcall *c)
 {
 	lua_State *L = c->L;
-	int fd = (int)int_arg(L, 2, "fd (integer)", -1);
-	uint64_t offset = (uint64_t)int_arg(L, 3, "offset (integer)", 0);
-	size_t length = (size_t)int_arg(L, 4, "length (integer)", 4096);
-	uint64_t iova = (uint64_t)int_arg(L, 5, "iova (integer)", 0);
+	int fd = INT_ARG(L, 2, "fd (integer)", -1);
+	uint64_t offset = U64_ARG(L, 3, "offset (integer)", 0);
+	size_t length = (size_t)U64_ARG(L, 4, "length (integer)", 4096);
+	uint64_t iova = U64_ARG(L, 5, "iova (integer)", 0);
 	int64_t access = IBV_ACCESS_LOCAL_WRITE;
 	const char *e;
 	if (!lua_isnoneornil(L, 6) && (e = venum_read(L, 6, &ve_access, &access)))
@@ -186,18 +206,18 @@ static int c_advise_mr(struct dcall *c)
 }
 static int c_import_mr(struct dcall *c)
 {
-	return MADE(ibv_import_mr(c->self, (uint32_t)int_arg(c->L, 2, "mr_handle (integer)", 0)), &k_imr);
+	return MADE(ibv_import_mr(c->self, U32_ARG(c->L, 2, "mr_handle (integer)", 0)), &k_imr);
 }
 /* qp rows */
 static int c_create_flow(struct dcall *c)
 {
 	struct ibv_flow_attr a = { .type = IBV_FLOW_ATTR_NORMAL, .size = sizeof a, .num_of_specs = 0,
-				   .port = (uint8_t)int_arg(c->L, 2, "port (integer)", 1) };
+				   .port = U8_ARG(c->L, 2, "port (integer)", 1) };
 	return MADE(ibv_create_flow(c->self, &a), &k_flow);
 }
 static int c_modify_rate_limit(struct dcall *c)
 {
-	struct ibv_qp_rate_limit_attr a = { .rate_limit = (uint32_t)int_arg(c->L, 2, "rate_limit (integer, kbps)", 0) };
+	struct ibv_qp_rate_limit_attr a = { .rate_limit = U32_ARG(c->L, 2, "rate_limit (integer, kbps)", 0) };
 	return RET(ibv_modify_qp_rate_limit(c->self, &a));
 }
 static int c_query_ece(struct dcall *c)
@@ -218,16 +238,16 @@ static int c_query_ece(struct dcall *c)
 }
 static int c_set_ece(struct dcall *c)
 {
-	struct ibv_ece e = { .vendor_id = (uint32_t)int_arg(c->L, 2, "vendor_id (integer)", 0),
-			     .options = (uint32_t)int_arg(c->L, 3, "options (integer)", 0) };
+	struct ibv_ece e = { .vendor_id = U32_ARG(c->L, 2, "vendor_id (integer)", 0),
+			     .options = U32_ARG(c->L, 3, "options (integer)", 0) };
 	return RET(ibv_set_ece(c->self, &e));
 }
 /* cq rows */
 static int c_modify_cq(struct dcall *c)
 {
 	struct ibv_modify_cq_attr a = { .attr_mask = IBV_CQ_ATTR_MODERATE,
-		.moderate = { .cq_count = (uint16_t)int_arg(c->L, 2, "cq_count (integer)", 1),
-			      .cq_period = (uint16_t)int_arg(c->L, 3, "cq_period (integer, microseconds)", 0) } };
+		.moderate = { .cq_count = U16_ARG(c->L, 2, "cq_count (integer)", 1),
+			      .cq_period = U16_ARG(c->L, 3, "cq_period (integer, microseconds)", 0) } };
 	return RET(ibv_modify_cq(c->self, &a));
 }
 /* srq rows */
@@ -252,14 +272,14 @@ static int c_post_srq_ops(struct dcall *c)
 static int c_memcpy_to_dm(struct dcall *c)
 {
 	size_t len;
-	uint64_t off = (uint64_t)int_arg(c->L, 2, "offset (integer)", 0);
+	uint64_t off = U64_ARG(c->L, 2, "offset (integer)", 0);
 	const char *s = luaL_checklstring(c->L, 3, &len);
 	return RET(ibv_memcpy_to_dm(c->self, off, s, len));
 }
 static int c_memcpy_from_dm(struct dcall *c)
 {
-	uint64_t off = (uint64_t)int_arg(c->L, 2, "offset (integer)", 0);
-	size_t len = (size_t)int_arg(c->L, 3, "length (integer)", 0);
+	uint64_t off = U64_ARG(c->L, 2, "offset (integer)", 0);
+	size_t len = (size_t)U64_ARG(c->L, 3, "length (integer)", 0);
 	luaL_Buffer b;
 	char *p = luaL_buffinitsize(c->L, &b, len);
 	int r = ibv_memcpy_from_dm(p, c->self, off, len);
@@ -272,15 +292,13 @@ static int c_memcpy_from_dm(struct dcall *c)
 static int c_reg_dm_mr(struct dcall *c)
 {
 	struct ibv_pd *pd = vobj_check(c->L, 2, &vc_pd)->h;
-	size_t len = (size_t)int_arg(c->L, 3, "length (integer)", 0);
+	size_t len = (size_t)U64_ARG(c->L, 3, "length (integer)", 0);
 	return MADE(ibv_reg_dm_mr(pd, c->self, 0, len, IBV_ACCESS_ZERO_BASED | IBV_ACCESS_LOCAL_WRITE), &k_mr);
 }
 static int c_read_counters(struct dcall *c)
 {
 	uint64_t v[8] = { 0 };
-	int n = (int)int_arg(c->L, 2, "ncounters (integer, 1..8)", 1);
-	if (n < 1 || n > 8)
-		vargerror(c->L, 2, "ncounters: 1..8");
+	int n = (int)ranged_arg(c->L, 2, "ncounters (integer, 1..8)", 1, 1, 8);
 	int r = ibv_read_counters(c->self, v, (uint32_t)n, IBV_READ_COUNTERS_ATTR_PREFER_CACHED);
 	if (r)
 		return RET(r);
@@ -327,7 +345,7 @@ static int import_device(lua_State *L)
 	if (cn && cn->h)
 		fd = dup(((struct ibv_context *)cn->h)->cmd_fd);
 	else
-		fd = (int)int_arg(L, 1, "fd (integer) or a verbs context", -1);
+		fd = INT_ARG(L, 1, "fd (integer) or a verbs context", -1);
 	errno = 0;
 	struct ibv_context *ctx = ibv_import_device(fd);
 	int err = errno;

@@ -491,6 +491,15 @@ static int f_modify_qp_rate_limit(struct ibv_qp *qp, struct ibv_qp_rate_limit_at
 	return 0;
 }
 
+/* a CQ's moderation: printed, as handed */
+static int f_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *a)
+{
+	(void)cq;
+	fprintf(stderr, "fakeverbs: modify_cq attr_mask 0x%x cq_count %u cq_period %u\n", a->attr_mask,
+		a->moderate.cq_count, a->moderate.cq_period);
+	return 0;
+}
+
 static struct ibv_mr *f_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t off, size_t len, unsigned int access);
 static int f_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *a);
 static void queue_env_events(struct ibv_context *c);
@@ -522,6 +531,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *d)
 	v->open_qp = f_open_qp;
 	v->get_srq_num = f_get_srq_num;
 	v->modify_qp_rate_limit = f_modify_qp_rate_limit;
+	v->modify_cq = f_modify_cq;
 	v->reg_dm_mr = f_reg_dm_mr;
 	v->modify_wq = f_modify_wq;
 	v->sz = sizeof *v;

@@ -84,14 +84,16 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
       print(k.kind, table.concat(k:read_counters(), " "))
       print(table.concat(k:read_counters(3), " "))
       print(#k:read_counters(8), k:read_counters(8)[8])
-      for _, n in ipairs { 0, 9 } do print(n, select(2, pcall(k.read_counters, k, n))) end'
+      for _, n in ipairs { 0, 9, (1 << 32) + 1 } do print(n, select(2, pcall(k.read_counters, k, n))) end'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "counters	1007" ]
     [ "${lines[1]}" = "1007 2007 3007" ]
     [ "${lines[2]}" = "8	8007" ]
-    [[ ${lines[3]} == "0	"*"ncounters: 1..8"* ]]
-    [[ ${lines[4]} == "9	"*"ncounters: 1..8"* ]]
+    [ "${lines[3]}" = "0	bad argument #1 to 'read_counters' (ncounters: 0 is out of range (1..8))" ]
+    [ "${lines[4]}" = "9	bad argument #1 to 'read_counters' (ncounters: 9 is out of range (1..8))" ]
+    # (not cut to an int first: 2^32 + 1 would be 1)
+    [ "${lines[5]}" = "4294967297	bad argument #1 to 'read_counters' (ncounters: 4294967297 is out of range (1..8))" ]
 }
 
 @test "fake device: dm:memcpy_from_dm returns the device memory's bytes at an offset, with what memcpy_to_dm wrote" {
@@ -1434,4 +1436,52 @@ cm_id1 made by rdma_create_id(cm_channel1, &cm_id1, NULL, RDMA_PS_TCP), never de
     run lua5.4 "$ROOT/tests/lua/leftovers.lua" "$calls"
     [ "$status" -eq 0 ]
     [ "$output" = "nothing left: every object made in 10 calls was destroyed" ]
+}
+
+@test "fake device: the arguments C takes as a narrow integer (cq:modify's uint16_t cq_count and cq_period, create_flow's uint8_t port, a uint32_t rate limit or handle, a size) pass at their maximum and fail one past it, or below 0, naming the argument and its range: never cut to fit" {
+    run fvsh '
+      local c = verbs.open("fake0"); local pd = c:alloc_pd(); local cq = c:create_cq(4)
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }
+      local function try(f, ...) local ok, e = pcall(f, ...) print(ok and "passed" or e) io.stdout:flush() end
+      try(cq.modify, cq, 65535, 65535)
+      try(cq.modify, cq, 65536, 0)
+      try(cq.modify, cq, 1, 65536)
+      try(cq.modify, cq, -1)
+      try(qp.create_flow, qp, 255)
+      try(qp.create_flow, qp, 256)
+      try(qp.modify_rate_limit, qp, 0xffffffff)
+      try(qp.modify_rate_limit, qp, 0x100000000)
+      try(c.import_pd, c, 0x100000000)
+      local dm = c:alloc_dm(64)
+      try(dm.memcpy_from_dm, dm, 0, -1)
+      try(dm.memcpy_from_dm, dm, -1, 8)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # (the flow's destroy, at exit, left out)
+    [ "$(grep -v '^fakeverbs: destroy_flow ' <<<"$output")" = "fakeverbs: modify_cq attr_mask 0x1 cq_count 65535 cq_period 65535
+passed
+bad argument #1 to 'modify' (cq_count: 65536 is out of range (0..65535))
+bad argument #2 to 'modify' (cq_period: 65536 is out of range (0..65535))
+bad argument #1 to 'modify' (cq_count: -1 is out of range (0..65535))
+fakeverbs: create_flow qp 273 port 255 type 0 num_of_specs 0
+passed
+bad argument #1 to 'create_flow' (port: 256 is out of range (0..255))
+fakeverbs: modify_qp_rate_limit qp 273 rate_limit 4294967295
+passed
+bad argument #1 to 'modify_rate_limit' (rate_limit: 4294967296 is out of range (0..4294967295))
+bad argument #1 to 'import_pd' (pd_handle: 4294967296 is out of range (0..4294967295))
+bad argument #2 to 'memcpy_from_dm' (length: -1 is out of range (0..9223372036854775807))
+bad argument #1 to 'memcpy_from_dm' (offset: -1 is out of range (0..9223372036854775807))" ]
+}
+
+@test "fake librdmacm: id:set_option's level and optname given as integers are checked whole: 2^32 is not level 0 (ID), 2^32 + 1 not optname 1; 2 and 4, the first past each list, refused too" {
+    run fcmsh 'local ch = verbs.create_event_channel(); local id = ch:create_id("TCP")
+      for _, a in ipairs{ { 1 << 32, "TOS", 0 }, { 0, (1 << 32) + 1, 0 }, { 2, "TOS", 0 }, { "ID", 4, 0 } } do
+        print(select(2, pcall(id.set_option, id, a[1], a[2], a[3]))) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "bad argument #1 to 'set_option' (level 4294967296: \"ID\" (0) or \"IB\" (1) expected)
+bad argument #2 to 'set_option' (optname 4294967297: TOS, REUSEADDR, AFONLY or ACK_TIMEOUT expected)
+bad argument #1 to 'set_option' (level 2: \"ID\" (0) or \"IB\" (1) expected)
+bad argument #2 to 'set_option' (optname 4: TOS, REUSEADDR, AFONLY or ACK_TIMEOUT expected)" ]
 }
