@@ -223,6 +223,20 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     compiles
 }
 
+@test "export by hand: mr:fill is a memset of the MR's bytes: the byte, from the offset given (else 0), as many as given (else to the MR's end)" {
+    export_main '
+      local pd = S.object("pd", true)
+      local mr = S.object("mr", false, { addr = 0x3000, length = 96, lkey = 0x55, rkey = 0x66 })
+      S.call(pd, "reg_mr", { 96, "LOCAL_WRITE" }, { mr })
+      S.call(mr, "fill", { 0x5a, 8, 16 }, {})
+      S.call(mr, "fill", { 0x41, 40 }, {})
+      S.call(mr, "fill", { 7 }, {})'
+    has_line 'memset((char *)mr1->addr + 8, 90, 16);'
+    has_line 'memset((char *)mr1->addr + 40, 65, 56);'
+    has_line 'memset((char *)mr1->addr + 0, 7, 96);'
+    compiles
+}
+
 @test "export by hand: verbs.open is open_device of the device it opened (its name as recorded), else of the name asked for, else rxe0; a failed open is a comment" {
     export_main '
       local c1 = S.object("context", false, { name = "siw0" })

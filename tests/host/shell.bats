@@ -164,6 +164,18 @@ completions() {
     [ "${lines[0]}" = "rxe9" ]
 }
 
+@test "before a mode, arg is lua.c's for a run without a script: arg[0] the program, arg[1..] every word after it (the mode and its own words too)" {
+    local m
+    for m in "--lesson 3" "--doctor --json" "--progress" "--room --class 239.1.1.1:5000" "--room-plan 2 --class 239.1.1.1:5000"; do
+        # shellcheck disable=SC2086
+        run "$VERBSH" -e 'print(arg[0], #arg, arg[1], arg[3], arg[#arg]) os.exit(0)' $m
+        echo "$m: $output"
+        [ "$status" -eq 0 ]
+        set -- $m
+        [ "$output" = "$VERBSH	$((2 + $#))	-e	$1	${!#}" ]
+    done
+}
+
 @test "-d DEV sets VERBSH_DEVICE for verbs.open()" {
     run "$VERBSH" -d rxe7 -e 'print(os.getenv("VERBSH_DEVICE"))'
     [ "$status" -eq 0 ]
