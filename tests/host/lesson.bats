@@ -141,6 +141,21 @@ lua_run() { VERBSH_LESSONS=$FAKE "$VERBSH" -e "$1"; }
     [[ $output == *"commands after stop:	nil	nil"* ]]
 }
 
+@test "commands after the last step: show says the lesson is complete (no step to show), and so does each call" {
+    run lua_run '
+      lesson "devices"
+      skip(); skip()
+      print("--")
+      show(); print(pcall(show))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"Lesson devices complete (2 steps)"* ]]
+    [ "$(sed -n '/^--$/,$p' <<<"$output")" = "--
+Lesson devices is complete.
+Lesson devices is complete.
+true" ]
+}
+
 @test "auto mode: a passing lesson returns 0 and prints the transcript" {
     run lua_run 'os.exit(require("verbs.lesson").main{"devices", "--auto"})'
     [ "$status" -eq 0 ]
