@@ -125,6 +125,10 @@ load ../helpers
     [ "$status" -eq 1 ] && [ "$output" = "" ]
     run eqv by_line "mkdir(dir) " at118                         # another change of that line
     [ "$status" -eq 1 ]
+    # a swap of two lines is written with a backslash-n and -t, which match as written
+    printf 'src/c.c\t%s\t%s\ttwo stores swapped\n' 'a = 0;\n\tb = 0;' 'b = 0;\n\ta = 0;' >"$d/fields"
+    printf '# fields at src/c.c:9\n' >"$d/at9"
+    [ "$(MUTATE_EQUIV=$d/fields "$ROOT/tests/mutate-random" --equivalent src/c.c 'a = 0;\n\tb = 0;' 'b = 0;\n\ta = 0;' "$d/at9")" = "two stores swapped" ]
 }
 
 # A made-up run: each "verbsh" prints "bad" on its calls listed in its file
