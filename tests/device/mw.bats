@@ -54,6 +54,8 @@ setup() { require_device; }
       try(ud.post_send, ud, { opcode = "BIND_MW", bind_mw = { mw = mw, rkey = 1, bind_info = { mr = mr } } })
       try(verbs.send_wr, { opcode = "BIND_MW", bind_mw = { mw = mw, rkey = 1, bind_info = { mr = mr } } })
       try(function() mw.rkey = -1 end)
+      try(function() mw.rkey = 0x100000000 end)
+      local k = mw.rkey; mw.rkey = 0xffffffff; print(("0x%x"):format(mw.rkey)); mw.rkey = k
       try(function() mw.handle = 1 end)
       try(pd.dealloc, pd)
       mw:dealloc()
@@ -69,9 +71,11 @@ setup() { require_device; }
     [[ ${lines[6]} == *"opcode BIND_MW on a UD QP: windows are bound through an RC or UC QP"* ]]
     [[ ${lines[7]} == *"verbs.send_wr does not prepare BIND_MW"* ]]
     [[ ${lines[8]} == "mw.rkey: a 32-bit rkey expected, got -1" ]]
-    [ "${lines[9]}" = "mw has no settable field 'handle'" ]
-    [[ ${lines[10]} == "dealloc: pd1 is still used by 5 objects: "*"mw1 (mw TYPE_2 rkey 0x"*"mw2 (mw TYPE_1"* ]]
-    [ "${lines[11]}" = "mw is destroyed" ]
+    [[ ${lines[9]} == "mw.rkey: a 32-bit rkey expected, got 4294967296" ]]
+    [ "${lines[10]}" = "0xffffffff" ]   # (the largest: set as C would, and put back)
+    [ "${lines[11]}" = "mw has no settable field 'handle'" ]
+    [[ ${lines[12]} == "dealloc: pd1 is still used by 5 objects: "*"mw1 (mw TYPE_2 rkey 0x"*"mw2 (mw TYPE_1"* ]]
+    [ "${lines[13]}" = "mw is destroyed" ]
 }
 
 @test "memory windows: an extended CQ reads the invalidated rkey (read_invalidated_rkey, and cq:iter's WC)" {

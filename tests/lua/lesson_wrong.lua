@@ -548,6 +548,12 @@ local wrong = {
       qr:modify{qp_state = "RTS", timeout = 14, retry_cnt = 7, rnr_retry = 7, sq_psn = 0, max_rd_atomic = 1}
       qw:modify{qp_state = "RTS", timeout = 14, retry_cnt = 7, rnr_retry = 7, sq_psn = 0, max_rd_atomic = 1}]],
     "err_w should hold ibv_modify_qp's EINVAL for qw's RTS" },
+  -- qw's refusal caught, but qr left in RTR
+  { "iwarp", 6, [[
+      guess_oob = "iWARP"
+      qr, qw = rtr_qp(roce), rtr_qp(iwarp)
+      ok_w, err_w = pcall(qw.modify, qw, {qp_state = "RTS", timeout = 14, retry_cnt = 7, rnr_retry = 7, sq_psn = 0, max_rd_atomic = 1})]],
+    "qr should be rtr_qp(roce), then in RTS" },
   -- the two devices swapped
   { "iwarp", 7, [[dr = W.ctx:query_device(); dw = R.ctx:query_device()]], "dw is not the iWARP device's: dw = W.ctx:query_device()" },
   -- lesson 22's wire steps
