@@ -354,7 +354,9 @@ function M.modify(e)
         ("remove %s; allowed here besides the required ones: %s"):format(table.concat(keys, ", "),
           next(opt) and labels(opt) or "nothing"))
   end
-  if from == "SQD" and to ~= "ERR" and ctx.sq_draining ~= nil and ctx.sq_draining ~= 0 then
+  -- (rxe lets a draining QP go to ERR alone)
+  local leaves_sqd = from == "SQD" and to ~= "ERR"
+  if leaves_sqd and ctx.sq_draining ~= nil and ctx.sq_draining ~= 0 then
     add(("the QP was still draining its send queue (sq_draining = %s when the modify failed): until the WRs"
           .. " posted before SQD have completed, rxe refuses every change of the QP but a move to ERR"):format(
           tostring(ctx.sq_draining)),
@@ -374,7 +376,7 @@ function M.modify(e)
     add(("the transition and the mask are legal for %s %s->%s (required: %s), so a value was refused")
         :format(qp_type, from, to, next(req) and labels(req) or "none"), M.RXE_ALSO)
   end
-  if from == "SQD" and to ~= "ERR" and ctx.sq_draining == 0 then
+  if leaves_sqd and ctx.sq_draining == 0 then
     notes[#notes + 1] = { why = "leaving SQD is refused too while the send queue still drains; sq_draining read 0"
         .. " just after the failure, so a drain may have ended in between", fix = "try the modify again", note = true }
   end
