@@ -131,3 +131,36 @@ cm_pair() {
     [ "${lines[0]}" = "false	rdma_resolve_addr	EADDRINUSE	$RXE_ADDR:7611	$RXE_ADDR:7612" ]
     [ "${lines[1]}" = "false	rdma_resolve_addr	EINVAL	nil	$RXE_ADDR:7614" ]
 }
+
+@test "rdma_cm: a QP made through an id (create_qp, create_ep) keeps each of its two CQs where it was given: the recv CQ cannot be destroyed under it, then can" {
+    run vsh '
+      local ch, a = verbs.create_event_channel(), os.getenv("RXE_ADDR")
+      local cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 }
+      local function check(how, id, qp, scq, rcq)
+        print(how, qp.send_cq == scq, qp.recv_cq == rcq, qp.send_cq == rcq, qp.recv_cq == scq, scq.cqe, rcq.cqe)
+        print(select(2, pcall(rcq.destroy, rcq)))
+        print(select(2, pcall(scq.destroy, scq)))
+        id:destroy_qp()
+        print(pcall(rcq.destroy, rcq)); print(pcall(scq.destroy, scq))
+      end
+      local id = ch:create_id("TCP"); id:bind_addr(a .. ":7621")
+      local pd = id.verbs:alloc_pd()
+      local scq, rcq = id.verbs:create_cq(3), id.verbs:create_cq(15)
+      check("create_qp", id, id:create_qp(pd, { qp_type = "RC", send_cq = scq, recv_cq = rcq, cap = cap }), scq, rcq)
+      local scq2, rcq2 = id.verbs:create_cq(7), id.verbs:create_cq(1)
+      local ep = verbs.create_ep(verbs.getaddrinfo(a, "7622", { ai_port_space = "TCP" }), pd,
+        { qp_type = "RC", send_cq = scq2, recv_cq = rcq2, cap = cap })
+      check("create_ep", ep, ep.qp, scq2, rcq2)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "create_qp	true	true	false	false	3	15" ]
+    [[ ${lines[1]} == "destroy: cq2 is still used by 1 object: qp1 (qp RC 0x"+([0-9a-f])" INIT); destroy it first" ]]
+    [[ ${lines[2]} == "destroy: cq1 is still used by 1 object: qp1 (qp RC 0x"+([0-9a-f])" INIT); destroy it first" ]]
+    [ "${lines[3]}" = "true" ]
+    [ "${lines[4]}" = "true" ]
+    [ "${lines[5]}" = "create_ep	true	true	false	false	7	1" ]
+    [[ ${lines[6]} == "destroy: cq4 is still used by 1 object: qp2 (qp RC 0x"+([0-9a-f])" INIT); destroy it first" ]]
+    [[ ${lines[7]} == "destroy: cq3 is still used by 1 object: qp2 (qp RC 0x"+([0-9a-f])" INIT); destroy it first" ]]
+    [ "${lines[8]}" = "true" ]
+    [ "${lines[9]}" = "true" ]
+}
