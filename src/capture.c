@@ -496,11 +496,9 @@ static int l_capture(lua_State *L)
 	pcap_set_timeout(p, 10);
 	int rc = pcap_activate(p);
 	if (rc < 0) {
-		const char *why = pcap_geterr(p);
-		char msg[PCAP_ERRBUF_SIZE + 64];
-		snprintf(msg, sizeof msg, "%s", rc == PCAP_ERROR_PERM_DENIED ?
-			"permission denied (capturing needs root or CAP_NET_RAW)" : why);
-		return luaL_error(L, "capture: pcap_activate(%s): %s", netdev, msg);
+		/* pcap_geterr's text lives in the handle, which the capture's __gc closes */
+		return luaL_error(L, "capture: pcap_activate(%s): %s", netdev, rc == PCAP_ERROR_PERM_DENIED ?
+				  "permission denied (capturing needs root or CAP_NET_RAW)" : pcap_geterr(p));
 	}
 	struct bpf_program prog;
 	if (pcap_compile(p, &prog, c->filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
