@@ -11,6 +11,8 @@
  * (an id without a QP; the addrinfo's ai_flags are the hints'). What verbsh
  * hands down is printed to stderr as "fakerdmacm: ...".
  *
+ * FAKERDMACM_AI_CHAIN=n makes rdma_getaddrinfo return n entries linked by
+ * ai_next, entry k with its own lengths and source 192.0.2.k:7000+k.
  * FAKERDMACM_ROUTE_ERRNO=n makes rdma_resolve_route fail with errno n;
  * FAKERDMACM_ECE_ERRNO=n makes rdma_set_local_ece fail with errno n. */
 #define _GNU_SOURCE
@@ -154,18 +156,48 @@ int rdma_getaddrinfo(const char *node, const char *service, const struct rdma_ad
 		     struct rdma_addrinfo **res)
 {
 	fprintf(stderr, "fakerdmacm: getaddrinfo %s %s\n", node ? node : "NULL", service ? service : "NULL");
-	*res = calloc(1, sizeof **res);
-	if (!*res)
-		return -1;
-	(*res)->ai_flags = hints ? hints->ai_flags : 0;
-	(*res)->ai_port_space = RDMA_PS_TCP;
-	(*res)->ai_qp_type = IBV_QPT_RC;
+	const char *chain = getenv("FAKERDMACM_AI_CHAIN");
+	int n = chain ? atoi(chain) : 1;
+	struct rdma_addrinfo **at = res;
+	*res = NULL;
+	for (int k = 1; k <= n; k++, at = &(*at)->ai_next) {
+		*at = calloc(1, sizeof **at);
+		if (!*at)
+			return -1;
+		(*at)->ai_flags = hints ? hints->ai_flags : 0;
+		(*at)->ai_port_space = RDMA_PS_TCP;
+		(*at)->ai_qp_type = IBV_QPT_RC;
+		if (!chain)
+			break;
+		/* entry k of a chain: UD/UDP at even k, and lengths that tell the fields apart */
+		if (k % 2 == 0) {
+			(*at)->ai_port_space = RDMA_PS_UDP;
+			(*at)->ai_qp_type = IBV_QPT_UD;
+		}
+		(*at)->ai_dst_len = 20 + k;
+		(*at)->ai_route_len = 40 + k;
+		(*at)->ai_connect_len = 60 + k;
+		struct sockaddr_in *sin = calloc(1, sizeof *sin);
+		if (!sin)
+			return -1;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(7000 + k);
+		sin->sin_addr.s_addr = htonl(0xc0000200 + k);   /* 192.0.2.k */
+		(*at)->ai_src_addr = (struct sockaddr *)sin;
+		(*at)->ai_src_len = sizeof *sin;
+		(*at)->ai_family = AF_INET;
+	}
 	return 0;
 }
 void rdma_freeaddrinfo(struct rdma_addrinfo *res)
 {
 	fprintf(stderr, "fakerdmacm: freeaddrinfo\n");
-	free(res);
+	while (res) {
+		struct rdma_addrinfo *next = res->ai_next;
+		free(res->ai_src_addr);
+		free(res);
+		res = next;
+	}
 }
 int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
 {

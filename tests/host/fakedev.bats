@@ -1157,6 +1157,34 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${#lines[@]}" -eq 5 ]
 }
 
+@test "fake librdmacm: a getaddrinfo of several results gives each entry's own fields through ai_next, in order; the chain is read 16 links deep at most" {
+    export FAKERDMACM_AI_CHAIN=3
+    run fcmsh '
+      local t, k = verbs.getaddrinfo("192.0.2.1", "7471", { ai_flags = "PASSIVE" }), 1
+      while t do
+        print(k, t.ai_port_space, t.ai_qp_type, t.ai_family, t.ai_src_len, t.ai_dst_len, t.ai_route_len,
+          t.ai_connect_len, t.ai_src_addr, t.ai_dst_addr, #t.ai_flags, t.ai_flags[1])
+        t, k = t.ai_next, k + 1
+      end' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[1]}" = $'1\tTCP\tRC\tINET\t16\t21\t41\t61\t192.0.2.1:7001\tnil\t1\tPASSIVE' ]
+    [ "${lines[2]}" = $'2\tUDP\tUD\tINET\t16\t22\t42\t62\t192.0.2.2:7002\tnil\t1\tPASSIVE' ]
+    [ "${lines[3]}" = $'3\tTCP\tRC\tINET\t16\t23\t43\t63\t192.0.2.3:7003\tnil\t1\tPASSIVE' ]
+    [ "${lines[4]}" = "fakerdmacm: freeaddrinfo" ]
+    [ "${#lines[@]}" -eq 5 ]
+    # 17 entries are read whole; of 18, the 18th is left out (a guard against a chain that loops)
+    local n
+    for n in 17 18; do
+        FAKERDMACM_AI_CHAIN=$n run fcmsh '
+          local t, k, last = verbs.getaddrinfo("192.0.2.1", "7471"), 0
+          while t do k = k + 1; last = t.ai_src_addr; t = t.ai_next end
+          print(k, last)' 2>&1
+        echo "$output"
+        [ "${lines[1]}" = $'17\t192.0.2.17:7017' ]
+    done
+}
+
 @test "fake librdmacm: id:reject_ece takes the private data alone: a second argument is refused by position before rdma_reject_ece is called; none, nil or a string is handed down" {
     run fcmsh '
       local id = verbs.create_event_channel():create_id("TCP")
