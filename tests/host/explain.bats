@@ -822,3 +822,20 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [[ $5 == *"RC QP, SQD->ERR"* ]]
     [[ $5 != *"drain"* ]]
 }
+
+@test "explain: ibv_create_cq_ex's EOPNOTSUPP names the wc_flags rxe cannot fill, in the order given; any other errno gets the errno's own reading, not that one" {
+    run "$VERBSH" -e '
+      print(verbs.explain{ verb = "ibv_create_cq_ex", errno = 95, errname = "EOPNOTSUPP",
+        context = { device = "rxe0", transport = "IB", wc_flags = { "BYTE_LEN", "COMPLETION_TIMESTAMP", "CVLAN" } } })
+      print(verbs.explain{ verb = "ibv_create_cq_ex", errno = 22, errname = "EINVAL",
+        context = { device = "rxe0", transport = "IB", wc_flags = { "BYTE_LEN", "COMPLETION_TIMESTAMP" } } })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ibv_create_cq_ex failed: EOPNOTSUPP (errno 95)" ]
+    [ "${lines[1]}" = "  why: the provider cannot fill COMPLETION_TIMESTAMP, CVLAN (rxe offers BYTE_LEN, IMM, QP_NUM, SRC_QP, SLID, SL, DLID_PATH_BITS; a completion timestamp needs a NIC clock, which soft-RoCE has not)" ]
+    [ "${lines[2]}" = "  fix: leave those out of wc_flags; ctx:query_device() tells a real NIC's completion_timestamp_mask" ]
+    [ "${lines[3]}" = "ibv_create_cq_ex failed: EINVAL (errno 22)" ]
+    [ "${lines[4]}" = "  why: an argument is not valid for this object in its current state, or a value is above a device limit" ]
+    [ "${lines[5]}" = "  fix: compare the arguments with ctx:query_device() / ctx:query_port(1) and the object's state" ]
+    [ "${#lines[@]}" -eq 6 ]
+}

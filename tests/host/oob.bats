@@ -266,3 +266,23 @@ port() { echo $((20000 + (RANDOM % 20000))); }
     [[ ${lines[0]} == "false	oob: no message from 127.0.0.1:"[0-9]*" within 0.3s (a partial line \"verbsh-oob/1 qp_num=i:46\")" ]]
     [ "${lines[1]}" = "4660	1193046" ]
 }
+
+@test "oob: send and recv on a closed connection are errors that say so, at the caller's line; closing twice is no error" {
+    run "$VERBSH" -e '
+      local oob = verbs.oob
+      local l = oob.listen(0)
+      local c = oob.connect("127.0.0.1", l.port)
+      local s = l:accept()
+      c:close(); c:close()
+      print(pcall(c.recv, c, 0.2))
+      print(pcall(c.send, c, { n = 1 }))
+      print(select(2, pcall(function()
+        c:recv(0.2) end)))
+      s:close(); l:close()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'false\toob: connection is closed' ]
+    [ "${lines[1]}" = $'false\toob: connection is closed' ]
+    [ "${lines[2]}" = '(command line):10: oob: connection is closed' ]
+    [ "${#lines[@]}" -eq 3 ]
+}
