@@ -1185,6 +1185,18 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     done
 }
 
+@test "fake librdmacm: id:reject_ece hands 255 bytes of private data down whole; 256 are refused before the call" {
+    run fcmsh '
+      local ch = verbs.create_event_channel(); local id = ch:create_id("TCP")
+      id:reject_ece(("ab"):rep(127) .. "c")
+      print(select(2, pcall(id.reject_ece, id, ("x"):rep(256))))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: reject_ece 255 bytes: \"$(printf 'ab%.0s' $(seq 127))c\"" ]
+    [ "${lines[1]}" = "bad argument #1 to 'reject_ece' (private_data is longer than 255 bytes (its length is a uint8_t))" ]
+    [ "${#lines[@]}" -eq 2 ]
+}
+
 @test "fake librdmacm: id:reject_ece takes the private data alone: a second argument is refused by position before rdma_reject_ece is called; none, nil or a string is handed down" {
     run fcmsh '
       local id = verbs.create_event_channel():create_id("TCP")

@@ -535,7 +535,7 @@ WC='
       print(perr(srq.modify, srq, { max_sge = 3 }))
       print(perr(srq.modify, srq, {}))
       local ok, e = pcall(srq.modify, srq, { srq_limit = 0xdead })
-      print(ok, e.verb, e.errno, table.concat(e.context.mask, "|"), hex(e.context.attr.srq_limit))
+      print(ok, e.verb, e.errno, table.concat(e.context.mask, "|"), hex(e.context.attr.srq_limit), e.object == srq)
       local q2 = pd:create_qp{ qp_type = "RC", send_cq = scq, recv_cq = rcq, srq = srq }
       print(perr(srq.destroy, srq))
       print(perr(srq.query, srq, 1))' 2>&1
@@ -547,7 +547,7 @@ WC='
     [ "${lines[3]}" = "bad argument #1 to 'modify' (key 'max_sge' is fixed when the SRQ is created (pd:create_srq); ibv_modify_srq changes only max_wr and srq_limit)" ]
     [ "${lines[4]}" = "bad argument #1 to 'modify' (no attributes: ibv_modify_srq with attr_mask 0 changes nothing; give max_wr or srq_limit)" ]
     [ "${lines[5]}" = "fakeverbs: modify_srq max_wr 0 max_sge 0 srq_limit 57005 mask 0x2" ]
-    [ "${lines[6]}" = "false	ibv_modify_srq	22	LIMIT	0xdead" ]
+    [ "${lines[6]}" = "false	ibv_modify_srq	22	LIMIT	0xdead	true" ]   # the error's object is the SRQ
     [ "${lines[7]}" = "destroy: srq1 is still used by 1 object: qp3 (qp RC 0x000113 RESET); destroy it first" ]
     [ "${lines[8]}" = "bad argument #1 to 'query' (srq:query() takes no arguments, got 1 (the first: a number))" ]
     [ "${#lines[@]}" -eq 9 ]

@@ -554,3 +554,19 @@ verbsh: recorder problem (tracing wc_status_str): an error whose __tostring fail
     [ "$status" -eq 0 ]
     [ "$output" = $'WR #1\nWR #2\nWR #3' ]
 }
+
+@test "a wc_array and each of its entries hide their metatables: getmetatable gives false, setmetatable is refused" {
+    run "$VERBSH" -e '
+      local wcs = verbs.wc_array(3)
+      print(getmetatable(wcs), getmetatable(wcs[1]), getmetatable(wcs[3]), rawequal(wcs[1], wcs[3]))
+      print(pcall(setmetatable, wcs, {}))
+      print(pcall(setmetatable, wcs[2], {}))
+      print(wcs[2])'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'false\tfalse\tfalse\tfalse' ]
+    [ "${lines[1]}" = $'false\tcannot change a protected metatable' ]
+    [ "${lines[2]}" = $'false\tcannot change a protected metatable' ]
+    [ "${lines[3]}" = "wc[2] (not filled by the last poll)" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
