@@ -52,7 +52,9 @@
  * FAKEVERBS_CMP_SWP=1 fills in ATOMIC_CMP_AND_SWP too), and wr_set_xrc_srqn
  * on an XRC_SEND QP: the header and MSS a wr_send_tso hands down are
  * printed, so are an SGE, an inline data list, a fetch-and-add, a
- * compare-and-swap and an XRC SRQ number.
+ * compare-and-swap and an XRC SRQ number. FAKEVERBS_ALL_OPS=1 fills in
+ * the other ops but BIND_MW, whatever send_ops_flags asked (as rxe does):
+ * each prints the WR's wr_id and wr_flags and what it is handed.
  *
  * The exported verbs verbsh calls on the way (device list, open/close, PD,
  * CQ) are interposed; the hardware-only ones are static inline in verbs.h
@@ -60,6 +62,7 @@
  * would reach a real driver's. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -912,8 +915,17 @@ static void x_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t le
 	fprintf(stderr, "fakeverbs: wr_set_sge qp %u lkey 0x%x addr 0x%llx length %u\n", x->qp_base.qp_num, lkey,
 		(unsigned long long)addr, len);
 }
-static void x_sge_list(struct ibv_qp_ex *x, size_t n, const struct ibv_sge *l) { (void)x; (void)n; (void)l; }
-static void x_inline(struct ibv_qp_ex *x, void *p, size_t len) { (void)x; (void)p; (void)len; }
+static void x_sge_list(struct ibv_qp_ex *x, size_t n, const struct ibv_sge *l)
+{
+	fprintf(stderr, "fakeverbs: wr_set_sge_list qp %u %zu SGEs:", x->qp_base.qp_num, n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, " lkey 0x%x addr 0x%llx length %u;", l[i].lkey, (unsigned long long)l[i].addr, l[i].length);
+	fprintf(stderr, "\n");
+}
+static void x_inline(struct ibv_qp_ex *x, void *p, size_t len)
+{
+	fprintf(stderr, "fakeverbs: wr_set_inline_data qp %u \"%.*s\"\n", x->qp_base.qp_num, (int)len, (const char *)p);
+}
 static void x_inline_list(struct ibv_qp_ex *x, size_t n, const struct ibv_data_buf *l)
 {
 	fprintf(stderr, "fakeverbs: wr_set_inline_data_list qp %u %zu buffers:", x->qp_base.qp_num, n);
@@ -937,6 +949,53 @@ static void x_xrc_srqn(struct ibv_qp_ex *x, uint32_t srqn)
 }
 static void x_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey) { (void)x; (void)ah; (void)qpn; (void)qkey; }
 static void x_send(struct ibv_qp_ex *x) { (void)x; }
+/* The other ops print what the provider is handed: the WR's wr_id and
+ * wr_flags as the QP holds them, an immediate as its four bytes in memory
+ * (the __be32 C passes: 0x01020304 in host order is 01 02 03 04 here). */
+static void x_op(struct ibv_qp_ex *x, const char *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void x_op(struct ibv_qp_ex *x, const char *op, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "fakeverbs: %s qp %u wr_id 0x%llx wr_flags 0x%x ", op, x->qp_base.qp_num,
+		(unsigned long long)x->wr_id, x->wr_flags);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+}
+static void x_imm_bytes(char out[12], __be32 imm)
+{
+	const unsigned char *b = (const unsigned char *)&imm;
+	snprintf(out, 12, "%02x %02x %02x %02x", b[0], b[1], b[2], b[3]);
+}
+static void x_send_imm(struct ibv_qp_ex *x, __be32 imm)
+{
+	char b[12];
+	x_imm_bytes(b, imm);
+	x_op(x, "wr_send_imm", "imm_data %s", b);
+}
+static void x_rdma_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr)
+{
+	x_op(x, "wr_rdma_write", "rkey 0x%x addr 0x%llx", rkey, (unsigned long long)addr);
+}
+static void x_rdma_write_imm(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr, __be32 imm)
+{
+	char b[12];
+	x_imm_bytes(b, imm);
+	x_op(x, "wr_rdma_write_imm", "rkey 0x%x addr 0x%llx imm_data %s", rkey, (unsigned long long)addr, b);
+}
+static void x_rdma_read(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr)
+{
+	x_op(x, "wr_rdma_read", "rkey 0x%x addr 0x%llx", rkey, (unsigned long long)addr);
+}
+static void x_local_inv(struct ibv_qp_ex *x, uint32_t rkey) { x_op(x, "wr_local_inv", "invalidate_rkey 0x%x", rkey); }
+static void x_send_inv(struct ibv_qp_ex *x, uint32_t rkey) { x_op(x, "wr_send_inv", "invalidate_rkey 0x%x", rkey); }
+static void x_atomic_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr, const void *data)
+{
+	const unsigned char *d = data;
+	x_op(x, "wr_atomic_write", "rkey 0x%x addr 0x%llx data %02x %02x %02x %02x %02x %02x %02x %02x", rkey,
+	     (unsigned long long)addr, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]);
+}
 static void x_send_tso(struct ibv_qp_ex *x, void *hdr, uint16_t hdr_sz, uint16_t mss)
 {
 	const char *h = hdr;
@@ -961,6 +1020,15 @@ static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_a
 			x->wr_send = x_send;
 		if (a->send_ops_flags & IBV_QP_EX_WITH_TSO)
 			x->wr_send_tso = x_send_tso;
+		if (env_int("FAKEVERBS_ALL_OPS", 0)) {   /* (without it, these ops are ones the provider lacks) */
+			x->wr_send_imm = x_send_imm;
+			x->wr_rdma_write = x_rdma_write;
+			x->wr_rdma_write_imm = x_rdma_write_imm;
+			x->wr_rdma_read = x_rdma_read;
+			x->wr_local_inv = x_local_inv;
+			x->wr_send_inv = x_send_inv;
+			x->wr_atomic_write = x_atomic_write;
+		}
 		if (a->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 			x->wr_atomic_fetch_add = x_fetch_add;
 		if ((a->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP) && env_int("FAKEVERBS_CMP_SWP", 0))

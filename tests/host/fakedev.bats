@@ -197,6 +197,92 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
     [[ ${lines[3]} == *"bad argument #2 to 'wr_send_tso' (mss: 65536 is out of range (0..65535))" ]]
 }
 
+@test "fake device: every op and setter of the new post-send API hands the provider its own arguments with the WR's wr_id and wr_flags (immediates in network order) and returns nothing, as C's void functions" {
+    export FAKEVERBS_ALL_OPS=1
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local mr = pd:reg_mr(4096, { "LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC" })
+      local cap = { max_send_wr = 64, max_recv_wr = 2, max_send_sge = 2, max_recv_sge = 1, max_inline_data = 64 }
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, cap = cap,
+        send_ops_flags = { "SEND", "SEND_WITH_IMM", "RDMA_WRITE", "RDMA_WRITE_WITH_IMM", "RDMA_READ", "ATOMIC_CMP_AND_SWP",
+          "ATOMIC_FETCH_AND_ADD", "LOCAL_INV", "SEND_WITH_INV", "TSO", "ATOMIC_WRITE" } }
+      io.stderr:write(("mr 0x%x\n"):format(mr.addr))
+      local function n(m, ...) io.stderr:write(m, " returns ", select("#", q[m](q, ...)), "\n") end
+      n("wr_start")
+      q.wr_id, q.wr_flags = 0x1001, "SIGNALED"
+      n("wr_send_imm", 0x01020304); n("wr_set_sge", mr, 8, 16)
+      q.wr_id, q.wr_flags = 0x1002, { "SIGNALED", "FENCE" }
+      n("wr_rdma_write", 0x2a2b2c2d, 0x1122334455667788); n("wr_set_inline_data", "abc")
+      q.wr_id, q.wr_flags = 0x1003, "SOLICITED"
+      n("wr_rdma_write_imm", 0x3a3b3c3d, 0x8877665544332211, 0xa1b2c3d4); n("wr_set_inline_data_list", { "de", "f" })
+      q.wr_id, q.wr_flags = 0x1004, 0
+      n("wr_rdma_read", 0x4a4b4c4d, 0x1000000000000040); n("wr_set_sge_list", { { mr = mr, offset = 64, length = 32 } })
+      q.wr_id = 0x1005
+      n("wr_atomic_write", 0x5a5b5c5d, 0x2000000000000008, "\1\2\3\4\5\6\7\8"); n("wr_set_sge", mr.lkey, mr.addr + 96, 8)
+      q.wr_id = 0x1006
+      n("wr_local_inv", 0x6a6b6c6d)
+      q.wr_id = 0x1007
+      n("wr_send_inv", 0x7a7b7c7d); n("wr_set_sge", mr, 104, 8)
+      q.wr_id = 0x1008
+      n("wr_atomic_fetch_add", 0x8a8b8c8d, 0x3000000000000010, 0x99); n("wr_set_sge", mr, 112, 8)
+      q.wr_id = 0x1009
+      n("wr_send"); n("wr_send_tso", "hdr", 1400); n("wr_set_sge", mr, 120, 8)
+      n("wr_abort")
+      n("wr_start"); n("wr_send"); n("wr_set_sge", mr, 0, 8); n("wr_complete")' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local base a
+    base=$(sed -n 's/^mr 0x//p' <<<"$output")
+    a() { printf '0x%x' $((0x$base + $1)); }
+    local want=(
+      "wr_start returns 0"
+      "fakeverbs: wr_send_imm qp 273 wr_id 0x1001 wr_flags 0x2 imm_data 01 02 03 04"
+      "wr_send_imm returns 0"
+      "fakeverbs: wr_set_sge qp 273 lkey 0x1234 addr $(a 8) length 16"
+      "wr_set_sge returns 0"
+      "fakeverbs: wr_rdma_write qp 273 wr_id 0x1002 wr_flags 0x3 rkey 0x2a2b2c2d addr 0x1122334455667788"
+      "wr_rdma_write returns 0"
+      "fakeverbs: wr_set_inline_data qp 273 \"abc\""
+      "wr_set_inline_data returns 0"
+      "fakeverbs: wr_rdma_write_imm qp 273 wr_id 0x1003 wr_flags 0x4 rkey 0x3a3b3c3d addr 0x8877665544332211 imm_data a1 b2 c3 d4"
+      "wr_rdma_write_imm returns 0"
+      "fakeverbs: wr_set_inline_data_list qp 273 2 buffers: \"de\" \"f\""
+      "wr_set_inline_data_list returns 0"
+      "fakeverbs: wr_rdma_read qp 273 wr_id 0x1004 wr_flags 0x0 rkey 0x4a4b4c4d addr 0x1000000000000040"
+      "wr_rdma_read returns 0"
+      "fakeverbs: wr_set_sge_list qp 273 1 SGEs: lkey 0x1234 addr $(a 64) length 32;"
+      "wr_set_sge_list returns 0"
+      "fakeverbs: wr_atomic_write qp 273 wr_id 0x1005 wr_flags 0x0 rkey 0x5a5b5c5d addr 0x2000000000000008 data 01 02 03 04 05 06 07 08"
+      "wr_atomic_write returns 0"
+      "fakeverbs: wr_set_sge qp 273 lkey 0x1234 addr $(a 96) length 8"
+      "wr_set_sge returns 0"
+      "fakeverbs: wr_local_inv qp 273 wr_id 0x1006 wr_flags 0x0 invalidate_rkey 0x6a6b6c6d"
+      "wr_local_inv returns 0"
+      "fakeverbs: wr_send_inv qp 273 wr_id 0x1007 wr_flags 0x0 invalidate_rkey 0x7a7b7c7d"
+      "wr_send_inv returns 0"
+      "fakeverbs: wr_set_sge qp 273 lkey 0x1234 addr $(a 104) length 8"
+      "wr_set_sge returns 0"
+      "fakeverbs: wr_atomic_fetch_add qp 273 rkey 0x8a8b8c8d addr 0x3000000000000010 add 153"
+      "wr_atomic_fetch_add returns 0"
+      "fakeverbs: wr_set_sge qp 273 lkey 0x1234 addr $(a 112) length 8"
+      "wr_set_sge returns 0"
+      "wr_send returns 0"
+      "fakeverbs: wr_send_tso qp 273 hdr_sz 3 mss 1400 first h last r"
+      "wr_send_tso returns 0"
+      "fakeverbs: wr_set_sge qp 273 lkey 0x1234 addr $(a 120) length 8"
+      "wr_set_sge returns 0"
+      "wr_abort returns 0"
+      "wr_start returns 0"
+      "wr_send returns 0"
+      "fakeverbs: wr_set_sge qp 273 lkey 0x1234 addr $(a 0) length 8"
+      "wr_set_sge returns 0"
+      "wr_complete returns 0"
+    )
+    local got
+    got=$(grep -v '^mr 0x' <<<"$output")
+    [ "$got" = "$(printf '%s\n' "${want[@]}")" ]
+}
+
 @test "fake device: an op not in send_ops_flags is refused naming the QP's flags as C writes them, one flag alone or several joined by |, none as 0" {
     run fvsh '
       local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
@@ -527,8 +613,9 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
     [ "${lines[5]}" = "bad argument #1 to 'wr_set_sge_list' (an atomic takes one SGE of 8 bytes)" ]
     [ "${lines[6]}" = "bad argument #1 to 'wr_set_sge_list' (an atomic takes one SGE of 8 bytes)" ]
     [ "${lines[7]}" = "wr_set_inline_data: an atomic returns the old value into an SGE: use wr_set_sge" ]
-    [ "${lines[8]}" = "true" ]
-    [ "${#lines[@]}" -eq 9 ]
+    [ "${lines[8]}" = "fakeverbs: wr_set_sge_list qp 273 1 SGEs: lkey 0x1 addr 0x1000 length 8;" ]
+    [ "${lines[9]}" = "true" ]
+    [ "${#lines[@]}" -eq 10 ]
 }
 
 @test "fake device: an op asked for in send_ops_flags whose function the provider left NULL is refused by name (cmp_swp, atomic_write); wr_set_xrc_srqn hands the number down on an XRC_SEND QP and is refused on an RC one" {
