@@ -146,51 +146,54 @@ static struct vnode *info_mr(lua_State *L, const struct ibv_mw_bind_info *b)
 	return b->mr ? vobj_find(L, b->mr) : NULL;
 }
 
-void mw_bind_check(lua_State *L, int arg, const char *at, struct vnode *qp, struct ibv_mw *mw,
+void mw_bind_check(lua_State *L, int arg, const char *at, struct vnode *qp, struct ibv_mw *mw, int mw_arg,
 		   const struct ibv_mw_bind_info *b)
 {
-	char key[64];
+	/* where the window and bind_info are: arguments of qp:bind_mw and
+	 * wr_bind_mw, keys of a WR's bind_mw (at: the WR's own path) */
+	char win[48], info[48], key[64];
+	snprintf(win, sizeof win, mw_arg ? "mw" : "%sbind_mw.mw", at);
+	snprintf(info, sizeof info, "%s%sbind_info", at, mw_arg ? "" : "bind_mw.");
 	if (!mw)
-		vargerror(L, arg, lua_pushfstring(L, "%skey 'bind_mw.mw' is required: the window to bind (pd:alloc_mw"
-			"(\"TYPE_2\")); the provider reads mw->rkey", at));
+		vargerror(L, arg, lua_pushfstring(L, "key '%s' is required: the window to bind (pd:alloc_mw"
+			"(\"TYPE_2\")); the provider reads mw->rkey", win));
 	if (!b->mr)
-		vargerror(L, arg, lua_pushfstring(L, "%skey 'bind_info.mr' is required: the MR the window opens onto. "
+		vargerror(L, arg, lua_pushfstring(L, "key '%s.mr' is required: the MR the window opens onto. "
 			"rxe's provider reads bind_info.mr->lkey even to unbind, so a NULL MR would crash it; to revoke"
-			" a type 1 window bind it again with the MR and length = 0, a type 2 window with LOCAL_INV", at));
+			" a type 1 window bind it again with the MR and length = 0, a type 2 window with LOCAL_INV", info));
 	struct vnode *w = vobj_find(L, mw), *m = info_mr(L, b);
 	if (w && vmw(w)->posted && mw->rkey != vmw(w)->posted_rkey) {
 		char now[16], last[16];
 		snprintf(now, sizeof now, "0x%x", mw->rkey);
 		snprintf(last, sizeof last, "0x%x", vmw(w)->posted_rkey);
-		vwarn(L, arg, "%sbind_mw.mw->rkey is %s, but the last BIND_MW gave the window rkey %s: rxe checks the"
+		vwarn(L, arg, "%s->rkey is %s, but the last BIND_MW gave the window rkey %s: rxe checks the"
 			      " bind against the window's current rkey and completes it with MW_BIND_ERR; set mw.rkey ="
-			      " %s first (C: mw->rkey = rkey; a work request does not write struct ibv_mw)", at, now, last,
+			      " %s first (C: mw->rkey = rkey; a work request does not write struct ibv_mw)", win, now, last,
 		      last);
 	}
-	snprintf(key, sizeof key, "%sbind_info.mr", at);
+	snprintf(key, sizeof key, "%s.mr", info);
 	if (m && vobj_other_context(m, qp))
 		vobj_wr_context(L, arg, key, m, qp);
-	snprintf(key, sizeof key, "%sbind_mw.mw", at);
-	if (w && vobj_other_context(w, qp))
-		vobj_wr_context(L, arg, key, w, qp);
+	if (w && vobj_other_context(w, qp))   /* (an argument is named by its number alone) */
+		vobj_wr_context(L, mw_arg ? mw_arg : arg, mw_arg ? NULL : win, w, qp);
 	if (!m)
 		return;
 	/* What the device checks only when the bind runs: the completion would
 	 * say MW_BIND_ERR and the QP go to ERR. */
 	int access = vmr(m)->access;
 	if (!(access & IBV_ACCESS_MW_BIND))
-		vwarn(L, arg, "%sbind_info.mr was registered without MW_BIND: the bind will complete with MW_BIND_ERR"
-			      " and the QP go to ERR (register it with { ..., \"MW_BIND\" })", at);
+		vwarn(L, arg, "%s.mr was registered without MW_BIND: the bind will complete with MW_BIND_ERR"
+			      " and the QP go to ERR (register it with { ..., \"MW_BIND\" })", info);
 	uint64_t start = (uintptr_t)b->mr->addr, len = b->mr->length;
 	if (!(b->mw_access_flags & IBV_ACCESS_ZERO_BASED) && b->length &&
 	    (b->addr < start || b->addr - start > len || b->length > len - (b->addr - start)))
-		vwarn(L, arg, "%sthe window %p..+%I is not inside its MR (%p..+%I): the bind will complete with"
-			      " MW_BIND_ERR and the QP go to ERR", at, (void *)(uintptr_t)b->addr, (lua_Integer)b->length,
+		vwarn(L, arg, "%s: the window %p..+%I is not inside its MR (%p..+%I): the bind will complete with"
+			      " MW_BIND_ERR and the QP go to ERR", info, (void *)(uintptr_t)b->addr, (lua_Integer)b->length,
 		      (void *)(uintptr_t)start, (lua_Integer)len);
 	if ((b->mw_access_flags & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IBV_ACCESS_LOCAL_WRITE))
-		vwarn(L, arg, "%sa writable window needs an MR with LOCAL_WRITE: the bind will complete with MW_BIND_ERR",
-		      at);
+		vwarn(L, arg, "%s: a writable window needs an MR with LOCAL_WRITE: the bind will complete with"
+			      " MW_BIND_ERR", info);
 }
 
 /* qp:bind_mw(mw, { wr_id =, send_flags =, bind_info = { mr =, addr =, length =, mw_access_flags = } })
@@ -206,7 +209,7 @@ int qp_bind_mw(lua_State *L)
 	marsh_read(L, 3, 3, vf_mw_bind, &b);
 	qp_ex_idle(L, q, "bind_mw");
 	struct ibv_mw *mw = w->h;
-	mw_bind_check(L, 3, "", q, mw, &b.bind_info);
+	mw_bind_check(L, 3, "", q, mw, 2, &b.bind_info);
 	uint32_t before = mw->rkey;
 	int ret = ibv_bind_mw(q->h, mw, &b);
 	if (!ret)

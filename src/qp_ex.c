@@ -419,7 +419,7 @@ static int l_wr_bind_mw(lua_State *L)
 	vchecktable(L, 4);
 	memset(&info, 0, sizeof info);
 	marsh_read(L, 4, 4, vf_mw_bind_info, &info);
-	mw_bind_check(L, 4, "", n, w->h, &info);
+	mw_bind_check(L, 4, "", n, w->h, 2, &info);
 	struct ibv_qp_ex *x = op_begin(L, n, "wr_bind_mw", IBV_QP_EX_WITH_BIND_MW);
 	ibv_wr_bind_mw(x, w->h, rkey, &info);
 	mw_note_bind(L, w->h, rkey);

@@ -87,7 +87,10 @@ void mw_open(lua_State *L);
 void mw_note_bind(lua_State *L, struct ibv_mw *mw, uint32_t rkey);
 /* whether a window that a BIND_MW work request named is still allocated */
 bool mw_bound_any(struct vstate *st);
-void mw_bind_check(lua_State *L, int arg, const char *at, struct vnode *qp, struct ibv_mw *mw,
+/* The checks of a bind before it is posted: the window (the argument at
+ * mw_arg, or 0: the WR's bind_mw.mw) and bind_info (in the argument at arg,
+ * at the path at) against the QP. */
+void mw_bind_check(lua_State *L, int arg, const char *at, struct vnode *qp, struct ibv_mw *mw, int mw_arg,
 		   const struct ibv_mw_bind_info *b);
 int cm_destroy_srq(struct vnode *id);   /* rdma_destroy_srq: an SRQ of id:create_srq */
 void cm_open(lua_State *L);

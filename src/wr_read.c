@@ -357,7 +357,7 @@ static void check_bind(lua_State *L, int arg, struct ibv_qp *qp, struct ibv_send
 			" addr =, length =, mw_access_flags = } }: without it the WR carries a NULL bind_mw.mw and"
 			" bind_info.mr, which rxe's provider dereferences", at));
 	struct vnode *q = vobj_find(L, qp);
-	mw_bind_check(L, arg, at, q, w->bind_mw.mw, &w->bind_mw.bind_info);
+	mw_bind_check(L, arg, at, q, w->bind_mw.mw, 0, &w->bind_mw.bind_info);
 	if (w->bind_mw.mw->type == IBV_MW_TYPE_1)
 		vwarn(L, arg, "%sbind_mw.mw is a TYPE_1 window: bind those with qp:bind_mw(mw, ...), which also keeps"
 			      " mw.rkey in step; a BIND_MW WR leaves mw.rkey as it was, and the next bind of it fails", at);

@@ -118,6 +118,30 @@ R.refused("ux:wr_set_sge_list{{mr = mr2}}", function() return ux:wr_set_sge_list
 ux:wr_set_ud_addr(ah1, ud1.qp_num, 0x11)
 ux:wr_set_sge(mr1, 0, 8)
 ux:wr_abort()
+-- A window's bind: the window and the MR it opens onto belong to the QP's
+-- context too, in a posted BIND_MW (keys of its bind_mw) and in qp:bind_mw
+-- and wr_bind_mw (the window an argument, bind_info a table).
+local rx = c1:create_qp_ex{ pd = pd1, qp_type = "RC", send_cq = cq1, recv_cq = cq1, send_ops_flags = { "SEND", "BIND_MW" },
+  cap = caps }
+local mrb1, mrb2 = pd1:reg_mr(64, { "LOCAL_WRITE", "MW_BIND" }), pd2:reg_mr(64, { "LOCAL_WRITE", "MW_BIND" })
+local mw1, mw2, mw2t1 = pd1:alloc_mw("TYPE_2"), pd2:alloc_mw("TYPE_2"), pd2:alloc_mw("TYPE_1")
+local function info(mr) return { mr = mr, addr = mr.addr, length = 64, mw_access_flags = "REMOTE_READ" } end
+local function bind(mw, mr) return { opcode = "BIND_MW", bind_mw = { mw = mw, rkey = verbs.inc_rkey(mw.rkey), bind_info = info(mr) } } end
+rx:wr_start()
+R.refused("rx:wr_bind_mw(mw2, ...)", function() return rx:wr_bind_mw(mw2, verbs.inc_rkey(mw2.rkey), info(mrb1)) end,
+  "bad argument #1 to 'wr_bind_mw' (mw", " belongs to ctx2, but qp", " belongs to ctx1: ")
+R.refused("rx:wr_bind_mw(mw1, {mr = mrb2})", function() return rx:wr_bind_mw(mw1, verbs.inc_rkey(mw1.rkey), info(mrb2)) end,
+  "bad argument #3 to 'wr_bind_mw' (key 'bind_info.mr': mr", " belongs to ctx2, but qp")
+rx:wr_abort()
+R.refused("rx:bind_mw(mw2t1, ...)", function() return rx:bind_mw(mw2t1, { bind_info = info(mrb1) }) end,
+  "bad argument #1 to 'bind_mw' (mw", " belongs to ctx2, but qp")
+R.refused("rx:post_send{BIND_MW, mw = mw2}", function() return rx:post_send(bind(mw2, mrb1)) end,
+  "bad argument #1 to 'post_send' (key 'bind_mw.mw': mw", " belongs to ctx2, but qp")
+R.refused("rx:post_send{BIND_MW, mr = mrb2}", function() return rx:post_send(bind(mw1, mrb2)) end,
+  "bad argument #1 to 'post_send' (key 'bind_mw.bind_info.mr': mr", " belongs to ctx2, but qp")
+R.refused("rx:post_send{SEND, {BIND_MW, mw = mw2}}", function() return rx:post_send{ { opcode = "SEND" }, bind(mw2, mrb1) } end,
+  "bad argument #1 to 'post_send' (key '[2].bind_mw.mw': mw", " belongs to ctx2, but qp")
+rx:destroy(); mw1:dealloc(); mw2:dealloc(); mw2t1:dealloc(); mrb1:dereg(); mrb2:dereg()
 ux:destroy(); ud1:destroy(); ah1:destroy(); ah2:destroy()
 uwr = nil
 collectgarbage()

@@ -34,9 +34,9 @@ local cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 2, max_recv_sge =
 local rc = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = cap }
 refused("BIND_MW", "opcode BIND_MW needs bind_mw = { mw =, rkey =, bind_info", rc.post_send, rc, { opcode = "BIND_MW" })
 local mw = pd:alloc_mw("TYPE_2")
-refused("BIND_MW without MR", "key 'bind_info.mr' is required", rc.post_send, rc,
+refused("BIND_MW without MR", "bad argument #1 to 'post_send' (key 'bind_mw.bind_info.mr' is required", rc.post_send, rc,
   { opcode = "BIND_MW", bind_mw = { mw = mw, rkey = verbs.inc_rkey(mw.rkey), bind_info = { addr = 0, length = 0 } } })
-refused("BIND_MW without mw", "key 'bind_mw.mw' is required", rc.post_send, rc,
+refused("BIND_MW without mw", "bad argument #1 to 'post_send' (key 'bind_mw.mw' is required", rc.post_send, rc,
   { opcode = "BIND_MW", bind_mw = { rkey = 1, bind_info = { mr = pd:reg_mr(64, "MW_BIND") } } })
 -- 10. UD union aliasing: rdma's remote_addr where ud.ah lives
 local ud = pd:create_qp{ qp_type = "UD", send_cq = cq, recv_cq = cq, cap = cap }
