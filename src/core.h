@@ -72,7 +72,8 @@ void suggest_open(lua_State *L);                                 /* verbs.sugges
 
 /* ---- warn.c: what C accepts but is almost always a mistake ------------- */
 /* Prints "verbsh warning: ..." on stderr, or raises "bad argument #arg"
- * under verbs.strict(true); silent after verbs.warnings(false). */
+ * under verbs.strict(true) (arg 0: no argument is at fault, the caller's
+ * line and the warning); silent after verbs.warnings(false). */
 void vwarn(lua_State *L, int arg, const char *fmt, ...);
 void warn_open(lua_State *L);                                    /* verbs.strict, verbs.warnings */
 

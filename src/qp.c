@@ -117,11 +117,11 @@ static enum ibv_qp_state qp_state_said(lua_State *L, struct vnode *n)
 		vqp(n)->state_warned = true;
 		const char *dev = ibv_get_device_name(((struct ibv_qp *)n->h)->context->device);
 		if (s == IBV_QPS_UNKNOWN)
-			vwarn(L, 1, "%s (iWARP) does not report QP states (siw in Linux 6.1 says RESET whatever the"
+			vwarn(L, 0, "%s (iWARP) does not report QP states (siw in Linux 6.1 says RESET whatever the"
 				    " state): this QP's state is UNKNOWN to verbsh, as rdma_cm moved it; a completion or"
 				    " an event tells what it does", dev);
 		else
-			vwarn(L, 1, "%s (iWARP) does not report QP states (siw in Linux 6.1 says RESET whatever the"
+			vwarn(L, 0, "%s (iWARP) does not report QP states (siw in Linux 6.1 says RESET whatever the"
 				    " state): %s is the state verbsh's last qp:modify set, not the device's report",
 			      dev, venum_name(&ve_qp_state, s));
 	}

@@ -23,8 +23,13 @@ void vwarn(lua_State *L, int arg, const char *fmt, ...)
 	va_start(ap, fmt);
 	const char *msg = lua_pushvfstring(L, fmt, ap);
 	va_end(ap);
-	if (setting(L, STRICT))
-		vargerror(L, arg, lua_pushfstring(L, "%s (an error under verbs.strict(true))", msg));
+	if (setting(L, STRICT)) {
+		if (arg)
+			vargerror(L, arg, lua_pushfstring(L, "%s (an error under verbs.strict(true))", msg));
+		luaL_where(L, 1);   /* no argument is at fault: the caller's line, then the warning */
+		lua_pushfstring(L, "%s%s (an error under verbs.strict(true))", lua_tostring(L, -1), msg);
+		lua_error(L);
+	}
 	if (!setting(L, QUIET)) {
 		luaL_where(L, 1);
 		fprintf(stderr, "verbsh warning: %s%s (verbs.strict(true) makes this an error,"

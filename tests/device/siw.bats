@@ -23,7 +23,7 @@ wait_cm_listen() {
     run "$VERBSH" "$ROOT/tests/lua/siw_verbs.lua"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ $output == *"siw_verbs: ok (95 checks)"* ]]
+    [[ $output == *"siw_verbs: ok (96 checks)"* ]]
 }
 
 @test "siw: the C export of a session with refused posts compiles and reproduces (it expects -22)" {
