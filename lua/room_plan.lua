@@ -60,6 +60,11 @@ function M.plan(n, mode, value)
   return students, teacher
 end
 
+-- A handout's heading, ruled to 78 columns as a lesson step's is.
+local function rule(head)
+  return head .. ("─"):rep(math.max(4, 78 - utf8.len(head)))
+end
+
 local function handout(s, mode)
   local who = s.partner == M.spare and ("the teacher's seat %d"):format(s.partner) or ("seat " .. s.partner)
   local lines = {
@@ -117,14 +122,14 @@ pre{font-size:12pt;white-space:pre-wrap}</style></head><body>
 ]] }
   for _, s in ipairs(students) do
     local lines = handout(s, mode)
-    print(("── Student %d: seat %d %s"):format(s.seat, s.seat, ("─"):rep(50)))
+    print(rule(("── Student %d: seat %d "):format(s.seat, s.seat)))
     for _, l in ipairs(lines) do print(l) end
     print("")
     page[#page + 1] = ('<div class="handout" id="seat-%d"><h2>Seat %d</h2><pre>%s</pre></div>\n')
       :format(s.seat, s.seat, html_escape(table.concat(lines, "\n")))
   end
   if teacher then
-    print(("── The teacher: the room in seat %d %s"):format(M.teacher, ("─"):rep(40)))
+    print(rule(("── The teacher: the room in seat %d "):format(M.teacher)))
     print("     " .. teacher)
     print("   (the room's page: $XDG_STATE_HOME/verbsh/room/room.html on your PC)")
     page[#page + 1] = ('<div class="handout" id="teacher"><h2>Teacher (seat %d)</h2><pre>%s</pre></div>\n')

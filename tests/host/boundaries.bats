@@ -112,3 +112,27 @@ load ../helpers
     [[ $output == *$'\n33554431\t'"$want_below"$'\tulimit -l is '* ]]
     has_line "unlimited	ok	ulimit -l is unlimited (the lessons need 32 MiB)"
 }
+
+@test "an enum given as an integer: its first and last values pass, one past either end is refused listing the values; ibv_mtu's 1024 names the enum value it meant" {
+    local vals='(values: "RDMA_WRITE" = 0, "RDMA_WRITE_WITH_IMM" = 1, "SEND" = 2, "SEND_WITH_IMM" = 3, "RDMA_READ" = 4, "ATOMIC_CMP_AND_SWP" = 5, "ATOMIC_FETCH_AND_ADD" = 6, "LOCAL_INV" = 7, "BIND_MW" = 8, "SEND_WITH_INV" = 9, "TSO" = 10)'
+    run "$VERBSH" -e '
+      verbs.warnings(false)
+      for _, v in ipairs { 0, 10, 11, -1 } do print(v, pcall(verbs.send_wr, { opcode = v, wr_id = 7 })) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'0\ttrue\tsend_wr RDMA_WRITE wr_id=7 (1 WR, 0 SGEs)' ]
+    [ "${lines[1]}" = $'10\ttrue\tsend_wr TSO wr_id=7 (1 WR, 0 SGEs)' ]
+    [ "${lines[2]}" = $'11\tfalse\t'"bad argument #1 to 'verbs.send_wr' (key 'opcode': 11 is not a value of ibv_wr_opcode $vals)" ]
+    [ "${lines[3]}" = $'-1\tfalse\t'"bad argument #1 to 'verbs.send_wr' (key 'opcode': -1 is not a value of ibv_wr_opcode $vals)" ]
+    [ "${#lines[@]}" -eq 4 ]
+    fakeverbs_build "$BATS_TEST_TMPDIR"
+    run fakeverbs_sh "$BATS_TEST_TMPDIR/fakeverbs.so" '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq }
+      for _, v in ipairs { 1024, 7, 5 } do print(pcall(qp.modify, qp, { path_mtu = v }, "PATH_MTU")) end'
+    echo "$output"
+    local mtus='(values: "256" = 1, "512" = 2, "1024" = 3, "2048" = 4, "4096" = 5)'
+    has_line "false	bad argument #1 to 'modify' (key 'path_mtu': 1024 is not a value of ibv_mtu: use the name \"1024\" (IBV_MTU_1024 = 3); the integer is the enum's value, not 1024 $mtus)"
+    has_line "false	bad argument #1 to 'modify' (key 'path_mtu': 7 is not a value of ibv_mtu $mtus)"
+    has_line "true"
+}

@@ -1109,3 +1109,15 @@ LUA
     has_line 'expect_int("rdma_post_recv", 0, rdma_post_recv(cm_id1, (void *)(uintptr_t)0x6, (char *)mr1->addr + 0, 64, mr1));'
     compiles
 }
+
+@test "export by hand: cq:req_notify writes solicited_only as C's int: true and 1 as 1, false, 0 and nothing as 0" {
+    export_main '
+      local cq = S.object("cq", true)
+      S.call(cq, "req_notify", { true }, {})
+      S.call(cq, "req_notify", { 1 }, {})
+      S.call(cq, "req_notify", { false }, {})
+      S.call(cq, "req_notify", { 0 }, {})
+      S.call(cq, "req_notify", {}, {})'
+    [ "$(grep -o 'ibv_req_notify_cq(cq1, [01])' <<<"$output" | tr '\n' ' ')" = "ibv_req_notify_cq(cq1, 1) ibv_req_notify_cq(cq1, 1) ibv_req_notify_cq(cq1, 0) ibv_req_notify_cq(cq1, 0) ibv_req_notify_cq(cq1, 0) " ]
+    compiles
+}

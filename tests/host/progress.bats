@@ -180,8 +180,8 @@ room_lua='
     run "$VERBSH" --room-plan 30 --class 239.78.0.1:7100
     [ "$status" -eq 0 ]
     [ "$(grep -c '^── Student ' <<<"$output")" -eq 30 ]
-    # each handout's head: its seat and a rule of 50
-    grep -qx "── Student 17: seat 17 $(printf '─%.0s' $(seq 50))" <<<"$output"
+    # each handout's head: its seat and a rule to column 78
+    grep -qx "── Student 17: seat 17 $(printf '─%.0s' $(seq 55))" <<<"$output"
     # each seat once, each with its partner, and the partner's handout names it back
     [ "$(grep -oE '^     make run CLASS=239\.78\.0\.1:7100 SEAT=[0-9]+ PEER_SEAT=[0-9]+$' <<<"$output" | sort -u | wc -l)" -eq 30 ]
     for k in 1 2 17 30; do
@@ -191,6 +191,9 @@ room_lua='
     done
     [ "$(grep -cx "   (or, at your seat's verbsh> prompt: partner())" <<<"$output")" -eq 30 ]
     [[ $output == *"── The teacher: the room in seat 254"*"make run CLASS=239.78.0.1:7100 SEAT=254 ARGS=--room"* ]]
+    # 31 headings (30 students, the teacher), each ruled to 78 columns as a lesson step's is
+    [ "$(grep -c '^── ' <<<"$output")" -eq 31 ]
+    [ "$(grep '^── ' <<<"$output" | LC_ALL=C.UTF-8 bash -c 'while IFS= read -r l; do echo ${#l}; done' | sort -u)" = 78 ]
     [ "$(grep -c '<div class="handout" id="seat-' room-plan.html)" -eq 30 ]
     grep -q '<div class="handout" id="teacher">' room-plan.html
     # over --link: each student listens on its own port, and sends to the partner's
@@ -281,4 +284,18 @@ room_lua='
 error step 1/3	stdin:2: e2
 error step 2/3	stdin:2: e2
 error step 2/3	stdin:1: e1" ]
+}
+
+@test "the log's id is made once, in a directory made for it: read back the same by a second call and a second process" {
+    export D=$BATS_TEST_TMPDIR/state/not/yet/verbsh
+    run "$VERBSH" -e '
+      local P, d = require "verbs.progress", os.getenv("D")
+      local a, b = P.log_id(d), P.log_id(d)
+      print(a, a == b, io.open(d .. "/progress.id"):read("l") == a)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output =~ ^[0-9a-f]{8}$'\t'true$'\t'true$ ]]
+    local first=${output%%$'\t'*}
+    run "$VERBSH" -e 'print(require("verbs.progress").log_id(os.getenv("D")))'
+    [ "$output" = "$first" ]
 }
