@@ -25,7 +25,7 @@ local function encode_value(v)
   elseif t == "string" then
     return "s:" .. v:gsub("[^%w%-%._~:/]", function(c) return ("%%%02X"):format(c:byte()) end)
   end
-  error(("oob: cannot send a %s value"):format(t), 3)
+  error(("oob: cannot send a %s value"):format(t), 4)   -- (encode, then Conn:send, then their caller)
 end
 
 local function encode(msg)

@@ -286,3 +286,23 @@ port() { echo $((20000 + (RANDOM % 20000))); }
     [ "${lines[2]}" = '(command line):10: oob: connection is closed' ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+@test "oob: a message send refuses (a key that is no identifier, a value of a type it cannot send, no table) is an error at the caller's line" {
+    run "$VERBSH" -e '
+      local oob = verbs.oob
+      local l = oob.listen(0)
+      local c = oob.connect("127.0.0.1", l.port)
+      print(select(2, pcall(function()
+        c:send{ [1] = 2 } end)))
+      print(select(2, pcall(function()
+        c:send{ x = {} } end)))
+      print(select(2, pcall(function()
+        c:send(5) end)))
+      c:close(); l:close()'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = '(command line):6: oob: bad key "1" (keys are identifiers)' ]
+    [ "${lines[1]}" = '(command line):8: oob: cannot send a table value' ]
+    [ "${lines[2]}" = '(command line):10: oob: send wants a table' ]
+    [ "${#lines[@]}" -eq 3 ]
+}

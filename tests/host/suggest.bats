@@ -49,3 +49,21 @@ load ../helpers
     [ "${lines[5]}" = "${t40}z" ]
     [ "${lines[6]}" = nil ]
 }
+
+@test "an object's misspelled method or field names the one meant (methods from the class's table, fields from its list); nothing close names help" {
+    fakeverbs_build "$BATS_TEST_TMPDIR"
+    run fakeverbs_sh "$BATS_TEST_TMPDIR/fakeverbs.so" '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local function try(f) print(select(2, pcall(f))) end
+      try(function() return pd.reg_rm end)
+      try(function() return cq.req_notfy end)
+      try(function() return cq.cqee end)
+      try(function() return cq.xyzzy end)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "(command line):4: pd has no field 'reg_rm'; did you mean 'reg_mr'?" ]
+    [ "${lines[1]}" = "(command line):5: cq has no field 'req_notfy'; did you mean 'req_notify'?" ]
+    [ "${lines[2]}" = "(command line):6: cq has no field 'cqee'; did you mean 'cqe'?" ]
+    [ "${lines[3]}" = "(command line):7: cq has no field or method 'xyzzy' (help(cq) lists them)" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
