@@ -53,17 +53,20 @@ load ../helpers
 }
 
 # A made-up coverage map: which file ran which line, and which lines hold code.
-@test "random mutants: coverage selects the files that ran the mutant's lines, none for code no file runs, the source file's files for a line without code, the files naming a script" {
+@test "random mutants: coverage selects the files that ran the mutant's lines, none for code no file runs, the source file's files for a line without code, the files naming a script, and the tests that read its folder as text" {
     local m=$BATS_TEST_TMPDIR/cov
-    mkdir -p "$m/lines"
+    mkdir -p "$m/lines" "$m/names"
     printf '%s\n' src/wc.c:10 lua/help.lua:5 >"$m/lines/host.a.bats"
     printf '%s\n' src/wc.c:30 >"$m/lines/host.c.bats"
     printf '%s\n' src/wc.c:10 src/wc.c:12 >"$m/lines/device.b.bats"
     printf '%s\n' src/wc.c:10 src/wc.c:11 src/wc.c:12 src/wc.c:30 lua/help.lua:5 >"$m/code"
-    (cd "$ROOT" && tests/mutate-coverage stamp) >"$m/stamp"
+    # the test files a mutant's folder glob selects: none here (below, some)
+    local t=$BATS_TEST_TMPDIR/tests
+    mkdir -p "$t/host" "$t/device"
+    (cd "$ROOT" && MUTATE_COV_TESTS=$t tests/mutate-coverage stamp) >"$m/stamp"
     sel() {   # sel FILE LINE FROM: the selection for a mutant there
         printf 'file: %s\nline: %s\nfrom: %s\n' "$1" "$2" "$3" >"$m/x.rmut"
-        MUTATE_COV=$m "$ROOT/tests/mutate-coverage" select "$m/x.rmut" | paste -sd'|'
+        MUTATE_COV=$m MUTATE_COV_TESTS=$t "$ROOT/tests/mutate-coverage" select "$m/x.rmut" | paste -sd'|'
     }
     [ "$(sel src/wc.c 10 '<')" = "host a.bats|device b.bats" ]       # ran by two files
     [ "$(sel src/wc.c 11 '<')" = "none" ]                            # code no file runs
@@ -74,6 +77,21 @@ load ../helpers
     [ "$(sel lua/help.lua 6 'x')" = "host a.bats|device " ]
     [ "$(sel lua/pretty.lua 6 'x')" = "none" ]                       # no file runs any of it
     [ "$(sel scripts/rxe-host 3 x)" = "host doctor.bats mutants.bats|device " ]   # the files naming it (this one too)
+    # a file that reads the sources as text (luac -l over lua/*.lua, a grep
+    # of src/*.c) runs none of their lines: the tests of it that name the
+    # mutant's folder glob run too, by name where the map has its names
+    # (whole where not); the mutation tool's own tests never
+    printf '@test "one" {\n  true\n}\n@test "reads" {\n  luac -l "$ROOT"/lua/*.lua\n}\n@test "three" {\n  grep x "$ROOT"/src/*.c\n}\n' >"$t/host/r.bats"
+    printf '@test "g" {\n  grep -l y "$ROOT"/lua/*.lua\n}\n' >"$t/device/d.bats"
+    printf 'lua/*.lua src/*.c\n' >"$t/host/mutants.bats"
+    printf '1\tone\n2\treads\n3\tthree\n' >"$m/names/host.r.bats"
+    (cd "$ROOT" && MUTATE_COV_TESTS=$t tests/mutate-coverage stamp) >"$m/stamp"
+    [ "$(sel lua/pretty.lua 6 'x')" = $'host r.bats|device d.bats|test host r.bats\treads' ]   # no line ran: the readers alone
+    [ "$(sel lua/help.lua 5 'x')" = $'host a.bats r.bats|device d.bats|test host r.bats\treads' ]
+    [ "$(sel src/wc.c 11 '<')" = $'host r.bats|device |test host r.bats\tthree' ]
+    [ "$(sel lessons/01-devices.lua 3 'x')" = "none" ]          # no reader of lessons/*.lua
+    printf '1\tone\n' >"$m/names/host.r.bats"                # (the map's names of another r.bats: the whole file)
+    [ "$(sel src/wc.c 11 '<')" = "host r.bats|device " ]
 }
 
 @test "random mutants: the VM stage runs the tests/vm files that name the mutant's source: a script by name, rxe-vm-guest by every file that boots a guest, a lesson by its file or number, a module of 4 letters or more as a word (a command's module by the command too); none for a short C name" {
@@ -223,6 +241,9 @@ load ../helpers
     printf '1\tfirst (one) [x]\n2\tsecond\n' >"$m/names/host.a.bats"
     printf '%s\n' src/wc.c:12 >"$m/lines/device.b.bats"   # a file without per-test rows (an older map)
     printf '%s\n' src/wc.c:10 src/wc.c:11 src/wc.c:12 src/wc.c:20 >"$m/code"
+    local t=$BATS_TEST_TMPDIR/tests   # (no test file reads src/*.c as text here)
+    mkdir -p "$t/host" "$t/device"
+    export MUTATE_COV_TESTS=$t
     (cd "$ROOT" && tests/mutate-coverage stamp) >"$m/stamp"
     cp "$m/stamp" "$m/stamp.host"
     sel() {   # sel FILE LINE FROM: the selection for a mutant there
@@ -313,9 +334,13 @@ load ../helpers
     printf 'file: src/wc.c\nline: 10\nfrom: <\n' >"$m/x.rmut"
     sel() { MUTATE_COV=$m MUTATE_COV_TREE=$t "$ROOT/tests/mutate-coverage" select "$m/x.rmut"; }
     old_stamp() { cat "$t"/src/*.c "$t"/src/*.h "$t"/lua/*.lua "$t"/lessons/*.lua "$t"/scripts/* | sha256sum; }
+    # (the checkout's files that read src/*.c as text are selected too)
+    local readers want
+    readers=$(cd "$ROOT/tests/host" && grep -lF 'src/*.c' *.bats | grep -vx mutants.bats)
+    want="host $(printf '%s\n' a.bats $readers | sort -u | paste -sd' ')"
     run sel
     [ "$status" -eq 0 ]
-    [ "$output" = $'host a.bats\ndevice ' ]
+    [ "$output" = "$want"$'\ndevice ' ]
     local before; before=$(old_stamp)
 
     # the last Lua file's second half split off into a new last file
@@ -358,7 +383,7 @@ load ../helpers
     # the tests as a run copied them: one edited, one added since the map;
     # the judged equivalents may change
     cp -RL "$ROOT/tests" "$t/tests"
-    [ "$(MUTATE_COV=$m MUTATE_COV_TREE=$t MUTATE_COV_TESTS=$t/tests "$ROOT/tests/mutate-coverage" select "$m/x.rmut" | paste -sd'|')" = "host a.bats|device " ]
+    [ "$(MUTATE_COV=$m MUTATE_COV_TREE=$t MUTATE_COV_TESTS=$t/tests "$ROOT/tests/mutate-coverage" select "$m/x.rmut" | paste -sd'|')" = "$want|device " ]
     echo "# judged" >>"$t/tests/mutants/equivalent.txt"
     echo "# edited" >>"$t/tests/device/siw.bats"
     touch "$t/tests/device/zz_new.bats"
@@ -384,7 +409,7 @@ load ../helpers
     [ "${lines[1]}" = "  (no stamp: a map never finished, or of some files only)" ]
     run env MUTATE_COV="$m" MUTATE_COV_TREE="$t" "$ROOT/tests/mutate-coverage" select --host "$m/x.rmut"
     [ "$status" -eq 0 ]
-    [ "$output" = "host a.bats" ]
+    [ "$output" = "$want" ]
     echo "# edited" >>"$t/src/wc.c"
     run env MUTATE_COV="$m" MUTATE_COV_TREE="$t" "$ROOT/tests/mutate-coverage" select --host "$m/x.rmut"
     [ "$status" -eq 3 ]
