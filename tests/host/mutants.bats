@@ -573,3 +573,18 @@ load ../helpers
     [ "${#lines[@]}" -eq 1 ]
     [ ! -e "$o/log/m1.t.bats.log" ]
 }
+
+@test "random mutants: --reselect runs only what a host selection gained: a new file (with its new tests, by name, or whole), a file's new tests; nothing when it gained nothing" {
+    local d=$BATS_TEST_TMPDIR
+    printf 'host a.bats b.bats\ndevice d.bats\ntest host b.bats\tone\n' >"$d/old"
+    printf 'host a.bats b.bats g.bats w.bats\ndevice d.bats e.bats\ntest host b.bats\tone\ntest host b.bats\ttwo\ntest host g.bats\tmods\n' >"$d/new"
+    run "$ROOT/tests/mutate-random" --gained "$d/old" "$d/new"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "b.bats g.bats w.bats" ]      # (not a.bats: nothing new there; not the device's e.bats)
+    [ "${lines[1]}" = $'test host b.bats\ttwo' ]
+    [ "${lines[2]}" = $'test host g.bats\tmods' ]
+    [ "${#lines[@]}" -eq 3 ]
+    run "$ROOT/tests/mutate-random" --gained "$d/new" "$d/new"
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+}
