@@ -9,7 +9,7 @@ setup() { require_device; cd "$BATS_TEST_TMPDIR"; }
     run "$VERBSH" "$ROOT/tests/lua/mcast.lua"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ $output == *"mcast: ok (72 checks)"* ]]
+    [[ $output == *"mcast: ok (77 checks)"* ]]
     # the QP and the id left attached and joined to the collector were
     # detached and left first: no EBUSY, nothing leaked
     [[ $output != *"EBUSY"* ]]

@@ -38,6 +38,12 @@ check(tostring(e):find("not a multicast address", 1, true), "unicast explained: 
 ud:attach_mcast("::ffff:224.0.0.0", 0); ud:detach_mcast("::ffff:224.0.0.0", 0)
 e = raises("223.255.255.255", ud.attach_mcast, ud, "::ffff:223.255.255.255", 0)
 eq(e.errname, "EINVAL", "223.255.255.255: errname")
+eq(e.context.multicast, false, "223.255.255.255: not multicast in the context")
+-- an IPv6 unicast GID whose 13th byte is that of an IPv4 group (224-239) is
+-- no group either: only an IPv4-mapped GID is read as IPv4
+e = raises("2001:db8::e000:1", ud.attach_mcast, ud, "2001:db8::e000:1", 0)
+eq(e.errname, "EINVAL", "2001:db8::e000:1: errname"); eq(e.context.multicast, false, "2001:db8::e000:1: not multicast")
+check(tostring(e):find("not a multicast address", 1, true), "2001:db8::e000:1 explained: %s", tostring(e))
 e = raises("a GID that is no GID", ud.attach_mcast, ud, "239.1.2.3", 0)
 check(tostring(e):find("bad argument #1 to 'attach_mcast' ('239.1.2.3' is not a GID", 1, true), "%s", tostring(e))
 e = raises("lid out of range", ud.attach_mcast, ud, GROUP_GID, 0x10000)
