@@ -939,3 +939,27 @@ PY
     [ "${lines[6]}" = "bad argument #2 to 'save' (cap:save(file) takes at most 1 argument, got 2 (the first extra one: a number))" ]
     [ "${lines[7]}" = "(no RoCEv2 frames)	(no RoCEv2 frames)	0" ]
 }
+
+@test "wire: a capture whose start failed, reached through the debug library, answers as a stopped capture of nothing (posts and packets empty tables, stop refused)" {
+    run "$VERBSH" -e '
+      local got
+      xpcall(verbs.capture, function(m)
+        for lvl = 1, 5 do
+          for i = 1, 20 do
+            local name, v = debug.getlocal(lvl, i)
+            if not name then break end
+            if type(v) == "userdata" and tostring(v):find("^capture ") then got = v end
+          end
+        end
+        return m
+      end, { netdev = "nosuchnetdev0" })
+      print(got)
+      local p, k = got:posts(), got:packets()
+      print(type(p), #p, next(p), type(k), #k, next(k))
+      print(pcall(got.stop, got))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "capture on nosuchnetdev0 (0 frames, stopped)" ]
+    [ "${lines[1]}" = $'table\t0\tnil\ttable\t0\tnil' ]
+    [ "${lines[2]}" = $'false\tcapture on nosuchnetdev0 is stopped: start a new one with verbs.capture{...}' ]
+}
