@@ -317,6 +317,22 @@ WC='
     [ "${lines[4]}" = "SUCCESS	0" ]
 }
 
+@test "fake data path: cq:wait waits its timeout out on an empty CQ, in both forms: not less (a lower bound: a loaded machine may take longer)" {
+    run fvq '
+      local wcs = verbs.wc_array(2)
+      local t0 = verbs.now()
+      local l, why = rcq:wait(1, 300)
+      local t1 = verbs.now()
+      local n, why2 = rcq:wait(wcs, 1, 200)
+      local t2 = verbs.now()
+      print(#l, why, (t1 - t0) * 1000 >= 300)
+      print(n, why2, (t2 - t1) * 1000 >= 200)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'0\ttimed out after 300 ms: 0 of 1 completions\ttrue' ]
+    [ "${lines[1]}" = $'0\ttimed out after 200 ms: 0 of 1 completions\ttrue' ]
+}
+
 @test "fake data path: cq:wait(n [, timeout]) returns n WCs in order, or those that came and 'timed out after T ms: got of n completions'; cq:wait(wcs [, n [, timeout]]) the count; n beyond the wc_array, a bad n, timeout or max are refused naming the argument" {
     run fvq '
       qp:post_recv{ { wr_id = 0x21 }, { wr_id = 0x22 }, { wr_id = 0x23 } }
