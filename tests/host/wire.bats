@@ -963,3 +963,22 @@ PY
     [ "${lines[1]}" = $'table\t0\tnil\ttable\t0\tnil' ]
     [ "${lines[2]}" = $'false\tcapture on nosuchnetdev0 is stopped: start a new one with verbs.capture{...}' ]
 }
+
+@test "wire: pairs over a frame gives each field it has, in the order of the fields' list (bytes left out, absent headers skipped), and ends after the last header" {
+    run "$VERBSH" -e '
+      local l = verbs.wire.read_pcap("tests/wire/scenarios.pcap")
+      local all = { "time", "length", "caplen", "opcode", "immdt", "ieth", "payload_length", "icrc", "icrc_ok",
+                    "icrc_expected", "eth", "ip", "udp", "bth", "deth", "reth", "atomiceth", "aeth", "atomicacketh" }
+      for _, i in ipairs { 6, 1 } do
+        local f, keys, n = l[i], {}, 0
+        for k, v in pairs(f) do keys[#keys + 1] = k; assert(v ~= nil and type(f[k]) == type(v), k) end
+        -- (every field the frame has, none it lacks)
+        for _, k in ipairs(all) do if f[k] ~= nil then n = n + 1 end end
+        local step, st = pairs(f)   -- (its step function, asked for what follows the last headers)
+        print(table.concat(keys, " "), n == #keys, step(st, "aeth"), select("#", step(st, "atomicacketh")))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'time length caplen opcode payload_length icrc icrc_ok icrc_expected eth ip udp bth aeth\ttrue\tnil\t0' ]
+    [ "${lines[1]}" = $'time length caplen opcode payload_length icrc icrc_ok icrc_expected eth ip udp bth\ttrue\tnil\t0' ]
+}
