@@ -847,12 +847,15 @@ ibv_alloc_pd failed: EMFILE (errno 24, Too many open files)" ]
 ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     FAKEVERBS_FAIL="get_cq_event:4" run fvsh "local c = verbs.open('fake0'); local ch = c:create_comp_channel()
       local cq = c:create_cq(5, { channel = ch }); cq:req_notify(); f = function() return ch:get_cq_event(1000) end; $show
-      print(pcall(cq.ack_events, cq, 1))"
+      print(pcall(cq.ack_events, cq, 1))
+      local _, e = pcall(f); print(e.object == ch, type(e.context), next(e.context))"
     echo "$output"
     [ "${lines[1]}" = "false	ibv_get_cq_event	4" ]
     [ "${lines[2]}" = "ibv_get_cq_event failed: EINTR (errno 4, Interrupted system call)" ]
     # no event was received, so none is to be acked
     [ "${lines[3]}" = "false	bad argument #1 to 'ack_events' (1 events to ack, but only 0 were received and not acked)" ]
+    # the error's object is the channel, its context an empty table
+    [ "${lines[4]}" = $'true\ttable\tnil' ]
     FAKEVERBS_FAIL="query_qp:12" run fvsh "local c = verbs.open('fake0'); local pd, cq = c:alloc_pd(), c:create_cq(4)
       local qp = pd:create_qp{ send_cq = cq, recv_cq = cq, qp_type = 'RC', cap = { max_send_wr = 1, max_recv_wr = 1 } }
       print(qp.state, qp.qp_num, qp.handle); f = function() return qp:query() end; $show"
