@@ -1616,3 +1616,18 @@ bad argument #2 to 'set_option' (optname 4294967297: TOS, REUSEADDR, AFONLY or A
 bad argument #1 to 'set_option' (level 2: \"ID\" (0) or \"IB\" (1) expected)
 bad argument #2 to 'set_option' (optname 4: TOS, REUSEADDR, AFONLY or ACK_TIMEOUT expected)" ]
 }
+
+@test "fake device: a failed verb's error names the verb and its errno, has the object it was called on as its object, and a context table (each of twelve verbs)" {
+    local v want=(
+      "query_device:5 ibv_query_device 5" "query_port:5 ibv_query_port 5" "query_device_ex:5 ibv_query_device_ex 5"
+      "alloc_pd:5 ibv_alloc_pd 5" "create_comp_channel:24 ibv_create_comp_channel 24" "req_notify_cq:5 ibv_req_notify_cq 5"
+      "poll_cq:-5 ibv_poll_cq 5" "get_cq_event:4 ibv_get_cq_event 4" "query_qp:12 ibv_query_qp 12" "modify_qp:22 ibv_modify_qp 22"
+      "start_poll:5 ibv_start_poll 5" "rereg_mr:-1,13 ibv_rereg_mr 13")
+    for v in "${want[@]}"; do
+        local fail=${v%% *} rest=${v#* } name=${v%%:*}
+        FAKEVERBS_FAIL=$fail V=$name run fvsh "dofile('$ROOT/tests/lua/error_objects.lua')"
+        echo "$output"
+        [ "$status" -eq 0 ]
+        [ "$(grep -v '^fakeverbs' <<<"$output")" = "$name	false	${rest% *}	${rest#* }	true	table" ]
+    done
+}
