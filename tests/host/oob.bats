@@ -306,3 +306,17 @@ port() { echo $((20000 + (RANDOM % 20000))); }
     [ "${lines[2]}" = '(command line):10: oob: send wants a table' ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+@test "oob: connect closes the socket of each attempt that failed: no descriptor is left to the garbage collector" {
+    run "$VERBSH" -e '
+      collectgarbage("stop")
+      local pid = io.open("/proc/self/stat"):read("n")
+      local function fds() local n = 0; for _ in io.popen("ls /proc/" .. pid .. "/fd"):lines() do n = n + 1 end return n end
+      local l = verbs.oob.listen(0); local port = l.port; l:close()   -- a port nobody listens on now
+      local before = fds()
+      local ok, e = pcall(verbs.oob.connect, "127.0.0.1", port, 0.5)
+      print(ok, (tostring(e):gsub(":%d+ within", ":PORT within")), fds() - before)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == $'false\toob: cannot connect to 127.0.0.1:PORT within 0.5s: '*$'\t0' ]]
+}
