@@ -136,3 +136,20 @@ load ../helpers
     has_line "false	bad argument #1 to 'modify' (key 'path_mtu': 7 is not a value of ibv_mtu $mtus)"
     has_line "true"
 }
+
+@test "verbs.wait_fds: an fd is 0..2147483647 (C's int), given as a number or by getfd(): the largest is taken and found not open, one past it and -1 are no file descriptor" {
+    run "$VERBSH" -e '
+      for _, fd in ipairs { 2147483647, 2147483648, -1 } do print(select(2, pcall(verbs.wait_fds, { fd }, 0))) end
+      -- the same bounds for a socket-like object whose getfd() gives the number (LuaSocket gives a float)
+      for _, fd in ipairs { 2147483647.0, 2147483648.0, -1.0 } do
+        print(select(2, pcall(verbs.wait_fds, { setmetatable({}, { __index = { getfd = function() return fd end } }) }, 0)))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: fd 2147483647 is not open)" ]
+    [ "${lines[1]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: 2147483648 is not a file descriptor)" ]
+    [ "${lines[2]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: -1 is not a file descriptor)" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: fd 2147483647 is not open)" ]
+    [ "${lines[4]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: its getfd() gave no open descriptor (closed?))" ]
+    [ "${lines[5]}" = "bad argument #1 to 'verbs.wait_fds' ([1]: its getfd() gave no open descriptor (closed?))" ]
+}
