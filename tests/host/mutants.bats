@@ -588,3 +588,29 @@ load ../helpers
     [ "$status" -eq 0 ]
     [ -z "$output" ]
 }
+
+@test "random mutants: a mutant's root holds its own copy of its source's folder, the mutant applied, where an older root linked the checkout's (a test that reads the sources as text must see the mutant)" {
+    local d=$BATS_TEST_TMPDIR o=$BATS_TEST_TMPDIR/out n name f
+    mkdir -p "$d/p" "$o/mutants" "$o/orig"
+    (cd "$ROOT" && lua5.4 tests/mutants/random.lua pick . 30 5 "$d/p") >/dev/null
+    for n in "$d"/p/*.rmut; do
+        f=$(sed -n 's/^file: //p' "$n")
+        case $f in lua/*.lua) name=$(basename "$n" .rmut); break ;; esac
+    done
+    [ -n "$name" ]
+    cp "$n" "$o/mutants/"
+    cp -RL "$ROOT/lua" "$o/orig/lua"
+    mkdir -p "$o/bin/$name" && ln -s "$ROOT/lua" "$o/bin/$name/lua"
+    cd "$ROOT"
+    run tests/mutate-random --root-sources "$o" "$name"
+    [ "$status" -eq 0 ]
+    [ -d "$o/bin/$name/lua" ] && [ ! -L "$o/bin/$name/lua" ]
+    # the one file differs from the checkout's, as the mutant says; the others are the same
+    [ "$(diff -rq "$ROOT/lua" "$o/bin/$name/lua" | wc -l)" -eq 1 ]
+    ! cmp -s "$ROOT/$f" "$o/bin/$name/$f"
+    # a root that has its own copy already is left as it is
+    echo "# kept" >>"$o/bin/$name/$f"
+    run tests/mutate-random --root-sources "$o" "$name"
+    [ "$status" -eq 0 ]
+    [ "$(tail -1 "$o/bin/$name/$f")" = "# kept" ]
+}
