@@ -482,3 +482,15 @@ verbsh> " ]
     [ "${lines[1]}" = "nil" ]
     [ "${lines[2]}" = "qp_state" ]
 }
+
+@test "--record writes each chunk to the file as it runs: a shell killed by SIGKILL after a chunk leaves the header and that chunk on disk" {
+    printf 'x = 41\nos.execute("kill -9 " .. io.open("/proc/self/stat"):read("n"))\n' >in.lua
+    run bash -c '"$0" -i --record rec.lua <in.lua' "$VERBSH"
+    [ "$status" -eq 137 ]
+    run cat rec.lua
+    [[ ${lines[0]} == "-- verbsh "*" session on device "*", recorded "*" UTC" ]]
+    [ "${lines[3]}" = "do" ]
+    [ "${lines[4]}" = "x = 41" ]
+    [ "${lines[5]}" = "end" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
