@@ -1631,3 +1631,20 @@ bad argument #2 to 'set_option' (optname 4: TOS, REUSEADDR, AFONLY or ACK_TIMEOU
         [ "$(grep -v '^fakeverbs' <<<"$output")" = "$name	false	${rest% *}	${rest#* }	true	table" ]
     done
 }
+
+@test "fake device: an extended CQ destroyed or collected in the middle of a poll (start_poll, no end_poll) has its poll ended first: the provider's end_poll runs before the CQ goes" {
+    FAKEVERBS_WCS=2 run fvsh '
+      local ctx = verbs.open("fake0")
+      local cq = ctx:create_cq_ex{ cqe = 8 }
+      print(cq:start_poll()); cq:destroy(); print("destroyed")
+      local cq2 = ctx:create_cq_ex{ cqe = 5 }
+      print(cq2:start_poll()); cq2 = nil; collectgarbage(); collectgarbage(); print("collected")' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "true
+fakeverbs: end_poll cqe 8
+destroyed
+true
+fakeverbs: end_poll cqe 5
+collected" ]
+}
