@@ -96,3 +96,12 @@ opt_bad() {
         cmp <(tail -n +2 "$BATS_TEST_TMPDIR/err") "$BATS_TEST_TMPDIR/help"
     done
 }
+
+@test "rxe-vm: a HOST:PORT with no host (':5000') is refused in --link and --listen; --room-port 1 and 65535 (with or without its address) pass, 0 and 65536 fail" {
+    opt_bad "--link wants HOST:PORT, got ':5000'" --link :5000 --listen 127.0.0.1:5001
+    opt_bad "--listen wants HOST:PORT, got ':5001'" --link 127.0.0.1:5000 --listen :5001
+    opt_ok --class 239.1.1.1:7100 --room-port 1
+    opt_ok --class 239.1.1.1:7100 --room-port 127.0.0.1:65535
+    opt_bad "--room-port wants [ADDR:]PORT (PORT 1-65535), got '0'" --class 239.1.1.1:7100 --room-port 0
+    opt_bad "--room-port wants [ADDR:]PORT (PORT 1-65535), got '65536'" --class 239.1.1.1:7100 --room-port 65536
+}
