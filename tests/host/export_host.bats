@@ -1121,3 +1121,15 @@ LUA
     [ "$(grep -o 'ibv_req_notify_cq(cq1, [01])' <<<"$output" | tr '\n' ' ')" = "ibv_req_notify_cq(cq1, 1) ibv_req_notify_cq(cq1, 1) ibv_req_notify_cq(cq1, 0) ibv_req_notify_cq(cq1, 0) ibv_req_notify_cq(cq1, 0) " ]
     compiles
 }
+
+@test "export by hand: a failed ibv_query_device_ex is the errno it returned, with no field read after it; a query that returned no attributes reads none either" {
+    export_main '
+      local ctx = S.object("context", true)
+      S.failed(ctx, "query_device_ex", {}, 95, "EOPNOTSUPP")
+      S.call(ctx, "query_device_ex", {}, {})
+      S.call(ctx, "query_device_ex", {}, { { max_qp = 0x77 } })'
+    has_line 'expect_int("ibv_query_device_ex", 95, ibv_query_device_ex(ctx1, NULL, &device_attr_ex1));'   # (it returns the errno itself)
+    [ "$(grep -c 'orig_attr.max_qp' <<<"$output")" -eq 1 ]
+    [[ $output == *'expect_int("device_attr_ex3.orig_attr.max_qp", 119, device_attr_ex3.orig_attr.max_qp);'* ]]
+    compiles
+}
