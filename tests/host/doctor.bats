@@ -632,3 +632,26 @@ LUA
     run "$VERBSH" --doctor
     [[ $output != *"commands"* ]]
 }
+
+@test "doctor --vm's accel line: /dev/kvm that opens says KVM may run the guest, none says TCG (each message exact)" {
+    cat >"$BATS_TEST_TMPDIR/kvm.lua" <<'LUA'
+io.popen = function(cmd)
+  local out = cmd:find("^qemu%-system%-x86_64 %-%-version") and "QEMU emulator version 7.2.0\n" or ""
+  return { read = function() return out end, close = function() return true end }
+end
+local open = io.open
+io.open = function(path, mode)
+  if path == "/dev/kvm" then
+    return os.getenv("KVM") == "yes" and { close = function() end } or nil, "/dev/kvm: No such file or directory"
+  end
+  return open(path, mode)
+end
+for _, c in ipairs(require("verbs.doctor_vm").run { class = "239.78.0.1:0" }.checks) do
+  if c.name == "accel" then print(c.status .. "|" .. c.message) end
+end
+LUA
+    KVM=yes run "$VERBSH" "$BATS_TEST_TMPDIR/kvm.lua"
+    [ "$output" = "ok|/dev/kvm is usable: KVM if it boots the guest kernel (rxe-vm probes it once), else TCG" ]
+    KVM=no run "$VERBSH" "$BATS_TEST_TMPDIR/kvm.lua"
+    [ "$output" = "ok|no usable /dev/kvm: TCG (a boot takes a few seconds more; 2 cores run two seats)" ]
+}
