@@ -408,3 +408,17 @@ print(r["listen"], len(r["seats"]), s["seat"], s["events"], s["lessons"]["05-rc-
     [ "${lines[4]}" = 'nil	malformed field "seat=%4"' ]
     [ "${lines[5]}" = "1400	true	nil	longer than 1400 bytes" ]
 }
+
+@test "the room's table: a lesson's cell counts the steps passed and skipped together (2 and 1 of 5: 3/5; 0 and 3: 3/5), --auto's steps apart (A2/4), a finished lesson a check" {
+    run "$VERBSH" -e '
+      local V = require "verbs.room_view"
+      print(V.table_text { lessons = { "01-devices", "02-pd" }, events = 9, duplicates_dropped = 0, refused = {}, generated = "now",
+        seats = { { seat = "seat 3", lessons = { ["01-devices"] = { passed = 2, skipped = 1, auto = 0, steps = 5 },
+                                                 ["02-pd"] = { passed = 0, skipped = 0, auto = 2, steps = 4 } } },
+                  { seat = "seat 4", lessons = { ["01-devices"] = { passed = 0, skipped = 3, auto = 0, steps = 5 },
+                                                 ["02-pd"] = { finished = true } } } } })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[1]}" = "#3         3/5 A2/4  " ]
+    [ "${lines[2]}" = "#4         3/5    ✓  " ]
+}
