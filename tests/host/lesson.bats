@@ -2056,3 +2056,13 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [[ ${v[3]} == "true	"*'mr_b+64 = "landed"' ]]
     [ "${#v[@]}" -eq 4 ]
 }
+
+@test "kit: describe lists each named global that is set, one a line, its name padded to 9 columns, in the order given; an unset one is left out" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      x_one, x_two = 5, "str"
+      io.write(K.describe { "x_one", "nope", "x_two" }, "|\n")
+      io.write(K.describe { "nope" }, "|\n")'
+    [ "$status" -eq 0 ]
+    [ "$output" = $'\n  x_one     = 5\n  x_two     = str|\n|' ]
+}
