@@ -1537,7 +1537,7 @@ RTS	RTS
 ERR	0" ]
 }
 
-@test "tests/lua/leftovers.lua (the lessons' teardown oracle): names each object no destroy verb ended with 0, in the order made; a clean run passes" {
+@test "tests/lua/leftovers.lua (the lessons' teardown oracle): names each object no destroy verb ended with 0 (an rdma_cm event: no ack), in the order made; a clean run passes" {
     local calls=$BATS_TEST_TMPDIR/calls
     run fvsh "dofile('$ROOT/tests/lua/leftovers.lua').record('$calls')
       local c = verbs.open('fake0'); local pd = c:alloc_pd(); local mr = pd:reg_mr(4096, 'LOCAL_WRITE')
@@ -1559,6 +1559,13 @@ channel1 made by ibv_create_comp_channel(ctx1), never destroyed' ]
     [ "$status" -eq 1 ]
     [ "$output" = 'pd1 made by ibv_alloc_pd(ctx1), never destroyed
 cm_id1 made by rdma_create_id(cm_channel1, &cm_id1, NULL, RDMA_PS_TCP), never destroyed' ]
+    # an rdma_cm event is ended by its ack; the recorder's comment after a 0 is still a 0
+    printf '%s\t%s\n' 'rdma_get_cm_event(cm_channel1, &cm_event1)' '0  /* cm_event1->event = RDMA_CM_EVENT_ADDR_RESOLVED, status 0 */' \
+        'rdma_get_cm_event(cm_channel1, &cm_event2)' '0  /* cm_event2->event = RDMA_CM_EVENT_ROUTE_RESOLVED, status 0 */' \
+        'rdma_ack_cm_event(cm_event1)' 0 'rdma_get_cm_event(cm_channel1, &cm_event3)' '-1 /* ETIMEDOUT */' >"$calls"
+    run lua5.4 "$ROOT/tests/lua/leftovers.lua" "$calls"
+    [ "$status" -eq 1 ]
+    [ "$output" = 'cm_event2 made by rdma_get_cm_event(cm_channel1, &cm_event2), never destroyed' ]
     run fvsh "dofile('$ROOT/tests/lua/leftovers.lua').record('$calls')
       local c = verbs.open('fake0'); local pd = c:alloc_pd(); local mr = pd:reg_mr(4096, 'LOCAL_WRITE')
       local cq = c:create_cq(4); local ch = c:create_comp_channel()
