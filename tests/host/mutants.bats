@@ -86,6 +86,8 @@ load ../helpers
     printf 'lua/*.lua src/*.c\n' >"$t/host/mutants.bats"
     printf '1\tone\n2\treads\n3\tthree\n' >"$m/names/host.r.bats"
     (cd "$ROOT" && MUTATE_COV_TESTS=$t tests/mutate-coverage stamp) >"$m/stamp"
+    [ "$(MUTATE_COV_TESTS=$t "$ROOT/tests/mutate-coverage" readers lua/pretty.lua | paste -sd"|")" = "host.r.bats|device.d.bats" ]
+    [ -z "$(MUTATE_COV_TESTS=$t "$ROOT/tests/mutate-coverage" readers scripts/rxe-vm)" ]   # (no folder glob for a script)
     [ "$(sel lua/pretty.lua 6 'x')" = $'host r.bats|device d.bats|test host r.bats\treads' ]   # no line ran: the readers alone
     [ "$(sel lua/help.lua 5 'x')" = $'host a.bats r.bats|device d.bats|test host r.bats\treads' ]
     [ "$(sel src/wc.c 11 '<')" = $'host r.bats|device |test host r.bats\tthree' ]
