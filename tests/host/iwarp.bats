@@ -431,7 +431,10 @@ LUA
     run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" "$VERBSH" -e '
       local add = function(n, st, m, fix) print(st, n, m); print("fix", fix) end
       local D = require("verbs.doctor_iwarp")
-      local ctx = { query_gid = function(self, port, index) return ("52:54:00:12:34:%02d (port %d index %d)"):format(port + 50, port, index) end }
+      -- (siw has one GID, index 0: any other index fails, as ibv_query_gid does there)
+      local ctx = { query_gid = function(self, port, index)
+        if index ~= 0 then error(("ibv_query_gid(port %d, index %d) failed: EINVAL"):format(port, index)) end
+        return ("52:54:00:12:34:%02d (port %d index %d)"):format(port + 50, port, index) end }
       print("netdev", D.port_checks(add, ctx, "siw7", 1, { state = "ACTIVE" }))
       print("netdev", D.port_checks(add, {}, "siw8", 1, { state = "ACTIVE" }))'
     echo "$output"
