@@ -359,6 +359,20 @@ verbsh> --export-c: cannot write $BATS_TEST_TMPDIR/gone/x.c: No such file or dir
     [ "$status" -eq 0 ]
 }
 
+@test "repl: Tab through a value that is no table on a continuation line completes nothing and keeps the chunk typed so far" {
+    # (the chunk typed so far is on the Lua stack under the completer's
+    # values: a walk that left the stack short would lose it)
+    run repl '
+        prompt; type "n = 5"
+        prompt; type "function f()"; see ">> "
+        send "local a = n.y.z\t"; send "\025"; send "local a = 11\r"; see ">> "
+        send "local b = math.pi.x.y\t"; send "\025"; send "return a, 22 end\r"; prompt
+        type "print(\"f\", f())"; see "f\t11\t22"
+        prompt; send "\004"; expect eof'
+    echo "$output"
+    [ "$status" -eq 0 ]
+}
+
 @test "repl: VERBSH_HISTORY names the history file, instead of ~/.verbsh_history" {
     VERBSH_HISTORY=$BATS_TEST_TMPDIR/hist run repl '
         prompt; type "history_marker = 54321"
