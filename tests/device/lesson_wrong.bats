@@ -34,7 +34,11 @@ wrong() {
 @test "lessons 9-12 (ud, rc-errors, srq, ud-drops): each step refuses its wrong answer" { wrong ud rc-errors srq ud-drops; }
 @test "lessons 13-14 (pair-lab, rdma-cm; partner processes): each step refuses its wrong answer" { wrong pair-lab rdma-cm; }
 @test "lessons 15-16 (post-send-ex, events): each step refuses its wrong answer" { wrong post-send-ex events; }
-@test "lessons 18-19 (memory-windows, uc): each step refuses its wrong answer" { wrong memory-windows uc; }
+@test "lessons 18-19 (memory-windows, uc): each step refuses its wrong answer" {
+    wrong memory-windows uc
+    # the READ through the window: the MR's own rkey, then the wrong offset
+    [ "$(grep -c '^ok memory-windows step 2: REFUSED$' <<<"$output")" -eq 2 ]
+}
 @test "lessons 20-21 (multicast, rdma-verbs; a server process): each step refuses its wrong answer" { wrong multicast rdma-verbs; }
 @test "lesson 22 (iwarp, rxe and siw side by side): each step refuses its wrong answer, the wire steps too (a capture on the RoCE device; an empty capture; a READ counted as acknowledged)" {
     [ -n "${SIW_DEV:-}" ] || skip "no siw device here (scripts/rxe-vm --siw gives one beside rxe0)"

@@ -389,6 +389,13 @@ local wrong = {
       qp_a:post_send{wr_id = 3, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 100, length = 11}}, rdma = {remote_addr = mr_b.addr + 100, rkey = mr_b.rkey}}
       wcs = cq:wait(2)]], "the READ (wr_id 2) completed REM_ACCESS_ERR, not SUCCESS",
     [[rc_connect(qp_a, qp_b); rc_connect(qp_b, qp_a)]] },
+  -- the READ from further into the window: both complete SUCCESS, but mr_a
+  -- holds other bytes than the 24 at mr_b.addr + 64
+  { "memory-windows", 2, [[
+      mr_a:write(100, "through mw1")
+      qp_a:post_send{wr_id = 2, opcode = "RDMA_READ", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 24}}, rdma = {remote_addr = mr_b.addr + 80, rkey = rkey1}}
+      qp_a:post_send{wr_id = 3, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 100, length = 11}}, rdma = {remote_addr = mr_b.addr + 100, rkey = rkey1}}
+      wcs = cq:wait(2)]], "mr_a does not hold the 24 bytes read" },
   -- the READ with the old rkey, the window never unbound
   { "memory-windows", 3, [[
       qp_a:post_send{wr_id = 5, opcode = "RDMA_READ", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 8}}, rdma = {remote_addr = mr_b.addr + 64, rkey = rkey1}}
