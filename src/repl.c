@@ -641,8 +641,10 @@ static int complete_verbs(lua_State *L, const char *line, int start, const char 
 {
 	lua_pushlstring(L, line, (size_t)start);
 	lua_pushstring(L, text);
-	if (shell_call_lua(L, "verbs.complete", "candidates", 2, 1) != LUA_OK || !lua_istable(L, -1))
+	if (shell_call_lua(L, "verbs.complete", "candidates", 2, 1) != LUA_OK || !lua_istable(L, -1)) {
+		lua_pop(L, 1);   /* its nil (or message): the other completers start from the caller's stack */
 		return 0;
+	}
 	add_list(L, -1, "", "", 0);
 	return 1;
 }
