@@ -34,11 +34,17 @@ load ../helpers
             if ok or not tostring(e):find(want, 1, true) then print("FAIL", "fields __index", cls, ok, e) end
             n = n + 1
           end
+        else
+          -- a class without: the __index of its methods table, called by hand
+          -- with a key that is no name, gives one nil, as an index does
+          local r = table.pack(getmetatable(mt.__index).__index(mt.__index, 7))
+          if r.n ~= 1 or r[1] ~= nil then print("FAIL", "methods __index(7)", cls, r.n, r[1]) end
+          n = n + 1
         end
       end
       print("checked", n)'
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output != *FAIL* ]]
-    [ "$output" = "checked	126" ]
+    [ "$output" = "checked	129" ]
 }
