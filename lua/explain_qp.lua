@@ -55,7 +55,13 @@ end
 table.sort(M.BITS, function(x, y) return x.value < y.value end)
 M.KEY_BIT = KEY_BIT
 
-M.STATES = verbs.enum("ibv_qp_state").names   -- [0] = "RESET", ...
+-- [0] = "RESET", ... [6] = "ERR": each state by its C value (the enum's
+-- names are a list, in order, from 1)
+M.STATES = {}
+do
+  local e = verbs.enum("ibv_qp_state")
+  for _, name in ipairs(e.names) do M.STATES[e.values[name]] = name end
+end
 
 -- "PKEY_INDEX PORT" -> set
 local function set(words)

@@ -64,6 +64,18 @@ REQUIRED='
     [ "$output" = "checked 26" ]   # RC 3+6+5, UC 3+4+1, UD 3+1
 }
 
+@test "explain: states given as C's values read as their names (enum ibv_qp_state: RESET 0, INIT 1, RTR 2, RTS 3, ERR 6)" {
+    xl '
+        local function same(a, b, c, d) return mq("RC", a, b, {}) == mq("RC", c, d, {}) end
+        print(same(1, 3, "INIT", "RTS"), same(0, 2, "RESET", "RTR"), same(6, 3, "ERR", "RTS"), same(2, 0, "RTR", "RESET"))
+        print(mq("RC", 1, 3, {}))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	true	true	true" ]
+    [ "${lines[2]}" = "  RC QP, INIT->RTS" ]
+    [ "${lines[3]}" = "  why: INIT->RTS is an illegal transition; from INIT a QP can go to: RESET, INIT, RTR, ERR (RTR, where the QP learns its peer, comes first)" ]
+}
+
 @test "explain: complete attribute sets produce no missing/extra finding, and say what else rxe checks" {
     xl "$REQUIRED"'
       for qpt, trs in pairs(REQ) do
