@@ -13,6 +13,21 @@ fvsh() { fakeverbs_sh "$BATS_FILE_TMPDIR/fakeverbs.so" "$1"; }
 # fcmsh CODE: the same with the stand-in librdmacm (tests/fakeverbs/fakerdmacm.c)
 fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
 
+@test "fake device: ctx:query_gid refuses a port or index out of range, or an extra argument, naming that argument (the checks come before the call)" {
+    run fvsh 'local ctx = verbs.open("fake0")
+      for _, a in ipairs{ { 256, 0 }, { -1, 0 }, { 1, 65536 }, { 1, -1 }, { "x", 0 }, { 1, 0, 5 } } do
+        print(select(2, pcall(function() return ctx:query_gid(table.unpack(a)) end)))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "(command line):3: bad argument #1 to 'query_gid' (port_num: 256 is out of range (0..255))" ]
+    [ "${lines[1]}" = "(command line):3: bad argument #1 to 'query_gid' (port_num: -1 is out of range (0..255))" ]
+    [ "${lines[2]}" = "(command line):3: bad argument #2 to 'query_gid' (index: 65536 is out of range (0..65535))" ]
+    [ "${lines[3]}" = "(command line):3: bad argument #2 to 'query_gid' (index: -1 is out of range (0..65535))" ]
+    [ "${lines[4]}" = "(command line):3: bad argument #1 to 'query_gid' (port_num: integer expected, got string)" ]
+    [ "${lines[5]}" = "(command line):3: bad argument #3 to 'query_gid' (ctx:query_gid(port, index) takes at most 2 arguments, got 3 (the first extra one: a number))" ]
+}
+
 @test "fake device: verbs.devices() gives the provider's name, GUID, index, node and transport type" {
     run fvsh 'for _, d in ipairs(verbs.devices()) do print(d.name, d.guid, d.index, d.node_type, d.transport_type) end'
     echo "$output"
