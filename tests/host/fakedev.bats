@@ -1202,6 +1202,26 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     done
 }
 
+@test "fake librdmacm: resolve_addr and resolve_route hand down 2000 ms when no timeout is given, and the one given from 0 to INT32_MAX; one past either end is refused naming timeout_ms" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      id:resolve_addr(nil, "192.0.2.1:7471")
+      id:resolve_route()
+      id:resolve_addr(nil, "192.0.2.1:7471", 2147483647)
+      id:resolve_route(0)
+      print(select(2, pcall(function() id:resolve_addr(nil, "192.0.2.1:7471", 2147483648) end)))
+      print(select(2, pcall(function() id:resolve_route(-1) end)))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: resolve_addr timeout 2000" ]
+    [ "${lines[1]}" = "fakerdmacm: resolve_route timeout 2000" ]
+    [ "${lines[2]}" = "fakerdmacm: resolve_addr timeout 2147483647" ]
+    [ "${lines[3]}" = "fakerdmacm: resolve_route timeout 0" ]
+    [ "${lines[4]}" = "(command line):7: bad argument #3 to 'resolve_addr' (timeout_ms: 2147483648 is out of range (0..2147483647))" ]
+    [ "${lines[5]}" = "(command line):8: bad argument #1 to 'resolve_route' (timeout_ms: -1 is out of range (0..2147483647))" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
+
 @test "fake librdmacm: a failed rdma_resolve_route raises its errno with the id as the object and an empty table as the context (the id is not a context)" {
     FAKERDMACM_ROUTE_ERRNO=110 run fcmsh '
       local id = verbs.create_event_channel():create_id("TCP")
