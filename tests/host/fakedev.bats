@@ -13,6 +13,19 @@ fvsh() { fakeverbs_sh "$BATS_FILE_TMPDIR/fakeverbs.so" "$1"; }
 # fcmsh CODE: the same with the stand-in librdmacm (tests/fakeverbs/fakerdmacm.c)
 fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
 
+@test "fake device: ctx:create_cq_ex refuses an unknown key, a wrong type, an unknown flag and an out-of-range value as argument #1, naming the key" {
+    run fvsh 'local ctx = verbs.open("fake0")
+      for _, t in ipairs{ { cqe = 4, bogus = 1 }, { cqe = "x" }, { cqe = 4, wc_flags = "NOPE" }, { cqe = 4, comp_vector = -1 } } do
+        print(select(2, pcall(function() return ctx:create_cq_ex(t) end)))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "(command line):3: bad argument #1 to 'create_cq_ex' (unknown key 'bogus' (keys: cqe, channel, comp_vector, wc_flags, comp_mask, flags))" ]
+    [ "${lines[1]}" = "(command line):3: bad argument #1 to 'create_cq_ex' (key 'cqe': integer expected, got string)" ]
+    [[ ${lines[2]} == "(command line):3: bad argument #1 to 'create_cq_ex' (key 'wc_flags': 'NOPE' is not a name of ibv_create_cq_wc_flags (known: BYTE_LEN, IMM, "* ]]
+    [[ ${lines[3]} == "(command line):3: bad argument #1 to 'create_cq_ex' (key 'comp_vector': -1 is out of range (0.."* ]]
+}
+
 @test "fake device: ctx:query_gid refuses a port or index out of range, or an extra argument, naming that argument (the checks come before the call)" {
     run fvsh 'local ctx = verbs.open("fake0")
       for _, a in ipairs{ { 256, 0 }, { -1, 0 }, { 1, 65536 }, { 1, -1 }, { "x", 0 }, { 1, 0, 5 } } do
