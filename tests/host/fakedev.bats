@@ -13,6 +13,31 @@ fvsh() { fakeverbs_sh "$BATS_FILE_TMPDIR/fakeverbs.so" "$1"; }
 # fcmsh CODE: the same with the stand-in librdmacm (tests/fakeverbs/fakerdmacm.c)
 fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
 
+@test "fake device: a CQ of create_cq_ex with a channel keeps it: cq.channel is that channel, destroying the channel first is refused naming the CQ, and a channel only the CQ holds outlives a collection" {
+    run fvsh 'local ctx = verbs.open("fake0")
+      local ch = ctx:create_comp_channel()
+      local cq = ctx:create_cq_ex{ cqe = 4, channel = ch }
+      print(rawequal(cq.channel, ch))
+      print(pcall(ch.destroy, ch))
+      local ch2 = ctx:create_comp_channel()
+      local fd2 = ch2.fd
+      local cq2 = ctx:create_cq_ex{ cqe = 4, channel = ch2, comp_mask = 0 }
+      ch2 = nil; collectgarbage(); collectgarbage()
+      print(cq2.channel, cq2.channel.fd == fd2, fd2 ~= ch.fd)
+      print(pcall(cq2.channel.destroy, cq2.channel))
+      cq2:destroy(); cq2 = nil; collectgarbage(); collectgarbage()
+      cq:destroy(); print(pcall(ch.destroy, ch))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true" ]
+    [ "${lines[1]}" = "false	destroy: channel1 is still used by 1 object: cq1 (cq cqe 4); destroy it first" ]
+    local re=$'^comp_channel fd [0-9]+\ttrue\ttrue$'   # its own fd, not the first channel's
+    [[ ${lines[2]} =~ $re ]]
+    [ "${lines[3]}" = "false	destroy: channel2 is still used by 1 object: cq2 (cq cqe 4); destroy it first" ]
+    [ "${lines[4]}" = "true" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
+
 @test "fake device: ctx:create_cq_ex refuses an unknown key, a wrong type, an unknown flag and an out-of-range value as argument #1, naming the key" {
     run fvsh 'local ctx = verbs.open("fake0")
       for _, t in ipairs{ { cqe = 4, bogus = 1 }, { cqe = "x" }, { cqe = 4, wc_flags = "NOPE" }, { cqe = 4, comp_vector = -1 } } do
