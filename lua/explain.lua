@@ -236,7 +236,9 @@ function M.explain(x)
     return name and wc.explain_status(name) or ("%d is not an ibv_wc_status (0..23)"):format(x)
   end
   if t == "string" then return explain_string(x) end
-  return ("explain() takes a WC, a WC status (name or number), an errno name or an error object, not a %s"):format(t)
+  local mt = t == "userdata" and getmetatable(x)
+  local what = type(mt) == "table" and type(rawget(mt, "__name")) == "string" and rawget(mt, "__name") or t
+  return ("explain() takes a WC, a WC status (name or number), an errno name or an error object, not a %s"):format(what)
 end
 
 return M
