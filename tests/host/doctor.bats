@@ -324,6 +324,27 @@ fake_rxe_root() {
     done
 }
 
+@test "doctor's device check: \$VERBSH_DEVICE naming a device libibverbs sees is ok naming it; one it does not see fails with the devices it sees and the fix; unset or empty, there is no device line" {
+    T=$BATS_TEST_TMPDIR/root
+    fake_rxe_root "$T" rxe0 rxe1
+    local d out=()
+    for d in rxe1 rxe9 ""; do
+        VERBSH_DEVICE=$d run doctor_checks "$T" "provider device access" '
+          devs.rxe0 = { port = { state = "ACTIVE", link_layer = "ETHERNET", active_mtu = 1024 } }
+          devs.rxe1 = devs.rxe0'
+        echo "$output"
+        [ "$status" -eq 0 ]
+        out+=("$output")
+    done
+    [ "${out[0]}" = "provider|ok|libibverbs sees rxe0, rxe1 (its provider is installed)|nil
+device|ok|device rxe1 exists|nil
+access|ok|this user can open /dev/infiniband/uverbs*|nil" ]
+    [ "${out[1]}" = "provider|ok|libibverbs sees rxe0, rxe1 (its provider is installed)|nil
+device|fail|there is no device \"rxe9\"; libibverbs sees: rxe0, rxe1|verbs.open(\"rxe0\"), or start the shell with \`verbsh -d rxe0\` (ibv_devices lists them)" ]
+    [ "${out[2]}" = "provider|ok|libibverbs sees rxe0, rxe1 (its provider is installed)|nil
+access|ok|this user can open /dev/infiniband/uverbs*|nil" ]
+}
+
 @test "doctor's mtu check: active_mtu 512 fails (with the netdev's MTU and the ip fix, or on InfiniBand the path_mtu to use); 1024, the lessons' path_mtu, and 4096 pass; a device that cannot be opened is a port failure with open's error" {
     T=$BATS_TEST_TMPDIR/root
     fake_rxe_root "$T" mlx5_0 rxe0 rxe1 rxe2 rxe3
