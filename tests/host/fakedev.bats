@@ -918,6 +918,18 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[2]}" = "ibv_query_qp failed: ENOMEM (errno 12, Cannot allocate memory)" ]
 }
 
+@test "fake device: errno 1 (EPERM, the first errno) is named like any other: in cq:wait's second value and in the error object raised" {
+    FAKEVERBS_WCS=1 FAKEVERBS_FAIL="poll_cq:-1" run fvsh '
+      local cq = verbs.open("fake0"):create_cq(8)
+      local l, why = cq:wait(2, 5000); print(#l, why)
+      local ok, e = pcall(cq.wait, cq, 1); print(ok, e.verb, e.errno, rawget(e, "errname")); print(e)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "1	ibv_poll_cq failed after 1 of 2 completions: EPERM (errno 1); those are returned, and the next poll meets the error again" ]
+    [ "${lines[1]}" = "false	ibv_poll_cq	1	EPERM" ]
+    [ "${lines[2]}" = "ibv_poll_cq failed: EPERM (errno 1, Operation not permitted)" ]
+}
+
 @test "fake device: a cq:wait whose poll fails after some completions returns them with a second value naming the failure (not a timeout), in both forms; the next wait raises the errno" {
     FAKEVERBS_WCS=2 FAKEVERBS_FAIL="poll_cq:-11" run fvsh '
       local cq = verbs.open("fake0"):create_cq(8)
