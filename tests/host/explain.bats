@@ -76,6 +76,32 @@ REQUIRED='
     [ "${lines[3]}" = "  why: INIT->RTS is an illegal transition; from INIT a QP can go to: RESET, INIT, RTR, ERR (RTR, where the QP learns its peer, comes first)" ]
 }
 
+@test "explain: path_mtu of each ibv_mtu (256 to 4096, as bytes, a name or the enum's value) is no finding, 2048 and up get rxe's note; one byte off an MTU (511, 513) or 300 is not an ibv_mtu" {
+    xl '
+        local full = { ah_attr = { is_global = 1, port_num = 1, grh = { sgid_index = 1 } }, dest_qp_num = 17, rq_psn = 0,
+                       max_dest_rd_atomic = 1, min_rnr_timer = 12 }
+        for _, m in ipairs{ 256, "512", 512, "IBV_MTU_512", 2, 1024, 2048, 4096, 511, 513, 300 } do
+          local attr = {}
+          for k, v in pairs(full) do attr[k] = v end
+          attr.path_mtu = m
+          local t = mq("RC", "INIT", "RTR", attr)
+          print(m, t:find("is not an ibv_mtu", 1, true) ~= nil, t:find("rxe refuses a path_mtu above", 1, true) ~= nil)
+        end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "256	false	false
+512	false	false
+512	false	false
+IBV_MTU_512	false	false
+2	false	false
+1024	false	false
+2048	false	true
+4096	false	true
+511	true	false
+513	true	false
+300	true	false" ]
+}
+
 @test "explain: complete attribute sets produce no missing/extra finding, and say what else rxe checks" {
     xl "$REQUIRED"'
       for qpt, trs in pairs(REQ) do
