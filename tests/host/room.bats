@@ -44,6 +44,10 @@ setup_file() {
     "$ROOT/tests/room/seats" "127.0.0.1:$(cat "$BATS_FILE_TMPDIR/port")" "$BATS_FILE_TMPDIR" $FIRST $LAST $STUCK $AWAY
 }
 
+teardown() {
+    [ ! -e "$BATS_TEST_TMPDIR/own-room.pid" ] || kill -9 "$(cat "$BATS_TEST_TMPDIR/own-room.pid")" 2>/dev/null || true
+}
+
 teardown_file() {
     kill "$(cat "$BATS_FILE_TMPDIR/room.pid")" 2>/dev/null || true
 }
@@ -421,4 +425,28 @@ print(r["listen"], len(r["seats"]), s["seat"], s["events"], s["lessons"]["05-rc-
     [ "$status" -eq 0 ]
     [ "${lines[1]}" = "#3         3/5 A2/4  " ]
     [ "${lines[2]}" = "#4         3/5    ✓  " ]
+}
+
+@test "the room writes each record to its log as it acknowledges it: the log holds them long before the room's next write, and a room killed then has lost none" {
+    # (--every 60: the room's writes, whose io.popen flushes every stream, are a minute apart)
+    local d=$BATS_TEST_TMPDIR port= n
+    "$VERBSH" --room --listen 127.0.0.1:0 --dir "$d/r" --every 60 >/dev/null 2>"$d/err" 3>&- &
+    local pid=$!
+    echo $pid >"$d/own-room.pid"   # (teardown stops it when a check fails)
+    for _ in $(seq 100); do
+        port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\);.*/\1/p' "$d/err")
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    VERBSH_ROOM=127.0.0.1:$port VERBSH_PROGRESS=1 RXE_SEAT=31 XDG_STATE_HOME=$d/seat "$VERBSH" "$ROOT/tests/room/seat.lua" 31
+    n=$(wc -l <"$d/seat/verbsh/progress")
+    [ "$n" -eq 4 ]
+    for _ in $(seq 50); do [ "$(cut -f4 "$d/seat/verbsh/room-acked" 2>/dev/null)" = "$n" ] && break; sleep 0.1; done
+    [ "$(cut -f4 "$d/seat/verbsh/room-acked")" = "$n" ]
+    [ "$(wc -l <"$d/r/room.log")" -eq "$n" ]
+    kill -9 $pid
+    wait $pid 2>/dev/null || true
+    [ "$(wc -l <"$d/r/room.log")" -eq "$n" ]
+    # each line: the address it came from, then the record
+    [ "$(cut -f1 "$d/r/room.log" | sort -u)" = 127.0.0.1 ]
 }
