@@ -719,6 +719,22 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [ "${#lines[@]}" -eq 9 ]
 }
 
+@test "explain: ibv_attach_mcast's EINVAL with a GID that is no group names the GID and the group ranges; its ENOMEM the multicast limits, whatever the GID; a QP that is not UD is named first" {
+    run "$VERBSH" -e '
+      local function e(errname, ctx) print(verbs.explain{ verb = "ibv_attach_mcast", errno = require("verbs.explain").ERRNO[errname], errname = errname, context = ctx }) end
+      e("EINVAL", { qp_type = "UD", multicast = false, gid = "::ffff:192.0.2.1" })
+      e("ENOMEM", { qp_type = "UD", multicast = false, gid = "::ffff:192.0.2.1" })
+      e("EINVAL", { qp_type = "RC", multicast = false, gid = "::ffff:192.0.2.1" })'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[1]}" = "  why: ::ffff:192.0.2.1 is not a multicast address (a group GID is ::ffff:224.0.0.0 to ::ffff:239.255.255.255 on RoCE over IPv4, or ff00::/8)" ]
+    [ "${lines[2]}" = '  fix: attach a group GID, e.g. "::ffff:239.1.2.3"' ]
+    [ "${lines[3]}" = "ibv_attach_mcast failed: ENOMEM (errno 12)" ]
+    [ "${lines[4]}" = "  why: the device's multicast limits are reached (ctx:query_device(): max_mcast_grp, max_mcast_qp_attach QPs per group, max_total_mcast_qp_attach)" ]
+    [ "${lines[7]}" = "  why: only a UD QP joins a multicast group; this QP is RC" ]
+    [ "${#lines[@]}" -eq 9 ]
+}
+
 @test "open: devices, uverbs nodes and providers all there, yet open failed -> case unknown naming the kernel's devices, and ibv_devinfo" {
     mkroot; d /sys/module/ib_core /sys/module/rdma_rxe /sys/class/infiniband/rxe0 /sys/class/infiniband/mlx5_0
     f /dev/infiniband/uverbs0 ""; f /dev/infiniband/uverbs1 ""
