@@ -2,6 +2,21 @@
 # The bindings on a host without RDMA: what needs no device.
 load ../helpers
 
+@test "a flags list's keys are 1..n: a name, a key past its end or before its start, or a fraction is refused naming the key; 1..n alone gives those flags" {
+    run "$VERBSH" -e '
+      for _, f in ipairs{ { "SIGNALED", x = 1 }, { "SIGNALED", [3] = "FENCE" }, { "SIGNALED", [0] = "FENCE" }, { "SIGNALED", [1.5] = "FENCE" } } do
+        print(select(2, pcall(verbs.send_wr, { opcode = "SEND", send_flags = f })))
+      end
+      print(table.concat(verbs.send_wr{ opcode = "SEND", send_flags = { "SIGNALED", "FENCE" } }.send_flags, " "))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.send_wr' (key 'send_flags': ibv_send_flags list: unexpected key 'x')" ]
+    [ "${lines[1]}" = "bad argument #1 to 'verbs.send_wr' (key 'send_flags': ibv_send_flags list: unexpected key '3')" ]
+    [ "${lines[2]}" = "bad argument #1 to 'verbs.send_wr' (key 'send_flags': ibv_send_flags list: unexpected key '0')" ]
+    [ "${lines[3]}" = "bad argument #1 to 'verbs.send_wr' (key 'send_flags': ibv_send_flags list: unexpected key '1.5')" ]
+    [ "${lines[4]}" = "FENCE SIGNALED" ]
+}
+
 @test "verbs.devices() is {} without RDMA in the kernel; verbs.open() raises an explained error object" {
     run "$VERBSH" -e '
       print(#verbs.devices())
