@@ -287,12 +287,17 @@ completions() {
     completions '
       show("qp_a:modify{path_mtu = \"1024\", qp_state = \"", "R")
       show("qp_a:modify{qp_state = \"RTR\", ", "qp_st")
-      show("qp_a:modify{ah_attr = {grh = {dgid = \"a\\\"}\", ", "s")'
+      show("qp_a:modify{ah_attr = {grh = {dgid = \"a\\\"}\", ", "s")
+      show("\"a\" .. tostring(qp_a:modify{qp_state = \"", "RT")
+      show("\"{\", qp_a:modify{", "qp_st")'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "RESET RTR RTS" ]   # the enum of qp_state, not of path_mtu
     [ "${lines[1]}" = "qp_state" ]
     [ "${lines[2]}" = "sgid_index" ]      # still inside grh: the } was in the string
+    # a string that opens the line, at its first character, is closed the same
+    [ "${lines[3]}" = "RTR RTS" ]
+    [ "${lines[4]}" = "qp_state" ]
 }
 
 @test "completion: nothing special inside a table that a key of no struct or flags opens, a table in a table of no known type, or an index" {
