@@ -276,6 +276,18 @@ IBV_MTU_512	false	false
     [ "${lines[1]}" = "rdma_create_event_channel failed: ENODEV (errno 19, No such device)" ]
     [[ ${lines[2]} == *"rdma_create_event_channel failed: ENODEV (errno 19, No such device)" ]]
     [[ $output != *"explain is broken"* ]]
+    # an explanation that is no table (nil, a string) is no explanation either
+    for r in nil '"a string"'; do
+        run "$VERBSH" -e '
+          package.loaded["verbs.explain"] = { verb_error = function() return '"$r"' end }
+          local ok, e = pcall(verbs.create_event_channel)
+          print(ok, type(e), getmetatable(e).__name, e.verb, e.errname, e.errno, type(e.context), next(e.context))
+          print(tostring(e))'
+        echo "$output"
+        [ "$status" -eq 0 ]
+        [ "${lines[0]}" = "false	table	verbs.error	rdma_create_event_channel	ENODEV	19	table	nil" ]
+        [ "${lines[1]}" = "rdma_create_event_channel failed: ENODEV (errno 19, No such device)" ]
+    done
 }
 
 @test "wc_meta: one line for SUCCESS, with imm_data, wc_flags and src_qp when present" {
