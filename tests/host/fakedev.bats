@@ -250,6 +250,26 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
     [[ ${lines[3]} == *"bad argument #2 to 'wr_send_tso' (mss: 65536 is out of range (0..65535))" ]]
 }
 
+@test "fake device: an extended QP reads back the wr_id and wr_flags set on it, beside its other fields; a QP of create_qp has neither, and says how to get the new post-send API" {
+    run fvsh '
+      local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local cap = { max_send_wr = 4, max_recv_wr = 2, max_send_sge = 1, max_recv_sge = 1 }
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, cap = cap, send_ops_flags = { "SEND" } }
+      q:wr_start(); q.wr_id, q.wr_flags = 0x1002, { "SIGNALED", "FENCE" }
+      print(q.wr_id, table.concat(q.wr_flags, " "), q.qp_num, q.qp_type, q.state)
+      q.wr_id, q.wr_flags = 0x2003, "SOLICITED"
+      print(q.wr_id, table.concat(q.wr_flags, " "))
+      q:wr_abort()
+      local q2 = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = cap }
+      for _, k in ipairs{ "wr_flags", "wr_id" } do print(q2.qp_type, select(2, pcall(function() return q2[k] end))) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$((0x1002))	FENCE SIGNALED	273	RC	RESET" ]
+    [ "${lines[1]}" = "$((0x2003))	SOLICITED" ]
+    [[ ${lines[2]} == "RC	(command line):11: wr_flags: this QP has no new post-send API: create it with ctx:create_qp_ex{ pd = pd, ..., send_ops_flags = { \"SEND\", ... } }"* ]]
+    [[ ${lines[3]} == "RC	(command line):11: wr_id: this QP has no new post-send API: "* ]]
+}
+
 @test "fake device: every op and setter of the new post-send API hands the provider its own arguments with the WR's wr_id and wr_flags (immediates in network order) and returns nothing, as C's void functions" {
     export FAKEVERBS_ALL_OPS=1
     run fvsh '
