@@ -250,6 +250,19 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
     [[ ${lines[3]} == *"bad argument #2 to 'wr_send_tso' (mss: 65536 is out of range (0..65535))" ]]
 }
 
+@test "fake device: a plain CQ's status, wr_id and wc_flags (an extended CQ's members) each say where a plain CQ's completions are read; another name is no field" {
+    run fvsh 'local cq = verbs.open("fake0"):create_cq(4)
+      for _, k in ipairs{ "status", "wr_id", "wc_flags", "bogus" } do print(select(2, pcall(function() return cq[k] end))) end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local k i=0
+    for k in status wr_id wc_flags; do
+        [ "${lines[i]}" = "(command line):2: cq.$k: this CQ was made by ibv_create_cq, whose completions are read from cq:poll() (wc.$k of each); cq.$k is a member of an extended CQ (ctx:create_cq_ex{ cqe =, wc_flags = { ... } }), valid between cq:start_poll() and cq:end_poll()" ]
+        i=$((i + 1))
+    done
+    [ "${lines[3]}" = "(command line):2: cq has no field or method 'bogus' (help(cq) lists them)" ]
+}
+
 @test "fake device: an extended QP reads back the wr_id and wr_flags set on it, beside its other fields; a QP of create_qp has neither, and says how to get the new post-send API" {
     run fvsh '
       local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
