@@ -51,6 +51,15 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
     [[ ${lines[3]} == "(command line):3: bad argument #1 to 'create_cq_ex' (key 'comp_vector': -1 is out of range (0.."* ]]
 }
 
+@test "fake device: a failed ctx:get_pkey_index (libibverbs finds no P_Key table for a fake device) raises its errno with the port and the P_Key asked for as its context" {
+    run fvsh 'local ctx = verbs.open("fake0")
+      local ok, e = pcall(ctx.get_pkey_index, ctx, 2, 0x8001)
+      print(ok, e.verb, e.errname, rawequal(e.object, ctx), e.context.port_num, e.context.pkey)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "false	ibv_get_pkey_index	EINVAL	true	2	$((0x8001))" ]
+}
+
 @test "fake device: ctx:query_gid refuses a port or index out of range, or an extra argument, naming that argument (the checks come before the call)" {
     run fvsh 'local ctx = verbs.open("fake0")
       for _, a in ipairs{ { 256, 0 }, { -1, 0 }, { 1, 65536 }, { 1, -1 }, { "x", 0 }, { 1, 0, 5 } } do
