@@ -505,6 +505,21 @@ load ../helpers
     [ "${lines[4]}" = $'4294967358\tbad argument #3 to \'verbs.wire_core.frame\' (a length on the wire from the bytes given (62) to 4294967295, got 4294967358)' ]
 }
 
+@test "wire: a RoCEv2 frame cut 6 bytes into its BTH is truncated; when the capture cut it (the length on the wire is longer) the reason gives both lengths, when the frame itself is that short it does not" {
+    run "$VERBSH" -e '
+      local w, core = verbs.wire, require "verbs.wire_core"
+      local b = w.read_pcap("tests/wire/scenarios.pcap")[1].bytes
+      local cut = b:sub(1, 14 + 20 + 8 + 6)
+      print(#b, select(2, w.decode(cut)))
+      print(core.frame(cut, 1.5, #cut)); print(core.frame(cut, 1.5, #b)); print(core.frame(cut, 1.5, #cut + 1))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "1082	truncated RoCEv2 packet" ]
+    [ "${lines[1]}" = "frame of 48 bytes (truncated RoCEv2 packet)" ]
+    [ "${lines[2]}" = "frame of 1082 bytes (truncated RoCEv2 packet (48 of its 1082 bytes captured))" ]
+    [ "${lines[3]}" = "frame of 49 bytes (truncated RoCEv2 packet (48 of its 49 bytes captured))" ]
+}
+
 @test "wire: 3000 mangled frames (cut, bytes changed, lengths on the wire longer) decode or say why, and every field reads" {
     run "$VERBSH" -e '
       local w, core = verbs.wire, require "verbs.wire_core"
