@@ -520,6 +520,28 @@ load ../helpers
     [ "${lines[3]}" = "frame of 49 bytes (truncated RoCEv2 packet (48 of its 49 bytes captured))" ]
 }
 
+@test "wire: a header keeps its frame alive: read after the frame was collected and its memory reused, every field is the same" {
+    run "$VERBSH" -e '
+      local w, core = verbs.wire, require "verbs.wire_core"
+      local function headers()
+        local b = w.read_pcap("tests/wire/scenarios.pcap")[1].bytes
+        local f = core.frame(b, 1.5, #b)
+        return f.bth, f.ip
+      end
+      local bth, ip = headers()
+      local function fields(h) local l = {} for k, v in pairs(h) do l[#l + 1] = k .. "=" .. tostring(v) end return table.concat(l, " ") end
+      local before = fields(bth) .. " | " .. fields(ip)
+      collectgarbage(); collectgarbage()
+      local junk = {}
+      for i = 1, 2000 do junk[i] = string.rep(string.char(i % 256), 1082) end
+      print(fields(bth) .. " | " .. fields(ip) == before)
+      print(fields(bth))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true" ]
+    [ "${lines[1]}" = "opcode=0 se=0 m=0 padcnt=0 tver=0 p_key=65535 f=0 b=0 destqp=17 a=0 psn=100 transport=RC opname=RC_SEND_FIRST" ]
+}
+
 @test "wire: 3000 mangled frames (cut, bytes changed, lengths on the wire longer) decode or say why, and every field reads" {
     run "$VERBSH" -e '
       local w, core = verbs.wire, require "verbs.wire_core"
