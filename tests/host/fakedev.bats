@@ -1039,6 +1039,21 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[12]}" = "false	true" ]
 }
 
+@test "fake device: the closing value of cq:iter(), its __close and __gc called by hand, ends the poll it opened and returns nothing, as Lua's own calls of them expect" {
+    FAKEVERBS_WCS=2 run fvsh 'local cq = verbs.open("fake0"):create_cq_ex{ cqe = 4 }
+      local step, state, _, closing = cq:iter()
+      print(rawequal(state, closing), step(state).wr_id)
+      print(select("#", getmetatable(closing).__close(closing)), select("#", getmetatable(closing).__gc(closing)))
+      print(select("#", step(state)))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # (the step after the close gives nothing)
+    [ "$output" = "true	$((0x1001))
+fakeverbs: end_poll cqe 4
+0	0
+0" ]
+}
+
 @test "fake device: cq:iter() gives the WCs with only the fields wc_flags asked for, stops where a next_poll in its body found none; a failed ibv_start_poll or ibv_next_poll raises its errno in both forms, and the loop's poll is ended" {
     FAKEVERBS_WCS=3 run fvsh '
       local c = verbs.open("fake0")
