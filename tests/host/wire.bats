@@ -520,6 +520,18 @@ load ../helpers
     [ "${lines[3]}" = "frame of 49 bytes (truncated RoCEv2 packet (48 of its 49 bytes captured))" ]
 }
 
+@test "wire: a frame's __index called by hand, with an argument more than Lua's indexing passes, reads the key it was given" {
+    run "$VERBSH" -e '
+      local w, core = verbs.wire, require "verbs.wire_core"
+      local b = w.read_pcap("tests/wire/scenarios.pcap")[1].bytes
+      local f = core.frame(b, 1.5, #b)
+      local index = getmetatable(f).__index
+      print(index(f, "opcode", "length"), index(f, "length", "opcode"), f.opcode, f.length)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "SEND_FIRST	1082	SEND_FIRST	1082" ]
+}
+
 @test "wire: a header keeps its frame alive: read after the frame was collected and its memory reused, every field is the same" {
     run "$VERBSH" -e '
       local w, core = verbs.wire, require "verbs.wire_core"
