@@ -843,6 +843,17 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len, uint6
 	n++;
 	return mr;
 }
+/* ibv_reg_dmabuf_mr: what it is handed, printed with FAKEVERBS_TRACE; then
+ * EOPNOTSUPP, as on rxe and siw (no dma-buf here) */
+struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova, int fd, int access)
+{
+	(void)pd;
+	if (trace())
+		fprintf(stderr, "fakeverbs: reg_dmabuf_mr offset %llu length %zu iova 0x%llx fd %d access 0x%x\n",
+			(unsigned long long)offset, length, (unsigned long long)iova, fd, (unsigned)access);
+	errno = EOPNOTSUPP;
+	return NULL;
+}
 /* ibv_rereg_mr: what it is handed, printed with FAKEVERBS_TRACE (the PD as
  * its handle, -1 for NULL) */
 int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t len, int access)

@@ -60,6 +60,18 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
     [ "$output" = "false	ibv_get_pkey_index	EINVAL	true	2	$((0x8001))" ]
 }
 
+@test "fake device: pd:reg_dmabuf_mr hands the provider each argument in its place (fd, offset, length, iova, access), and verbsh's defaults (offset 0, length 4096, iova 0, LOCAL_WRITE) for those not given; its EOPNOTSUPP is raised" {
+    FAKEVERBS_TRACE=1 run fvsh 'local pd = verbs.open("fake0"):alloc_pd()
+      print(select(2, pcall(pd.reg_dmabuf_mr, pd, 7, 512, 8192, 0x10000, { "LOCAL_WRITE", "REMOTE_READ" })).errname)
+      print(select(2, pcall(pd.reg_dmabuf_mr, pd, 9)).errname)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -v '^fakeverbs: \(open\|alloc_pd\|close\|dealloc\)' <<<"$output")" = "fakeverbs: reg_dmabuf_mr offset 512 length 8192 iova 0x10000 fd 7 access 0x5
+EOPNOTSUPP
+fakeverbs: reg_dmabuf_mr offset 0 length 4096 iova 0x0 fd 9 access 0x1
+EOPNOTSUPP" ]
+}
+
 @test "fake device: ctx:query_gid refuses a port or index out of range, or an extra argument, naming that argument (the checks come before the call)" {
     run fvsh 'local ctx = verbs.open("fake0")
       for _, a in ipairs{ { 256, 0 }, { -1, 0 }, { 1, 65536 }, { 1, -1 }, { "x", 0 }, { 1, 0, 5 } } do
