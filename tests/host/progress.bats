@@ -244,6 +244,38 @@ room_lua='
     grep -qx "     make run LINK=PC_OF_SEAT_29:65534 LISTEN=65535 SEAT=30 PEER_SEAT=29" <<<"$output"
 }
 
+@test "progress.add: the step a learner is at, and its error, are cleared when that step passes or is skipped, not when --auto checks it or another step passes; finished clears them" {
+    run "$VERBSH" -e '
+      local P = require "verbs.progress"
+      local acc, e = {}
+      local function add(what, t, title)
+        e = P.add(acc, { lesson = "05-rc-send", what = what, t = t, title = title })
+        print(what, tostring(e.at), tostring(e.err))
+      end
+      add("at step 2/4", 1, "Receive")
+      add("error step 2/4", 2, "Not done yet: qp_b has no receive posted")
+      add("step 2/4 passed", 3)
+      add("at step 3/4", 4, "Send")
+      add("error step 3/4", 5, "wr_id 3 ended LOC_LEN_ERR")
+      add("step 3/4 auto", 6)
+      add("step 1/4 passed", 7)
+      add("step 3/4 skipped", 8)
+      add("at step 4/4", 9, "Done")
+      add("finished", 10)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "at step 2/4	2	nil
+error step 2/4	2	Not done yet: qp_b has no receive posted
+step 2/4 passed	nil	nil
+at step 3/4	3	nil
+error step 3/4	3	wr_id 3 ended LOC_LEN_ERR
+step 3/4 auto	3	wr_id 3 ended LOC_LEN_ERR
+step 1/4 passed	3	wr_id 3 ended LOC_LEN_ERR
+step 3/4 skipped	nil	nil
+at step 4/4	4	nil
+finished	nil	nil" ]
+}
+
 @test "the machine id: /etc/machine-id when it is hex, else D-Bus's, else host-HOSTNAME" {
     local d=$BATS_TEST_TMPDIR
     run "$VERBSH" -e '
