@@ -460,6 +460,39 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
 # K.repr prints step values when verbs.pretty is not there: three levels of
 # nesting, keyed or listed alike, then {...}, so a table that holds itself
 # (a QP table pointing back at its owner) prints and ends.
+@test "kit: fail_wcs replaces each WC of a failed try, in its list, the learner's wcs, what checks hold and the step's list, by a copy with the new status that explains itself; other WCs and the originals stay" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local a = { wr_id = 1, status = "SUCCESS", opcode = "SEND", byte_len = 5, qp_num = 0x11 }
+      local b = { wr_id = 2, status = "SUCCESS", opcode = "RECV", byte_len = 5, qp_num = 0x12 }
+      local c = { wr_id = 3, status = "SUCCESS", opcode = "SEND", byte_len = 7, qp_num = 0x11 }
+      local cqk = {}
+      debug.getregistry()["verbsh.cq_held"] = setmetatable({ [cqk] = { c, a } }, { __mode = "k" })
+      local list = { a, b }
+      wcs = { b, c }
+      local S = { all = { a, c, b }, seen = { [a] = true, [c] = true, [b] = true } }
+      K.fail_wcs(list, "WR_FLUSH_ERR", S)
+      local function show(l)
+        local r = {}
+        for i, w in ipairs(l) do r[i] = ("%d:%s:%s"):format(w.wr_id, w.status, tostring(w == a or w == b or w == c)) end
+        return table.concat(r, " ")
+      end
+      print(show(list)); print(show(wcs)); print(show(S.all)); print(show(debug.getregistry()["verbsh.cq_held"][cqk]))
+      print(rawequal(list[2], wcs[1]), rawequal(list[1], S.all[1]), a.status, b.status, list[1].byte_len, list[2].opcode)
+      local n = 0 for _ in pairs(S.seen) do n = n + 1 end
+      print(n, S.seen[list[1]], S.seen[list[2]])
+      print(tostring(list[1]):match("^[^\n]*"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "1:WR_FLUSH_ERR:false 2:WR_FLUSH_ERR:false" ]
+    [ "${lines[1]}" = "2:WR_FLUSH_ERR:false 3:SUCCESS:true" ]
+    [ "${lines[2]}" = "1:WR_FLUSH_ERR:false 3:SUCCESS:true 2:WR_FLUSH_ERR:false" ]
+    [ "${lines[3]}" = "3:SUCCESS:true 1:WR_FLUSH_ERR:false" ]
+    [ "${lines[4]}" = "true	true	SUCCESS	SUCCESS	5	RECV" ]
+    [ "${lines[5]}" = "5	true	true" ]
+    [ "${lines[6]}" = "wc wr_id=1 WR_FLUSH_ERR qp_num=0x000011" ]
+}
+
 @test "kit: repr stops after three levels of nested tables, keyed or listed, so a table holding itself prints" {
     run "$VERBSH" -e '
       local K = require "verbs.lesson_kit"
