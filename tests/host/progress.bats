@@ -206,6 +206,10 @@ room_lua='
     run "$VERBSH" --room-plan 31 --class 239.78.0.1:7100 --html odd.html
     grep -qx "     make run CLASS=239.78.0.1:7100 SEAT=31 PEER_SEAT=253" <<<"$output"
     grep -q "SEAT=253 PEER_SEAT=31 ROLE=partner" <<<"$output"
+    # each student's partner by name: a classmate's seat, or the teacher's
+    grep -qx "Your seat: 30 (10.78.0.30 in the lab).  Your partner: seat 29 (10.78.0.29)." <<<"$output"
+    grep -qx "Your seat: 31 (10.78.0.31 in the lab).  Your partner: the teacher's seat 253 (10.78.0.253)." <<<"$output"
+    grep -qx "3. As the partner, when the teacher's seat 253 learns: instead of step 1," <<<"$output"
     run "$VERBSH" --room-plan 252 --class 239.78.0.1:7100 --html big.html
     [ "$status" -eq 0 ]
     run "$VERBSH" --room-plan 253 --class 239.78.0.1:7100
