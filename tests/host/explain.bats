@@ -688,6 +688,24 @@ no route to the destination (EHOSTUNREACH)	ip route get ADDR"* ]]
     [ "${#lines[@]}" -eq 10 ]
 }
 
+@test "rdma_cm events: expect returns the event named (short or full name); another raises a verbs.cm_error with the event, status, names expected and hint, which prints as its text" {
+    run "$VERBSH" -e '
+      local c = require "verbs.explain_cm"
+      local ok, e = pcall(c.expect, { event = "REJECTED", status = 28 }, "ESTABLISHED", "RDMA_CM_EVENT_CONNECT_RESPONSE")
+      print(ok, getmetatable(e).__name, e.event, e.status, table.concat(e.expected, ","))
+      print(tostring(e) == e.text, e.hint)
+      print(tostring(e))
+      print(c.expect({ event = "ESTABLISHED", status = 0 }, "RDMA_CM_EVENT_ESTABLISHED").event)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	verbs.cm_error	REJECTED	28	ESTABLISHED,RDMA_CM_EVENT_CONNECT_RESPONSE" ]
+    [ "${lines[1]}" = "true	see why the server refused; fix the request it checks" ]
+    [ "${lines[2]}" = "rdma_get_cm_event: expected ESTABLISHED or RDMA_CM_EVENT_CONNECT_RESPONSE, got REJECTED (status 28)" ]
+    [ "${lines[3]}" = "  why: the server called rdma_reject (reason 28, CONSUMER_DEFINED); its private data may say why (event.param.conn.private_data)" ]
+    [ "${lines[4]}" = "  fix: see why the server refused; fix the request it checks" ]
+    [ "${lines[5]}" = "ESTABLISHED" ]
+}
+
 @test "rdma_cm events: describe adds why and fix to an error event only; expect refuses an event name that is no string" {
     run "$VERBSH" -e '
       local c = require "verbs.explain_cm"
