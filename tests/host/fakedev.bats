@@ -1051,6 +1051,22 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[12]}" = "false	true" ]
 }
 
+@test "fake device: the C export of cq:iter loops ends each poll once: a loop run to its end by its last step's ENOENT, a loop left by break with a completion current by its closing value" {
+    printf '%s\n' 'local cq = verbs.open("fake0"):create_cq_ex{ cqe = 4 }' 'for wc in cq:iter() do print(wc.wr_id) end' >"$BATS_TEST_TMPDIR/whole.lua"
+    printf '%s\n' 'local cq = verbs.open("fake0"):create_cq_ex{ cqe = 4 }' 'for wc in cq:iter() do print(wc.wr_id) break end' >"$BATS_TEST_TMPDIR/left.lua"
+    local f asan
+    asan=$(ldd "$VERBSH" | awk '/libasan/ { print $3 }')
+    for f in whole left; do
+        LD_PRELOAD="${asan:+$asan }$BATS_FILE_TMPDIR/fakeverbs.so" FAKEVERBS_WCS=2 \
+            "$VERBSH" --export-c "$BATS_TEST_TMPDIR/$f.c" "$BATS_TEST_TMPDIR/$f.lua" >/dev/null 2>&1
+        [ "$(grep -c 'ibv_end_poll(cq1_ex);' "$BATS_TEST_TMPDIR/$f.c")" -eq 1 ]
+    done
+    grep -q 'cq1:iter step 3' "$BATS_TEST_TMPDIR/whole.c"
+    ! grep -q 'left with a completion current' "$BATS_TEST_TMPDIR/whole.c"
+    ! grep -q 'cq1:iter step 2' "$BATS_TEST_TMPDIR/left.c"
+    grep -q 'the loop was left with a completion current: its closing value ends the poll' "$BATS_TEST_TMPDIR/left.c"
+}
+
 @test "fake device: the closing value of cq:iter(), its __close and __gc called by hand, ends the poll it opened and returns nothing, as Lua's own calls of them expect" {
     FAKEVERBS_WCS=2 run fvsh 'local cq = verbs.open("fake0"):create_cq_ex{ cqe = 4 }
       local step, state, _, closing = cq:iter()
