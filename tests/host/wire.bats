@@ -56,10 +56,13 @@ load ../helpers
       print(#w.filter(l, {opcode = "SEND_MIDDLE"}), #w.filter(l, {opcode = "RC_SEND_MIDDLE"}), #w.filter(l, {opcode = 1}))
       print(pcall(w.filter, l, {opcode = "send_midle"}))
       print(pcall(w.filter, l, {opcode = 300}))
-      print(pcall(w.filter, l, {qp = "x"}))'
+      print(pcall(w.filter, l, {qp = "x"}))
+      print(select(2, pcall(w.filter, l, {opcode = "send_only_with_invalidat"})))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "3	3	3" ]
+    # the last opcode (23) is suggested and listed, in the order of the BTH's numbers (22 before 23; 21 has no name)
+    [ "${lines[4]}" = "bad argument #2 to 'filter' (key 'opcode': 'send_only_with_invalidat' is not a BTH opcode (did you mean 'SEND_ONLY_WITH_INVALIDATE'?); the names: SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_LAST_WITH_IMMEDIATE, SEND_ONLY, SEND_ONLY_WITH_IMMEDIATE, RDMA_WRITE_FIRST, RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST, RDMA_WRITE_LAST_WITH_IMMEDIATE, RDMA_WRITE_ONLY, RDMA_WRITE_ONLY_WITH_IMMEDIATE, RDMA_READ_REQUEST, RDMA_READ_RESPONSE_FIRST, RDMA_READ_RESPONSE_MIDDLE, RDMA_READ_RESPONSE_LAST, RDMA_READ_RESPONSE_ONLY, ACKNOWLEDGE, ATOMIC_ACKNOWLEDGE, COMPARE_SWAP, FETCH_ADD, SEND_LAST_WITH_INVALIDATE, SEND_ONLY_WITH_INVALIDATE)" ]
     [[ ${lines[1]} == "false	bad argument #2 to 'filter' (key 'opcode': 'send_midle' is not a BTH opcode (did you mean 'SEND_MIDDLE'?); the names: SEND_FIRST, "* ]]
     [[ ${lines[2]} == "false	bad argument #2 to 'filter' (key 'opcode': 300 is not a BTH opcode; the names: "* ]]
     [ "${lines[3]}" = "false	bad argument #2 to 'filter' (key 'qp': a QP number (0..0xffffff, as qp.qp_num) expected, got string)" ]
