@@ -427,6 +427,23 @@ print(r["listen"], len(r["seats"]), s["seat"], s["events"], s["lessons"]["05-rc-
     [ "${lines[2]}" = "#4         3/5    ✓  " ]
 }
 
+@test "a seat's flush leaves no file open: twenty flushes that read the acknowledgements file, with the collector stopped, hold no more descriptors than before" {
+    mkdir -p "$BATS_TEST_TMPDIR/s/verbsh"
+    printf 'x\t1\n' >"$BATS_TEST_TMPDIR/s/verbsh/room-acked"
+    VERBSH_ROOM=127.0.0.1:9 VERBSH_PROGRESS=1 RXE_SEAT=5 XDG_STATE_HOME=$BATS_TEST_TMPDIR/s run "$VERBSH" -e '
+      local P, R = require "verbs.progress", require "verbs.room"
+      P.write("01-devices", "at step 1/4", "Step 1")
+      local st = io.open("/proc/self/stat"); local pid = st:read("l"):match("^(%d+)"); st:close()
+      local function fds() local p = io.popen("ls /proc/" .. pid .. "/fd | wc -l"); local n = tonumber(p:read("l")); p:close(); return n end
+      collectgarbage("stop")
+      local before = fds()
+      for _ = 1, 20 do R.flush(0) end
+      print(fds() - before)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = 0 ]
+}
+
 @test "the room writes each record to its log as it acknowledges it: the log holds them long before the room's next write, and a room killed then has lost none" {
     # (--every 60: the room's writes, whose io.popen flushes every stream, are a minute apart)
     local d=$BATS_TEST_TMPDIR port= n
