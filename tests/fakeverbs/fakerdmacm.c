@@ -12,7 +12,8 @@
  * hands down is printed to stderr as "fakerdmacm: ...".
  *
  * FAKERDMACM_AI_CHAIN=n makes rdma_getaddrinfo return n entries linked by
- * ai_next, entry k with its own lengths and source 192.0.2.k:7000+k.
+ * ai_next, entry k with its own lengths, source 192.0.2.k:7000+k, destination
+ * [2001:db8::k]:8000+k and canonical names srck.example and dstk.example.
  * FAKERDMACM_ROUTE_ERRNO=n makes rdma_resolve_route fail with errno n;
  * FAKERDMACM_ECE_ERRNO=n makes rdma_set_local_ece fail with errno n. */
 #define _GNU_SOURCE
@@ -186,6 +187,23 @@ int rdma_getaddrinfo(const char *node, const char *service, const struct rdma_ad
 		(*at)->ai_src_addr = (struct sockaddr *)sin;
 		(*at)->ai_src_len = sizeof *sin;
 		(*at)->ai_family = AF_INET;
+		/* each entry's own names, the destination's in IPv6 (2001:db8::k, port 8000 + k) */
+		struct sockaddr_in6 *six = calloc(1, sizeof *six);
+		char *src_name = malloc(32), *dst_name = malloc(32);
+		if (!six || !src_name || !dst_name)
+			return -1;
+		six->sin6_family = AF_INET6;
+		six->sin6_port = htons(8000 + k);
+		six->sin6_addr.s6_addr[0] = 0x20;
+		six->sin6_addr.s6_addr[1] = 0x01;
+		six->sin6_addr.s6_addr[2] = 0x0d;
+		six->sin6_addr.s6_addr[3] = 0xb8;
+		six->sin6_addr.s6_addr[15] = (unsigned char)k;
+		(*at)->ai_dst_addr = (struct sockaddr *)six;
+		snprintf(src_name, 32, "src%d.example", k);
+		snprintf(dst_name, 32, "dst%d.example", k);
+		(*at)->ai_src_canonname = src_name;
+		(*at)->ai_dst_canonname = dst_name;
 	}
 	return 0;
 }
@@ -195,6 +213,9 @@ void rdma_freeaddrinfo(struct rdma_addrinfo *res)
 	while (res) {
 		struct rdma_addrinfo *next = res->ai_next;
 		free(res->ai_src_addr);
+		free(res->ai_dst_addr);
+		free(res->ai_src_canonname);
+		free(res->ai_dst_canonname);
 		free(res);
 		res = next;
 	}

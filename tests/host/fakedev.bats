@@ -1432,20 +1432,20 @@ fakeverbs: end_poll cqe 4
     [ "${#lines[@]}" -eq 5 ]
 }
 
-@test "fake librdmacm: a getaddrinfo of several results gives each entry's own fields through ai_next, in order; the chain is read 16 links deep at most" {
+@test "fake librdmacm: a getaddrinfo of several results gives each entry's own fields (an IPv6 destination, both canonical names) through ai_next, in order; the chain is read 16 links deep at most" {
     export FAKERDMACM_AI_CHAIN=3
     run fcmsh '
       local t, k = verbs.getaddrinfo("192.0.2.1", "7471", { ai_flags = "PASSIVE" }), 1
       while t do
         print(k, t.ai_port_space, t.ai_qp_type, t.ai_family, t.ai_src_len, t.ai_dst_len, t.ai_route_len,
-          t.ai_connect_len, t.ai_src_addr, t.ai_dst_addr, #t.ai_flags, t.ai_flags[1])
+          t.ai_connect_len, t.ai_src_addr, t.ai_dst_addr, #t.ai_flags, t.ai_flags[1], t.ai_src_canonname, t.ai_dst_canonname)
         t, k = t.ai_next, k + 1
       end' 2>&1
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[1]}" = $'1\tTCP\tRC\tINET\t16\t21\t41\t61\t192.0.2.1:7001\tnil\t1\tPASSIVE' ]
-    [ "${lines[2]}" = $'2\tUDP\tUD\tINET\t16\t22\t42\t62\t192.0.2.2:7002\tnil\t1\tPASSIVE' ]
-    [ "${lines[3]}" = $'3\tTCP\tRC\tINET\t16\t23\t43\t63\t192.0.2.3:7003\tnil\t1\tPASSIVE' ]
+    [ "${lines[1]}" = $'1\tTCP\tRC\tINET\t16\t21\t41\t61\t192.0.2.1:7001\t[2001:db8::1]:8001\t1\tPASSIVE\tsrc1.example\tdst1.example' ]
+    [ "${lines[2]}" = $'2\tUDP\tUD\tINET\t16\t22\t42\t62\t192.0.2.2:7002\t[2001:db8::2]:8002\t1\tPASSIVE\tsrc2.example\tdst2.example' ]
+    [ "${lines[3]}" = $'3\tTCP\tRC\tINET\t16\t23\t43\t63\t192.0.2.3:7003\t[2001:db8::3]:8003\t1\tPASSIVE\tsrc3.example\tdst3.example' ]
     [ "${lines[4]}" = "fakerdmacm: freeaddrinfo" ]
     [ "${#lines[@]}" -eq 5 ]
     # 17 entries are read whole; of 18, the 18th is left out (a guard against a chain that loops)
