@@ -41,6 +41,7 @@ setup() { cd "$ROOT"; }
     run pair '
         retry() { for i in $(seq 100); do "$@" >retry.out 2>&1 && { cat retry.out; return 0; }; sleep 0.3; done; cat retry.out; return 1; }
         echo "I am $RXE_ADDR, my peer is $RXE_PEER_ADDR"
+        echo "eth0 dad_transmits $(cat /proc/sys/net/ipv6/conf/eth0/dad_transmits)"
         retry ibv_rc_pingpong -d rxe0 -g $RXE_GID_INDEX -n 200 -p 18700 $RXE_PEER_ADDR || exit 1
         retry "$VERBSH" examples/rc_pingpong.lua -d rxe0 -g $RXE_GID_INDEX -n 200 -p 18701 $RXE_PEER_ADDR || exit 2
         retry rping -c -a $RXE_PEER_ADDR -C 10 -v -p 18702 || exit 3' '
@@ -50,6 +51,8 @@ setup() { cd "$ROOT"; }
     echo "$output"
     [[ $output == *"seats 0 0"* ]]
     [[ $output == *"I am 10.78.0.1, my peer is 10.78.0.2"* ]]
+    # three IPv6 duplicate-address probes on the seat's link (rxe-vm-guest), not the kernel's one
+    [[ $output == *"eth0 dad_transmits 3"* ]]
     [ "$(grep -c '200 iters in' <<<"$output")" -eq 4 ]
     [ "$(grep -c 'ping data: rdma-ping-' <<<"$output")" -eq 10 ]
 }
