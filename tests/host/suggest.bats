@@ -28,7 +28,7 @@ load ../helpers
     [[ ${lines[3]} == *"verbs has no field 'trac'; did you mean 'trace'?" ]]
 }
 
-@test "verbs.suggest: a transposition is one edit (abdc is nearer abcd than abxy), an alias beats even the typed name in another case, and names of 41 letters are never measured (a prefix of 3 or more still counts as 2)" {
+@test "verbs.suggest: a transposition is one edit (abdc is nearer abcd than abxy; TRS is RTS), an alias beats even the typed name in another case, and names of 41 letters are never measured (a prefix of 3 or more still counts as 2)" {
     local t40 t39
     t40=$(printf 'a%.0s' {1..39})b
     t39=$(printf 'a%.0s' {1..39})
@@ -38,9 +38,12 @@ load ../helpers
       print(verbs.suggest('mtu', { 'path_mtu', 'MTU' }))
       print(verbs.suggest('$t40', { '${t40}z', '${t39}c' }))
       print(verbs.suggest('$t40', { '${t40}z' }))
-      print(verbs.suggest('${t40}y', { '${t40}z' }))"
+      print(verbs.suggest('${t40}y', { '${t40}z' }))
+      print(verbs.suggest('TRS', { 'RTR', 'RTS' }), verbs.suggest('TRS', { 'RTS', 'RTR' }))"
     echo "$output"
     [ "$status" -eq 0 ]
+    # the first two letters swapped are one edit too: a 3-letter state name is found
+    [ "${lines[7]}" = "RTS	RTS" ]
     [ "${lines[0]}" = abcd ]
     [ "${lines[1]}" = abcd ]
     [ "${lines[2]}" = adbc ]
