@@ -105,7 +105,10 @@ static lua_Integer ranged_arg(lua_State *L, int i, const char *what, lua_Integer
 #define INT_ARG(L, i, what, d) ((int)ranged_arg(L, i, what, d, INT_MIN, INT_MAX))
 static void *devobj_arg(lua_State *L, int i, const struct dkind *k);
 #define MADE(p, k) (c->made = (p), c->kind = (k), c->made ? 0 : (errno ? errno : EOPNOTSUPP))
-#define RET(r) ((r) == 0 ? 0 : (r) > 0 ? (r) : (errno ? errno : EOPNOTSUPP))
+/* A verb's int result as an errno: 0, the errno it returned, or (a -1) the
+ * errno it set. A function, not a macro: the verb is called once. */
+static int verb_errno(int r) { return r == 0 ? 0 : r > 0 ? r : (errno ? errno : EOPNOTSUPP); }
+#define RET(r) verb_errno(r)
 
 static int c_open_xrcd(struct dcall *c)
 {

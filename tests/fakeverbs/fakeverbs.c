@@ -503,6 +503,19 @@ static int f_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *a)
 	return 0;
 }
 
+/* ibv_advise_mr: what it is handed, then EOPNOTSUPP (no ODP here, as on rxe) */
+static int f_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags, struct ibv_sge *sg,
+		       uint32_t n)
+{
+	(void)pd;
+	fprintf(stderr, "fakeverbs: advise_mr advice %d flags 0x%x %u SGEs:", (int)advice, flags, n);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(stderr, " addr 0x%llx length %u lkey 0x%x;", (unsigned long long)sg[i].addr, sg[i].length,
+			sg[i].lkey);
+	fputc('\n', stderr);
+	return EOPNOTSUPP;
+}
+
 static struct ibv_mr *f_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t off, size_t len, unsigned int access);
 static int f_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *a);
 static void queue_env_events(struct ibv_context *c);
@@ -535,6 +548,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *d)
 	v->get_srq_num = f_get_srq_num;
 	v->modify_qp_rate_limit = f_modify_qp_rate_limit;
 	v->modify_cq = f_modify_cq;
+	v->advise_mr = f_advise_mr;
 	v->reg_dm_mr = f_reg_dm_mr;
 	v->modify_wq = f_modify_wq;
 	v->sz = sizeof *v;

@@ -60,6 +60,19 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
     [ "$output" = "false	ibv_get_pkey_index	EINVAL	true	2	$((0x8001))" ]
 }
 
+@test "fake device: pd:advise_mr calls ibv_advise_mr once, with PREFETCH, no flags and one SGE that covers the MR; the provider's EOPNOTSUPP is raised (a failing verb is not called again)" {
+    run fvsh 'local pd = verbs.open("fake0"):alloc_pd(); local mr = pd:reg_mr(4096, "LOCAL_WRITE")
+      io.stderr:write(("mr 0x%x 0x%x\n"):format(mr.addr, mr.lkey))
+      local ok, e = pcall(pd.advise_mr, pd, mr); print(ok, e.verb, e.errname, rawequal(e.object, pd))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local addr lkey
+    read -r _ addr lkey <<<"$(grep '^mr ' <<<"$output")"
+    [ "$(grep -c '^fakeverbs: advise_mr' <<<"$output")" -eq 1 ]
+    grep -qx "fakeverbs: advise_mr advice 0 flags 0x0 1 SGEs: addr $addr length 4096 lkey $lkey;" <<<"$output"
+    [ "${lines[-1]}" = "false	ibv_advise_mr	EOPNOTSUPP	true" ]
+}
+
 @test "fake device: pd:reg_dmabuf_mr hands the provider each argument in its place (fd, offset, length, iova, access), and verbsh's defaults (offset 0, length 4096, iova 0, LOCAL_WRITE) for those not given; its EOPNOTSUPP is raised" {
     FAKEVERBS_TRACE=1 run fvsh 'local pd = verbs.open("fake0"):alloc_pd()
       print(select(2, pcall(pd.reg_dmabuf_mr, pd, 7, 512, 8192, 0x10000, { "LOCAL_WRITE", "REMOTE_READ" })).errname)
