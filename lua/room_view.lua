@@ -33,15 +33,16 @@ function M.table_text(snap)
       local _, txt = cell(s.lessons[l])
       cols[#cols + 1] = (" "):rep(5 - utf8.len(txt == "" and "." or txt)) .. (txt == "" and "." or txt)
     end
-    local st = ""
+    local st = {}   -- the words of its "now" column, one space apart
+    if s.duplicate then st[#st + 1] = "DUPLICATE" end
+    if s.silent then st[#st + 1] = "SILENT" end
     if s.current then
-      st = ("%s %d/%s %s"):format(s.current.lesson, s.current.step, s.current.steps or "?", ago(s.current.seconds))
-      if s.current.stuck then st = "STUCK " .. st .. (s.current.error and (": " .. s.current.error) or "") end
+      local c = s.current
+      st[#st + 1] = (c.stuck and "STUCK " or "") .. ("%s %d/%s %s"):format(c.lesson, c.step, c.steps or "?", ago(c.seconds))
+        .. (c.stuck and c.error and (": " .. c.error) or "")
     end
-    if s.silent then st = "SILENT " .. st end
-    if s.duplicate then st = "DUPLICATE " .. st end
-    if s.mtu_mismatch then st = st .. (" MTU %d"):format(s.health.mtu) end
-    lines[#lines + 1] = table.concat(cols, "") .. "  " .. st
+    if s.mtu_mismatch then st[#st + 1] = ("MTU %d"):format(s.health.mtu) end
+    lines[#lines + 1] = table.concat(cols, "") .. "  " .. table.concat(st, " ")
   end
   lines[#lines + 1] = ("%d seats, %d events, %d repeats dropped, %d refused, %s"):format(#snap.seats, snap.events,
     snap.duplicates_dropped, #snap.refused, snap.generated)
