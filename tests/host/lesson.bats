@@ -493,6 +493,21 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
     [ "${lines[6]}" = "wc wr_id=1 WR_FLUSH_ERR qp_num=0x000011" ]
 }
 
+@test "kit: a partner K.spawn started is stopped by the lesson's teardown, and its log removed" {
+    echo 'os.execute("sleep 30")' >"$BATS_TEST_TMPDIR/partner.lua"
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local p = K.spawn(arg[1] or "'"$BATS_TEST_TMPDIR/partner.lua"'")
+      print(p:alive(), io.open(p.log) ~= nil)
+      K.teardown()
+      for _ = 1, 50 do if not p:alive() then break end os.execute("sleep 0.1") end
+      print(p:alive(), io.open(p.log) == nil)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "true	true
+false	true" ]
+}
+
 @test "kit: repr stops after three levels of nested tables, keyed or listed, so a table holding itself prints" {
     run "$VERBSH" -e '
       local K = require "verbs.lesson_kit"
