@@ -7,6 +7,7 @@
  * The tables are read and checked by wr_read.c, which reads prepared WRs
  * (wr.c) too, once; a prepared WR is posted through wr.c. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -18,13 +19,33 @@
 
 /* ---- posting ------------------------------------------------------------------ */
 
-/* Room for count WRs of wsize bytes and their SGEs: the stack arrays, or a
- * temporary userdata for long lists. */
-static void *wr_room(lua_State *L, int count, size_t wsize, void *stack, struct sge_pool *p)
+/* The SGEs the WR table or list at idx names: the length of each sg_list
+ * that is a table (what is no table is refused while the WRs are read). */
+static size_t sges_named(lua_State *L, int idx, int count, bool is_list)
 {
-	if (count <= WR_STACK && count * 4 <= SGE_STACK)
+	size_t n = 0;
+	for (int i = 1; i <= count; i++) {
+		if (is_list && lua_rawgeti(L, idx, i) != LUA_TTABLE) {
+			lua_pop(L, 1);
+			continue;
+		}
+		lua_pushliteral(L, "sg_list");
+		if (lua_rawget(L, is_list ? -2 : idx) == LUA_TTABLE)
+			n += lua_rawlen(L, -1);
+		lua_pop(L, is_list ? 2 : 1);
+	}
+	return n;
+}
+
+/* Room for count WRs of wsize bytes and the nsge SGEs they name: the stack
+ * arrays, or a temporary userdata sized for them (a post is as long as C
+ * allows: the provider judges its lengths, as in C). */
+static void *wr_room(lua_State *L, int count, size_t nsge, size_t wsize, void *stack, struct sge_pool *p)
+{
+	if (count <= WR_STACK && nsge <= SGE_STACK)
 		return stack;
-	size_t nsge = (size_t)count * 16;
+	if (nsge > INT_MAX)
+		luaL_error(L, "%I SGEs in one post: more than verbsh can hold", (lua_Integer)nsge);
 	char *mem = lua_newuserdatauv(L, (size_t)count * wsize + nsge * sizeof(struct ibv_sge), 0);
 	p->sge = (struct ibv_sge *)(mem + (size_t)count * wsize);
 	p->cap = (int)nsge;
@@ -47,7 +68,7 @@ static int post_send_tables(lua_State *L, struct vnode *n)
 	int count = wr_count(L, 2), is_list = count > 0;
 	if (!is_list)
 		count = 1;
-	wrs = wr_room(L, count, sizeof *wrs, wr_stack, &p);
+	wrs = wr_room(L, count, sges_named(L, 2, count, is_list), sizeof *wrs, wr_stack, &p);
 	uint8_t union_stack[WR_STACK], *unions = count <= WR_STACK ? union_stack : lua_newuserdatauv(L, count, 0);
 	wrs_read(L, 2, 2, count, is_list, true, wrs, &p, unions);
 	send_wrs_check(L, 2, n->h, wrs, unions, is_list);
@@ -108,7 +129,7 @@ static int post_recv_tables(lua_State *L, struct vnode *n, int self, int idx, co
 	int count = wr_count(L, idx), is_list = count > 0;
 	if (!is_list)
 		count = 1;
-	wrs = wr_room(L, count, sizeof *wrs, wr_stack, &p);
+	wrs = wr_room(L, count, sges_named(L, idx, count, is_list), sizeof *wrs, wr_stack, &p);
 	wrs_read(L, idx, idx, count, is_list, false, wrs, &p, NULL);
 	int ret = srq ? ibv_post_srq_recv(h, wrs, &bad) : ibv_post_recv(h, wrs, &bad);
 	int badi = ret ? wr_bad_index(wrs, bad, false) : 0;
