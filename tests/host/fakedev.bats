@@ -997,6 +997,20 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[2]}" = "ibv_poll_cq failed: EPERM (errno 1, Operation not permitted)" ]
 }
 
+@test "fake device: a field of a wc_array entry that the poll does not store is refused on assignment, naming the entry by its 1-based index; an entry past those filled too" {
+    FAKEVERBS_WCS=2 run fvsh 'local cq = verbs.open("fake0"):create_cq(8); local w = verbs.wc_array(3)
+      print(cq:poll(w))
+      print(select(2, pcall(function() w[1].byte_len = 5 end)))
+      print(select(2, pcall(function() w[2].src_qp = 7 end)))
+      print(select(2, pcall(function() w[3].status = "SUCCESS" end)))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "2" ]
+    [ "${lines[1]}" = "(command line):3: wc[1].byte_len: the entries of a wc_array are filled by cq:poll and cq:wait, not assigned" ]
+    [ "${lines[2]}" = "(command line):4: wc[2].src_qp: the entries of a wc_array are filled by cq:poll and cq:wait, not assigned" ]
+    [ "${lines[3]}" = "(command line):5: wc[3].status: the entries of a wc_array are filled by cq:poll and cq:wait, not assigned" ]
+}
+
 @test "fake device: a cq:wait whose poll fails after some completions returns them with a second value naming the failure (not a timeout), in both forms; the next wait raises the errno" {
     FAKEVERBS_WCS=2 FAKEVERBS_FAIL="poll_cq:-11" run fvsh '
       local cq = verbs.open("fake0"):create_cq(8)
