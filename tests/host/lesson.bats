@@ -679,6 +679,11 @@ rounds_check() {   # rounds_check MODE_BUSY MODE_EVENTS MODE_BUSY_IDLE MODE_EVEN
         run where
         [ "$(realpath "$output")" = "$T/$d" ]
     done
+    # a script run from elsewhere: still beside the binary (read from /proc/self/maps), not beside the script
+    mkdir -p "$T/elsewhere"
+    echo 'print(require("verbs.lesson").dir())' >"$T/elsewhere/s.lua"
+    run env -u VERBSH_LESSONS "$T/x/y/bin/verbsh" "$T/elsewhere/s.lua"
+    [ "$(realpath "$output")" = "$T/x/y/bin/lessons" ]
     VERBSH_LESSONS=$FAKE run "$T/x/y/bin/verbsh" -e 'print(require("verbs.lesson").dir())'
     [ "$output" = "$FAKE" ]
 }
