@@ -616,3 +616,20 @@ load ../helpers
     [ "$status" -eq 0 ]
     [ "$(tail -1 "$o/bin/$name/$f")" = "# kept" ]
 }
+
+@test "random mutants: a mutant's root holds the verbs.so built beside its binary (the stock lua5.4 loads the mutant's module), never the checkout's; a binary with none beside it gets none" {
+    local o=$BATS_TEST_TMPDIR/out b=$BATS_TEST_TMPDIR/b
+    mkdir -p "$o/tree/build/obj" "$o/tests" "$b/with" "$b/without"
+    echo "mutant's verbsh" >"$b/with/verbsh"; echo "mutant's module" >"$b/with/verbs.so"
+    echo "another verbsh" >"$b/without/verbsh"
+    cd "$ROOT"
+    run tests/mutate-random --make-root "$o" m1 "$b/with/verbsh"
+    [ "$status" -eq 0 ]
+    [ ! -L "$o/bin/m1/verbs.so" ]
+    [ "$(cat "$o/bin/m1/verbs.so")" = "mutant's module" ]
+    [ "$(cat "$o/bin/m1/verbsh")" = "mutant's verbsh" ]
+    [ "$(readlink "$o/bin/m1/lua")" = "$ROOT/lua" ]
+    run tests/mutate-random --make-root "$o" m2 "$b/without/verbsh"
+    [ "$status" -eq 0 ]
+    [ ! -e "$o/bin/m2/verbs.so" ] && [ ! -L "$o/bin/m2/verbs.so" ]
+}
