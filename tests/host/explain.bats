@@ -102,6 +102,19 @@ IBV_MTU_512	false	false
 300	true	false" ]
 }
 
+@test "explain: a failed post's head names what was posted to: an SRQ for ibv_post_srq_recv, the QP's type when known, else a QP; and the WR by its place" {
+    xl '
+      for _, c in ipairs{ { "ibv_post_srq_recv" }, { "ibv_post_recv" }, { "ibv_post_send" }, { "ibv_post_send", "UD" } } do
+        print((tostring(x.verb_error{ verb = c[1], errno = 12, errname = "ENOMEM", context = { bad_wr = 2, qp_type = c[2] } }):match("\n([^\n]*)")))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "  SRQ, WR #2
+  QP, WR #2
+  QP, WR #2
+  UD QP, WR #2" ]
+}
+
 @test "explain: complete attribute sets produce no missing/extra finding, and say what else rxe checks" {
     xl "$REQUIRED"'
       for qpt, trs in pairs(REQ) do
