@@ -280,6 +280,27 @@ at step 4/4	4	nil
 finished	nil	nil" ]
 }
 
+@test "the log's id leaves no file open: ten new ids (each read from /dev/urandom), with the collector stopped, hold no more descriptors than before; each is 8 hex digits of its own" {
+    run "$VERBSH" -e '
+      local P = require "verbs.progress"
+      local st = io.open("/proc/self/stat"); local pid = st:read("l"):match("^(%d+)"); st:close()
+      -- (the fewest of three counts: a count may see the pipe of its own io.popen half made)
+      local function count() local p = io.popen("ls /proc/" .. pid .. "/fd | wc -l"); local n = tonumber(p:read("l")); p:close(); return n end
+      local function fds() return math.min(count(), count(), count()) end
+      P.log_id(os.getenv("BATS_TEST_TMPDIR") .. "/d0")
+      collectgarbage("stop")
+      local before, ids, seen = fds(), 0, {}
+      for i = 1, 10 do
+        local id = P.log_id(os.getenv("BATS_TEST_TMPDIR") .. "/d" .. i)
+        if id:match("^%x%x%x%x%x%x%x%x$") and not seen[id] then ids = ids + 1 end
+        seen[id] = true
+      end
+      print(fds() - before, ids)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "0	10" ]
+}
+
 @test "the machine id: /etc/machine-id when it is hex, else D-Bus's, else host-HOSTNAME" {
     local d=$BATS_TEST_TMPDIR
     run "$VERBSH" -e '
