@@ -164,6 +164,10 @@ true" ]
     [[ $output == *"PASS devices"* ]]
     [ "$(grep -c '── devices' <<<"$output")" -eq 2 ]   # each step shown once
     [[ $output != *"Next: lesson"* ]]                   # --auto names no next lesson
+    # the summary: each step with what its check observed, in order
+    [ "$(grep -A2 '^Observed on this device:$' <<<"$output")" = "Observed on this device:
+   1 Set x                              x is 1
+   2 Set y                              y is 2" ]
 }
 
 @test "auto mode: a failing check returns 1 and names the step" {
