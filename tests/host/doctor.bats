@@ -61,12 +61,18 @@ load ../helpers
     fi
 }
 
-@test "rxe-host siw: without IFACE its usage (exit 2); where no siw module loads, it says so and exits 1, before it adds anything" {
+@test "rxe-host setup IFACE loads rdma_rxe and adds rxe0 on IFACE; siw: without IFACE its usage (exit 2); where no siw module loads, it says so and exits 1, before it adds anything" {
     [ ! -d /sys/module/siw ] || skip "this kernel has siw loaded: the missing-module path cannot be taken here"
     mkdir -p "$BATS_TEST_TMPDIR/bin"
-    printf '#!/bin/sh\necho "modprobe: FATAL: Module siw not found" >&2\nexit 1\n' >"$BATS_TEST_TMPDIR/bin/modprobe"
+    printf '#!/bin/sh\necho "modprobe $*" >>%s/rdma.log\n[ "$1" != siw ] || { echo "modprobe: FATAL: Module siw not found" >&2; exit 1; }\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/bin/modprobe"
     printf '#!/bin/sh\necho "rdma $*" >>%s/rdma.log\n' "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/bin/rdma"
     chmod +x "$BATS_TEST_TMPDIR/bin/modprobe" "$BATS_TEST_TMPDIR/bin/rdma"
+    run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" "$ROOT/scripts/rxe-host" setup veth9
+    [ "$status" -eq 0 ]
+    [ "$(cat "$BATS_TEST_TMPDIR/rdma.log")" = "modprobe rdma_rxe
+rdma link add rxe0 type rxe netdev veth9
+rdma link show rxe0/1" ]
+    rm "$BATS_TEST_TMPDIR/rdma.log"
     run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" "$ROOT/scripts/rxe-host" siw
     [ "$status" -eq 2 ]
     [[ $output == "usage: scripts/rxe-host siw IFACE "* ]]
@@ -74,7 +80,7 @@ load ../helpers
     echo "$output"
     [ "$status" -eq 1 ]
     [[ $output == *"rxe-host: no siw module for this kernel ($(uname -r)); verbsh --doctor says why. scripts/rxe-vm --siw has one." ]]
-    [ ! -e "$BATS_TEST_TMPDIR/rdma.log" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/rdma.log")" = "modprobe siw" ]   # and no rdma link add
 }
 
 @test "doctor --vm's report: each check on its line, the counts by status (distinct), ready or not" {
