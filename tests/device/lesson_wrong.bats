@@ -28,6 +28,8 @@ wrong() {
 @test "lessons 1-4 (devices, pd-mr, cq, rc-states): each step refuses its wrong answer" { wrong devices pd-mr cq rc-states; }
 @test "lessons 5-8 (rc-send, rdma-write, rdma-read, atomics): each step refuses its wrong answer" {
     wrong rc-send rdma-write rdma-read atomics
+    # SEND's step: the completion not waited for, then the wrong 5 bytes
+    [ "$(grep -c '^ok rc-send step 1: REFUSED$' <<<"$output")" -eq 2 ]
     # WRITE_WITH_IMM's step: no immediate at all, then the wrong one (43): each refused
     [ "$(grep -c '^ok rdma-write step 2: REFUSED$' <<<"$output")" -eq 2 ]
 }

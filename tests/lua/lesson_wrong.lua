@@ -67,6 +67,12 @@ local wrong = {
       qp_b:post_recv{wr_id = 100, sg_list = {{mr = mr_b, offset = 0, length = 64}}}
       qp_a:post_send{wr_id = 1, opcode = "SEND", sg_list = {{mr = mr_a, offset = 0, length = 5}}}
       wcs = cq:wait(1)]], "no completions for wr_id 100 (qp_b) and 1 (qp_a) yet" },
+  -- "hello" written one byte in, the 5 bytes sent from offset 0: a RECV of 5 bytes, the wrong ones
+  { "rc-send", 1, [[
+      mr_a:write(0, "\0\0\0\0\0\0"); mr_a:write(1, "hello")
+      qp_b:post_recv{wr_id = 100, sg_list = {{mr = mr_b, offset = 0, length = 64}}}
+      qp_a:post_send{wr_id = 1, opcode = "SEND", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 5}}}
+      wcs = cq:wait(2)]], "mr_b does not hold \"hello\"" },
   { "rc-send", 2, [[
       mr_a:write(0, "imm!")
       qp_b:post_recv{wr_id = 101, sg_list = {{mr = mr_b, offset = 0, length = 64}}}
