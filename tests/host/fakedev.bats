@@ -51,6 +51,18 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
     [[ ${lines[3]} == "(command line):3: bad argument #1 to 'create_cq_ex' (key 'comp_vector': -1 is out of range (0.."* ]]
 }
 
+@test "fake device: a failed qp:modify's error object: the verb and errno, and a context of the attr table given, the QP's type, its state before and the one asked, the mask in bit order and the port" {
+    FAKEVERBS_FAIL="modify_qp:22" run fvsh 'local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }
+      local attr = { qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = "REMOTE_WRITE" }
+      local ok, e = pcall(qp.modify, qp, attr)
+      local c = e.context
+      print(ok, e.verb, e.errname, rawequal(e.object, qp), rawequal(c.attr, attr), c.qp_type, c.cur_state, c.qp_state, table.concat(c.mask, " "), c.port_num)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "false	ibv_modify_qp	EINVAL	true	true	RC	RESET	INIT	STATE ACCESS_FLAGS PKEY_INDEX PORT	1" ]
+}
+
 @test "fake device: a failed ctx:get_pkey_index (libibverbs finds no P_Key table for a fake device) raises its errno with the port and the P_Key asked for as its context" {
     run fvsh 'local ctx = verbs.open("fake0")
       local ok, e = pcall(ctx.get_pkey_index, ctx, 2, 0x8001)
