@@ -63,6 +63,25 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
     [ "$output" = "false	ibv_modify_qp	EINVAL	true	true	RC	RESET	INIT	STATE ACCESS_FLAGS PKEY_INDEX PORT	1" ]
 }
 
+@test "fake device: two captures at once each keep the posts made while it ran: the first all three, the one started after two of them the third alone" {
+    [ "$(id -u)" -eq 0 ] || skip "capturing needs root (CAP_NET_RAW)"
+    run fvsh 'local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(64)
+      local mr = pd:reg_mr(4096, "LOCAL_WRITE")
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 16, max_recv_wr = 16, max_send_sge = 1, max_recv_sge = 1 } }
+      local function send(id) qp:post_send{ wr_id = id, opcode = "SEND", sg_list = { { mr = mr, offset = 0, length = 4 } } } end
+      local c1 = verbs.capture{ netdev = "lo" }
+      send(0x101); send(0x102)
+      local c2 = verbs.capture{ netdev = "lo" }
+      send(0x103)
+      local function ids(c) local l = {} for _, p in ipairs(c:posts()) do l[#l + 1] = ("0x%x"):format(p.wr_id) end return table.concat(l, " ") end
+      c1:stop(); c2:stop()
+      print(ids(c1)); print(ids(c2))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -v '^fakeverbs: ' <<<"$output")" = "0x101 0x102 0x103
+0x103" ]
+}
+
 @test "fake device: a failed ctx:get_pkey_index (libibverbs finds no P_Key table for a fake device) raises its errno with the port and the P_Key asked for as its context" {
     run fvsh 'local ctx = verbs.open("fake0")
       local ok, e = pcall(ctx.get_pkey_index, ctx, 2, 0x8001)
