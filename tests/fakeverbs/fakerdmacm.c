@@ -14,6 +14,7 @@
  * FAKERDMACM_AI_CHAIN=n makes rdma_getaddrinfo return n entries linked by
  * ai_next, entry k with its own lengths, source 192.0.2.k:7000+k, destination
  * [2001:db8::k]:8000+k and canonical names srck.example and dstk.example.
+ * rdma_connect and rdma_accept print the conn_param they are handed.
  * FAKERDMACM_ROUTE_ERRNO=n makes rdma_resolve_route fail with errno n;
  * FAKERDMACM_ECE_ERRNO=n makes rdma_set_local_ece fail with errno n. */
 #define _GNU_SOURCE
@@ -133,6 +134,26 @@ int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
 	fprintf(stderr, "fakerdmacm: leave_multicast\n");
 	return 0;
 }
+
+/* rdma_connect and rdma_accept: the conn_param they are handed, each field
+ * and the private data's bytes in hex ("none" for a NULL param) */
+static int conn_print(const char *verb, struct rdma_conn_param *c)
+{
+	if (!c) {
+		fprintf(stderr, "fakerdmacm: %s none\n", verb);
+		return 0;
+	}
+	fprintf(stderr, "fakerdmacm: %s responder_resources %u initiator_depth %u flow_control %u retry_count %u"
+		" rnr_retry_count %u srq %u qp_num 0x%x private_data_len %u:", verb, c->responder_resources,
+		c->initiator_depth, c->flow_control, c->retry_count, c->rnr_retry_count, c->srq, c->qp_num,
+		c->private_data_len);
+	for (unsigned i = 0; i < c->private_data_len; i++)
+		fprintf(stderr, " %02x", ((const unsigned char *)c->private_data)[i]);
+	fputc('\n', stderr);
+	return 0;
+}
+int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *c) { (void)id; return conn_print("connect", c); }
+int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *c) { (void)id; return conn_print("accept", c); }
 
 int rdma_reject_ece(struct rdma_cm_id *id, const void *data, uint8_t len)
 {

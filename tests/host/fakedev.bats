@@ -1433,6 +1433,24 @@ fakeverbs: end_poll cqe 4
     [ "${#lines[@]}" -eq 6 ]
 }
 
+@test "fake librdmacm: id:connect and id:accept hand down each conn_param field in its place and the private data byte for byte (a NUL inside; private_data_len cutting it; more than it holds refused), and NULL with no table" {
+    run fcmsh '
+      local ch = verbs.create_event_channel(); local id = ch:create_id("TCP")
+      id:resolve_addr(nil, "192.0.2.1:7471")
+      id:connect{ private_data = "hi\0there", responder_resources = 1, initiator_depth = 2, retry_count = 3, rnr_retry_count = 4, flow_control = 1, qp_num = 0x123456 }
+      id:connect{ private_data = "abcdef", private_data_len = 3 }
+      id:accept{ responder_resources = 5, initiator_depth = 6, srq = 1, qp_num = 0x42 }
+      id:connect()
+      print(select(2, pcall(id.connect, id, { private_data = "ab", private_data_len = 3 })))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -v '^fakerdmacm: resolve_addr' <<<"$output")" = "fakerdmacm: connect responder_resources 1 initiator_depth 2 flow_control 1 retry_count 3 rnr_retry_count 4 srq 0 qp_num 0x123456 private_data_len 8: 68 69 00 74 68 65 72 65
+fakerdmacm: connect responder_resources 0 initiator_depth 0 flow_control 0 retry_count 0 rnr_retry_count 0 srq 0 qp_num 0x0 private_data_len 3: 61 62 63
+fakerdmacm: accept responder_resources 5 initiator_depth 6 flow_control 0 retry_count 0 rnr_retry_count 0 srq 1 qp_num 0x42 private_data_len 0:
+fakerdmacm: connect none
+bad argument #1 to 'connect' (key 'private_data_len': 3 is more than the 2 bytes of private_data)" ]
+}
+
 @test "fake librdmacm: a failed rdma_resolve_route raises its errno with the id as the object and an empty table as the context (the id is not a context)" {
     FAKERDMACM_ROUTE_ERRNO=110 run fcmsh '
       local id = verbs.create_event_channel():create_id("TCP")
