@@ -22,7 +22,8 @@
  * query_device, query_port, query_device_ex, get_async_event, alloc_pd,
  * poll_cq (once the CQ's completions are gone), req_notify_cq,
  * create_comp_channel, get_cq_event, query_qp, start_poll, next_poll,
- * rereg_mr, modify_qp.
+ * rereg_mr, modify_qp, wr_complete (which returns n itself).
+ * ibv_query_qp gives a QP's cap back as it was created.
  *
  * CQs: each CQ holds FAKEVERBS_WCS completions (0 unless set; at most 3,
  * the table fwcs below), handed out in order by poll_cq and, on a CQ of
@@ -473,7 +474,7 @@ static struct ibv_qp *f_open_qp(struct ibv_context *c, struct ibv_qp_open_attr *
 {
 	fprintf(stderr, "fakeverbs: open_qp comp_mask 0x%x qp_num 0x%x xrcd %s qp_type %d\n", a->comp_mask, a->qp_num,
 		a->xrcd ? "set" : "NULL", a->qp_type);
-	struct ibv_qp *qp = calloc(1, sizeof(struct ibv_qp_ex) + 16)   /* room for struct fqp's ex (0) */;
+	struct ibv_qp *qp = calloc(1, sizeof(struct ibv_qp_ex) + 64)   /* room for struct fqp's ex and cap (0) */;
 	if (qp)
 		*qp = (struct ibv_qp){ .context = c, .qp_num = a->qp_num, .qp_type = a->qp_type, .handle = 0x0e };
 	return qp;
@@ -909,6 +910,7 @@ int ibv_destroy_srq(struct ibv_srq *srq) { free(srq); return 0; }
 struct fqp {
 	struct ibv_qp_ex x;
 	int ex;
+	struct ibv_qp_cap cap;   /* as created: ibv_query_qp gives it back */
 };
 static struct ibv_qp *new_qp(struct ibv_context *c, struct ibv_pd *pd, struct ibv_qp_init_attr *a, int ex)
 {
@@ -921,6 +923,7 @@ static struct ibv_qp *new_qp(struct ibv_context *c, struct ibv_pd *pd, struct ib
 					.state = IBV_QPS_RESET };
 	qpn++;
 	f->ex = ex;
+	f->cap = a->cap;
 	return &f->x.qp_base;
 }
 struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a) { return new_qp(pd->context, pd, a, 0); }
@@ -934,7 +937,7 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp) { return ((struct fqp *)qp)->ex ? (struct ibv_qp_ex *)qp : NULL; }
 
 static void x_start(struct ibv_qp_ex *x) { (void)x; }
-static int x_complete(struct ibv_qp_ex *x) { (void)x; return 0; }
+static int x_complete(struct ibv_qp_ex *x) { (void)x; return fail_of("wr_complete", NULL); }
 static void x_abort(struct ibv_qp_ex *x) { (void)x; }
 static void x_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t len)
 {
@@ -1030,7 +1033,8 @@ static void x_send_tso(struct ibv_qp_ex *x, void *hdr, uint16_t hdr_sz, uint16_t
 }
 static struct ibv_qp *f_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 {
-	struct ibv_qp_init_attr ia = { .send_cq = a->send_cq, .recv_cq = a->recv_cq, .srq = a->srq, .qp_type = a->qp_type };
+	struct ibv_qp_init_attr ia = { .send_cq = a->send_cq, .recv_cq = a->recv_cq, .srq = a->srq, .qp_type = a->qp_type,
+				       .cap = a->cap };
 	struct ibv_qp *qp = new_qp(c, a->pd, &ia, (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0);
 	struct ibv_qp_ex *x = (struct ibv_qp_ex *)qp;
 	if (x && ((struct fqp *)qp)->ex) {
@@ -1077,6 +1081,7 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask, struct ibv_
 	ia->recv_cq = qp->recv_cq;
 	ia->srq = qp->srq;
 	ia->qp_type = qp->qp_type;
+	ia->cap = ((struct fqp *)qp)->cap;
 	return 0;
 }
 

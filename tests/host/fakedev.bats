@@ -82,6 +82,23 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
 0x103" ]
 }
 
+@test "fake device: a failed wr_complete raises its errno with the WRs built, the QP's type, state and caps as C's ibv_query_qp gives them (each cap its own value)" {
+    FAKEVERBS_ALL_OPS=1 FAKEVERBS_FAIL="wr_complete:12" run fvsh 'local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      local mr = pd:reg_mr(4096, "LOCAL_WRITE")
+      local q = ctx:create_qp_ex{ pd = pd, qp_type = "RC", send_cq = cq, recv_cq = cq, send_ops_flags = { "SEND" },
+        cap = { max_send_wr = 5, max_recv_wr = 6, max_send_sge = 2, max_recv_sge = 3, max_inline_data = 64 } }
+      q:wr_start()
+      q.wr_id = 1; q:wr_send(); q:wr_set_sge(mr, 0, 8)
+      q.wr_id = 2; q:wr_send(); q:wr_set_sge(mr, 8, 8)
+      local ok, e = pcall(q.wr_complete, q)
+      local c = e.context
+      print(ok, e.verb, e.errname, rawequal(e.object, q), c.built, c.qp_type, c.qp_state, c.cap.max_send_wr, c.cap.max_recv_wr,
+        c.cap.max_send_sge, c.cap.max_recv_sge, c.cap.max_inline_data)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -v '^fakeverbs: ' <<<"$output")" = "false	ibv_wr_complete	ENOMEM	true	2	RC	RESET	5	6	2	3	64" ]
+}
+
 @test "fake device: a failed ctx:get_pkey_index (libibverbs finds no P_Key table for a fake device) raises its errno with the port and the P_Key asked for as its context" {
     run fvsh 'local ctx = verbs.open("fake0")
       local ok, e = pcall(ctx.get_pkey_index, ctx, 2, 0x8001)

@@ -22,7 +22,7 @@ SETUP='
   local ctx = verbs.open("fake0")
   local pd = ctx:alloc_pd()
   local scq, rcq = ctx:create_cq(16), ctx:create_cq(32)
-  local cap = { max_send_wr = 8, max_recv_wr = 8, max_send_sge = 2, max_recv_sge = 2 }
+  local cap = { max_send_wr = 8, max_recv_wr = 9, max_send_sge = 2, max_recv_sge = 3 }   -- (each its own value: the caps read back are told apart)
   local qp = pd:create_qp{ qp_type = "RC", send_cq = scq, recv_cq = rcq, cap = cap }
   local ud = pd:create_qp{ qp_type = "UD", send_cq = scq, recv_cq = rcq, cap = cap }
   local mr = pd:reg_mr(4096, "LOCAL_WRITE")
@@ -195,13 +195,13 @@ ERR='
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "fakeverbs: post_send qp 0x111 wr_id 0x31 opcode 2 send_flags 0x0 imm_data bytes 00 00 00 00 num_sge 0" ]
     [ "${lines[1]}" = "fakeverbs: post_send qp 0x111 wr_id 0x32 opcode 2 send_flags 0x0 imm_data bytes 00 00 00 00 num_sge 0" ]
-    [ "${lines[2]}" = "ibv_post_send 22 nil 3 0xbad RC RESET 0,0,0,0,0	true" ]
-    [ "${lines[3]}" = "ibv_post_send 22 nil 1 0xbad RC RESET 0,0,0,0,0	true" ]
+    [ "${lines[2]}" = "ibv_post_send 22 nil 3 0xbad RC RESET 8,9,2,3,0	true" ]
+    [ "${lines[3]}" = "ibv_post_send 22 nil 1 0xbad RC RESET 8,9,2,3,0	true" ]
     [ "${lines[4]}" = "fakeverbs: post_send qp 0x111 wr_id 0x41 opcode 2 send_flags 0x0 imm_data bytes 00 00 00 00 num_sge 0" ]
-    [ "${lines[5]}" = "ibv_post_send 22 nil 2 0xbad RC RESET 0,0,0,0,0	0x4000	RDMA_WRITE" ]
+    [ "${lines[5]}" = "ibv_post_send 22 nil 2 0xbad RC RESET 8,9,2,3,0	0x4000	RDMA_WRITE" ]
     [ "${lines[6]}" = "fakeverbs: post_recv qp 0x111 wr_id 0x51 num_sge 0" ]
-    [ "${lines[7]}" = "ibv_post_recv 22 nil 2 0xbad RC RESET 0,0,0,0,0	true" ]
-    [ "${lines[8]}" = "ibv_post_recv 22 nil 1 0xbad RC RESET 0,0,0,0,0" ]
+    [ "${lines[7]}" = "ibv_post_recv 22 nil 2 0xbad RC RESET 8,9,2,3,0	true" ]
+    [ "${lines[8]}" = "ibv_post_recv 22 nil 1 0xbad RC RESET 8,9,2,3,0" ]
     [ "${#lines[@]}" -eq 9 ]
 }
 
@@ -212,7 +212,7 @@ ERR='
       print(err(pcall(srq.post_recv, srq, { { wr_id = 0x71 }, { wr_id = 0xbad } })))' 2>&1
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[0]}" = "ibv_post_send 107 -1 1 0xbad RC RESET 0,0,0,0,0" ]
+    [ "${lines[0]}" = "ibv_post_send 107 -1 1 0xbad RC RESET 8,9,2,3,0" ]
     [ "${lines[1]}" = "fakeverbs: post_srq_recv srq 0x0 wr_id 0x71 num_sge 0" ]
     [ "${lines[2]}" = "ibv_post_srq_recv 107 -1 2 0xbad nil nil -" ]
     FAKEVERBS_POST_RET=-22 run fvsh "$ERR"'
@@ -221,8 +221,8 @@ ERR='
         remote_qpn = 1, remote_qkey = 2 } })))' 2>&1
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[0]}" = "ibv_post_recv 22 -22 1 0xbad RC RESET 0,0,0,0,0" ]
-    [ "${lines[1]}" = "ibv_post_send 22 -22 1 0xbad UD RESET 0,0,0,0,0" ]
+    [ "${lines[0]}" = "ibv_post_recv 22 -22 1 0xbad RC RESET 8,9,2,3,0" ]
+    [ "${lines[1]}" = "ibv_post_send 22 -22 1 0xbad UD RESET 8,9,2,3,0" ]
 }
 
 # WC: wcline(wc) is a WC's fields in struct order as pairs() gives them,
@@ -801,6 +801,6 @@ struct ibv_send_wr *bad_wr1 = NULL;" ]
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "fakeverbs: post_send qp 0x111 wr_id 0x31 opcode 2 send_flags 0x0 imm_data bytes 00 00 00 00 num_sge 0" ]
-    [ "${lines[1]}" = "ibv_post_send 22 nil 1 0x31 RC RESET 0,0,0,0,0	true" ]
+    [ "${lines[1]}" = "ibv_post_send 22 nil 1 0x31 RC RESET 8,9,2,3,0	true" ]
     [ "${#lines[@]}" -eq 2 ]
 }
