@@ -22,7 +22,7 @@
  * query_device, query_port, query_device_ex, get_async_event, alloc_pd,
  * poll_cq (once the CQ's completions are gone), req_notify_cq,
  * create_comp_channel, get_cq_event, query_qp, start_poll, next_poll,
- * rereg_mr, modify_qp, wr_complete (which returns n itself).
+ * rereg_mr, modify_qp, wr_complete (which returns n itself), create_qp.
  * ibv_query_qp gives a QP's cap back as it was created.
  *
  * CQs: each CQ holds FAKEVERBS_WCS completions (0 unless set; at most 3,
@@ -926,7 +926,14 @@ static struct ibv_qp *new_qp(struct ibv_context *c, struct ibv_pd *pd, struct ib
 	f->cap = a->cap;
 	return &f->x.qp_base;
 }
-struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a) { return new_qp(pd->context, pd, a, 0); }
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
+{
+	if (fail_of("create_qp", NULL)) {
+		errno = fail_of("create_qp", NULL);
+		return NULL;
+	}
+	return new_qp(pd->context, pd, a, 0);
+}
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	if (qp->handle == 0x0e)

@@ -99,6 +99,18 @@ fcmsh() { LD_LIBRARY_PATH=$BATS_FILE_TMPDIR fvsh "$1"; }
     [ "$(grep -v '^fakeverbs: ' <<<"$output")" = "false	ibv_wr_complete	ENOMEM	true	2	RC	RESET	5	6	2	3	64" ]
 }
 
+@test "fake device: a failed pd:create_qp raises its errno with the PD as its object and the QP type asked (UC, UD) and the device as its context" {
+    FAKEVERBS_FAIL="create_qp:95" run fvsh 'local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
+      for _, t in ipairs{ "UC", "UD" } do
+        local ok, e = pcall(pd.create_qp, pd, { qp_type = t, send_cq = cq, recv_cq = cq, cap = { max_send_wr = 1, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } })
+        print(ok, e.verb, e.errname, rawequal(e.object, pd), e.context.qp_type, e.context.device)
+      end' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -v '^fakeverbs: ' <<<"$output")" = "false	ibv_create_qp	EOPNOTSUPP	true	UC	fake0
+false	ibv_create_qp	EOPNOTSUPP	true	UD	fake0" ]
+}
+
 @test "fake device: a failed ctx:get_pkey_index (libibverbs finds no P_Key table for a fake device) raises its errno with the port and the P_Key asked for as its context" {
     run fvsh 'local ctx = verbs.open("fake0")
       local ok, e = pcall(ctx.get_pkey_index, ctx, 2, 0x8001)
