@@ -1057,6 +1057,18 @@ ibv_create_comp_channel failed: EMFILE (errno 24, Too many open files)" ]
     [ "${lines[2]}" = "ibv_poll_cq failed: EPERM (errno 1, Operation not permitted)" ]
 }
 
+@test "fake device: one wc_array filled by cq:poll, then by the loop's cq:wait(wcs) and cq:wait(wcs, 1): each entry's status is the newest completion's (SUCCESS, REM_ACCESS_ERR, SUCCESS)" {
+    FAKEVERBS_WCS=3 run fvsh 'local cq = verbs.open("fake0"):create_cq(8); local w = verbs.wc_array(1)
+      print(cq:poll(w), ("0x%x"):format(w[1].wr_id), w[1].status)
+      print(cq:wait(w), ("0x%x"):format(w[1].wr_id), w[1].status)
+      print(cq:wait(w, 1), ("0x%x"):format(w[1].wr_id), w[1].status)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "1	0x1001	SUCCESS
+1	0x2002	REM_ACCESS_ERR
+1	0x3003	SUCCESS" ]
+}
+
 @test "fake device: a field of a wc_array entry that the poll does not store is refused on assignment, naming the entry by its 1-based index; an entry past those filled too" {
     FAKEVERBS_WCS=2 run fvsh 'local cq = verbs.open("fake0"):create_cq(8); local w = verbs.wc_array(3)
       print(cq:poll(w))
