@@ -125,6 +125,8 @@ local function flags(v)
   if v ~= nil and v ~= 0 then return tostring(v) end
 end
 local function hex6(v) return math.type(v) == "integer" and ("0x%06x"):format(v) or tostring(v) end
+-- (a table that only looks like a WC may hold anything: what is no integer is shown as it is)
+local function hex(v) return math.type(v) == "integer" and ("0x%x"):format(v) or tostring(v) end
 
 -- One line: "wc wr_id=1 SEND SUCCESS byte_len=64 qp_num=0x000011"; for an
 -- error status, the cause and fix on the lines after it.
@@ -135,13 +137,13 @@ function M.tostring(wc)
     if wc.opcode ~= nil then p[#p + 1] = tostring(wc.opcode) end
     p[#p + 1] = status
     if wc.byte_len ~= nil then p[#p + 1] = "byte_len=" .. tostring(wc.byte_len) end
-    if wc.imm_data ~= nil then p[#p + 1] = ("imm_data=0x%x"):format(wc.imm_data) end
-    if wc.invalidated_rkey ~= nil then p[#p + 1] = ("invalidated_rkey=0x%x"):format(wc.invalidated_rkey) end
+    if wc.imm_data ~= nil then p[#p + 1] = "imm_data=" .. hex(wc.imm_data) end
+    if wc.invalidated_rkey ~= nil then p[#p + 1] = "invalidated_rkey=" .. hex(wc.invalidated_rkey) end
     if flags(wc.wc_flags) then p[#p + 1] = "wc_flags=" .. flags(wc.wc_flags) end
     if wc.src_qp and wc.src_qp ~= 0 then p[#p + 1] = "src_qp=" .. hex6(wc.src_qp) end
   else
     p[#p + 1] = status
-    if wc.vendor_err and wc.vendor_err ~= 0 then p[#p + 1] = ("vendor_err=0x%x"):format(wc.vendor_err) end
+    if wc.vendor_err and wc.vendor_err ~= 0 then p[#p + 1] = "vendor_err=" .. hex(wc.vendor_err) end
   end
   p[#p + 1] = "qp_num=" .. hex6(wc.qp_num)
   local line = table.concat(p, " ")

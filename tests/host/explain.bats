@@ -343,12 +343,15 @@ IBV_MTU_512	false	false
         print(x.explain("bad argument #1 to '"'"'post_send'"'"' (unknown key '"'"'sg_lst'"'"')"))
         print(x.explain({ wr_id = 1, status = "LOC_PROT_ERR", qp_num = 1 }))
         print(x.explain(true))
-        print(x.explain(verbs.send_wr{ opcode = "SEND" })); print(x.explain(io.stdout)); print(x.explain(1.5))'
+        print(x.explain(verbs.send_wr{ opcode = "SEND" })); print(x.explain(io.stdout)); print(x.explain(1.5))
+        print(x.explain(setmetatable({}, { __index = function() return "x" end })))'
     [ "$status" -eq 0 ]
+    # a table whose __index answers every key is shown as it reads, no format of "x" as a number
+    [ "${lines[-1]}" = "wc wr_id=x x vendor_err=x qp_num=x" ]
     # a userdata that is no WC nor cm event is named by its class
-    [ "${lines[-3]}" = "explain() takes a WC, a WC status (name or number), an errno name or an error object, not a verbs.send_wr" ]
-    [ "${lines[-2]}" = "explain() takes a WC, a WC status (name or number), an errno name or an error object, not a FILE*" ]
-    [ "${lines[-1]}" = "explain() takes a WC, a WC status (name or number), an errno name or an error object, not a number" ]
+    [ "${lines[-4]}" = "explain() takes a WC, a WC status (name or number), an errno name or an error object, not a verbs.send_wr" ]
+    [ "${lines[-3]}" = "explain() takes a WC, a WC status (name or number), an errno name or an error object, not a FILE*" ]
+    [ "${lines[-2]}" = "explain() takes a WC, a WC status (name or number), an errno name or an error object, not a number" ]
     [[ ${lines[0]} == "RNR_RETRY_EXC_ERR (13): no receive was posted at the responder (RNR NAK) and rnr_retry ran out"* ]]
     [[ $output == *"WR_FLUSH_ERR (5): the QP is in ERR"* ]]
     [[ $output == *"REM_ACCESS_ERR (10): "* ]]
