@@ -227,18 +227,18 @@ function M.explain(x)
     if not ok then return (tostring(status):gsub("^[^\n]-:%d+: ", "", 1)) end
     if status ~= nil then return wc.tostring(x) end
   end
-  if t == "userdata" and getmetatable(x) and getmetatable(x).__name == "ibv_wc" then return wc.tostring(x) end
-  if t == "userdata" and getmetatable(x) and getmetatable(x).__name == "verbs.cm_event" then
-    return cm.describe(x)
-  end
+  -- a userdata's class, by its metatable's __name ("ibv_wc", "verbs.cm_event", "FILE*")
+  local mt = t == "userdata" and getmetatable(x)
+  local class = type(mt) == "table" and rawget(mt, "__name")
+  if class == "ibv_wc" then return wc.tostring(x) end
+  if class == "verbs.cm_event" then return cm.describe(x) end
   if math.type(x) == "integer" then
     local name = wc.name(x)
     return name and wc.explain_status(name) or ("%d is not an ibv_wc_status (0..23)"):format(x)
   end
   if t == "string" then return explain_string(x) end
-  local mt = t == "userdata" and getmetatable(x)
-  local what = type(mt) == "table" and type(rawget(mt, "__name")) == "string" and rawget(mt, "__name") or t
-  return ("explain() takes a WC, a WC status (name or number), an errno name or an error object, not a %s"):format(what)
+  return ("explain() takes a WC, a WC status (name or number), an errno name or an error object, not a %s"):format(
+    type(class) == "string" and class or t)
 end
 
 return M
