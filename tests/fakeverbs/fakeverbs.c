@@ -469,12 +469,19 @@ static int f_attach_counters_point_flow(struct ibv_counters *k, struct ibv_count
 		f ? f->handle : 0);
 	return 0;
 }
+/* every QP is an ibv_qp_ex; ex says whether ibv_create_qp_ex made it (an
+ * opened QP: 0, and no cap) */
+struct fqp {
+	struct ibv_qp_ex x;
+	int ex;
+	struct ibv_qp_cap cap;   /* as created: ibv_query_qp gives it back */
+};
 /* an XRC target QP opened by number: printed, number and type */
 static struct ibv_qp *f_open_qp(struct ibv_context *c, struct ibv_qp_open_attr *a)
 {
 	fprintf(stderr, "fakeverbs: open_qp comp_mask 0x%x qp_num 0x%x xrcd %s qp_type %d\n", a->comp_mask, a->qp_num,
 		a->xrcd ? "set" : "NULL", a->qp_type);
-	struct ibv_qp *qp = calloc(1, sizeof(struct ibv_qp_ex) + 64)   /* room for struct fqp's ex and cap (0) */;
+	struct ibv_qp *qp = calloc(1, sizeof(struct fqp));
 	if (qp)
 		*qp = (struct ibv_qp){ .context = c, .qp_num = a->qp_num, .qp_type = a->qp_type, .handle = 0x0e };
 	return qp;
@@ -905,13 +912,8 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *a)
 }
 int ibv_destroy_srq(struct ibv_srq *srq) { free(srq); return 0; }
 
-/* every QP is an ibv_qp_ex; ex says whether ibv_create_qp_ex made it. QP
- * numbers are 0x111, 0x112 ..., each handle its number + 0x300 */
-struct fqp {
-	struct ibv_qp_ex x;
-	int ex;
-	struct ibv_qp_cap cap;   /* as created: ibv_query_qp gives it back */
-};
+/* QP numbers are 0x111, 0x112 ..., each handle its number + 0x300 (struct
+ * fqp, above) */
 static struct ibv_qp *new_qp(struct ibv_context *c, struct ibv_pd *pd, struct ibv_qp_init_attr *a, int ex)
 {
 	static uint32_t qpn = 0x111;
