@@ -27,6 +27,19 @@ require_device() {
     fi
 }
 
+# A Lua prelude for a chunk that counts this process's open descriptors:
+# "$FDS_LUA"'...' defines fds(), the number in /proc/PID/fd, the fewest of
+# three counts (a count may see the pipe of its own io.popen half made).
+# With collectgarbage("stop"), a file or socket left unclosed stays counted.
+FDS_LUA='
+  local fds_pid
+  do local st = io.open("/proc/self/stat"); fds_pid = st:read("n"); st:close() end
+  local function fds_once()
+    local p = io.popen("ls /proc/" .. fds_pid .. "/fd | wc -l"); local n = p:read("n"); p:close(); return n
+  end
+  local function fds() return math.min(fds_once(), fds_once(), fds_once()) end
+'
+
 # Runs a Lua chunk in verbsh: vsh 'print(1)'
 vsh() { "$VERBSH" -e "$1"; }
 

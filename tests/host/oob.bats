@@ -308,15 +308,8 @@ port() { echo $((20000 + (RANDOM % 20000))); }
 }
 
 @test "oob: connect closes the socket of each attempt that failed: no descriptor is left to the garbage collector" {
-    run "$VERBSH" -e '
+    run "$VERBSH" -e "$FDS_LUA"'
       collectgarbage("stop")
-      local pid = io.open("/proc/self/stat"):read("n")
-      local function fds()   -- (the pipe closed before it returns: the collector is stopped)
-        local n, p = 0, io.popen("ls /proc/" .. pid .. "/fd")
-        for _ in p:lines() do n = n + 1 end
-        p:close()
-        return n
-      end
       local l = verbs.oob.listen(0); local port = l.port; l:close()   -- a port nobody listens on now
       local before = fds()
       local ok, e = pcall(verbs.oob.connect, "127.0.0.1", port, 0.5)

@@ -281,12 +281,8 @@ finished	nil	nil" ]
 }
 
 @test "the log's id leaves no file open: ten new ids (each read from /dev/urandom), with the collector stopped, hold no more descriptors than before; each is 8 hex digits of its own" {
-    run "$VERBSH" -e '
+    run "$VERBSH" -e "$FDS_LUA"'
       local P = require "verbs.progress"
-      local st = io.open("/proc/self/stat"); local pid = st:read("l"):match("^(%d+)"); st:close()
-      -- (the fewest of three counts: a count may see the pipe of its own io.popen half made)
-      local function count() local p = io.popen("ls /proc/" .. pid .. "/fd | wc -l"); local n = tonumber(p:read("l")); p:close(); return n end
-      local function fds() return math.min(count(), count(), count()) end
       P.log_id(os.getenv("BATS_TEST_TMPDIR") .. "/d0")
       collectgarbage("stop")
       local before, ids, seen = fds(), 0, {}

@@ -444,13 +444,9 @@ print(r["listen"], len(r["seats"]), s["seat"], s["events"], s["lessons"]["05-rc-
 @test "a seat's flush leaves no file open: twenty flushes that read the acknowledgements file, with the collector stopped, hold no more descriptors than before" {
     mkdir -p "$BATS_TEST_TMPDIR/s/verbsh"
     printf 'x\t1\n' >"$BATS_TEST_TMPDIR/s/verbsh/room-acked"
-    VERBSH_ROOM=127.0.0.1:9 VERBSH_PROGRESS=1 RXE_SEAT=5 XDG_STATE_HOME=$BATS_TEST_TMPDIR/s run "$VERBSH" -e '
+    VERBSH_ROOM=127.0.0.1:9 VERBSH_PROGRESS=1 RXE_SEAT=5 XDG_STATE_HOME=$BATS_TEST_TMPDIR/s run "$VERBSH" -e "$FDS_LUA"'
       local P, R = require "verbs.progress", require "verbs.room"
       P.write("01-devices", "at step 1/4", "Step 1")
-      local st = io.open("/proc/self/stat"); local pid = st:read("l"):match("^(%d+)"); st:close()
-      -- (the fewest of three counts: a count may see the pipe of its own io.popen half made)
-      local function count() local p = io.popen("ls /proc/" .. pid .. "/fd | wc -l"); local n = tonumber(p:read("l")); p:close(); return n end
-      local function fds() return math.min(count(), count(), count()) end
       R.flush(0)   -- (what a first flush opens for good, it opens here)
       collectgarbage("stop")
       local before = fds()
