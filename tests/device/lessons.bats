@@ -335,6 +335,20 @@ auto() {
     [[ $output == *"busy idle   one slow SEND:"*"CPU "*" ms ("*"% of the wall time)"* ]]
     [[ $output == *"events idle one slow SEND:"*"CPU "*" ms ("*"% of the wall time)"* ]]
     [[ $output == *"for a slow completion cost "*" ms of CPU spinning, "*" ms sleeping"* ]]
+    # The shares, against what one thread allows: CPU time counted from the
+    # round's start can never pass its wall time (105: the figures are
+    # rounded); spinning through a slow SEND takes at least half the wall
+    # time, sleeping through it at most half.
+    local shares
+    shares=$(sed -n 's/.*, CPU [0-9]* ms (\([0-9]*\)% of the wall time)$/\1/p' <<<"$output")
+    echo "shares: $shares"
+    [ "$(wc -l <<<"$shares")" -ge 4 ]
+    local p
+    for p in $shares; do [ "$p" -le 105 ] || return 1; done
+    p=$(sed -n 's/^ *busy idle   one slow SEND:.*(\([0-9]*\)% of the wall time)$/\1/p' <<<"$output" | tail -1)
+    [ "$p" -ge 50 ]
+    p=$(sed -n 's/^ *events idle one slow SEND:.*(\([0-9]*\)% of the wall time)$/\1/p' <<<"$output" | tail -1)
+    [ "$p" -le 50 ]
 }
 
 @test "lesson 20 multicast: --auto passes (one send, two receivers: rdma_cm join and attach_mcast), and the send step after a failed try" {

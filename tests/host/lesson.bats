@@ -2124,3 +2124,27 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "$status" -eq 0 ]
     [ "$output" = $'\n  x_one     = 5\n  x_two     = str|\n|' ]
 }
+
+@test "lesson 21's setup on a device whose RoCE GID holds no IPv4 address says so and starts no server; RDMA_SERVER=HOST:PORT is taken as it is, anything else refused (a device of tests/fakeverbs)" {
+    fakeverbs_build "$BATS_TEST_TMPDIR"
+    local probe='
+      local L = dofile(os.getenv("ROOT") .. "/lessons/21-rdma-verbs.lua")
+      local ok, err = pcall(L.setup)
+      print(ok, err)
+      print(rawget(_G, "server_addr"), rawget(_G, "server_port"), rawget(_G, "gid_index"))'
+    # port 1's RoCE v2 GID of the fake device is fe80::22 (index 2)
+    unset RDMA_SERVER
+    ROOT=$ROOT run fakeverbs_sh "$BATS_TEST_TMPDIR/fakeverbs.so" "$probe"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "false	no IPv4 address on this device's RoCE GID fe80::22" ]
+    [ "${lines[1]}" = "nil	nil	2" ]
+    [ "${#lines[@]}" -eq 2 ]
+    ROOT=$ROOT RDMA_SERVER=198.51.100.7:7471 run fakeverbs_sh "$BATS_TEST_TMPDIR/fakeverbs.so" "$probe"
+    echo "$output"
+    [ "${lines[0]}" = "true	" ]
+    [ "${lines[-1]}" = "198.51.100.7	7471	2" ]
+    ROOT=$ROOT RDMA_SERVER=198.51.100.7 run fakeverbs_sh "$BATS_TEST_TMPDIR/fakeverbs.so" "$probe"
+    [ "${lines[0]}" = "false	RDMA_SERVER must be HOST:PORT, got 198.51.100.7" ]
+    [ "${lines[1]}" = "nil	nil	2" ]
+}
