@@ -251,6 +251,15 @@ local wrong = {
   { "rdma-cm", 1, [[
       ch = verbs.create_event_channel()
       id = ch:create_id("UDP")]], "this lesson uses a TCP id (RC)" },
+  -- the address resolved on one id, then `id` made anew: ADDR_RESOLVED is
+  -- there, but the id the lesson goes on with is bound to no device (redo:
+  -- both ids gone, a fresh one for the next try)
+  { "rdma-cm", 2, [[
+      id:resolve_addr(nil, partner_addr .. ":" .. partner_port)
+      ev = ch:get_cm_event(5000)
+      id_resolved = id
+      id = ch:create_id("TCP")]], "id.verbs is not set: the address did not resolve",
+    [[ev:ack(); ev = nil; id_resolved:destroy(); id:destroy(); id = ch:create_id("TCP")]] },
   -- the event never read: redo reads it, and that completes the step
   { "rdma-cm", 2, [[id:resolve_addr(nil, partner_addr .. ":" .. partner_port)]],
     "ev should hold what ch:get_cm_event(5000) returned", [[ev = ch:get_cm_event(5000)]], true },
