@@ -317,6 +317,29 @@ WC='
     [ "${lines[4]}" = "SUCCESS	0" ]
 }
 
+@test "fake data path: the loop's own cq:wait(wcs) and cq:wait(wcs, 1) do not look for an assigned status (as documented); the next cq:poll(wcs) or cq:wait(wcs, n, timeout_ms) finds it, and the entry shows the poll's status again" {
+    run fvq '
+      local wcs = verbs.wc_array(2)
+      qp:post_recv{ { wr_id = 0x21 }, { wr_id = 0x22 }, { wr_id = 0x23 }, { wr_id = 0x24 } }
+      print(rcq:wait(wcs), hex(wcs[1].wr_id), wcs[1].status)
+      wcs[1].status = "WR_FLUSH_ERR"
+      print(perr(rcq.wait, rcq, wcs), hex(wcs[1].wr_id))
+      print(perr(rcq.poll, rcq, wcs), wcs[1].status)
+      print(rcq:wait(wcs, 1), hex(wcs[1].wr_id))
+      wcs[1].status = "LOC_LEN_ERR"
+      print(perr(rcq.wait, rcq, wcs, 1), hex(wcs[1].wr_id))
+      print(perr(rcq.wait, rcq, wcs, 1, 0), wcs[1].status)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "1	0x21	SUCCESS" ]
+    [ "${lines[1]}" = "no error	0x22" ]
+    [ "${lines[2]}" = "wcs[1].status was assigned (WR_FLUSH_ERR) after the poll that filled it gave SUCCESS: a completion's fields are read-only (keep a status of your own in a variable)	SUCCESS" ]
+    [ "${lines[3]}" = "1	0x23" ]
+    [ "${lines[4]}" = "no error	0x24" ]
+    [ "${lines[5]}" = "wcs[1].status was assigned (LOC_LEN_ERR) after the poll that filled it gave SUCCESS: a completion's fields are read-only (keep a status of your own in a variable)	SUCCESS" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
+
 @test "fake data path: cq:wait waits its timeout out on an empty CQ, in both forms: not less (a lower bound: a loaded machine may take longer)" {
     run fvq '
       local wcs = verbs.wc_array(2)
