@@ -146,6 +146,22 @@ auto() {
     has_line "I	2	2"     # SEND and RECV seen; both kept in wcs
 }
 
+@test "lesson 8's fetch-and-add step passes when the FAA was posted and not waited for: the check polls its completion itself, and holds it in wcs" {
+    run "$VERBSH" -e '
+      local L, repl = require "verbs.lesson", require "verbs.repl"
+      local function eval(code) load(code)(); repl.after_eval(true) end
+      L.start("atomics")
+      print("A", L.current().i)
+      eval([[qp_a:post_send{wr_id = 1, opcode = "ATOMIC_FETCH_AND_ADD", send_flags = "SIGNALED", sg_list = {{mr = mr_a, offset = 0, length = 8}}, atomic = {remote_addr = mr_b.addr, rkey = mr_b.rkey, compare_add = 1}}]])
+      print("B", L.current().i, #wcs, wcs[1] and wcs[1].opcode, (string.unpack("=I8", mr_b:read(0, 8))))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    has_line "A	1"
+    [[ $output == *"(the check polled cq) wcs[1] = "* ]]
+    [[ $output == *"fetched 0, counter now 1"* ]]
+    has_line "B	2	1	FETCH_ADD	1"
+}
+
 @test "a check judges every completion of the try, however the learner polled; after a failed try it judges only the redo" {
     run "$VERBSH" -e '
       local L, repl = require "verbs.lesson", require "verbs.repl"
