@@ -498,17 +498,20 @@ on_the_wire_check() {   # on_the_wire_check STEP_TITLE LUA_EDITING_FRAMES
 }
 
 @test "kit: a partner K.spawn started is stopped by the lesson's teardown, and its log removed" {
-    echo 'os.execute("sleep 30")' >"$BATS_TEST_TMPDIR/partner.lua"
+    # (up and running before the teardown: a partner that ended by itself
+    # would prove nothing; it sleeps in-process, so that no child of its
+    # outlives it holding bats' descriptors)
+    printf 'print("up") io.stdout:flush() require("socket").sleep(30)\n' >"$BATS_TEST_TMPDIR/partner.lua"
     run "$VERBSH" -e '
       local K = require "verbs.lesson_kit"
-      local p = K.spawn(arg[1] or "'"$BATS_TEST_TMPDIR/partner.lua"'")
-      print(p:alive(), io.open(p.log) ~= nil)
+      local p = K.spawn("'"$BATS_TEST_TMPDIR/partner.lua"'")
+      print(K.partner_wait(p, "^(up)\n", 20), p:alive(), io.open(p.log) ~= nil)
       K.teardown()
       for _ = 1, 50 do if not p:alive() then break end os.execute("sleep 0.1") end
       print(p:alive(), io.open(p.log) == nil)'
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "$output" = "true	true
+    [ "$output" = "up	true	true
 false	true" ]
 }
 
