@@ -9,6 +9,9 @@
 --   3. waits for your SEND, and answers with the same text in capitals;
 --   4. waits for your "written" message, and tells you what your RDMA WRITE
 --      left in its memory: { seen = "..." }.
+-- Its MR: bytes 0..1023 are yours to write (zero until you do, and nothing
+-- of its own ever goes there), your SEND lands at 2048, its answer goes
+-- out from 3072.
 -- It prints what it does, and exits 0 when the lab is done. Its waits are
 -- long (a learner types between steps), but each one has a limit.
 local port, listen_addr, gid_index = 18600, "127.0.0.1", nil
@@ -42,6 +45,11 @@ local gid = ctx:query_gid(1, gid_index)
 local pd = ctx:alloc_pd()
 local cq = ctx:create_cq(16)
 local mr = pd:reg_mr(4096, { "LOCAL_WRITE", "REMOTE_WRITE" })
+local YOURS, RECV_AT, ANSWER_AT = 0, 2048, 3072
+-- Cleared once, before you learn its addr and rkey: from then on your RDMA
+-- WRITE may land at any moment (your answer arrives before this side sees
+-- its SEND complete), so this side never writes there again.
+mr:fill(YOURS, 0, 1024)
 local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq,
   cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 } }
 
@@ -70,25 +78,24 @@ qp:modify{ qp_state = "RTS", sq_psn = psn, timeout = 14, retry_cnt = 7, rnr_retr
 say("my QP is %s", tostring(qp))
 
 -- 3. Your SEND, answered in capitals (rnr_retry 7: it waits for your receive).
-qp:post_recv{ wr_id = 1, sg_list = { { mr = mr, offset = 2048, length = 1024 } } }
+qp:post_recv{ wr_id = 1, sg_list = { { mr = mr, offset = RECV_AT, length = 1024 } } }
 local wc = cq:wait(1, WAIT_S * 1000)[1]
 if not wc then error("pair_partner: no SEND from you within " .. WAIT_S .. " s", 0) end
 if wc.status ~= "SUCCESS" then error("pair_partner: your SEND arrived as " .. tostring(wc), 0) end
-local text = mr:read(2048, wc.byte_len)
+local text = mr:read(RECV_AT, wc.byte_len)
 say("received %q", text)
-mr:write(0, text:upper())
-qp:post_send{ wr_id = 2, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr, offset = 0, length = #text } } }
+mr:write(ANSWER_AT, text:upper())
+qp:post_send{ wr_id = 2, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr, offset = ANSWER_AT, length = #text } } }
 wc = cq:wait(1, WAIT_S * 1000)[1]
 if not (wc and wc.status == "SUCCESS") then error("pair_partner: my reply failed: " .. tostring(wc), 0) end
 say("answered %q", text:upper())
 
 -- 4. Your RDMA WRITE: no completion here at all, so you tell me when.
-mr:fill(0, 0, 1024)
 local note = c:recv()
 if not note.written then error("pair_partner: expected { written = N }, got another message", 0) end
 local n = math.tointeger(note.written)
 if not n or n < 0 or n > 1024 then error("pair_partner: written must be 0..1024", 0) end
-local seen = mr:read(0, n)
+local seen = mr:read(YOURS, n)
 c:send{ seen = seen }
 say("your RDMA WRITE left %q in my memory", seen)
 say("done")

@@ -179,7 +179,18 @@ return {
         conn:send{ written = 17 }
         reply = conn:recv()
         reply.seen]],
-      check = function()
+      check = function(S)
+        -- Only a successful completion says the bytes are in their memory
+        -- (RC acknowledges a WRITE once the responder placed it).
+        local l = K.step_wcs(S, G"cq", 1)
+        local w = l[#l]
+        if not w then
+          return false, "no completion on cq for your RDMA WRITE: wait for it (wcs = cq:wait(1)) before you tell the partner"
+        end
+        if w.status ~= "SUCCESS" then
+          return false, ("your RDMA WRITE (wr_id %s) completed with %s, so the partner's memory may not hold it; verbs.explain(wc) says why"):format(
+            tostring(w.wr_id), w.status)
+        end
         local reply = G"reply"
         if type(reply) ~= "table" or reply.seen == nil then
           return false, "reply should be the partner's answer, { seen = ... }"

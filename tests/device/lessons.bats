@@ -326,6 +326,49 @@ auto() {
     [[ $output == *"the partner's memory holds \"written by verbsh\""* ]]
 }
 
+# The partner's answer reaches the learner before the partner sees its own
+# SEND complete, so a learner may WRITE at once: a partner that cleared its
+# memory after answering wiped a WRITE that had landed (a CI run's zeros).
+# Here the WRITE goes out right behind the SEND, before any answer.
+@test "pair_partner: an RDMA WRITE posted right behind the SEND, before the answer, is what the partner reports; distinct texts each way" {
+    run "$VERBSH" -e '
+      local K = require "verbs.lesson_kit"
+      local p = K.spawn("'"$ROOT"'/examples/pair_partner.lua", { "--port", "0" })
+      local host, port = p:wait_for("listening on ([%d.]+):(%d+)")
+      local ctx = verbs.open(); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(8)
+      local mr = pd:reg_mr(4096, { "LOCAL_WRITE" })
+      local qp = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 4, max_recv_wr = 4, max_send_sge = 1, max_recv_sge = 1 } }
+      local gi = K.roce_gid(ctx, 1)
+      local conn = verbs.oob.connect(host, tonumber(port))
+      conn:send{ qp_num = qp.qp_num, psn = 0x1234, gid = ctx:query_gid(1, gi) }
+      local peer = conn:recv()
+      qp:modify{ qp_state = "INIT", pkey_index = 0, port_num = 1, qp_access_flags = 0 }
+      qp:modify{ qp_state = "RTR", path_mtu = "1024", dest_qp_num = peer.qp_num, rq_psn = peer.psn, max_dest_rd_atomic = 1, min_rnr_timer = 12,
+                 ah_attr = { is_global = 1, port_num = 1, grh = { dgid = peer.gid, sgid_index = gi, hop_limit = 1 } } }
+      qp:modify{ qp_state = "RTS", sq_psn = 0x1234, timeout = 14, retry_cnt = 7, rnr_retry = 7, max_rd_atomic = 1 }
+      mr:write(0, "ping, then a write")      -- 18 bytes, the SEND
+      mr:write(100, "early WRITE #7")        -- 14 bytes, the WRITE
+      qp:post_recv{ wr_id = 9, sg_list = { { mr = mr, offset = 1024, length = 1024 } } }
+      qp:post_send{ wr_id = 1, opcode = "SEND", send_flags = "SIGNALED", sg_list = { { mr = mr, offset = 0, length = 18 } } }
+      qp:post_send{ wr_id = 2, opcode = "RDMA_WRITE", send_flags = "SIGNALED", sg_list = { { mr = mr, offset = 100, length = 14 } },
+                    rdma = { remote_addr = peer.addr, rkey = peer.rkey } }
+      local got = {}
+      for _, wc in ipairs(cq:wait(3, 10000)) do got[#got + 1] = ("%d %s %s"):format(wc.wr_id, wc.opcode, wc.status) end
+      table.sort(got)
+      print(table.concat(got, ", "))
+      print(mr:read(1024, 18))
+      conn:send{ written = 14 }
+      print(conn:recv().seen)
+      while p:alive() do require("socket").sleep(0.05) end
+      io.write(p:output())'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "1 SEND SUCCESS, 2 RDMA_WRITE SUCCESS, 9 RECV SUCCESS" ]
+    [ "${lines[1]}" = "PING, THEN A WRITE" ]
+    [ "${lines[2]}" = "early WRITE #7" ]
+    has_line 'partner: your RDMA WRITE left "early WRITE #7" in my memory'
+}
+
 @test "lesson 14 rdma-cm: --auto passes against a partner verbsh process (resolve, connect with private data, SEND, disconnect)" {
     auto 14 rdma-cm
     [[ $output == *"bound to $RXE_DEV; peer $RXE_ADDR:"* ]]

@@ -904,22 +904,30 @@ stubbed_lesson() {   # stubbed_lesson FILE LUA
     [ "${#lines[@]}" -eq 15 ]
 }
 
-@test "lesson 13's RDMA WRITE step: the partner's seen text must be mr_a's first bytes, not empty, not one byte off; a reply without seen is named" {
+@test "lesson 13's RDMA WRITE step: the WRITE must have completed with SUCCESS; the partner's seen text must be mr_a's first bytes, not empty, not one byte off; a reply without seen is named" {
     stubbed_lesson 13-pair-lab.lua '
       mr_a = { read = function(_, off, n) return ("written by verbsh\0\0\0"):sub(off + 1, off + n) end }
       local s = step("RDMA WRITE into their memory")
+      reply = { seen = "written by verbsh" }
+      wcs = {}
+      print(s.check({}))   -- no completion: the reply is not enough
+      wcs = { { wr_id = 2, status = "RETRY_EXC_ERR", opcode = "RDMA_WRITE" } }
+      print(s.check({}))
+      wcs = { { wr_id = 2, status = "SUCCESS", opcode = "RDMA_WRITE" } }
       for _, r in ipairs { { seen = "written by verbsh" }, { seen = "written by verbsX" }, { seen = "" }, { written = 17 }, "written by verbsh" } do
         reply = r
-        print(s.check())
+        print(s.check({}))
       end'
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[0]}" = 'true	the partner'"'"'s memory holds "written by verbsh"' ]
-    [ "${lines[1]}" = 'false	the partner saw "written by verbsX"; mr_a starts with "written by verbsh"' ]
-    [ "${lines[2]}" = 'false	the partner saw ""; mr_a starts with ""' ]
-    [ "${lines[3]}" = 'false	reply should be the partner'"'"'s answer, { seen = ... }' ]
-    [ "${lines[4]}" = "${lines[3]}" ]
-    [ "${#lines[@]}" -eq 5 ]
+    [ "${lines[0]}" = 'false	no completion on cq for your RDMA WRITE: wait for it (wcs = cq:wait(1)) before you tell the partner' ]
+    [ "${lines[1]}" = 'false	your RDMA WRITE (wr_id 2) completed with RETRY_EXC_ERR, so the partner'"'"'s memory may not hold it; verbs.explain(wc) says why' ]
+    [ "${lines[2]}" = 'true	the partner'"'"'s memory holds "written by verbsh"' ]
+    [ "${lines[3]}" = 'false	the partner saw "written by verbsX"; mr_a starts with "written by verbsh"' ]
+    [ "${lines[4]}" = 'false	the partner saw ""; mr_a starts with ""' ]
+    [ "${lines[5]}" = 'false	reply should be the partner'"'"'s answer, { seen = ... }' ]
+    [ "${lines[6]}" = "${lines[5]}" ]
+    [ "${#lines[@]}" -eq 7 ]
 }
 
 @test "lesson 14 with CM_PEER: the partner's address and port from the variable, its command printed; a REJECTED connect (status 8: no listener) waits for the partner, another status or the lesson's own partner is explained" {

@@ -246,7 +246,7 @@ local wrong = {
       wcs = cq:wait(2, 300)]], "no answer received yet (a RECV completion on cq)" },
   { "pair-lab", 5, [[
       mr_a:write(0, "written by verbsh")
-      reply = conn]], "reply should be the partner's answer, { seen = ... }" },
+      reply = conn]], "no completion on cq for your RDMA WRITE: wait for it (wcs = cq:wait(1)) before you tell the partner" },
   -- lesson 14: rdma-cm (a partner process)
   { "rdma-cm", 1, [[
       ch = verbs.create_event_channel()
