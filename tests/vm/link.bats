@@ -21,12 +21,19 @@ seat() {
         -- bash -c "$1" >"$BATS_TEST_TMPDIR/seat$n.out" 2>&1 &
 }
 
-# pair CMD_OF_SEAT_1 CMD_OF_SEAT_2: both seats, then both outputs and statuses
+# pair CMD_OF_SEAT_1 CMD_OF_SEAT_2: both seats, then both outputs and
+# statuses. A seat that fails leaves the other 30 s to end, then stops it
+# (143): it would wait for its partner until --timeout.
 pair() {
-    local ports a b rc1 rc2
+    local ports a b rc1 rc2 first other i
     ports=$(free_ports); read -r a b <<<"$ports"
     seat 2 "$a" "$b" "$2"; local s2=$!
     seat 1 "$b" "$a" "$1"; local s1=$!
+    if ! wait -n -p first $s1 $s2; then
+        other=$s2; [ "$first" = "$s1" ] || other=$s1
+        for i in $(seq 60); do kill -0 $other 2>/dev/null || break; sleep 0.5; done
+        kill $other 2>/dev/null
+    fi
     wait $s1; rc1=$?
     wait $s2; rc2=$?
     echo "--- seat 1 (exit $rc1)"; cat "$BATS_TEST_TMPDIR/seat1.out"
