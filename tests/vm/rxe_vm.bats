@@ -138,15 +138,30 @@ vm() { "$ROOT/scripts/rxe-vm" "$@"; }
     [[ ${lines[-1]} == "0 passed, 3 failed, 0 skipped in "* ]]
 }
 
-@test "rxe-vm exports the device environment and unlimited memlock" {
+@test "rxe-vm exports the device environment and unlimited memlock; under TCG, no address-space randomization until the guest turns it on" {
     run vm -- sh -c 'echo "$RXE_DEV $RXE_NETDEV $RXE_ADDR $RXE_GID_INDEX $(ulimit -l)";
         cat /sys/class/infiniband/$RXE_DEV/ports/1/gid_attrs/types/$RXE_GID_INDEX
-        cat /sys/class/infiniband/$RXE_DEV/ports/1/gids/$RXE_GID_INDEX'
+        cat /sys/class/infiniband/$RXE_DEV/ports/1/gids/$RXE_GID_INDEX
+        libc() { grep -m1 "libc.so.6" /proc/self/maps | cut -d- -f1; }
+        echo "aslr $(cat /proc/sys/kernel/randomize_va_space) $(grep -c norandmaps /proc/cmdline) $(grep -m1 "model name" /proc/cpuinfo)"
+        a=$(libc); b=$(libc); [ "$a" = "$b" ] && echo "libc same $a" || echo "libc moved $a $b"
+        sysctl -q kernel.randomize_va_space=2
+        a=$(libc); b=$(libc); [ "$a" = "$b" ] && echo "libc same $a" || echo "libc moved"'
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "rxe0 dummy0 192.0.2.1 ${lines[0]##* 192.0.2.1 }" ]
     [[ ${lines[0]} == *" unlimited" ]]
     [ "${lines[1]}" = "RoCE v2" ]
     [ "${lines[2]}" = "0000:0000:0000:0000:0000:ffff:c000:0201" ]
+    # TCG's CPU (qemu64) boots with norandmaps, KVM's (the host's) without
+    if [[ ${lines[3]} == *"QEMU Virtual CPU"* ]]; then
+        [[ ${lines[3]} == "aslr 0 1 model name"* ]]
+        [[ ${lines[4]} =~ ^libc\ same\ [0-9a-f]{12}$ ]]
+    else
+        [[ ${lines[3]} == "aslr 2 0 model name"* ]]
+        [[ ${lines[4]} == "libc moved"* ]]
+    fi
+    [ "${lines[5]}" = "libc moved" ]
+    [ "${#lines[@]}" -eq 6 ]
 }
 
 @test "rxe-vm with no command gives an interactive shell on a real tty" {
