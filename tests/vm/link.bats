@@ -178,11 +178,12 @@ setup() { cd "$ROOT"; }
     [[ $output == *"make run: SEAT, LISTEN, PEER_SEAT and MTU go with LINK=HOST:PORT or CLASS=GROUP:PORT"* ]]
 }
 
-@test "bench/boot prints the boot time of a seat with a link against one without, and their ratio" {
+@test "bench/boot prints the boot time of a seat with a link against one without, and their ratio; a program's start in the guest with and without address-space randomization" {
     run bench/boot 1
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output =~ without\ a\ link\ [0-9.]+\ s,\ with\ a\ link\ [0-9.]+\ s:\ [0-9.]+x\ \(goal\ \<=\ 1\.2x\) ]]
+    [[ $output =~ a\ program\'s\ start\ in\ the\ guest\ \(ms,\ mean\ of\ 20\):\ bash\ -c\ true\ [1-9][0-9]*\ without\ address-space\ randomization,\ [1-9][0-9]*\ with\ it:\ [0-9.]+x\;\ date\ [1-9][0-9]*\ and\ [1-9][0-9]*:\ [0-9.]+x$ ]]
 }
 
 @test "link: a seat with another MTU is named as soon as it is heard, with the fix" {
