@@ -2159,3 +2159,27 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[0]}" = "false	RDMA_SERVER must be HOST:PORT, got 198.51.100.7" ]
     [ "${lines[1]}" = "nil	nil	2" ]
 }
+
+# A completion may arrive after the check's first look at the CQ (a slow
+# device, a loaded machine): each completion step of lesson 8 waits for as
+# many as its task makes before it judges.
+@test "lesson 8's fetch-and-add check waits for a completion that is not there at its first poll" {
+    stubbed_lesson 08-atomics.lua '
+      local words = { [0] = 0 }
+      local function mr(t) return { read = function(_, off) return string.pack("=I8", t[off] or 0) end } end
+      local late
+      cq = fake("cq", { poll = function() return {} end,
+                        wait = function(_, n) local got = {} for i = 1, math.min(n, #late) do got[i] = table.remove(late, 1) end return got end })
+      local function wc(id) return { wr_id = id, status = "SUCCESS", opcode = "FETCH_ADD", qp_num = 0x11 } end
+      mr_a, mr_b = mr{ [0] = 0 }, mr{ [0] = 1 }
+      late = { wc(1) }
+      print(step("Fetch and add").check({}))
+      wcs, late = nil, {}
+      print(step("Fetch and add").check({}))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "  (the check polled cq) wcs[1] = "* ]]   # (the late one, from its wait)
+    [ "${lines[1]}" = "true	FETCH_ADD SUCCESS byte_len=nil; fetched 0, counter now 1" ]
+    [ "${lines[2]}" = "false	no completion for wr_id 1 yet" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
