@@ -2183,3 +2183,24 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[2]}" = "false	no completion for wr_id 1 yet" ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+# The 8-byte words of step 4 are at offset 2048 of mr_a (the old value) and
+# mr_b (the counter); the byte before each holds something else, so a read
+# one byte early shows.
+@test "lesson 15's atomic step reads the FAA's old value and the counter at offset 2048 exactly: word 1 and 2 pass with those values; a counter of 0 is refused though the byte before it is not 0" {
+    stubbed_lesson 15-post-send-ex.lua '
+      local function mem(head, word) return ("%s%s"):format(head, ("\0"):rep(2047 - #head)) .. "\7" .. string.pack("<I8", word) end
+      local function wc(t) t.status = "SUCCESS" return t end
+      cq = fake("cq", { poll = function() return {} end, wait = function() return {} end })
+      for _, counter in ipairs { 2, 0 } do
+        mr_a = fake("mr", { read = function(_, off, n) return mem("", 1):sub(off + 1, off + n) end })
+        mr_b = fake("mr", { read = function(_, off, n) return mem("inline", counter):sub(off + 1, off + n) end })
+        wcs = { wc{ wr_id = 4, opcode = "FETCH_ADD" }, wc{ wr_id = 5, opcode = "SEND" }, wc{ wr_id = 101, opcode = "RECV_RDMA_WITH_IMM", imm_data = 42 } }
+        print(step("An atomic, and a send").check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 'true	FAA old value 1, word now 2; RECV imm_data 42, "inline"' ]
+    [ "${lines[1]}" = "false	the word at mr_b offset 2048 was not incremented" ]
+    [ "${#lines[@]}" -eq 2 ]
+}
