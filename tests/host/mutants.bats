@@ -481,17 +481,24 @@ load ../helpers
     before=$(cd "$ROOT" && cat lua/*.lua src/*.c lessons/*.lua | sha256sum)
     cd "$farm"
     local o=$BATS_TEST_TMPDIR/run p=$BATS_TEST_TMPDIR/pick l=$BATS_TEST_TMPDIR/ledger
-    mkdir -p "$p" && lua5.4 tests/mutants/random.lua pick . 3 4 "$p" >/dev/null
     sum() { sha256sum <"$p/$1.rmut" | cut -c1-16; }
-    # the host survivor: a lesson's or a script's mutant where the draw has one (no compile)
-    local -a names=(s4-001 s4-002 s4-003)
-    local surv=${names[0]} n
-    for n in "${names[@]}"; do grep -q '^file: \(lessons\|scripts\)/' "$p/$n.rmut" && { surv=$n; break; }; done
+    # the host survivor: a lesson's or a script's mutant (it needs no
+    # compile, so it is never dropped), in the first draw of 3 from seed 4
+    # on that has one (the draw follows the tree's sources)
+    local sd surv= n
+    local -a names
+    for sd in $(seq 4 60); do
+        rm -rf "$p" && mkdir -p "$p" && lua5.4 tests/mutants/random.lua pick . 3 $sd "$p" >/dev/null
+        names=(s$sd-001 s$sd-002 s$sd-003)
+        for n in "${names[@]}"; do grep -q '^file: \(lessons\|scripts\)/' "$p/$n.rmut" && { surv=$n; break; }; done
+        [ -z "$surv" ] || break
+    done
+    [ -n "$surv" ]
     local -a judged=()
     for n in "${names[@]}"; do [ "$n" = "$surv" ] || judged+=("$n"); done
     stamp=$(MUTATE_COV_TESTS=$ROOT/tests tests/mutate-coverage stamp "$ROOT")
     {
-        printf 'seed\t4\nn\t3\ncommit\t0123abc\nstamp\t%s\n' "$stamp"
+        printf 'seed\t%s\nn\t3\ncommit\t0123abc\nstamp\t%s\n' "$sd" "$stamp"
         for n in "${names[@]}"; do
             case $n in
             "$surv") printf 'state\t%s\t%s\t\n' "$n" "$(sum "$n")" ;;
@@ -502,7 +509,7 @@ load ../helpers
         printf 'device\tSURVIVED\t%s\tdevice\t61\n' "$surv"
         printf 'vm\tKILLED\t%s\tvm: doctor.bats: a vm test\t307\n' "$surv"
     } >"$l"
-    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed 4 --from-ledger "$l"
+    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed $sd --from-ledger "$l"
     echo "$output"
     [ "$status" -eq 0 ]
     [[ $output == *"# ${judged[0]}: killed by host: repl.bats: the first test (the ledger)"* ]]
@@ -521,12 +528,12 @@ load ../helpers
     [ "${lines[3]}" = "commit	$(git rev-parse HEAD)$([ -z "$(git status --porcelain -- src lua lessons scripts tests ':(exclude)tests/mutate*' ':(exclude)tests/mutants')" ] || echo +changes)" ]
     [ "$(printf '%s\n' "${lines[@]:1}" | grep -v '^commit')" = "$(grep -v '^commit' "$l")" ]
     # another seed, or a mutant that is not the ledger's: refused, nothing judged
-    sed 's/^seed\t4$/seed\t8/' "$l" >"$l.8"
-    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed 4 --from-ledger "$l.8"
+    sed "s/^seed\t$sd\$/seed\t$((sd + 1))/" "$l" >"$l.8"
+    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed $sd --from-ledger "$l.8"
     [ "$status" -eq 2 ]
-    [[ ${lines[-1]} == "tests/mutate-random --from-ledger: the ledger's seed is '8', this run's '4' (its mutants were drawn from commit 0123abc: run in a checkout of it)" ]]
+    [[ ${lines[-1]} == "tests/mutate-random --from-ledger: the ledger's seed is '$((sd + 1))', this run's '$sd' (its mutants were drawn from commit 0123abc: run in a checkout of it)" ]]
     sed "s/^\(state	${judged[1]}	\)[0-9a-f]*/\10000000000000000/" "$l" >"$l.other"
-    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed 4 --from-ledger "$l.other"
+    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 run tests/mutate-random --random 3 --seed $sd --from-ledger "$l.other"
     [ "$status" -eq 2 ]
     [ "${lines[-1]}" = "tests/mutate-random --from-ledger: ${judged[1]} is not the ledger's mutant (its .rmut differs)" ]
     [ ! -f "$o/state" ]
