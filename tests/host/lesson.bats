@@ -2204,3 +2204,24 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[1]}" = "false	the word at mr_b offset 2048 was not incremented" ]
     [ "${#lines[@]}" -eq 2 ]
 }
+
+# The receive of lesson 9's datagram step must come from qp_a: src_qp is
+# the only thing on a UD receive that says who sent it.
+@test "lesson 9's datagram step: a receive from qp_a (src_qp 0x11) passes with its fields; one from another QP (0x13) is refused by src_qp; byte_len 48 or 50 is refused" {
+    stubbed_lesson 09-ud.lua '
+      qp_a, qp_b = fake("qp", { qp_num = 0x11 }), fake("qp", { qp_num = 0x12 })
+      mr_b = fake("mr", { read = function(_, off, n) return off == 40 and ("datagram!"):sub(1, n) or "" end })
+      local st = step("A datagram, and the 40-byte GRH")
+      for _, c in ipairs { { 0x11, 49 }, { 0x13, 49 }, { 0x11, 48 }, { 0x11, 50 } } do
+        wcs = { { wr_id = 100, qp_num = 0x12, status = "SUCCESS", opcode = "RECV", byte_len = c[2], src_qp = c[1], wc_flags = { "GRH" } },
+                { wr_id = 1, qp_num = 0x11, status = "SUCCESS", opcode = "SEND", byte_len = 9 } }
+        print(st.check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	RECV byte_len=49 src_qp=0x11 wc_flags={GRH}; SEND byte_len=9; payload at offset 40" ]
+    [ "${lines[1]}" = "false	src_qp is not qp_a's number" ]
+    [ "${lines[2]}" = "false	the RECV's byte_len is 48, not 40 + 9" ]
+    [ "${lines[3]}" = "false	the RECV's byte_len is 50, not 40 + 9" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
