@@ -496,6 +496,20 @@ EOPNOTSUPP" ]
     [ "${lines[3]}" = "1007 2007" ]
 }
 
+@test "fake device: ctx:query_device_ex() with one argument or two is refused at argument #1; with none (or a trailing nil) it reads the device's max_qp" {
+    run fvsh '
+      local ctx = verbs.open("fake0")
+      print(select(2, pcall(ctx.query_device_ex, ctx, 5)))
+      print(select(2, pcall(ctx.query_device_ex, ctx, {}, 2)))
+      print(ctx:query_device_ex().max_qp, ctx:query_device_ex(nil).max_qp)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'query_device_ex' (ctx:query_device_ex() takes no arguments, got 1 (the first: a number))" ]
+    [ "${lines[1]}" = "bad argument #1 to 'query_device_ex' (ctx:query_device_ex() takes no arguments, got 2 (the first: a table))" ]
+    [ "${lines[2]}" = "1021	1021" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
+
 @test "fake device: qp:query_ece returns the provider's vendor_id, options and comp_mask each in its key; qp:set_ece hands down vendor_id and options in that order, comp_mask 0" {
     run fvsh '
       local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd(); local cq = ctx:create_cq(4)
