@@ -759,3 +759,33 @@ PY
     [ "$status" -eq 0 ]
     has_line "23 frames, 265 fields compared, 0 mismatches; FPDUs: Read Request 1, Read Response 2, Send 1, Write 3"
 }
+
+@test "iwarp ladder: a segment the capture missed (iwarp.pcap without frame 8, wr_id 1's Send) leaves a gap: the next segment is read from its own first byte, the Write as tshark reads it" {
+    command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
+    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/gap.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+hdr, recs, i = d[:24], [], 24
+while i < len(d):
+    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
+    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+open(sys.argv[2], "wb").write(hdr + b"".join(recs[:7] + recs[8:]))
+PY
+    # tshark: frame 9 (the Write's first segment) is an RDMA Write (opcode 0) whose ULPDU is 1442 bytes
+    want=$(tshark -r "$BATS_TEST_TMPDIR/gap.pcap" -Y 'frame.number == 9' -T fields -e iwarp_rdma.opcode -e iwarp_mpa.ulpdulength 2>/dev/null)
+    run "$VERBSH" -e '
+      local L = require "verbs.wire_iwarp_ladder"
+      local list = verbs.wire.read_pcap("'"$BATS_TEST_TMPDIR/gap.pcap"'")
+      local posts = { { qp = "qp1", wr_id = 1, opcode = "SEND", length = 100 }, { qp = "qp1", wr_id = 2, opcode = "RDMA_WRITE", length = 3000 } }
+      local rows, summary = L.rows(list, posts)
+      for _, r in ipairs(rows) do if r.frame >= 8 and r.frame <= 9 then print(r.frame, r.kind, r.text, r.note) end end
+      print(table.concat(summary, "\n"))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$want" = $'0x00\t1442' ]
+    # the ACK of the Send the capture missed, then the Write: 1442 less its 14-byte DDP/RDMAP header
+    [ "${lines[0]}" = $'8\tACK\tTCP ACK ack 149\tnil' ]
+    [ "${lines[1]}" = $'9\tDATA\tWrite STag 0x5b3d5300 TO 0x557ee9d8c100 len 1428 (seq 149)\twr_id 2\'s RDMA_WRITE' ]
+    [ "${lines[2]}" = "wr_id 1 (qp1 SEND, 100 bytes): no frame in the capture" ]
+    [ "${lines[3]}" = "wr_id 2 (qp1 RDMA_WRITE, 3000 bytes): frames 9, 11, 13 (TCP ACK in frame 14)" ]
+}
