@@ -513,6 +513,24 @@ verbsh: recorder problem (tracing wc_status_str): boom in wc_status_str; the ver
 verbsh: recorder problem (tracing wc_status_str): an error whose __tostring failed; the verb's outcome is unchanged" ]
 }
 
+# The recorder copies a call's arguments before the call; a table nested
+# deeper than any verb takes (here 200000 levels) is cut at 100 levels, so
+# the copy itself never runs out of stack.
+@test "recorder: an argument nested 200000 tables deep is copied without a recorder problem; the verb's own error stands" {
+    run sh -c '"$0" -e "
+      local R = require \"verbs.record\"
+      local deep = {}; local t = deep
+      for i = 1, 200000 do t.next = {}; t = t.next end
+      R.record(true)
+      print(select(2, pcall(verbs.wc_status_str, deep)))
+      print(verbs.wc_status_str(5), #R.events())" 2>"$1"' "$VERBSH" "$BATS_TEST_TMPDIR/err"
+    echo "$output"; cat "$BATS_TEST_TMPDIR/err"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'verbs.wc_status_str' (ibv_wc_status expected (a name or an integer), got table)" ]
+    [ "${lines[1]}" = "Work Request Flushed Error	1" ]
+    [ ! -s "$BATS_TEST_TMPDIR/err" ]
+}
+
 @test "a WR's unknown keys: C's union name wr (only in a send WR, whose union it is), a member of a nested struct at the top, a key that is no string, a key with a NUL byte" {
     run "$VERBSH" -e '
       print(select(2, pcall(verbs.send_wr, { opcode = "RDMA_WRITE", wr = { rdma = { rkey = 1 } } })))
