@@ -430,6 +430,23 @@ ibv_end_poll(cq1_ex);
     compiles
 }
 
+@test "export of a session: rdma_getaddrinfo's node and service: a string is quoted, an integer service becomes its digits, nil is NULL (the service's nil as much as the node's)" {
+    cd "$BATS_TEST_TMPDIR"
+    cat >gai.lua <<'LUA'
+pcall(verbs.getaddrinfo, "127.0.0.1", nil, { ai_port_space = "TCP" })
+pcall(verbs.getaddrinfo, nil, "7471", { ai_flags = "PASSIVE" })
+pcall(verbs.getaddrinfo, "192.0.2.7", 7472)
+LUA
+    run "$VERBSH" --export-c gai.c gai.lua
+    [ "$status" -eq 0 ]
+    run grep -o 'rdma_getaddrinfo([^)]*)' gai.c
+    echo "$output"
+    [ "${lines[0]}" = 'rdma_getaddrinfo("127.0.0.1", NULL, &hints1, &addrinfo_failed1)' ]
+    [ "${lines[1]}" = 'rdma_getaddrinfo(NULL, "7471", &hints2, &addrinfo_failed2)' ]
+    [ "${lines[2]}" = 'rdma_getaddrinfo("192.0.2.7", "7472", NULL, &addrinfo_failed3)' ]
+    [ "${#lines[@]}" -eq 3 ]
+}
+
 @test "export of a session: rdma_getaddrinfo's hints are one initializer with every key given, and each address's length is its family's (sockaddr_in6 for IPv6)" {
     cd "$BATS_TEST_TMPDIR"
     cat >gai.lua <<'LUA'
