@@ -2225,3 +2225,22 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[3]}" = "false	the RECV's byte_len is 50, not 40 + 9" ]
     [ "${#lines[@]}" -eq 4 ]
 }
+
+# Lesson 7's READ step: a completion is not enough, the bytes must have
+# arrived in mr_a (a READ of 10 bytes, or into another offset, completes
+# with SUCCESS too).
+@test "lesson 7's READ step passes when mr_a holds \"secret data\" and refuses a successful READ that left \"secret dat\" or nothing there" {
+    stubbed_lesson 07-rdma-read.lua '
+      local st = step("READ")
+      for _, held in ipairs { "secret data", "secret dat\0", ("\0"):rep(11) } do
+        mr_a = fake("mr", { read = function(_, off, n) return off == 0 and held:sub(1, n) or "" end })
+        wcs = { { wr_id = 2, status = "SUCCESS", opcode = "RDMA_READ", byte_len = 11, qp_num = 0x11 } }
+        print(st.check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 'true	RDMA_READ SUCCESS byte_len=11; mr_a = "secret data"' ]
+    [ "${lines[1]}" = 'false	mr_a does not hold "secret data"' ]
+    [ "${lines[2]}" = "${lines[1]}" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
