@@ -2244,3 +2244,25 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[2]}" = "${lines[1]}" ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+# Lesson 8's CAS step judges by the old values in mr_a when the learner's
+# `wcs = cq:wait(1)` twice kept only the second completion: both 0 is
+# "nothing yet"; one of them 0 is a CAS that went wrong, said as such.
+@test "lesson 8's compare-and-swap step: old values 11 and 100 pass; 0 and 100 is the first CAS's fault, 11 and 0 the second's; both 0 is no completion yet" {
+    stubbed_lesson 08-atomics.lua '
+      local st = step("Compare and swap")
+      cq = fake("cq", { poll = function() return {} end, wait = function() return {} end })
+      for _, c in ipairs { { 11, 100 }, { 0, 100 }, { 11, 0 }, { 0, 0 } } do
+        mr_a = fake("mr", { read = function(_, off) return string.pack("=I8", off == 200 and c[1] or off == 208 and c[2] or 0) end })
+        mr_b = fake("mr", { read = function() return string.pack("=I8", 100) end })
+        wcs = {}
+        print(st.check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "true	first CAS returned 11 (won), second returned 100 (lost); word = 100" ]
+    [ "${lines[1]}" = "false	the first CAS should have returned 11" ]
+    [ "${lines[2]}" = "false	the second CAS should have returned 100" ]
+    [ "${lines[3]}" = "false	no completions for wr_id 21 and 22 yet" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
