@@ -237,6 +237,18 @@ compiles() { cc -Wall -Wextra -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/by_hand
     compiles
 }
 
+@test "export by hand: mr:write is a memcpy of its bytes (a NUL and a quote escaped) at the offset given, as many as the string holds" {
+    export_main '
+      local pd = S.object("pd", true)
+      local mr = S.object("mr", false, { addr = 0x3000, length = 96, lkey = 0x55, rkey = 0x66 })
+      S.call(pd, "reg_mr", { 96, "LOCAL_WRITE" }, { mr })
+      S.call(mr, "write", { 5, "hello" }, {})
+      S.call(mr, "write", { 40, "a\0b\"cdefgh" }, {})'
+    has_line 'memcpy((char *)mr1->addr + 5, "hello", 5);'
+    has_line 'memcpy((char *)mr1->addr + 40, "a\000b\042cdefgh", 10);'
+    compiles
+}
+
 @test "export by hand: verbs.open is open_device of the device it opened (its name as recorded), else of the name asked for, else rxe0; a failed open is a comment" {
     export_main '
       local c1 = S.object("context", false, { name = "siw0" })
