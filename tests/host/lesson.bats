@@ -2266,3 +2266,23 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[3]}" = "false	no completions for wr_id 21 and 22 yet" ]
     [ "${#lines[@]}" -eq 4 ]
 }
+
+# A WRITE that failed may find mr_b already holding the text (an earlier
+# try wrote it): the step judges the completion first.
+@test "lesson 6's WRITE step: wr_id 1 as a SUCCESS RDMA_WRITE passes; REM_ACCESS_ERR, or a SEND, is refused by its completion though mr_b holds \"one-sided\"" {
+    stubbed_lesson 06-rdma-write.lua '
+      qp_a, qp_b = fake("qp", { qp_num = 0x11 }), fake("qp", { qp_num = 0x12 })
+      mr_b = fake("mr", { read = function(_, off, n) return off == 0 and ("one-sided"):sub(1, n) or "" end })
+      cq = fake("cq", { poll = function() return {} end, wait = function() return {} end })
+      local st = step("RDMA WRITE")
+      for _, c in ipairs { { "SUCCESS", "RDMA_WRITE" }, { "REM_ACCESS_ERR", "RDMA_WRITE" }, { "SUCCESS", "SEND" } } do
+        wcs = { { wr_id = 1, qp_num = 0x11, status = c[1], opcode = c[2], byte_len = 9 } }
+        print(st.check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 'true	RDMA_WRITE SUCCESS byte_len=9; mr_b = "one-sided"; no completion on qp_b' ]
+    [ "${lines[1]}" = "false	wr_id 1 completed with REM_ACCESS_ERR" ]
+    [ "${lines[2]}" = "false	wr_id 1 completed with SEND SUCCESS byte_len=9" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
