@@ -81,7 +81,11 @@ help_missing() {
     done <"$BATS_TEST_TMPDIR/internal"
 }
 
-@test "api: a hardware topic names its devices, rxe's answer and its functions" {
+@test "api: a hardware topic names its devices, rxe's answer and its functions; its name in lower case finds it too, an unknown one does not" {
+    run vsh 'help "xrc"'
+    [[ ${lines[0]} == "XRC: XRC domains" ]]
+    run vsh 'print(require("verbs.explain_dev").topic_text("Xrc") ~= nil, require("verbs.explain_dev").topic_text("XRCD") == nil)'
+    [ "$output" = "true	true" ]
     run vsh 'help "XRC"'
     echo "$output"
     [[ $output == *"XRC: XRC domains"* ]]
