@@ -523,6 +523,26 @@ load ../helpers
     [ "${lines[3]}" = "frame of 49 bytes (truncated RoCEv2 packet (48 of its 49 bytes captured))" ]
 }
 
+# A READ request is BTH 12 + RETH 16 + ICRC 4 = 32 bytes of UDP payload;
+# the frame's bytes stay whole, only the UDP length says less.
+@test "wire: a RoCEv2 frame whose UDP length leaves no room for the ICRC after its RETH is truncated: a READ request with UDP length 40 decodes, 39 and 36 do not" {
+    run "$VERBSH" -e '
+      local w = verbs.wire
+      local b = w.read_pcap("tests/wire/scenarios.pcap")[12].bytes
+      local function udplen(n) return b:sub(1, 38) .. string.pack(">I2", n) .. b:sub(41) end
+      print(#b, b:byte(39) * 256 + b:byte(40))
+      for _, n in ipairs { 40, 39, 36 } do
+        local d, why = w.decode(udplen(n))
+        print(n, d and d.bth.opname, d and d.reth.dma_length, why)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'74\t40' ]
+    [[ ${lines[1]} =~ ^40$'\t'RC_RDMA_READ_REQUEST$'\t'[1-9][0-9]*$'\t'nil$ ]]
+    [ "${lines[2]}" = $'39\tnil\tnil\ttruncated RoCEv2 packet' ]
+    [ "${lines[3]}" = $'36\tnil\tnil\ttruncated RoCEv2 packet' ]
+}
+
 @test "wire: a frame's __index called by hand, with an argument more than Lua's indexing passes, reads the key it was given" {
     run "$VERBSH" -e '
       local w, core = verbs.wire, require "verbs.wire_core"
