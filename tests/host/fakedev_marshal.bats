@@ -268,6 +268,26 @@ WC='
     [ "${lines[6]}" = "6	RECV	nil	nil	nil" ]
 }
 
+# cq:poll(max) polls in batches of 32: the last batch asks for what is left
+# to max, never a whole batch more.
+@test "fake data path: cq:poll(40) with 70 completions waiting returns 40 (wr_id 1 to 40) and leaves 30 for the next poll; poll(32) and poll(33) take exactly that many" {
+    run fvq '
+      local cq = ctx:create_cq(128)
+      local q = pd:create_qp{ qp_type = "RC", send_cq = cq, recv_cq = cq, cap = { max_send_wr = 128, max_recv_wr = 1, max_send_sge = 1, max_recv_sge = 1 } }
+      local function post(n) for i = 1, n do q:post_send{ wr_id = i, opcode = "SEND" } end end
+      post(70)
+      local a, b, c = cq:poll(40), cq:poll(40), cq:poll(40)
+      print(#a, a[1].wr_id, a[40].wr_id, #b, b[1].wr_id, b[30].wr_id, #c)
+      post(70)
+      a, b = cq:poll(32), cq:poll(33)
+      print(#a, a[32].wr_id, #b, b[1].wr_id, b[33].wr_id, #cq:poll(40))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = $'40\t1\t40\t30\t41\t70\t0' ]
+    [ "${lines[1]}" = $'32\t32\t33\t33\t65\t5' ]
+    [ "${#lines[@]}" -eq 2 ]
+}
+
 @test "fake data path: cq:poll(wcs) fills a wc_array in place: the count, each entry's fields, ipairs over the filled ones; a shorter poll makes the rest stale; wcs[1] and wcs[n] are views, wcs[0] and wcs[n+1] errors" {
     run fvq "$WC"'
       local wcs = verbs.wc_array(3)
