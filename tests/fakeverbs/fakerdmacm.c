@@ -64,10 +64,24 @@ int rdma_destroy_id(struct rdma_cm_id *id)
 }
 
 
+/* "A.B.C.D:PORT" of an IPv4 address, else its family */
+static const char *addr_text(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+	char ip[INET_ADDRSTRLEN];
+	if (sa->sa_family != AF_INET || !inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip))
+		snprintf(buf, len, "family %d", sa->sa_family);
+	else
+		snprintf(buf, len, "%s:%d", ip, ntohs(in->sin_port));
+	return buf;
+}
+
+/* With a source address, its line names both ends (IPv4) */
 int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *dst, int timeout_ms)
 {
-	(void)src;
-	(void)dst;
+	char a[64], b[64];
+	if (src)
+		fprintf(stderr, "fakerdmacm: resolve_addr src %s dst %s\n", addr_text(src, a, sizeof a), addr_text(dst, b, sizeof b));
 	fprintf(stderr, "fakerdmacm: resolve_addr timeout %d\n", timeout_ms);
 	id->verbs = &fake_ctx;
 	resolved = id;

@@ -1468,6 +1468,19 @@ fakeverbs: end_poll cqe 4
     done
 }
 
+@test "fake librdmacm: resolve_addr hands down a source address given before the destination, each its own address and port; nil is NULL" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      id:resolve_addr("192.0.2.5:7000", "192.0.2.1:7471", 500)
+      id:resolve_addr(nil, "192.0.2.9:7472", 501)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: resolve_addr src 192.0.2.5:7000 dst 192.0.2.1:7471" ]
+    [ "${lines[1]}" = "fakerdmacm: resolve_addr timeout 500" ]
+    [ "${lines[2]}" = "fakerdmacm: resolve_addr timeout 501" ]
+    [ "${#lines[@]}" -eq 3 ]
+}
+
 @test "fake librdmacm: resolve_addr and resolve_route hand down 2000 ms when no timeout is given, and the one given from 0 to INT32_MAX; one past either end is refused naming timeout_ms" {
     run fcmsh '
       local id = verbs.create_event_channel():create_id("TCP")
