@@ -540,6 +540,60 @@ load ../helpers
     [ "$(cd "$ROOT" && cat lua/*.lua src/*.c lessons/*.lua | sha256sum)" = "$before" ]
 }
 
+@test "random mutants: a host stage that was stopped goes on: --ledger keeps what its journal judged, --from-ledger judges only the mutants the ledger lacks (their host files run), and the journal of a whole stage is its state" {
+    # (a farm whose only host file is one that passes: a mutant judged in
+    # full runs it, one the ledger judged does not)
+    local farm=$BATS_TEST_TMPDIR/farm e
+    mkdir -p "$farm/tests/host"
+    for e in "$ROOT"/* "$ROOT"/.[!.]*; do [ "${e##*/}" = tests ] || ln -s "$(readlink -f "$e")" "$farm/${e##*/}"; done
+    for e in "$ROOT"/tests/*; do [ "${e##*/}" = host ] || ln -s "$e" "$farm/tests/${e##*/}"; done
+    printf '@test "one" {\n    true\n}\n' >"$farm/tests/host/one.bats"
+    cd "$farm"
+    local o=$BATS_TEST_TMPDIR/run p=$BATS_TEST_TMPDIR/pick l=$BATS_TEST_TMPDIR/ledger sd n
+    local -a names scr
+    # the first draw of 3 from seed 4 on with two mutants of lessons or
+    # scripts (no compile: never dropped, each a host survivor here)
+    for sd in $(seq 4 80); do
+        rm -rf "$p" && mkdir -p "$p" && lua5.4 tests/mutants/random.lua pick . 3 $sd "$p" >/dev/null
+        names=(s$sd-001 s$sd-002 s$sd-003) scr=()
+        for n in "${names[@]}"; do grep -q '^file: \(lessons\|scripts\)/' "$p/$n.rmut" && scr+=("$n"); done
+        [ ${#scr[@]} -lt 2 ] || break
+    done
+    [ ${#scr[@]} -ge 2 ]
+    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 MUTATE_EQUIV=/dev/null run tests/mutate-random --random 3 --seed $sd
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(cat "$o/host-journal")" = "$(cat "$o/state")" ]
+    [ "$(grep -c . "$o/host-journal")" -eq 3 ]
+    [ "$(grep -P "^${scr[0]}\t\$" "$o/host-journal")" = "${scr[0]}	" ]   # (a host survivor: no verdict yet)
+    # stopped before its last lesson or script mutant: no state, that
+    # mutant not in the journal
+    rm "$o/state"
+    grep -v "^${scr[1]}	" "$o/host-journal" >"$o/j" && mv "$o/j" "$o/host-journal"
+    MUTATE_OUT=$o run tests/mutate-random --ledger
+    [ "$status" -eq 0 ]
+    [ "${lines[1]}" = "# (its host stage stopped after 2 of 3 mutants: --from-ledger judges the others)" ]
+    [ "${lines[2]}" = "seed	$sd" ]
+    [ "$(printf '%s\n' "${lines[@]}" | grep -c '^state	')" -eq 2 ]
+    ! printf '%s\n' "${lines[@]}" | grep -q "^state	${scr[1]}	"
+    printf '%s\n' "${lines[@]}" >"$l"
+    MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 MUTATE_EQUIV=/dev/null run tests/mutate-random --random 3 --seed $sd --from-ledger "$l"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ $output == *"# ${scr[1]} ("*"): host tests passed; device tests next"* ]]
+    [ -f "$o/log/${scr[1]}.one.bats.log" ]       # judged here: its host file ran
+    [ ! -e "$o/log/${scr[0]}.one.bats.log" ]     # the ledger's survivor: built, not run
+    [ -x "$o/bin/${scr[0]}/verbsh" ] && [ -x "$o/bin/${scr[1]}/verbsh" ]
+    [ "$(cat "$o/host-survivors")" = "$(awk -F'\t' '$2 == "" { print $1 }' "$o/state")" ]
+    grep -qx "${scr[0]}" "$o/host-survivors" && grep -qx "${scr[1]}" "$o/host-survivors"
+    [ "$(grep -c . "$o/state")" -eq 3 ]
+    # no journal or state: refused, saying why
+    rm "$o/state" "$o/host-journal"
+    MUTATE_OUT=$o run tests/mutate-random --ledger
+    [ "$status" -eq 2 ]
+    [ "$output" = "tests/mutate-random --ledger: $o has judged no mutant (no state, no host-journal) or has no record of its draw (drawn)" ]
+}
+
 @test "coverage build: a second build of a map refuses while one holds its lock, and leaves the first's files alone" {
     cd "$ROOT"
     local c=$BATS_TEST_TMPDIR/map
