@@ -2286,3 +2286,36 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[2]}" = "false	wr_id 1 completed with SEND SUCCESS byte_len=9" ]
     [ "${#lines[@]}" -eq 3 ]
 }
+
+@test "lesson 16's figures: CPU is user + system time, the later getrusage's minus the earlier's, and the wall time per exchange is verbs.now's difference over n; the idle round's the same for one SEND" {
+    stubbed_lesson 16-events.lua '
+      local wc = { status = "SUCCESS" }
+      CQ = { poll = function() return { wc } end, req_notify = function() end, ack_events = function() end }
+      local qp = { post_recv = function() end, post_send = function() end }
+      K.rc_qp = function() return qp end
+      ctx = { alloc_pd = function() return { reg_mr = function() return {} end } end,
+              create_comp_channel = function() return {} end,
+              create_cq = function() return CQ end }
+      rc_connect = function() end
+      L.setup()
+      -- (user and system time apart, each a different binary fraction: the
+      -- sum and the difference of each pair are unlike)
+      local use = { { ru_utime = 1.25, ru_stime = 0.5 }, { ru_utime = 1.5, ru_stime = 0.875 } }
+      local clock = { 10, 12.5 }
+      verbs.getrusage = function() return table.remove(use, 1) end
+      verbs.now = function() return table.remove(clock, 1) end
+      local r = exchange_round("busy", 5)
+      print(r.mode, r.n, r.usec, r.cpu_ms, r.cpu_share)
+      use = { { ru_utime = 2.0, ru_stime = 0.25 }, { ru_utime = 2.125, ru_stime = 0.75 } }
+      clock = { 20, 20.5 }
+      CQ.poll = function() return { { status = "RETRY_EXC_ERR" } } end
+      r = idle_round("busy")
+      print(r.mode, r.n, r.usec, r.cpu_ms, r.cpu_share)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # 2.5 s over 5 exchanges: 500000 us each; CPU (1.5 + 0.875) - (1.25 + 0.5) = 0.625 s
+    [ "${lines[0]}" = "busy	5	500000.0	625.0	0.25" ]
+    # one SEND in 0.5 s; CPU (2.125 + 0.75) - (2.0 + 0.25) = 0.625 s
+    [ "${lines[1]}" = "busy idle	1	500000.0	625.0	1.25" ]
+    [ "${#lines[@]}" -eq 2 ]
+}
