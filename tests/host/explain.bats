@@ -316,6 +316,19 @@ IBV_MTU_512	false	false
     [ "${lines[3]}" = "ibv_wc" ]
 }
 
+@test "wc_meta: wc_flags given as a number (a table that only looks like a WC) is shown as it is from 1 up, and 0 is no flags" {
+    xl 'for _, f in ipairs { 0, 1, 2, 0x43 } do
+          print(setmetatable({ wr_id = 7, status = "SUCCESS", opcode = "RECV", byte_len = 9, wc_flags = f, qp_num = 0x2a }, x.wc_meta))
+        end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "wc wr_id=7 RECV SUCCESS byte_len=9 qp_num=0x00002a" ]
+    [ "${lines[1]}" = "wc wr_id=7 RECV SUCCESS byte_len=9 wc_flags=1 qp_num=0x00002a" ]
+    [ "${lines[2]}" = "wc wr_id=7 RECV SUCCESS byte_len=9 wc_flags=2 qp_num=0x00002a" ]
+    [ "${lines[3]}" = "wc wr_id=7 RECV SUCCESS byte_len=9 wc_flags=67 qp_num=0x00002a" ]
+    [ "${#lines[@]}" -eq 4 ]
+}
+
 @test "wc_meta and explain: each error status's probable cause" {
     xl 'for _, s in ipairs{ "RNR_RETRY_EXC_ERR", "REM_ACCESS_ERR", "REM_INV_REQ_ERR", "WR_FLUSH_ERR", "RETRY_EXC_ERR",
                            "LOC_PROT_ERR", "LOC_QP_OP_ERR", "LOC_LEN_ERR", "REM_OP_ERR", "LOC_ACCESS_ERR", "BAD_RESP_ERR", "GENERAL_ERR" } do

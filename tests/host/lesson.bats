@@ -2319,3 +2319,57 @@ RTS	max_rd_atomic=2 retry_cnt=7 rnr_retry=7 sq_psn=0 timeout=14" ]
     [ "${lines[1]}" = "busy idle	1	500000.0	625.0	1.25" ]
     [ "${#lines[@]}" -eq 2 ]
 }
+
+@test "lesson 19's lost-SEND check judges the two completions of the second SEND: when qp_b's receive holds the wrong bytes it is refused and both are set aside, so a redo that only rewrites mr_b, with no new receive, is refused as no completion yet" {
+    stubbed_lesson 19-uc.lua '
+      local K = require "verbs.lesson_kit"
+      qp_a, qp_b = fake("qp", { qp_num = 0x31 }), fake("qp", { qp_num = 0x32 })
+      local mem = "secnod"
+      mr_b = fake("mr", { read = function(_, off, n) return off == 1024 and n == 6 and mem or "" end })
+      local polls = 0
+      cq = fake("cq", {
+        poll = function() polls = polls + 1
+          if polls > 1 then return {} end
+          return { { wr_id = 5, status = "SUCCESS", opcode = "SEND", qp_num = 0x31 },
+                   { wr_id = 101, status = "SUCCESS", opcode = "RECV", qp_num = 0x32, byte_len = 6 } }
+        end,
+        wait = function(_, n, ms) print("wait", n, ms) return {} end })
+      first = { { wr_id = 4, status = "SUCCESS", opcode = "SEND", qp_num = 0x31 } }
+      local S, lost = {}, step("Unreliable: nobody tells the sender")
+      print(lost.check(S))
+      print(K.forget_judged(S))
+      mem = "second"
+      print(lost.check(S))'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ ${lines[0]} == "  (the check polled cq) wcs[1] = "* ]]
+    [[ ${lines[1]} == "  (the check polled cq) wcs[2] = "* ]]
+    [ "${lines[2]}" = "false	qp_b's receive does not hold \"second\"" ]
+    [ "${lines[3]}" = "2" ]
+    # (the redo: nothing live, so the check waits for its two, 300 ms)
+    [ "${lines[4]}" = "wait	2	300" ]
+    [ "${lines[5]}" = "false	no completion for qp_b's receive (wr_id 101) yet" ]
+    [ "${#lines[@]}" -eq 6 ]
+}
+
+@test "lesson 3's event step wants both completions, each SUCCESS: the SEND's (wr_id 3) and the RECV's (wr_id 4); either alone or failed is refused, and both pass with their notes" {
+    stubbed_lesson 03-cq.lua '
+      K.step_wcs = function() return WCS end
+      cq = fake("cq", {}); ev_cq = cq
+      local send = { wr_id = 3, status = "SUCCESS", opcode = "SEND", byte_len = 5 }
+      local recv = { wr_id = 4, status = "SUCCESS", opcode = "RECV", byte_len = 5 }
+      for _, l in ipairs { { recv }, { send }, { { wr_id = 3, status = "WR_FLUSH_ERR" }, recv },
+                           { send, { wr_id = 4, status = "LOC_LEN_ERR" } }, { recv, send } } do
+        WCS = l
+        print(step("Sleeping until a completion").check({}))
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local no="false	no completions for wr_id 3 and 4 seen yet"
+    [ "${lines[0]}" = "$no" ]
+    [ "${lines[1]}" = "$no" ]
+    [ "${lines[2]}" = "$no" ]
+    [ "${lines[3]}" = "$no" ]
+    [ "${lines[4]}" = "true	event on cq, then SEND SUCCESS byte_len=5; RECV SUCCESS byte_len=5" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
