@@ -26,7 +26,8 @@ pair() {
     wait $pid; local src=$?
     echo "--- server (exit $src)"; cat srv.out
     echo "--- client (exit $crc)"; cat cli.out
-    [ $src -eq 0 ] && [ $crc -eq 0 ]
+    [ $src -eq 0 ]
+    [ $crc -eq 0 ]
 }
 
 @test "short path in one process: getaddrinfo hints and fields, create_ep, get_request, the helpers' errors, traced; post_write/read/sendv/ud_send byte for byte" {

@@ -118,7 +118,10 @@ wait_cm_listen() {
     write=$(frame "\|Write STag $wstag TO $wto last len 300 \(seq 149\) ack 25 ------>\| #[0-9]+  wr_id 12's RDMA_WRITE$")
     rreq=$(frame "\|Read Request QN 1 MSN 1 MO 0 last len 0 reads 200 bytes at STag $rstag TO $rto \(seq 469\) ack 25 ------>\| #[0-9]+  wr_id 13's RDMA_READ$")
     rresp=$(frame "\|<------ Read Response STag $sstag TO $sto last len 200 \(seq 25\) ack 521\| #[0-9]+  wr_id 13's RDMA_READ data \(last: it completes\)")
-    [ -n "$send" ] && [ "$send" -lt "$write" ] && [ "$write" -lt "$rreq" ] && [ "$rreq" -lt "$rresp" ]
+    [ -n "$send" ]
+    [ "$send" -lt "$write" ]
+    [ "$write" -lt "$rreq" ]
+    [ "$rreq" -lt "$rresp" ]
     # each WR's TCP ACK: a row that names it, acknowledging at least its last byte
     acked() {   # acked WHAT END: the frame of the first row acknowledging WHAT, with ack >= END
         local row; row=$(grep -E "ack [0-9]+[^|]*\| #[0-9]+ .*TCP acknowledges [^;]*$1" <<<"$ladder" | head -1)
@@ -126,7 +129,9 @@ wait_cm_listen() {
     }
     send_ack=$(acked "wr_id 11's SEND" 149); write_ack=$(acked "wr_id 12's RDMA_WRITE" 469)
     rreq_ack=$(acked "wr_id 13's RDMA_READ($|[^ ])" 521)
-    [ -n "$send_ack" ] && [ -n "$write_ack" ] && [ -n "$rreq_ack" ]
+    [ -n "$send_ack" ]
+    [ -n "$write_ack" ]
+    [ -n "$rreq_ack" ]
     # the last ACK is a delayed one: on a loaded host it may come after the
     # capture stopped (2 s), and the summary must then say so
     data_ack=$(acked "wr_id 13's RDMA_READ data" 245) && data_ack="(TCP ACK in frame $data_ack)" ||

@@ -64,5 +64,6 @@ deps() { PATH=$stub:$PATH "$ROOT/scripts/deps" "$@"; }
     [ "$status" -eq 2 ]
     [ "$output" = "usage: scripts/deps build|vm|siw|test|bench|package|all" ]
     STUB_MISSING="gcc" run deps
-    [ "$status" -eq 0 ] && [ "$output" = "" ]
+    [ "$status" -eq 0 ]
+    [ "$output" = "" ]
 }

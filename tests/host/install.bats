@@ -98,7 +98,8 @@ installed() { env -u VERBSH_LESSONS PATH="$ELSEWHERE/usr/bin:/usr/bin:/bin" "$@"
 @test "the man page renders without a warning, and names every option and environment variable" {
     local page=$STAGE/usr/share/man/man1/verbsh.1
     run groff -man -ww -z "$page"
-    [ "$status" -eq 0 ] && [ "$output" = "" ]
+    [ "$status" -eq 0 ]
+    [ "$output" = "" ]
     run env MANWIDTH=80 man --warnings -l "$page"
     [ "$status" -eq 0 ]
     [[ $output != *"warning"* ]]

@@ -51,7 +51,8 @@ refs() {
     found=$(refs "$dir" "$present" "$upper")
     echo "$found"
     echo "missing:$missing"
-    [ -z "$found" ] && [ -z "$missing" ]
+    [ -z "$found" ]
+    [ -z "$missing" ]
 }
 
 @test "layers: main.o uses repl.o, and repl.o nothing of main.o" {

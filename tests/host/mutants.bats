@@ -142,7 +142,8 @@ load ../helpers
     [ "$(eqv by_file "(deleted)" at78)" = "log_id makes it" ]   # by file: any line with that text
     [ "$(eqv by_line "(deleted)" at118)" = "log_id makes it" ]
     run eqv by_line "(deleted)" at78                            # by FILE:LINE: that line alone
-    [ "$status" -eq 1 ] && [ "$output" = "" ]
+    [ "$status" -eq 1 ]
+    [ "$output" = "" ]
     run eqv by_line "mkdir(dir) " at118                         # another change of that line
     [ "$status" -eq 1 ]
     # a swap of two lines is written with a backslash-n and -t, which match as written
@@ -169,9 +170,11 @@ load ../helpers
     judge() { rm -f "$o"/bin/*/n; run "$ROOT/tests/mutate-random" --judge "$o" "$1" host t.bats; echo "$output"; }
     mkbin pristine
     mkbin steady 1 2 3 4; judge steady            # fails every time: killed
-    [ "$status" -eq 0 ] && [ "${lines[-1]}" = "t.bats: one" ]
+    [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = "t.bats: one" ]
     mkbin once 1; judge once                      # fails its first run only: not counted
-    [ "$status" -eq 0 ] && [ "${lines[-1]}" = "# once: the failures in host/t.bats did not come again: not counted" ]
+    [ "$status" -eq 0 ]
+    [ "${lines[-1]}" = "# once: the failures in host/t.bats did not come again: not counted" ]
     [ "$(cat "$o/bin/once/n")" = 2 ]              # (it was run twice)
     mkbin twice 1 2; judge twice                  # fails both runs
     [ "${lines[-1]}" = "t.bats: one" ]
@@ -187,7 +190,8 @@ load ../helpers
     mkbin pristine.asan 1 2 3; mkbin pristine
     rm -f "$o"/bin/*/n; MUTATE_PRISTINE=pristine.asan run "$ROOT/tests/mutate-random" --judge "$o" steady host t.bats
     [ "${lines[-1]}" = "# the unmutated tree fails in host/t.bats: one;" ]
-    [ "$(cat "$o/bin/pristine.asan/n")" = 2 ] && [ ! -e "$o/bin/pristine/n" ]
+    [ "$(cat "$o/bin/pristine.asan/n")" = 2 ]
+    [ ! -e "$o/bin/pristine/n" ]
     mkbin pristine.asan; mkbin pristine 1 2 3
     rm -f "$o"/bin/*/n; MUTATE_PRISTINE=pristine.asan run "$ROOT/tests/mutate-random" --judge "$o" steady host t.bats
     [ "${lines[-1]}" = "t.bats: one" ]
@@ -215,22 +219,28 @@ load ../helpers
     skip=$(sed -n 's/^host_asan_skip=(\(.*\))$/\1/p' "$ROOT/tests/run")
     [ -n "$skip" ]
     run "$ROOT/tests/mutate-random" --asan-files "$ROOT/tests" host $skip
-    [ "$status" -eq 0 ] && [ "$output" = "" ]
+    [ "$status" -eq 0 ]
+    [ "$output" = "" ]
     mkdir -p "$BATS_TEST_TMPDIR/old"
     printf 'binaries=(./verbsh)\n' >"$BATS_TEST_TMPDIR/old/run"
     run "$ROOT/tests/mutate-random" --asan-files "$BATS_TEST_TMPDIR/old" host room.bats wire.bats
-    [ "$status" -eq 0 ] && [ "$output" = "room.bats wire.bats " ]
+    [ "$status" -eq 0 ]
+    [ "$output" = "room.bats wire.bats " ]
     run "$ROOT/tests/mutate-random" --asan-files "$BATS_TEST_TMPDIR/none" host room.bats
-    [ "$status" -eq 2 ] && [ "$output" = "tests/mutate-random: no $BATS_TEST_TMPDIR/none/run" ]
+    [ "$status" -eq 2 ]
+    [ "$output" = "tests/mutate-random: no $BATS_TEST_TMPDIR/none/run" ]
     # the device pass: all but asan_skip (a lesson file left out, the C files kept)
     run "$ROOT/tests/mutate-random" --asan-files "$ROOT/tests" device lessons.bats verbs_rc.bats export.bats room.bats cm.bats
-    [ "$status" -eq 0 ] && [ "$output" = "verbs_rc.bats room.bats cm.bats " ]
+    [ "$status" -eq 0 ]
+    [ "$output" = "verbs_rc.bats room.bats cm.bats " ]
     skip=$(sed -n 's/^asan_skip=(\(.*\))$/\1/p' "$ROOT/tests/run")
     [ "$(wc -w <<<"$skip")" -ge 5 ]
     run "$ROOT/tests/mutate-random" --asan-files "$ROOT/tests" device $skip
-    [ "$status" -eq 0 ] && [ "$output" = "" ]
+    [ "$status" -eq 0 ]
+    [ "$output" = "" ]
     run "$ROOT/tests/mutate-random" --asan-files "$ROOT/tests" vm room.bats
-    [ "$status" -eq 2 ] && [ "$output" = "tests/mutate-random: asan_files wants host or device, got 'vm'" ]
+    [ "$status" -eq 2 ]
+    [ "$output" = "tests/mutate-random: asan_files wants host or device, got 'vm'" ]
 }
 
 # A made-up per-test map: of a.bats, test 1 ran wc.c:10 and test 2 did not;
@@ -280,7 +290,9 @@ load ../helpers
     [ "$(cat "$BATS_TEST_TMPDIR/env.0")" = "$d/file $d/file" ]
     [ "$(cat "$BATS_TEST_TMPDIR/env.1")" = "$d/1 $d/1" ]
     [ "$(cat "$BATS_TEST_TMPDIR/env.2")" = "$d/2 $d/2" ]
-    [ -d "$d/1" ] && [ -d "$d/2" ] && [ -d "$d/file" ]
+    [ -d "$d/1" ]
+    [ -d "$d/2" ]
+    [ -d "$d/file" ]
     rm -rf "$d" "$BATS_TEST_TMPDIR"/env.*
     OUT=$BATS_TEST_TMPDIR/env env -u MUTATE_COV_PER_TEST -u BATS_TEST_TIMEOUT bats --tap "$f" >/dev/null   # (as a map runs this file too)
     [ "$(cat "$BATS_TEST_TMPDIR/env.1")" = "${GCOV_PREFIX-unset} ${VERBSH_LUA_COVERAGE-unset}" ]
@@ -401,7 +413,8 @@ load ../helpers
     echo "$output"
     [ "$status" -eq 3 ]
     [ "${lines[-1]}" = "  (the checkout's sources or test files differ from them too: build the map where they are)" ]
-    [ -f "$m/stamp" ] && [ ! -e "$m/root" ]
+    [ -f "$m/stamp" ]
+    [ ! -e "$m/root" ]
     # a map without a stamp (of some files only) is refused too; one whose
     # host part is done (stamp.host) serves the host stage alone
     rm -rf "$t/tests"
@@ -516,7 +529,9 @@ load ../helpers
     [[ $output == *"# ${judged[1]}: equivalent: a reason given (the ledger)"* ]]
     [[ $output == *"# $surv ("*"): host tests passed; device tests next"* ]]
     [ "$(cat "$o/host-survivors")" = "$surv" ]
-    [ -x "$o/bin/$surv/verbsh" ] && [ ! -e "$o/bin/${judged[0]}" ] && [ ! -e "$o/bin/${judged[1]}" ]
+    [ -x "$o/bin/$surv/verbsh" ]
+    [ ! -e "$o/bin/${judged[0]}" ]
+    [ ! -e "$o/bin/${judged[1]}" ]
     ! ls "$o/log" | grep -q '^s4-.*\.bats'   # (no test file ran)
     [ "$(cat "$o/device-results")" = "$(printf 'SURVIVED\t%s\tdevice\t61' "$surv")" ]
     [ "$(cat "$o/vm-results")" = "$(printf 'KILLED\t%s\tvm: doctor.bats: a vm test\t307' "$surv")" ]
@@ -583,9 +598,11 @@ load ../helpers
     [[ $output == *"# ${scr[1]} ("*"): host tests passed; device tests next"* ]]
     [ -f "$o/log/${scr[1]}.one.bats.log" ]       # judged here: its host file ran
     [ ! -e "$o/log/${scr[0]}.one.bats.log" ]     # the ledger's survivor: built, not run
-    [ -x "$o/bin/${scr[0]}/verbsh" ] && [ -x "$o/bin/${scr[1]}/verbsh" ]
+    [ -x "$o/bin/${scr[0]}/verbsh" ]
+    [ -x "$o/bin/${scr[1]}/verbsh" ]
     [ "$(cat "$o/host-survivors")" = "$(awk -F'\t' '$2 == "" { print $1 }' "$o/state")" ]
-    grep -qx "${scr[0]}" "$o/host-survivors" && grep -qx "${scr[1]}" "$o/host-survivors"
+    grep -qx "${scr[0]}" "$o/host-survivors"
+    grep -qx "${scr[1]}" "$o/host-survivors"
     [ "$(grep -c . "$o/state")" -eq 3 ]
     # no journal or state: refused, saying why
     rm "$o/state" "$o/host-journal"
@@ -667,7 +684,8 @@ load ../helpers
     cd "$ROOT"
     run tests/mutate-random --root-sources "$o" "$name"
     [ "$status" -eq 0 ]
-    [ -d "$o/bin/$name/lua" ] && [ ! -L "$o/bin/$name/lua" ]
+    [ -d "$o/bin/$name/lua" ]
+    [ ! -L "$o/bin/$name/lua" ]
     # the one file differs from the checkout's, as the mutant says; the others are the same
     [ "$(diff -rq "$ROOT/lua" "$o/bin/$name/lua" | wc -l)" -eq 1 ]
     ! cmp -s "$ROOT/$f" "$o/bin/$name/$f"
@@ -692,5 +710,23 @@ load ../helpers
     [ "$(readlink "$o/bin/m1/lua")" = "$ROOT/lua" ]
     run tests/mutate-random --make-root "$o" m2 "$b/without/verbsh"
     [ "$status" -eq 0 ]
-    [ ! -e "$o/bin/m2/verbs.so" ] && [ ! -L "$o/bin/m2/verbs.so" ]
+    [ ! -e "$o/bin/m2/verbs.so" ]
+    [ ! -L "$o/bin/m2/verbs.so" ]
+}
+
+# bats stops a test at a failed command, but not at one that fails before
+# the last && of a list: in `[ "$status" -eq 0 ] && [ "$output" = x ]` in the
+# middle of a test, a status of 1 passes. Each check on a line of its own.
+@test "the suite: no test checks two things in one && list (only its last check could fail the test), outside if, while and a || that catches the list" {
+    cd "$ROOT"
+    run bash -c "grep -nP '(?<=\]) && (?=\[|! |grep )' tests/*/*.bats tests/*.bash | grep -vP '^[^:]+:\d+:\s*#' | grep -v '||' | grep -vP ':\s*(if|elif|while) ' | grep -vP '&& (return|skip|break|continue|echo|[a-z_]+\+?=)'"
+    echo "$output"
+    [ "$status" -eq 1 ]
+    [ "$output" = "" ]
+    # the checker itself: a chain in the middle of a test is found
+    printf '@test "t" {\n    [ "$status" -eq 0 ] %s [ "$output" = x ]\n    true\n}\n' '&&' >"$BATS_TEST_TMPDIR/chain.bats"
+    run bash -c "grep -nP '(?<=\]) && (?=\[|! |grep )' '$BATS_TEST_TMPDIR/chain.bats' | grep -v '||'"
+    [ "$output" = '2:    [ "$status" -eq 0 ] '"&&"' [ "$output" = x ]' ]
+    run bats "$BATS_TEST_TMPDIR/chain.bats"
+    [ "$status" -eq 0 ]   # (why: status and output never set, the chain's first check fails unseen)
 }

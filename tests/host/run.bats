@@ -30,7 +30,8 @@ load ../helpers
     running "$kept" && running "$parent" && running "$other" && running "$elsewhere" && left=1
     kill "$orphan" "$kept" "$other" "$parent" "$elsewhere" "$orphan2" "$sub2" 2>/dev/null || true
     echo "gone $gone left $left"
-    [ $gone = 1 ] && [ $left = 1 ]
+    [ $gone = 1 ]
+    [ $left = 1 ]
 }
 
 @test "tests/run: each guest job runs its device files with its binary (a stand-in bats names them): c under ASan, lua1 and lua2 with ./verbsh, the oracle once with each; VERBSH_TEST_FULL=1 adds the other binary, never a file twice" {

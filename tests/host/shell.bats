@@ -95,11 +95,17 @@ completions() {
     echo "$output"
     tty_line=$(grep -m1 -- '--tty --' <<<"$output")
     eval "set -- ${tty_line#*--tty -- }"
-    [ "$#" -eq 4 ] && [ "$2" = -e ] && [ "$3" = "$code" ] && [ "$4" = -i ]
+    [ "$#" -eq 4 ]
+    [ "$2" = -e ]
+    [ "$3" = "$code" ]
+    [ "$4" = -i ]
     make_line=$(grep -m1 'make run ARGS=' <<<"$output")
     eval "${make_line#*make run }"   # sets ARGS, as the shell would for make
     eval "set -- $ARGS"              # what scripts/run-shell does with it
-    [ "$#" -eq 3 ] && [ "$1" = -e ] && [ "$2" = "$code" ] && [ "$3" = -i ]
+    [ "$#" -eq 3 ]
+    [ "$1" = -e ]
+    [ "$2" = "$code" ]
+    [ "$3" = -i ]
     run "$VERBSH" -i </dev/null
     [ "$status" -eq 1 ]
     [[ $output == *"the interactive shell (-i) needs you at a terminal"* ]]

@@ -150,9 +150,11 @@ setup() { cd "$ROOT"; }
         [ "$status" -eq 2 ] && [[ $output == "rxe-vm: ${opt% *} goes with --link"* ]] || { echo "$opt: $output"; false; }
     done
     run scripts/rxe-vm --mem 10 -- true
-    [ "$status" -eq 2 ] && [ "$output" = "rxe-vm: --mem wants megabytes, 256 or more, got '10'" ]
+    [ "$status" -eq 2 ]
+    [ "$output" = "rxe-vm: --mem wants megabytes, 256 or more, got '10'" ]
     RXE_VM_ACCEL=bogus run scripts/rxe-vm -- true
-    [ "$status" -eq 2 ] && [ "$output" = "rxe-vm: RXE_VM_ACCEL wants auto, tcg or kvm, got 'bogus'" ]
+    [ "$status" -eq 2 ]
+    [ "$output" = "rxe-vm: RXE_VM_ACCEL wants auto, tcg or kvm, got 'bogus'" ]
     # a port someone holds: a UDP socket on 127.0.0.1
     local port=$((20000 + RANDOM % 20000))
     python3 -c "import socket,time; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.1', $port)); time.sleep(30)" &

@@ -118,10 +118,17 @@ siw1/1 veth3" ]
     dack=$(rows "TCP acknowledges wr_id 3's RDMA_READ data$")
     [ -n "$dack" ] && dtext="(TCP ACK in frame $dack)" || dtext="(no TCP ACK of it in the capture)"
     grep -q "^wr_id 3 (qp1 RDMA_READ, 2000 bytes): request in frame $rreq (TCP ACK in frame $rack), Read Responses in frames $d1, $d2 $dtext$" log
-    [ "$w1" -lt "$w2" ] && [ "$w2" -lt "$w3" ] && [ "$w3" -lt "$wack" ] && [ "$rreq" -lt "$d1" ] && [ "$d1" -lt "$d2" ]
+    [ "$w1" -lt "$w2" ]
+    [ "$w2" -lt "$w3" ]
+    [ "$w3" -lt "$wack" ]
+    [ "$rreq" -lt "$d1" ]
+    [ "$d1" -lt "$d2" ]
     # the second FPDU of a Send belongs to the message the first began
     read -r s1 s2 s3 <<<"$(rows "\| #[0-9]+  wr_id 4's SEND$")"
-    [ -n "$s2" ] && [ -z "$s3" ] && [ "$s1" -lt "$s2" ] && [ "$d2" -lt "$s1" ]
+    [ -n "$s2" ]
+    [ -z "$s3" ]
+    [ "$s1" -lt "$s2" ]
+    [ "$d2" -lt "$s1" ]
     sack=$(rows "TCP acknowledges wr_id 4's SEND$")
     [ -n "$sack" ] && stext="(TCP ACK in frame $sack)" || stext="(no TCP ACK of it in the capture)"
     grep -q "^wr_id 4 (qp1 SEND, 2000 bytes): frames $s1, $s2 $stext$" log

@@ -100,7 +100,8 @@ LUA
     grep -q $'\tinfiniband.atomiceth.swapdt\t1311768467463790320$' "$flat"
     cmp=$(grep $'\tinfiniband.atomiceth.cmpdt\t' "$flat" | tail -1 | cut -f3)
     orig=$(grep $'\tinfiniband.atomicacketh.origremdt\t' "$flat" | tail -1 | cut -f3)
-    [ "$cmp" = 5 ] && [ "$orig" = 5 ]
+    [ "$cmp" = 5 ]
+    [ "$orig" = 5 ]
 }
 
 # One boot for both: the model solutions, then each step's most likely wrong
