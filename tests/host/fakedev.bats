@@ -1748,6 +1748,35 @@ bad argument #1 to 'connect' (key 'private_data_len': 3 is more than the 2 bytes
     [ "${lines[1]}" = "true true true true true	true	C" ]
 }
 
+@test "fake device: a call the export fails on after writing part of its C reaches the trace's function as the comment alone, none of its declaration or call; the calls around it are traced whole" {
+    # No export writer fails midway on values a user can pass, so the test
+    # makes query_port's fail once it has written its declaration and its
+    # call; export_c copies the writers when it loads, at the first
+    # verbs.trace, so the wrapping comes before that.
+    run fvsh '
+      local V = require("verbs.export_verbs").V
+      local query_port = V["context.query_port"]
+      V["context.query_port"] = function(w, ev)
+        query_port(w, ev)
+        error("export stopped after writing", 0)
+      end
+      local ctx = verbs.open("fake0")
+      verbs.trace(function(call, ret, decl) print(call .. " | " .. ret .. " | " .. (decl or "-")) end)
+      ctx:query_device()
+      print("port " .. ctx:query_port(1).port_num)
+      ctx:alloc_pd()
+      ctx:query_device()
+      verbs.trace(false)' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "ibv_query_device(ctx1, &device_attr1) | 0 | struct ibv_device_attr device_attr1;" ]
+    [ "${lines[1]}" = "/* verbsh: ctx1:query_port could not be written as C: export stopped after writing */ | (void) | -" ]
+    [ "${lines[2]}" = "port 1" ]
+    [ "${lines[3]}" = "ibv_alloc_pd(ctx1) | pd1 | -" ]
+    [ "${lines[4]}" = "ibv_query_device(ctx1, &device_attr2) | 0 | struct ibv_device_attr device_attr2;" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
+
 @test "fake librdmacm: id:create_srq_ex takes one table: a number is refused as argument #1, a second argument as an extra one, an id without a PD before anything is made" {
     run fcmsh '
       local id = verbs.create_event_channel():create_id("TCP")
