@@ -176,6 +176,16 @@ int rdma_reject_ece(struct rdma_cm_id *id, const void *data, uint8_t len)
 	return 0;
 }
 
+/* What verbsh hands rdma_set_option: the level, the option, the value's
+ * size and the value as the integer of that size. */
+int rdma_set_option(struct rdma_cm_id *id, int level, int optname, void *optval, size_t optlen)
+{
+	unsigned long v = optlen == 1 ? *(uint8_t *)optval : optlen == sizeof(int) ? (unsigned long)*(int *)optval : 0;
+	(void)id;
+	fprintf(stderr, "fakerdmacm: set_option level %d optname %d optlen %zu value %lu\n", level, optname, optlen, v);
+	return 0;
+}
+
 int rdma_set_local_ece(struct rdma_cm_id *id, struct ibv_ece *ece)
 {
 	const char *e = getenv("FAKERDMACM_ECE_ERRNO");

@@ -1816,6 +1816,35 @@ bad argument #1 to 'connect' (key 'private_data_len': 3 is more than the 2 bytes
     [ "${lines[0]}" = "false	ibv_start_poll	5	EIO	true" ]
 }
 
+@test "fake librdmacm: id:set_option hands rdma_set_option C's option number, size and value: TOS and ACK_TIMEOUT a uint8_t up to 255 and 31, REUSEADDR and AFONLY an int of 0 or 1 (true, false); one past each maximum and -1 refused, naming the option" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      for _, a in ipairs { { "TOS", 0x68 }, { "TOS", 255 }, { "TOS", 256 }, { "TOS", -1 }, { "ACK_TIMEOUT", 31 },
+                           { "ACK_TIMEOUT", 32 }, { "REUSEADDR", true }, { "REUSEADDR", false }, { "AFONLY", 1 }, { "AFONLY", 2 } } do
+        local ok, e = pcall(id.set_option, id, "ID", a[1], a[2])
+        print(ok and "ok" or e)
+      end' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fakerdmacm: set_option level 0 optname 0 optlen 1 value 104" ]
+    [ "${lines[1]}" = "ok" ]
+    [ "${lines[2]}" = "fakerdmacm: set_option level 0 optname 0 optlen 1 value 255" ]
+    [ "${lines[3]}" = "ok" ]
+    [ "${lines[4]}" = "bad argument #3 to 'set_option' (TOS: 256 is out of range (0..255))" ]
+    [ "${lines[5]}" = "bad argument #3 to 'set_option' (TOS: -1 is out of range (0..255))" ]
+    [ "${lines[6]}" = "fakerdmacm: set_option level 0 optname 3 optlen 1 value 31" ]
+    [ "${lines[7]}" = "ok" ]
+    [ "${lines[8]}" = "bad argument #3 to 'set_option' (ACK_TIMEOUT: 32 is out of range (0..31))" ]
+    [ "${lines[9]}" = "fakerdmacm: set_option level 0 optname 1 optlen 4 value 1" ]
+    [ "${lines[10]}" = "ok" ]
+    [ "${lines[11]}" = "fakerdmacm: set_option level 0 optname 1 optlen 4 value 0" ]
+    [ "${lines[12]}" = "ok" ]
+    [ "${lines[13]}" = "fakerdmacm: set_option level 0 optname 2 optlen 4 value 1" ]
+    [ "${lines[14]}" = "ok" ]
+    [ "${lines[15]}" = "bad argument #3 to 'set_option' (AFONLY: 2 is out of range (0..1))" ]
+    [ "${#lines[@]}" -eq 16 ]
+}
+
 @test "fake librdmacm: id:set_option refuses a fourth argument, naming it, before rdma_set_option; level IB and an unknown level are named" {
     run fcmsh '
       local id = verbs.create_event_channel():create_id("TCP")
