@@ -379,6 +379,18 @@ help_first() { "$VERBSH" -e "help '$1'" | head -n 1; }
     [ "$("$VERBSH" -e 'help(verbs.oob.listen)' | head -n 1)" = "verbs.oob.listen(port [, addr])" ]
 }
 
+@test "help(f) of a lesson kit helper, given as the function itself, is that helper's help (lesson.kit.u64), not the overview's refusal; without a lesson it is no verbs object" {
+    run "$VERBSH" -e 'lesson = { kit = require "verbs.lesson_kit" }; help(lesson.kit.u64); help(lesson.kit.gid_ipv4)'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "lesson.kit.u64(mr, offset)" ]
+    [ "${lines[1]}" = "    the 64-bit word at offset in mr, in host order (atomics)" ]
+    [ "${lines[4]}" = "lesson.kit.gid_ipv4(gid_text)" ]
+    run "$VERBSH" -e 'help(require("verbs.lesson_kit").u64)'
+    [ "$status" -eq 0 ]
+    [[ $output == "function: 0x"*" is not a verbs object; help() gives the overview" ]]
+}
+
 # (a random mutant wrote the "gives" line over the one before it: out[#out + 0])
 @test "help of a method that returns a struct: its meaning, then the struct it gives, each on its own line" {
     run "$VERBSH" -e 'help "query_port"'
