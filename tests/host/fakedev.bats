@@ -1748,6 +1748,23 @@ bad argument #1 to 'connect' (key 'private_data_len': 3 is more than the 2 bytes
     [ "${lines[1]}" = "true true true true true	true	C" ]
 }
 
+@test "fake device: ctx:query_gid gives each slot's GID as text, bytes in network order (fe80::11 is fe 80 then 0x11 last), an empty slot as ::, and past the table ibv_query_gid's EINVAL" {
+    run fvsh '
+      local ctx = verbs.open("fake0")
+      for _, a in ipairs { { 1, 0 }, { 1, 1 }, { 1, 2 }, { 2, 1 }, { 1, 4 } } do
+        local ok, g = pcall(ctx.query_gid, ctx, a[1], a[2])
+        print(ok and g or g.verb .. " " .. g.errname)
+      end'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "fe80::11" ]
+    [ "${lines[1]}" = "::" ]
+    [ "${lines[2]}" = "fe80::22" ]
+    [ "${lines[3]}" = "fe80::33" ]
+    [ "${lines[4]}" = "ibv_query_gid EINVAL" ]
+    [ "${#lines[@]}" -eq 5 ]
+}
+
 @test "fake device: a call the export fails on after writing part of its C reaches the trace's function as the comment alone, none of its declaration or call; the calls around it are traced whole" {
     # No export writer fails midway on values a user can pass, so the test
     # makes query_port's fail once it has written its declaration and its
