@@ -267,17 +267,14 @@ $said
 @test "iwarp ladder: a TCP segment sent again is a retransmission row where tshark finds one (same seq and len), tied to no WR a second time; the stream after it stays in step" {
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     # iwarp.pcap with frame 8 (wr_id 1's Send) again, 1 ms after frame 9 (its ACK)
-    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/retx.pcap" <<'PY'
+    PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/retx.pcap" <<'PY'
 import struct, sys
-d = open(sys.argv[1], "rb").read()
-hdr, recs, i = d[:24], [], 24
-while i < len(d):
-    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
-    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+from pcap_records import records, write
+hdr, recs = records(sys.argv[1])
 sec, usec = struct.unpack("<II", recs[8][:8])
 usec += 1000
 again = struct.pack("<II", sec + usec // 1000000, usec % 1000000) + recs[7][8:]
-open(sys.argv[2], "wb").write(hdr + b"".join(recs[:9] + [again] + recs[9:]))
+write(sys.argv[2], hdr, recs[:9] + [again] + recs[9:])
 PY
     want=$(tshark -r "$BATS_TEST_TMPDIR/retx.pcap" -Y tcp.analysis.retransmission -T fields -e frame.number -e tcp.seq -e tcp.len 2>/dev/null)
     run "$VERBSH" -e '
@@ -525,20 +522,17 @@ LUA
 @test "iwarp ladder: a TCP keep-alive (no payload, seq one behind) is an ACK row, not a retransmission, as tshark reads it; it acknowledges no WR a second time" {
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     # iwarp.pcap with frame 9 (the ACK of wr_id 1's Send) again 1 ms later, its seq one less: a keep-alive
-    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/ka.pcap" <<'PY'
+    PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/ka.pcap" <<'PY'
 import struct, sys
-d = open(sys.argv[1], "rb").read()
-hdr, recs, i = d[:24], [], 24
-while i < len(d):
-    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
-    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+from pcap_records import records, write
+hdr, recs = records(sys.argv[1])
 r = bytearray(recs[8])
 sec, usec = struct.unpack("<II", r[:8])
 usec += 1000
 r[:8] = struct.pack("<II", sec + usec // 1000000, usec % 1000000)
 off = 16 + 14 + 20 + 4   # the record header, Ethernet, IPv4: the TCP sequence number
 r[off:off + 4] = struct.pack(">I", (struct.unpack(">I", r[off:off + 4])[0] - 1) & 0xffffffff)
-open(sys.argv[2], "wb").write(hdr + b"".join(recs[:9] + [bytes(r)] + recs[9:]))
+write(sys.argv[2], hdr, recs[:9] + [bytes(r)] + recs[9:])
 PY
     [ "$(tshark -r "$BATS_TEST_TMPDIR/ka.pcap" -Y tcp.analysis.keep_alive -T fields -e frame.number -e tcp.seq -e tcp.len 2>/dev/null)" = $'10\t24\t0' ]
     [ -z "$(tshark -r "$BATS_TEST_TMPDIR/ka.pcap" -Y tcp.analysis.retransmission -T fields -e frame.number 2>/dev/null)" ]
@@ -562,13 +556,10 @@ PY
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     # frames 1-8 of iwarp.pcap, frame 8's segment holding two FPDUs: the Send
     # less its last byte (ULPDU 117, one byte of pad), then the Send itself (118)
-    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/pad.pcap" <<'PY'
+    PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/pad.pcap" <<'PY'
 import struct, sys
-d = open(sys.argv[1], "rb").read()
-hdr, recs, i = d[:24], [], 24
-while i < len(d):
-    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
-    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+from pcap_records import records, write
+hdr, recs = records(sys.argv[1])
 frame = recs[7][16:]
 head, fpdu = frame[:66], frame[66:]   # Ethernet 14, IPv4 20, TCP 32; then the FPDU
 ulen = struct.unpack(">H", fpdu[:2])[0]
@@ -580,7 +571,7 @@ while s >> 16: s = (s & 0xffff) + (s >> 16)
 ip[10:12] = struct.pack(">H", ~s & 0xffff)
 nf = head[:14] + bytes(ip) + head[34:] + payload
 recs[7] = recs[7][:8] + struct.pack("<II", len(nf), len(nf)) + nf
-open(sys.argv[2], "wb").write(hdr + b"".join(recs[:8]))
+write(sys.argv[2], hdr, recs[:8])
 PY
     want=$(tshark -r "$BATS_TEST_TMPDIR/pad.pcap" -Y 'frame.number == 8' -T fields -e iwarp_mpa.ulpdulength -e iwarp_mpa.pad -e iwarp_ddp.msn 2>/dev/null)
     [ "$want" = $'117,118\t00\t1,1' ]
@@ -601,14 +592,11 @@ PY
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     # iwarp.pcap from frame 8 (the client's Send) and from frame 9 (the server's ACK of it)
     for from in 8 9; do
-        python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/mid$from.pcap" "$from" <<'PY'
+        PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/mid$from.pcap" "$from" <<'PY'
 import struct, sys
-d = open(sys.argv[1], "rb").read()
-hdr, recs, i = d[:24], [], 24
-while i < len(d):
-    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
-    recs.append(d[i:i + 16 + incl]); i += 16 + incl
-open(sys.argv[2], "wb").write(hdr + b"".join(recs[int(sys.argv[3]) - 1:]))
+from pcap_records import records, write
+hdr, recs = records(sys.argv[1])
+write(sys.argv[2], hdr, recs[int(sys.argv[3]) - 1:])
 PY
         tshark -r "$BATS_TEST_TMPDIR/mid$from.pcap" -T fields -e frame.number -e tcp.seq -e tcp.ack -e tcp.len 2>/dev/null >"$BATS_TEST_TMPDIR/tshark$from"
         run "$VERBSH" -e '
@@ -630,15 +618,12 @@ PY
 @test "iwarp ladder: a SYN sent again after the SYN+ACK (no ACK flag, as tshark reads it) is drawn as the first, without an ack" {
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     # iwarp.pcap's frames 1-7 with frame 1 (the SYN) again after frame 2 (the SYN+ACK)
-    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/syn2.pcap" <<'PY'
+    PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/syn2.pcap" <<'PY'
 import struct, sys
-d = open(sys.argv[1], "rb").read()
-hdr, recs, i = d[:24], [], 24
-while i < len(d):
-    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
-    recs.append(d[i:i + 16 + incl]); i += 16 + incl
+from pcap_records import records, write
+hdr, recs = records(sys.argv[1])
 again = recs[1][:8] + recs[0][8:]   # at the SYN+ACK's time
-open(sys.argv[2], "wb").write(hdr + b"".join(recs[:2] + [again] + recs[2:7]))
+write(sys.argv[2], hdr, recs[:2] + [again] + recs[2:7])
 PY
     [ "$(tshark -r "$BATS_TEST_TMPDIR/syn2.pcap" -Y 'frame.number == 3' -T fields -e tcp.flags.syn -e tcp.flags.ack 2>/dev/null)" = $'1\t0' ]
     run "$VERBSH" -e '
@@ -762,14 +747,11 @@ PY
 
 @test "iwarp ladder: a segment the capture missed (iwarp.pcap without frame 8, wr_id 1's Send) leaves a gap: the next segment is read from its own first byte, the Write as tshark reads it" {
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
-    python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/gap.pcap" <<'PY'
+    PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/gap.pcap" <<'PY'
 import struct, sys
-d = open(sys.argv[1], "rb").read()
-hdr, recs, i = d[:24], [], 24
-while i < len(d):
-    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
-    recs.append(d[i:i + 16 + incl]); i += 16 + incl
-open(sys.argv[2], "wb").write(hdr + b"".join(recs[:7] + recs[8:]))
+from pcap_records import records, write
+hdr, recs = records(sys.argv[1])
+write(sys.argv[2], hdr, recs[:7] + recs[8:])
 PY
     # tshark: frame 9 (the Write's first segment) is an RDMA Write (opcode 0) whose ULPDU is 1442 bytes
     want=$(tshark -r "$BATS_TEST_TMPDIR/gap.pcap" -Y 'frame.number == 9' -T fields -e iwarp_rdma.opcode -e iwarp_mpa.ulpdulength 2>/dev/null)

@@ -5,11 +5,9 @@
 # the frames rxe sent), for the tshark oracle of a header rxe rarely sends.
 #   python3 tests/wire/with_ieth.py IN.pcap OUT.pcap
 import struct, sys, zlib
-d = open(sys.argv[1], "rb").read()
-hdr, recs, i = d[:24], [], 24
-while i < len(d):
-    incl = struct.unpack("<I", d[i + 8:i + 12])[0]
-    recs.append((d[i:i + 16], d[i + 16:i + 16 + incl])); i += 16 + incl
+from pcap_records import records, write
+hdr, recs = records(sys.argv[1])
+recs = [(r[:16], r[16:]) for r in recs]   # (record header, frame)
 def icrc(f):   # RoCEv2's invariant CRC: CRC-32 of 8 bytes of 1s and the frame with its variant fields as 1s
     ip = bytearray(f[14:34]); ip[1] = 0xff; ip[8] = 0xff; ip[10:12] = b"\xff\xff"
     udp = bytearray(f[34:42]); udp[6:8] = b"\xff\xff"
@@ -27,4 +25,4 @@ def with_ieth(f, opcode, key):
 send = next(f for _, f in recs if f[42] == 4)    # an RC SEND_ONLY (no IETH)
 out = [send, with_ieth(send, 23, 0x1a2b3c4d), with_ieth(send, 22, 0x00c0ffee)]
 ph = recs[0][0][:8]
-open(sys.argv[2], "wb").write(hdr + b"".join(ph + struct.pack("<II", len(f), len(f)) + f for f in out))
+write(sys.argv[2], hdr, [ph + struct.pack("<II", len(f), len(f)) + f for f in out])
