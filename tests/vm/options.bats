@@ -105,3 +105,14 @@ opt_bad() {
     opt_bad "--room-port wants [ADDR:]PORT (PORT 1-65535), got '0'" --class 239.1.1.1:7100 --room-port 0
     opt_bad "--room-port wants [ADDR:]PORT (PORT 1-65535), got '65536'" --class 239.1.1.1:7100 --room-port 65536
 }
+
+@test "rxe-vm --siw: its tunnel takes each port + 2, so --listen, --link and --class ports of 65533 pass and 65534 fails, each alone" {
+    opt_ok --siw --link 127.0.0.1:5000 --listen 127.0.0.1:65533
+    opt_bad "--siw needs --listen and --link ports below 65534 (it uses each port + 2)" --siw --link 127.0.0.1:5000 --listen 127.0.0.1:65534
+    opt_ok --siw --link 127.0.0.1:65533 --listen 127.0.0.1:5001
+    opt_bad "--siw needs --listen and --link ports below 65534 (it uses each port + 2)" --siw --link 127.0.0.1:65534 --listen 127.0.0.1:5001
+    opt_ok --siw --class 239.1.1.1:65533 --listen 127.0.0.1
+    opt_bad "--siw needs a --class port below 65534 (it uses the port + 2)" --siw --class 239.1.1.1:65534 --listen 127.0.0.1
+    # (without --siw the same ports are no tunnel's: they pass)
+    opt_ok --link 127.0.0.1:65534 --listen 127.0.0.1:65535
+}
