@@ -391,6 +391,15 @@ help_first() { "$VERBSH" -e "help '$1'" | head -n 1; }
     [[ $output == "function: 0x"*" is not a verbs object; help() gives the overview" ]]
 }
 
+@test "help of an unknown name: the close names sorted, all when they are 12 or fewer (10 for ibv_qp_), else the first 12 and ... (qp_ has more)" {
+    run "$VERBSH" -e 'help "ibv_qp_"; help "qp_"'
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = 'no help for "ibv_qp_"; try ibv_qp_attr, ibv_qp_attr_mask, ibv_qp_cap, ibv_qp_create_flags, ibv_qp_create_send_ops_flags, ibv_qp_init_attr, ibv_qp_init_attr_ex, ibv_qp_init_attr_mask, ibv_qp_state, ibv_qp_type' ]
+    [ "${lines[1]}" = 'no help for "qp_"; try CURR_QP_STATE_MOD, LOC_QP_OP_ERR, MAX_QP_RD_ATOMIC, QP_ACCESS_ERR, QP_FATAL, QP_LAST_WQE_REACHED, QP_NUM, QP_REQ_ERR, ai_qp_type, cm_id:create_qp_ex, create_qp_ex, cur_qp_state, ...' ]
+    [ "${#lines[@]}" -eq 2 ]
+}
+
 # (a random mutant wrote the "gives" line over the one before it: out[#out + 0])
 @test "help of a method that returns a struct: its meaning, then the struct it gives, each on its own line" {
     run "$VERBSH" -e 'help "query_port"'
