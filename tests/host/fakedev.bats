@@ -257,19 +257,23 @@ EOPNOTSUPP" ]
     [[ ${lines[2]} == "false	ibv_memcpy_from_dm failed: EINVAL"* ]]
 }
 
-@test "fake device: wq:post_wq_recv posts all of the MR with the wr_id given, 0 when none is" {
+@test "fake device: wq:post_wq_recv posts all of the MR with the wr_id given, 0 when none is; a third argument is refused" {
     run fvsh '
       local ctx = verbs.open("fake0"); local pd = ctx:alloc_pd()
       local wq = ctx:create_wq(pd, ctx:create_cq(4), 8)
       local mr = pd:reg_mr(100, "LOCAL_WRITE")
       print(wq.kind)
-      wq:post_wq_recv(mr); wq:post_wq_recv(mr, 0x1234567); wq:post_wq_recv(mr, 1)'
+      wq:post_wq_recv(mr); wq:post_wq_recv(mr, 0x1234567); wq:post_wq_recv(mr, 1)
+      print(select(2, pcall(wq.post_wq_recv, wq, mr, 5, "x")))'
     echo "$output"
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "wq" ]
     [ "${lines[1]}" = "fakeverbs: post_wq_recv wq 81 wr_id 0 num_sge 1 length 100" ]
     [ "${lines[2]}" = "fakeverbs: post_wq_recv wq 81 wr_id 19088743 num_sge 1 length 100" ]
     [ "${lines[3]}" = "fakeverbs: post_wq_recv wq 81 wr_id 1 num_sge 1 length 100" ]
+    # (a third argument is refused before anything is posted)
+    [ "${lines[4]}" = "bad argument #3 to 'post_wq_recv' (devobj:post_wq_recv(...) takes at most 2 arguments, got 3 (the first extra one: a string))" ]
+    [ "${#lines[@]}" -eq 5 ]
 }
 
 @test "fake device: a device object keeps its context open until it is destroyed, then the context closes" {
