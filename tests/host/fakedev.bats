@@ -1866,6 +1866,18 @@ bad argument #1 to 'connect' (key 'private_data_len': 3 is more than the 2 bytes
     [ "${#lines[@]}" -eq 16 ]
 }
 
+@test "fake librdmacm: id:get_src_port() and id:get_dst_port() take no arguments: one is refused, naming it, before librdmacm is called" {
+    run fcmsh '
+      local id = verbs.create_event_channel():create_id("TCP")
+      print(select(2, pcall(id.get_src_port, id, 5)))
+      print(select(2, pcall(id.get_dst_port, id, "x")))' 2>&1
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "bad argument #1 to 'get_src_port' (id:get_src_port() takes no arguments, got 1 (the first: a number))" ]
+    [ "${lines[1]}" = "bad argument #1 to 'get_dst_port' (id:get_dst_port() takes no arguments, got 1 (the first: a string))" ]
+    [ "${#lines[@]}" -eq 2 ]
+}
+
 @test "fake librdmacm: id:set_option refuses a fourth argument, naming it, before rdma_set_option; level IB and an unknown level are named" {
     run fcmsh '
       local id = verbs.create_event_channel():create_id("TCP")
