@@ -267,7 +267,7 @@ $said
 @test "iwarp ladder: a TCP segment sent again is a retransmission row where tshark finds one (same seq and len), tied to no WR a second time; the stream after it stays in step" {
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     # iwarp.pcap with frame 8 (wr_id 1's Send) again, 1 ms after frame 9 (its ACK)
-    PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/retx.pcap" <<'PY'
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/retx.pcap" <<'PY'
 import struct, sys
 from pcap_records import records, write
 hdr, recs = records(sys.argv[1])
@@ -522,7 +522,7 @@ LUA
 @test "iwarp ladder: a TCP keep-alive (no payload, seq one behind) is an ACK row, not a retransmission, as tshark reads it; it acknowledges no WR a second time" {
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     # iwarp.pcap with frame 9 (the ACK of wr_id 1's Send) again 1 ms later, its seq one less: a keep-alive
-    PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/ka.pcap" <<'PY'
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/ka.pcap" <<'PY'
 import struct, sys
 from pcap_records import records, write
 hdr, recs = records(sys.argv[1])
@@ -556,7 +556,7 @@ PY
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     # frames 1-8 of iwarp.pcap, frame 8's segment holding two FPDUs: the Send
     # less its last byte (ULPDU 117, one byte of pad), then the Send itself (118)
-    PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/pad.pcap" <<'PY'
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/pad.pcap" <<'PY'
 import struct, sys
 from pcap_records import records, write
 hdr, recs = records(sys.argv[1])
@@ -592,7 +592,7 @@ PY
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     # iwarp.pcap from frame 8 (the client's Send) and from frame 9 (the server's ACK of it)
     for from in 8 9; do
-        PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/mid$from.pcap" "$from" <<'PY'
+        PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/mid$from.pcap" "$from" <<'PY'
 import struct, sys
 from pcap_records import records, write
 hdr, recs = records(sys.argv[1])
@@ -618,7 +618,7 @@ PY
 @test "iwarp ladder: a SYN sent again after the SYN+ACK (no ACK flag, as tshark reads it) is drawn as the first, without an ack" {
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
     # iwarp.pcap's frames 1-7 with frame 1 (the SYN) again after frame 2 (the SYN+ACK)
-    PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/syn2.pcap" <<'PY'
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/syn2.pcap" <<'PY'
 import struct, sys
 from pcap_records import records, write
 hdr, recs = records(sys.argv[1])
@@ -747,7 +747,7 @@ PY
 
 @test "iwarp ladder: a segment the capture missed (iwarp.pcap without frame 8, wr_id 1's Send) leaves a gap: the next segment is read from its own first byte, the Write as tshark reads it" {
     command -v tshark >/dev/null || skip "tshark not installed (scripts/deps test)"
-    PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/gap.pcap" <<'PY'
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$ROOT/tests/wire python3 - "$ROOT/tests/wire/iwarp.pcap" "$BATS_TEST_TMPDIR/gap.pcap" <<'PY'
 import struct, sys
 from pcap_records import records, write
 hdr, recs = records(sys.argv[1])

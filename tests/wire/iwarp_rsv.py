@@ -3,6 +3,7 @@
 # Read Request). The capture has MPA CRC off, so nothing else changes.
 #   python3 tests/wire/iwarp_rsv.py IN.pcap OUT.pcap
 import sys
+sys.dont_write_bytecode = True   # (no __pycache__ left in tests/wire)
 from pcap_records import records, write
 hdr, recs = records(sys.argv[1])
 edits = {8: 0x10, 16: 0x30}   # frame -> the RDMAP byte's rsv bits (RFC 5040: 2 bits after the version)

@@ -5,6 +5,7 @@
 # the frames rxe sent), for the tshark oracle of a header rxe rarely sends.
 #   python3 tests/wire/with_ieth.py IN.pcap OUT.pcap
 import struct, sys, zlib
+sys.dont_write_bytecode = True   # (no __pycache__ left in tests/wire)
 from pcap_records import records, write
 hdr, recs = records(sys.argv[1])
 recs = [(r[:16], r[16:]) for r in recs]   # (record header, frame)
