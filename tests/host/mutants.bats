@@ -592,9 +592,14 @@ load ../helpers
     [ "$(printf '%s\n' "${lines[@]}" | grep -c '^state	')" -eq 2 ]
     ! printf '%s\n' "${lines[@]}" | grep -q "^state	${scr[1]}	"
     printf '%s\n' "${lines[@]}" >"$l"
+    # the draw's third mutant as the ledger's kill: it takes that verdict
+    local other
+    for n in "${names[@]}"; do [ "$n" = "${scr[0]}" ] || [ "$n" = "${scr[1]}" ] || other=$n; done
+    sed -i "s/^\(state	$other	[0-9a-f]*	\).*/\1killed by host: one.bats: one/" "$l"
     MUTATE_OUT=$o MUTATE_DEVICE=0 MUTATE_COVERAGE=0 MUTATE_EQUIV=/dev/null run tests/mutate-random --random 3 --seed $sd --from-ledger "$l"
     echo "$output"
     [ "$status" -eq 0 ]
+    [[ $output == *"# $other: killed by host: one.bats: one (the ledger)"* ]]
     [[ $output == *"# ${scr[1]} ("*"): host tests passed; device tests next"* ]]
     [ -f "$o/log/${scr[1]}.one.bats.log" ]       # judged here: its host file ran
     [ ! -e "$o/log/${scr[0]}.one.bats.log" ]     # the ledger's survivor: built, not run
@@ -604,6 +609,8 @@ load ../helpers
     grep -qx "${scr[0]}" "$o/host-survivors"
     grep -qx "${scr[1]}" "$o/host-survivors"
     [ "$(grep -c . "$o/state")" -eq 3 ]
+    # (the ledger's verdicts go to the new run's journal too: stopped again, nothing is lost)
+    [ "$(cat "$o/host-journal")" = "$(cat "$o/state")" ]
     # no journal or state: refused, saying why
     rm "$o/state" "$o/host-journal"
     MUTATE_OUT=$o run tests/mutate-random --ledger
